@@ -1,0 +1,9 @@
+import type { AuthenticatedPrincipal } from '../http/auth.ts';
+import type { Actor } from './trail.ts';
+
+const ACTOR_TYPE = { human: 'user', machine: 'machine', applicant: 'applicant' } as const;
+
+/** The audit actor for a request's principal. */
+export function actorOf(principal: AuthenticatedPrincipal): Actor {
+  return { type: ACTOR_TYPE[principal.kind], id: principal.subject, name: principal.name };
+}

@@ -1,0 +1,68 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { Database } from '../db/pool.ts';
+import { principalOf } from '../http/auth.ts';
+import { validationError } from '../http/errors.ts';
+import { pageOf, pageQuery } from '../http/paging.ts';
+import { listAuditEvents } from './trail.ts';
+
+const Actor = Type.Object({
+  type: Type.String({ description: 'user, machine, applicant, operator or system' }),
+  id: Type.String(),
+  name: Type.Union([Type.String(), Type.Null()]),
+});
+
+export const AuditEventSchema = Type.Object({
+  id: Type.Integer({ description: 'Grows with every record; later records have higher ids.' }),
+  tenantId: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
+  action: Type.String(),
+  actor: Actor,
+  resource: Type.Object({ type: Type.String(), id: Type.String() }),
+  data: Type.Record(Type.String(), Type.Unknown()),
+  requestId: Type.Union([Type.String(), Type.Null()]),
+  occurredAt: Type.String({ format: 'date-time' }),
+});
+
+const Query = Type.Object(
+  {
+    ...pageQuery(),
+    action: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 200,
+        pattern: '^[a-z0-9_.]+(\\*)?$',
+        description: 'An exact action, or a prefix ending in a dot or `.*` (app. or app.install.*).',
+      }),
+    ),
+    from: Type.Optional(Type.String({ format: 'date-time', description: 'Inclusive lower bound on occurredAt.' })),
+    to: Type.Optional(Type.String({ format: 'date-time', description: 'Exclusive upper bound on occurredAt.' })),
+  },
+  { additionalProperties: false },
+);
+
+export function auditRoutes(database: Database): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.get(
+      '/audit-events',
+      {
+        config: { permission: 'audit:read' },
+        schema: {
+          tags: ['audit'],
+          summary: 'The tenant audit trail, newest first',
+          querystring: Query,
+          response: { 200: pageOf(AuditEventSchema) },
+        },
+      },
+      async (request) => {
+        const { tenantId } = principalOf(request);
+        const { limit, offset, action, from, to } = request.query;
+        const fromDate = from ? new Date(from) : undefined;
+        const toDate = to ? new Date(to) : undefined;
+        if (fromDate && toDate && fromDate >= toDate) {
+          throw validationError([{ path: 'query.to', message: 'must be after from' }]);
+        }
+        return listAuditEvents(database.db, { tenantId, action, from: fromDate, to: toDate, limit, offset });
+      },
+    );
+  };
+}

@@ -1,0 +1,28 @@
+import { sql } from 'drizzle-orm';
+import { bigserial, index, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+
+/**
+ * The audit trail: one row per recorded change, written in the change's own transaction.
+ * tenant_id is null for the operator's instance trail. id only grows, so readers page by it.
+ */
+export const auditEvents = pgTable(
+  'audit_events',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    tenantId: uuid('tenant_id'),
+    action: text('action').notNull(),
+    actorType: text('actor_type').notNull(),
+    actorId: text('actor_id').notNull(),
+    actorName: text('actor_name'),
+    resourceType: text('resource_type').notNull(),
+    resourceId: text('resource_id').notNull(),
+    data: jsonb('data').$type<Record<string, unknown>>().notNull().default({}),
+    requestId: text('request_id'),
+    occurredAt: timestamp('occurred_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (table) => [
+    index('audit_events_tenant_id_idx').on(table.tenantId, table.id.desc()),
+    index('audit_events_tenant_action_idx').on(table.tenantId, sql`${table.action} text_pattern_ops`, table.id),
+    index('audit_events_occurred_at_idx').on(table.occurredAt),
+  ],
+);

@@ -1,0 +1,113 @@
+// The audit trail's one write helper and its reader. Writers pass their open transaction so the
+// record commits or rolls back with the change it describes.
+import { and, desc, eq, gte, like, lt, type SQL, sql } from 'drizzle-orm';
+import type { Queryable } from '../db/pool.ts';
+import { countCapped, type Page } from '../http/paging.ts';
+import { auditEvents } from './tables.ts';
+
+export type ActorType = 'user' | 'machine' | 'applicant' | 'operator' | 'system';
+
+export interface Actor {
+  type: ActorType;
+  id: string;
+  name: string | null;
+}
+
+export interface AuditEntry {
+  tenantId: string | null;
+  action: string;
+  actor: Actor;
+  resource: { type: string; id: string };
+  data?: Record<string, unknown>;
+  requestId?: string | null;
+}
+
+export interface AuditEvent {
+  id: number;
+  tenantId: string | null;
+  action: string;
+  actor: Actor;
+  resource: { type: string; id: string };
+  data: Record<string, unknown>;
+  requestId: string | null;
+  occurredAt: string;
+}
+
+export async function recordAudit(db: Queryable, entry: AuditEntry): Promise<number> {
+  const [row] = await db
+    .insert(auditEvents)
+    .values({
+      tenantId: entry.tenantId,
+      action: entry.action,
+      actorType: entry.actor.type,
+      actorId: entry.actor.id,
+      actorName: entry.actor.name,
+      resourceType: entry.resource.type,
+      resourceId: entry.resource.id,
+      data: entry.data ?? {},
+      requestId: entry.requestId ?? null,
+    })
+    .returning({ id: auditEvents.id });
+  if (!row) throw new Error('audit insert returned no row');
+  return row.id;
+}
+
+export interface AuditQuery {
+  tenantId: string;
+  /** An exact action, or a prefix ending in a dot (`app.`) or with `*` (`app.install.*`). */
+  action?: string;
+  from?: Date;
+  to?: Date;
+  limit: number;
+  offset: number;
+}
+
+/** `app.` and `app.*` match every action under app; anything else matches exactly. */
+export function actionFilter(action: string): { prefix: string } | { exact: string } {
+  if (action.endsWith('.*')) return { prefix: action.slice(0, -1) };
+  if (action.endsWith('.')) return { prefix: action };
+  return { exact: action };
+}
+
+const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+export async function listAuditEvents(db: Queryable, query: AuditQuery): Promise<Page<AuditEvent>> {
+  const conditions: SQL[] = [eq(auditEvents.tenantId, query.tenantId)];
+  if (query.action) {
+    const filter = actionFilter(query.action);
+    conditions.push(
+      'prefix' in filter ? like(auditEvents.action, `${escapeLike(filter.prefix)}%`) : eq(auditEvents.action, filter.exact),
+    );
+  }
+  if (query.from) conditions.push(gte(auditEvents.occurredAt, query.from));
+  if (query.to) conditions.push(lt(auditEvents.occurredAt, query.to));
+  const where = and(...conditions);
+  const rows = await db
+    .select()
+    .from(auditEvents)
+    .where(where)
+    .orderBy(desc(auditEvents.id))
+    .limit(query.limit)
+    .offset(query.offset);
+  const counted = await countCapped(db, auditEvents, where);
+  return { items: rows.map(toAuditEvent), ...counted };
+}
+
+function toAuditEvent(row: typeof auditEvents.$inferSelect): AuditEvent {
+  return {
+    id: row.id,
+    tenantId: row.tenantId,
+    action: row.action,
+    actor: { type: row.actorType as ActorType, id: row.actorId, name: row.actorName },
+    resource: { type: row.resourceType, id: row.resourceId },
+    data: row.data,
+    requestId: row.requestId,
+    occurredAt: row.occurredAt.toISOString(),
+  };
+}
+
+/** Newest audit id, for readers that follow the trail. */
+export async function latestAuditId(db: Queryable): Promise<number> {
+  const [row] = await db.select({ id: sql<number>`coalesce(max(${auditEvents.id}), 0)::bigint` }).from(auditEvents);
+  return Number(row?.id ?? 0);
+}

@@ -1,0 +1,62 @@
+// `platform token`: a development JWT signed with the local key in DATA_DIR, for a tenant created on demand.
+import { readOrCreateLocalSecrets } from '../auth/local-keys.ts';
+import { isPermission, ROLES } from '../auth/permissions.ts';
+import { signLocalToken } from '../auth/tokens.ts';
+import type { Config } from '../config.ts';
+import { openDatabase } from '../db/pool.ts';
+import { ensureTenant, TENANT_NAME } from '../tenants/service.ts';
+import { databaseAnswers } from '../worker/health.ts';
+import { embeddedUrl, openPlatformDatabase } from './database.ts';
+
+export interface TokenOptions {
+  tenant: string;
+  role: string;
+  permission: string[];
+  user?: string;
+  machine?: boolean;
+  expiresIn: string;
+}
+
+export class UsageError extends Error {}
+
+export async function mintToken(config: Config, options: TokenOptions): Promise<string> {
+  if (!TENANT_NAME.test(options.tenant)) throw new UsageError('--tenant: 1 to 100 lower-case letters, digits or hyphens');
+  if (!(ROLES as readonly string[]).includes(options.role)) throw new UsageError('--role: admin or analyst');
+  const unknown = options.permission.filter((p) => !isPermission(p));
+  if (unknown.length > 0) throw new UsageError(`--permission: unknown ${unknown.join(', ')}`);
+  const kind = options.machine ? 'machine' : 'human';
+  const user = options.user ?? (options.machine ? 'service' : 'developer');
+
+  const local = await readOrCreateLocalSecrets(config.dataDir);
+  const tenantId = await withTenant(config, options.tenant);
+  return signLocalToken(
+    local.signingKey.privateJwk,
+    {
+      tenant: tenantId,
+      sub: `${kind === 'machine' ? 'machine' : 'user'}:${user}`,
+      name: user,
+      kind,
+      roles: [options.role],
+      permissions: options.permission,
+    },
+    options.expiresIn,
+  );
+}
+
+/** Creates the tenant through the running platform's database, or starts the embedded one briefly. */
+async function withTenant(config: Config, name: string): Promise<string> {
+  const running = config.databaseUrl ?? (await reachableEmbeddedUrl(config));
+  const handle = running ? null : await openPlatformDatabase(config);
+  const database = openDatabase(running ?? (handle?.url as string), { max: 1, applicationName: 'apps-platform-token' });
+  try {
+    return (await ensureTenant(database.db, name)).tenant.id;
+  } finally {
+    await database.close();
+    await handle?.stop();
+  }
+}
+
+async function reachableEmbeddedUrl(config: Config): Promise<string | null> {
+  const url = embeddedUrl(config);
+  return (await databaseAnswers(url, 1000)) ? url : null;
+}

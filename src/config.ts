@@ -1,0 +1,168 @@
+// Every deployment setting, parsed and validated once. Pure: reads the env object it is given.
+import path from 'node:path';
+
+export type Role = 'api' | 'worker' | 'runner' | 'all';
+
+export interface AuthSettings {
+  jwksUrl: string | null;
+  issuer: string | null;
+  audience: string | null;
+}
+
+export interface Config {
+  /** embedded: no DATABASE_URL, so the platform starts PostgreSQL itself and generates its keys. */
+  mode: 'embedded' | 'production';
+  nodeEnv: string;
+  logLevel: string;
+  dataDir: string;
+  databaseUrl: string | null;
+  embeddedPostgresPort: number;
+  host: string;
+  port: number;
+  internalHost: string;
+  internalPort: number;
+  runnerPort: number;
+  runnerUrl: string;
+  apiInternalUrl: string;
+  workerHealthPort: number | null;
+  runnerCacheDir: string;
+  runnerConcurrency: number;
+  appRunnerToken: string | null;
+  appCallTokenSecret: string | null;
+  secretStoreKey: Buffer | null;
+  auth: AuthSettings;
+  rateLimitPerMinute: number;
+  retention: { appCallbackDays: number; submissionEventDays: number; intervalMinutes: number };
+  appReviewDefault: 'off' | 'required';
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid settings:\n  ${problems.join('\n  ')}`);
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+class Reader {
+  readonly problems: string[] = [];
+  constructor(private readonly env: Env) {}
+
+  text(name: string): string | null {
+    const value = this.env[name]?.trim();
+    return value ? value : null;
+  }
+
+  int(name: string, fallback: number, min: number, max: number): number {
+    const raw = this.text(name);
+    if (raw === null) return fallback;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < min || value > max) {
+      this.problems.push(`${name}: expected an integer from ${min} to ${max}, got "${raw}"`);
+      return fallback;
+    }
+    return value;
+  }
+
+  optionalPort(name: string): number | null {
+    return this.text(name) === null ? null : this.int(name, 0, 0, 65535);
+  }
+
+  oneOf<T extends string>(name: string, allowed: readonly T[], fallback: T): T {
+    const raw = this.text(name);
+    if (raw === null) return fallback;
+    if (!(allowed as readonly string[]).includes(raw)) {
+      this.problems.push(`${name}: expected one of ${allowed.join(', ')}, got "${raw}"`);
+      return fallback;
+    }
+    return raw as T;
+  }
+
+  url(name: string): string | null {
+    const raw = this.text(name);
+    if (raw === null) return null;
+    try {
+      new URL(raw);
+      return raw;
+    } catch {
+      this.problems.push(`${name}: not a URL`);
+      return null;
+    }
+  }
+
+  /** A 32-byte key written as 64 hex characters or as base64. */
+  key(name: string): Buffer | null {
+    const raw = this.text(name);
+    if (raw === null) return null;
+    const bytes = /^[0-9a-fA-F]{64}$/.test(raw) ? Buffer.from(raw, 'hex') : Buffer.from(raw, 'base64');
+    if (bytes.length !== 32) {
+      this.problems.push(`${name}: expected 32 bytes as 64 hex characters or base64`);
+      return null;
+    }
+    return bytes;
+  }
+}
+
+export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config {
+  const read = new Reader(env);
+  const databaseUrl = read.url('DATABASE_URL');
+  const mode = databaseUrl ? 'production' : 'embedded';
+  const port = read.int('PORT', 3000, 0, 65535);
+  const internalPort = read.int('API_INTERNAL_PORT', 3001, 0, 65535);
+  const runnerPort = read.int('RUNNER_PORT', 3002, 0, 65535);
+  const dataDir = path.resolve(cwd, read.text('DATA_DIR') ?? '.data');
+  const config: Config = {
+    mode,
+    nodeEnv: read.text('NODE_ENV') ?? 'development',
+    logLevel: read.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
+    dataDir,
+    databaseUrl,
+    embeddedPostgresPort: read.int('EMBEDDED_POSTGRES_PORT', 54329, 1, 65535),
+    host: read.text('HOST') ?? (mode === 'embedded' ? '127.0.0.1' : '0.0.0.0'),
+    port,
+    internalHost: read.text('API_INTERNAL_HOST') ?? '127.0.0.1',
+    internalPort,
+    runnerPort,
+    runnerUrl: read.url('APP_RUNNER_URL') ?? `http://127.0.0.1:${runnerPort}`,
+    apiInternalUrl: read.url('API_INTERNAL_URL') ?? `http://127.0.0.1:${internalPort}`,
+    workerHealthPort: read.optionalPort('WORKER_HEALTH_PORT'),
+    runnerCacheDir: path.resolve(cwd, read.text('APP_RUNNER_CACHE_DIR') ?? path.join(dataDir, 'module-cache')),
+    runnerConcurrency: read.int('APP_RUNNER_CONCURRENCY', 8, 1, 256),
+    appRunnerToken: read.text('APP_RUNNER_TOKEN'),
+    appCallTokenSecret: read.text('APP_CALL_TOKEN_SECRET'),
+    secretStoreKey: read.key('SECRET_STORE_KEY'),
+    auth: {
+      jwksUrl: read.url('AUTH_JWKS_URL'),
+      issuer: read.text('AUTH_ISSUER'),
+      audience: read.text('AUTH_AUDIENCE'),
+    },
+    rateLimitPerMinute: read.int('API_RATE_LIMIT_PER_MINUTE', 600, 0, 1_000_000),
+    retention: {
+      appCallbackDays: read.int('RETENTION_APP_CALLBACK_DAYS', 90, 0, 36500),
+      submissionEventDays: read.int('RETENTION_SUBMISSION_EVENT_DAYS', 90, 0, 36500),
+      intervalMinutes: read.int('RETENTION_INTERVAL_MINUTES', 60, 1, 10080),
+    },
+    appReviewDefault: read.oneOf('APP_REVIEW_DEFAULT', ['off', 'required'], 'off'),
+  };
+  if (read.problems.length > 0) throw new ConfigError(read.problems);
+  return config;
+}
+
+/**
+ * Settings a role cannot run without in production. Embedded mode generates them into DATA_DIR instead.
+ * SECRET_STORE_KEY is deliberately absent: without it the spec asks for 503 secret_store_unavailable.
+ */
+export function missingProductionSettings(config: Config, role: Role): string[] {
+  if (config.mode === 'embedded') return [];
+  const missing: string[] = [];
+  const api = role === 'api' || role === 'all';
+  // Every role speaks to the runner (or is it); only the runner never holds the call-token secret.
+  if (!config.appRunnerToken) missing.push('APP_RUNNER_TOKEN');
+  if (role !== 'runner' && !config.appCallTokenSecret) missing.push('APP_CALL_TOKEN_SECRET');
+  if (api) {
+    if (!config.auth.jwksUrl) missing.push('AUTH_JWKS_URL');
+    if (!config.auth.issuer) missing.push('AUTH_ISSUER');
+    if (!config.auth.audience) missing.push('AUTH_AUDIENCE');
+  }
+  return missing;
+}

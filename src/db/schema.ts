@@ -1,0 +1,3 @@
+// Every domain owns its tables; this file only gathers them for Drizzle and drizzle-kit.
+export * from '../audit/tables.ts';
+export * from '../tenants/tables.ts';

@@ -1,0 +1,105 @@
+// The one error body of spec part 2 §7.1, and the translation of everything thrown into it.
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+
+export interface Issue {
+  path: string;
+  message: string;
+}
+
+export class ApiError extends Error {
+  constructor(
+    readonly statusCode: number,
+    readonly code: string,
+    message: string,
+    readonly details?: Record<string, unknown>,
+  ) {
+    super(message);
+  }
+}
+
+export const validationError = (issues: Issue[], message = 'request is not valid') =>
+  new ApiError(400, 'validation_error', message, { issues });
+export const notFound = (message = 'not found') => new ApiError(404, 'not_found', message);
+export const forbidden = (message = 'permission denied', details?: Record<string, unknown>) =>
+  new ApiError(403, 'forbidden', message, details);
+export const unauthorized = (message = 'a valid bearer token is required') =>
+  new ApiError(401, 'unauthorized', message);
+export const conflict = (message: string, details?: Record<string, unknown>) =>
+  new ApiError(409, 'conflict', message, details);
+
+export interface ErrorBody {
+  error: { code: string; message: string; details?: Record<string, unknown>; requestId: string };
+}
+
+export function errorBody(requestId: string, code: string, message: string, details?: Record<string, unknown>) {
+  const body: ErrorBody = { error: { code, message, requestId } };
+  if (details !== undefined) body.error.details = details;
+  return body;
+}
+
+interface AjvIssue {
+  instancePath?: string;
+  message?: string;
+  keyword?: string;
+  params?: Record<string, unknown>;
+}
+
+/** Turns Ajv issues into { path, message }: a JSON Pointer into the body, or `query.x` / `params.x`. */
+export function issuesFromAjv(errors: AjvIssue[], context: string | undefined): Issue[] {
+  return errors.map((e) => {
+    let pointer = e.instancePath ?? '';
+    let message = e.message ?? 'is not valid';
+    if (e.keyword === 'required' && typeof e.params?.missingProperty === 'string') {
+      pointer += `/${e.params.missingProperty}`;
+      message = 'is required';
+    } else if (e.keyword === 'additionalProperties' && typeof e.params?.additionalProperty === 'string') {
+      pointer += `/${e.params.additionalProperty}`;
+      message = 'unknown field';
+    }
+    if (context === 'body' || context === undefined) return { path: pointer || '/', message };
+    const dotted = pointer.split('/').filter(Boolean).join('.');
+    return { path: dotted ? `${context === 'querystring' ? 'query' : context}.${dotted}` : context, message };
+  });
+}
+
+/** Maps Fastify's own errors (parsing, limits) to the spec's codes; anything else unknown is internal. */
+function translate(error: FastifyError & { validation?: AjvIssue[]; validationContext?: string }): ApiError {
+  if (error instanceof ApiError) return error;
+  if (error.validation) return validationError(issuesFromAjv(error.validation, error.validationContext));
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return validationError([{ path: '/', message: 'body is not valid JSON' }], 'body is not valid JSON');
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new ApiError(413, 'payload_too_large', 'request body is too large');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new ApiError(415, 'unsupported_media_type', 'content type is not accepted by this route');
+    default:
+      break;
+  }
+  if (error.statusCode === 429) return new ApiError(429, 'rate_limited', error.message);
+  if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
+    return new ApiError(error.statusCode, 'bad_request', 'request could not be processed');
+  }
+  return new ApiError(500, 'internal', 'internal error');
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The error behind this response, for the one log line written when it completes. */
+    failure?: { code: string; error?: unknown };
+  }
+}
+
+export function installErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    const api = translate(error);
+    request.failure = { code: api.code, error: api.statusCode >= 500 ? error : undefined };
+    reply.status(api.statusCode).send(errorBody(request.id, api.code, api.message, api.details));
+  });
+  app.setNotFoundHandler((request, reply) => {
+    request.failure = { code: 'not_found' };
+    reply.status(404).send(errorBody(request.id, 'not_found', `no route ${request.method} ${request.url.split('?')[0]}`));
+  });
+}

@@ -1,0 +1,60 @@
+// DBOS Transact on the platform's own PostgreSQL (schema `dbos`), one queue per task queue name.
+// DBOS is a process-wide singleton: workflows register before launch, and one launch serves every queue.
+import { DBOS } from '@dbos-inc/dbos-sdk';
+import type { Logger } from 'pino';
+import { PLATFORM_VERSION } from '../version.ts';
+
+/** Task queues the worker serves: `apps` runs app calls apart, so slow vendors never hold up the rest. */
+export const TASK_QUEUES = ['platform', 'apps'] as const;
+export type TaskQueue = (typeof TASK_QUEUES)[number];
+
+export const ENGINE_SCHEMA = 'dbos';
+
+/** The self-check: a workflow with one durable step, proving a queue is dispatched and steps checkpoint. */
+async function selfCheckStep(queue: string): Promise<string> {
+  return `${queue}:ok`;
+}
+async function selfCheckWorkflow(queue: string): Promise<string> {
+  return DBOS.runStep(() => selfCheckStep(queue), { name: 'self-check-step' });
+}
+let selfCheck: ((queue: string) => Promise<string>) | null = null;
+
+export interface EngineOptions {
+  databaseUrl: string;
+  logger: Logger;
+  /** Distinguishes workers for recovery; defaults to one per host and process. */
+  executorId?: string;
+}
+
+export async function launchEngine(options: EngineOptions): Promise<void> {
+  const log = options.logger.child({ component: 'dbos' });
+  DBOS.setConfig({
+    name: 'apps-platform',
+    systemDatabaseUrl: options.databaseUrl,
+    systemDatabaseSchemaName: ENGINE_SCHEMA,
+    systemDatabasePoolSize: 10,
+    applicationVersion: PLATFORM_VERSION,
+    executorID: options.executorId,
+    logger: {
+      // The engine's start-up chatter is debug detail for the platform.
+      info: (entry) => log.debug({ entry }, 'dbos'),
+      debug: (entry) => log.debug({ entry }, 'dbos'),
+      warn: (entry) => log.warn({ entry }, 'dbos'),
+      error: (entry) => log.error({ err: entry }, 'dbos'),
+    },
+  });
+  selfCheck ??= DBOS.registerWorkflow(selfCheckWorkflow, { name: 'platform.selfCheck' });
+  await DBOS.launch();
+  for (const queue of TASK_QUEUES) await DBOS.registerQueue(queue, { workerConcurrency: queue === 'apps' ? 8 : 4 });
+}
+
+/** Runs the self-check through a queue and waits for its result. */
+export async function runSelfCheck(queue: TaskQueue, timeoutMs: number): Promise<boolean> {
+  if (!selfCheck) throw new Error('engine not launched');
+  const handle = await DBOS.startWorkflow(selfCheck, { queueName: queue, timeoutMS: timeoutMs })(queue);
+  return (await handle.getResult()) === `${queue}:ok`;
+}
+
+export async function shutdownEngine(): Promise<void> {
+  await DBOS.shutdown();
+}

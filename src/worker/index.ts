@@ -1,0 +1,60 @@
+// The worker role: launches the durable engine, proves each task queue with a self-check, and
+// serves /healthz when WORKER_HEALTH_PORT is set. Later issues register their workflows here.
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { launchEngine, runSelfCheck, shutdownEngine, TASK_QUEUES, type TaskQueue } from './engine.ts';
+import { databaseAnswers, type QueueState, summarizeHealth, type WorkerHealth } from './health.ts';
+
+export interface WorkerOptions {
+  databaseUrl: string;
+  logger: Logger;
+  healthPort: number | null;
+  healthHost?: string;
+}
+
+export interface RunningWorker {
+  health(): Promise<WorkerHealth>;
+  healthUrl: string | null;
+  close(): Promise<void>;
+}
+
+const SELF_CHECK_TIMEOUT_MS = 30_000;
+
+export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
+  const states = new Map<TaskQueue, QueueState>(TASK_QUEUES.map((q) => [q, 'starting']));
+  await launchEngine({ databaseUrl: options.databaseUrl, logger: options.logger });
+  await Promise.all(
+    TASK_QUEUES.map(async (queue) => {
+      try {
+        states.set(queue, (await runSelfCheck(queue, SELF_CHECK_TIMEOUT_MS)) ? 'running' : 'failed');
+      } catch (error) {
+        options.logger.error({ err: error, taskQueue: queue }, 'worker self-check failed');
+        states.set(queue, 'failed');
+      }
+    }),
+  );
+  options.logger.info({ workers: Object.fromEntries(states) }, 'worker started');
+
+  const health = async () => summarizeHealth(states, await databaseAnswers(options.databaseUrl));
+  let server: FastifyInstance | null = null;
+  let healthUrl: string | null = null;
+  if (options.healthPort !== null) {
+    const app = Fastify({ logger: false });
+    server = app;
+    app.get('/healthz', async (_request, reply) => {
+      const report = await health();
+      return reply.status(report.status === 'ok' ? 200 : 503).header('cache-control', 'no-store').send(report);
+    });
+    healthUrl = await app.listen({ host: options.healthHost ?? '0.0.0.0', port: options.healthPort });
+  }
+
+  return {
+    health,
+    healthUrl,
+    close: async () => {
+      for (const queue of TASK_QUEUES) states.set(queue, 'stopped');
+      await server?.close();
+      await shutdownEngine();
+    },
+  };
+}
