@@ -1,0 +1,31 @@
+// One embedded PostgreSQL per test run; a migrated template database that each test file copies.
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { TestProject } from 'vitest/node';
+import { ensureDatabase, startEmbeddedPostgres } from '../../src/db/embedded.ts';
+import { applyMigrations } from '../../src/db/migrate.ts';
+import { freePort } from './free-port.ts';
+
+export const TEMPLATE_DATABASE = 'platform_template';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    pgAdminUrl: string;
+    pgTemplate: string;
+  }
+}
+
+export default async function setup(project: TestProject) {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'apps-platform-test-'));
+  await fs.chmod(dir, 0o755); // PostgreSQL runs as its own user and must reach its directory
+  const server = await startEmbeddedPostgres({ dataDir: dir, port: await freePort() });
+  await ensureDatabase(server.url('postgres'), TEMPLATE_DATABASE);
+  await applyMigrations(server.url(TEMPLATE_DATABASE));
+  project.provide('pgAdminUrl', server.url('postgres'));
+  project.provide('pgTemplate', TEMPLATE_DATABASE);
+  return async () => {
+    await server.stop();
+    await fs.rm(dir, { recursive: true, force: true });
+  };
+}
