@@ -126,7 +126,10 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     runnerUrl: read.url('APP_RUNNER_URL') ?? `http://127.0.0.1:${runnerPort}`,
     apiInternalUrl: read.url('API_INTERNAL_URL') ?? `http://127.0.0.1:${internalPort}`,
     workerHealthPort: read.optionalPort('WORKER_HEALTH_PORT'),
-    runnerCacheDir: path.resolve(cwd, read.text('APP_RUNNER_CACHE_DIR') ?? path.join(dataDir, 'module-cache')),
+    runnerCacheDir: path.resolve(
+      cwd,
+      read.text('APP_RUNNER_CACHE_DIR') ?? path.join(dataDir, 'module-cache'),
+    ),
     runnerConcurrency: read.int('APP_RUNNER_CONCURRENCY', 8, 1, 256),
     appRunnerToken: read.text('APP_RUNNER_TOKEN'),
     appCallTokenSecret: read.text('APP_CALL_TOKEN_SECRET'),

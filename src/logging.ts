@@ -33,7 +33,13 @@ export function createLogger(options: LoggerOptions): Logger {
   return pino(
     {
       level: options.level,
-      base: { service: options.service, version: PLATFORM_VERSION, env: options.env, pid: process.pid, hostname: os.hostname() },
+      base: {
+        service: options.service,
+        version: PLATFORM_VERSION,
+        env: options.env,
+        pid: process.pid,
+        hostname: os.hostname(),
+      },
       redact: { paths: REDACT_PATHS, censor: '[redacted]' },
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },

@@ -1,17 +1,23 @@
 // The `platform` command: start, migrate, token.
 import { Command, Option } from 'commander';
-import { ConfigError, loadConfig, type Role } from './config.ts';
 import { openPlatformDatabase } from './cli/database.ts';
 import { start } from './cli/start.ts';
 import { mintToken, UsageError } from './cli/token.ts';
+import { ConfigError, loadConfig, type Role } from './config.ts';
 import { PLATFORM_VERSION } from './version.ts';
 
-const program = new Command('platform').version(PLATFORM_VERSION).description('Apps Platform: api, worker and runner');
+const program = new Command('platform')
+  .version(PLATFORM_VERSION)
+  .description('Apps Platform: api, worker and runner');
 
 program
   .command('start')
   .description('run the platform; without DATABASE_URL, on embedded PostgreSQL under DATA_DIR')
-  .addOption(new Option('--role <role>', 'which role to run').choices(['all', 'api', 'worker', 'runner']).default('all'))
+  .addOption(
+    new Option('--role <role>', 'which role to run')
+      .choices(['all', 'api', 'worker', 'runner'])
+      .default('all'),
+  )
   .action(async (options: { role: Role }) => {
     await start(loadConfig(), options.role);
   });
@@ -30,7 +36,12 @@ program
   .description('print a development JWT signed with the local key in DATA_DIR (creates the tenant if new)')
   .requiredOption('--tenant <name>', 'tenant name')
   .addOption(new Option('--role <role>', 'role').choices(['admin', 'analyst']).makeOptionMandatory())
-  .option('--permission <permission>', 'extra permission (repeatable)', (p: string, all: string[]) => [...all, p], [])
+  .option(
+    '--permission <permission>',
+    'extra permission (repeatable)',
+    (p: string, all: string[]) => [...all, p],
+    [],
+  )
   .option('--user <name>', 'user or service name')
   .option('--machine', 'a machine (service user) instead of a human')
   .option('--expires-in <duration>', 'lifetime, e.g. 30m, 12h, 7d', '12h')

@@ -3,7 +3,10 @@ import { Type } from 'typebox';
 import type { Database } from '../db/pool.ts';
 import { PLATFORM_VERSION } from '../version.ts';
 
-const Health = Type.Object({ status: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]), version: Type.String() });
+const Health = Type.Object({
+  status: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]),
+  version: Type.String(),
+});
 
 /** Liveness (the process answers) and readiness (its database answers); public and never rate limited. */
 export function healthRoutes(database: Database): FastifyPluginAsyncTypebox {

@@ -46,7 +46,10 @@ export async function startApi(deps: ApiDeps): Promise<RunningApi> {
   const publicApp = await buildPublicApi(deps);
   const internalApp = await buildInternalApi(deps);
   const url = await publicApp.listen({ host: deps.config.host, port: deps.config.port });
-  const internalUrl = await internalApp.listen({ host: deps.config.internalHost, port: deps.config.internalPort });
+  const internalUrl = await internalApp.listen({
+    host: deps.config.internalHost,
+    port: deps.config.internalPort,
+  });
   return {
     url,
     internalUrl,

@@ -34,8 +34,12 @@ const Query = Type.Object(
         description: 'An exact action, or a prefix ending in a dot or `.*` (app. or app.install.*).',
       }),
     ),
-    from: Type.Optional(Type.String({ format: 'date-time', description: 'Inclusive lower bound on occurredAt.' })),
-    to: Type.Optional(Type.String({ format: 'date-time', description: 'Exclusive upper bound on occurredAt.' })),
+    from: Type.Optional(
+      Type.String({ format: 'date-time', description: 'Inclusive lower bound on occurredAt.' }),
+    ),
+    to: Type.Optional(
+      Type.String({ format: 'date-time', description: 'Exclusive upper bound on occurredAt.' }),
+    ),
   },
   { additionalProperties: false },
 );

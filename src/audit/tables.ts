@@ -22,7 +22,11 @@ export const auditEvents = pgTable(
   },
   (table) => [
     index('audit_events_tenant_id_idx').on(table.tenantId, table.id.desc()),
-    index('audit_events_tenant_action_idx').on(table.tenantId, sql`${table.action} text_pattern_ops`, table.id),
+    index('audit_events_tenant_action_idx').on(
+      table.tenantId,
+      sql`${table.action} text_pattern_ops`,
+      table.id,
+    ),
     index('audit_events_occurred_at_idx').on(table.occurredAt),
   ],
 );

@@ -76,7 +76,9 @@ export async function listAuditEvents(db: Queryable, query: AuditQuery): Promise
   if (query.action) {
     const filter = actionFilter(query.action);
     conditions.push(
-      'prefix' in filter ? like(auditEvents.action, `${escapeLike(filter.prefix)}%`) : eq(auditEvents.action, filter.exact),
+      'prefix' in filter
+        ? like(auditEvents.action, `${escapeLike(filter.prefix)}%`)
+        : eq(auditEvents.action, filter.exact),
     );
   }
   if (query.from) conditions.push(gte(auditEvents.occurredAt, query.from));
@@ -108,6 +110,8 @@ function toAuditEvent(row: typeof auditEvents.$inferSelect): AuditEvent {
 
 /** Newest audit id, for readers that follow the trail. */
 export async function latestAuditId(db: Queryable): Promise<number> {
-  const [row] = await db.select({ id: sql<number>`coalesce(max(${auditEvents.id}), 0)::bigint` }).from(auditEvents);
+  const [row] = await db
+    .select({ id: sql<number>`coalesce(max(${auditEvents.id}), 0)::bigint` })
+    .from(auditEvents);
   return Number(row?.id ?? 0);
 }

@@ -32,8 +32,10 @@ const stringArray = (value: unknown): string[] | null =>
 /** Reads a verified payload into a principal, or says which claim is wrong. */
 export function principalFromClaims(payload: JWTPayload): Principal | { problem: string } {
   const tenant = payload.tenant;
-  if (typeof tenant !== 'string' || !UUID.test(tenant)) return { problem: 'claim tenant must be a tenant id' };
-  if (typeof payload.sub !== 'string' || payload.sub.length === 0) return { problem: 'claim sub is required' };
+  if (typeof tenant !== 'string' || !UUID.test(tenant))
+    return { problem: 'claim tenant must be a tenant id' };
+  if (typeof payload.sub !== 'string' || payload.sub.length === 0)
+    return { problem: 'claim sub is required' };
   const kind = payload.kind ?? 'human';
   if (typeof kind !== 'string' || !(PRINCIPAL_KINDS as readonly string[]).includes(kind)) {
     return { problem: 'claim kind must be human, machine or applicant' };

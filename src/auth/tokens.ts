@@ -20,7 +20,11 @@ export interface TokenVerifier {
 function verifierFor(keys: JWTVerifyGetKey, issuer: string, audience: string): TokenVerifier {
   return {
     async verify(token) {
-      const { payload } = await jwtVerify(token, keys, { issuer, audience, algorithms: ['ES256', 'RS256', 'EdDSA'] });
+      const { payload } = await jwtVerify(token, keys, {
+        issuer,
+        audience,
+        algorithms: ['ES256', 'RS256', 'EdDSA'],
+      });
       return payload;
     },
   };

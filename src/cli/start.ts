@@ -18,7 +18,11 @@ export async function start(baseConfig: Config, role: Role): Promise<void> {
   const missing = missingProductionSettings(baseConfig, role);
   if (missing.length > 0) throw new Error(`settings required in production: ${missing.join(', ')}`);
   const { config, keys } = await withLocalSecrets(baseConfig);
-  const logger = createLogger({ service: `apps-platform-${role}`, level: config.logLevel, env: config.nodeEnv });
+  const logger = createLogger({
+    service: `apps-platform-${role}`,
+    level: config.logLevel,
+    env: config.nodeEnv,
+  });
   if (config.mode === 'production' && !config.secretStoreKey) {
     logger.warn('SECRET_STORE_KEY is not set: secrets and cached values answer 503 secret_store_unavailable');
   }
@@ -50,7 +54,11 @@ export async function start(baseConfig: Config, role: Role): Promise<void> {
       lines.push(`  Runner     ${runner.url}`);
     }
     if (role === 'worker' || role === 'all') {
-      const worker = await startWorker({ databaseUrl: db.url, logger: logger.child({ role: 'worker' }), healthPort: config.workerHealthPort });
+      const worker = await startWorker({
+        databaseUrl: db.url,
+        logger: logger.child({ role: 'worker' }),
+        healthPort: config.workerHealthPort,
+      });
       stops.push({ name: 'worker', stop: worker.close });
       if (worker.healthUrl) lines.push(`  Worker     ${worker.healthUrl}/healthz`);
     }
@@ -63,7 +71,9 @@ export async function start(baseConfig: Config, role: Role): Promise<void> {
       lines.unshift(`  API        ${api.url}`, `  API docs   ${api.url}/docs`);
       if (keys) lines.push('', `Get a token:  ${tokenCommand(config)}`);
     }
-    process.stdout.write(`\nApps Platform is running (${describeMode(config)}); Ctrl-C stops it.\n${lines.join('\n')}\n\n`);
+    process.stdout.write(
+      `\nApps Platform is running (${describeMode(config)}); Ctrl-C stops it.\n${lines.join('\n')}\n\n`,
+    );
   } catch (error) {
     await stopAll();
     throw error;

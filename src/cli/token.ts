@@ -20,7 +20,8 @@ export interface TokenOptions {
 export class UsageError extends Error {}
 
 export async function mintToken(config: Config, options: TokenOptions): Promise<string> {
-  if (!TENANT_NAME.test(options.tenant)) throw new UsageError('--tenant: 1 to 100 lower-case letters, digits or hyphens');
+  if (!TENANT_NAME.test(options.tenant))
+    throw new UsageError('--tenant: 1 to 100 lower-case letters, digits or hyphens');
   if (!(ROLES as readonly string[]).includes(options.role)) throw new UsageError('--role: admin or analyst');
   const unknown = options.permission.filter((p) => !isPermission(p));
   if (unknown.length > 0) throw new UsageError(`--permission: unknown ${unknown.join(', ')}`);
@@ -47,7 +48,10 @@ export async function mintToken(config: Config, options: TokenOptions): Promise<
 async function withTenant(config: Config, name: string): Promise<string> {
   const running = config.databaseUrl ?? (await reachableEmbeddedUrl(config));
   const handle = running ? null : await openPlatformDatabase(config);
-  const database = openDatabase(running ?? (handle?.url as string), { max: 1, applicationName: 'apps-platform-token' });
+  const database = openDatabase(running ?? (handle?.url as string), {
+    max: 1,
+    applicationName: 'apps-platform-token',
+  });
   try {
     return (await ensureTenant(database.db, name)).tenant.id;
   } finally {

@@ -66,10 +66,24 @@ async function initialise(options: EmbeddedOptions, databaseDir: string): Promis
   const pwfile = path.join(os.tmpdir(), `apps-platform-pw-${process.pid}-${Date.now()}`);
   await fs.writeFile(pwfile, `${PASSWORD}\n`, { mode: 0o644 });
   try {
-    await run(initdb, ['-D', databaseDir, '-U', USER, `--pwfile=${pwfile}`, '--auth=scram-sha-256', '-E', 'UTF8', '--locale=C'], {
-      ...owner,
-      timeout: 120_000,
-    });
+    await run(
+      initdb,
+      [
+        '-D',
+        databaseDir,
+        '-U',
+        USER,
+        `--pwfile=${pwfile}`,
+        '--auth=scram-sha-256',
+        '-E',
+        'UTF8',
+        '--locale=C',
+      ],
+      {
+        ...owner,
+        timeout: 120_000,
+      },
+    );
   } finally {
     await fs.rm(pwfile, { force: true });
   }
@@ -87,11 +101,14 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
     const started = await pgCtl(['start', '-D', databaseDir, '-w', '-t', '60', '-l', logFile, '-o', flags]);
     if (!started.ok) {
       const log = await fs.readFile(logFile, 'utf8').catch(() => '');
-      throw new Error(`embedded PostgreSQL did not start: ${started.output.trim()}\n${log.split('\n').slice(-8).join('\n')}`);
+      throw new Error(
+        `embedded PostgreSQL did not start: ${started.output.trim()}\n${log.split('\n').slice(-8).join('\n')}`,
+      );
     }
   }
   return {
-    url: (database) => `postgres://${USER}:${PASSWORD}@127.0.0.1:${options.port}/${encodeURIComponent(database)}`,
+    url: (database) =>
+      `postgres://${USER}:${PASSWORD}@127.0.0.1:${options.port}/${encodeURIComponent(database)}`,
     stop: async () => {
       await pgCtl(['stop', '-D', databaseDir, '-m', 'fast', '-w', '-t', '60']);
     },

@@ -1,7 +1,8 @@
 // One pg pool per process and the Drizzle handle over it; every domain gets `Database` injected.
+
+import type { ExtractTablesWithRelations } from 'drizzle-orm';
 import { drizzle, type NodePgDatabase, type NodePgQueryResultHKT } from 'drizzle-orm/node-postgres';
 import type { PgTransaction } from 'drizzle-orm/pg-core';
-import type { ExtractTablesWithRelations } from 'drizzle-orm';
 import pg from 'pg';
 import * as schema from './schema.ts';
 
@@ -17,7 +18,10 @@ export interface Database {
   close(): Promise<void>;
 }
 
-export function openDatabase(url: string, options: { max?: number; applicationName?: string } = {}): Database {
+export function openDatabase(
+  url: string,
+  options: { max?: number; applicationName?: string } = {},
+): Database {
   const pool = new pg.Pool({
     connectionString: url,
     max: options.max ?? 10,

@@ -47,7 +47,9 @@ export function installAuth(app: FastifyInstance, verifier: TokenVerifier, findT
     request.principal = { ...principal, tenantName: tenant.name };
     request.log = request.log.child({ tenantId: tenant.id, principalKind: principal.kind });
     if (config.permission && !principal.permissions.has(config.permission)) {
-      throw forbidden(`this route needs the ${config.permission} permission`, { permission: config.permission });
+      throw forbidden(`this route needs the ${config.permission} permission`, {
+        permission: config.permission,
+      });
     }
   });
 }

@@ -31,7 +31,12 @@ export interface ErrorBody {
   error: { code: string; message: string; details?: Record<string, unknown>; requestId: string };
 }
 
-export function errorBody(requestId: string, code: string, message: string, details?: Record<string, unknown>) {
+export function errorBody(
+  requestId: string,
+  code: string,
+  message: string,
+  details?: Record<string, unknown>,
+) {
   const body: ErrorBody = { error: { code, message, requestId } };
   if (details !== undefined) body.error.details = details;
   return body;
@@ -100,6 +105,8 @@ export function installErrorHandling(app: FastifyInstance): void {
   });
   app.setNotFoundHandler((request, reply) => {
     request.failure = { code: 'not_found' };
-    reply.status(404).send(errorBody(request.id, 'not_found', `no route ${request.method} ${request.url.split('?')[0]}`));
+    reply
+      .status(404)
+      .send(errorBody(request.id, 'not_found', `no route ${request.method} ${request.url.split('?')[0]}`));
   });
 }

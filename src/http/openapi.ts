@@ -19,9 +19,12 @@ export async function installOpenApi(app: FastifyInstance): Promise<void> {
       info: {
         title: 'Apps Platform API',
         version: OPENAPI_VERSION,
-        description: 'Sandboxed WebAssembly apps for the risk-management backend. Errors use one body: { error: { code, message, details?, requestId } }.',
+        description:
+          'Sandboxed WebAssembly apps for the risk-management backend. Errors use one body: { error: { code, message, details?, requestId } }.',
       },
-      components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
+      components: {
+        securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
+      },
       security: [{ bearerAuth: [] }],
     },
     transform: ({ schema, url, route }) => {
@@ -32,5 +35,7 @@ export async function installOpenApi(app: FastifyInstance): Promise<void> {
     },
   });
   await app.register(swaggerUi, { routePrefix: DOCS_PREFIX });
-  app.get('/openapi.json', { config: { public: true, rateLimit: false }, schema: { hide: true } }, async () => app.swagger());
+  app.get('/openapi.json', { config: { public: true, rateLimit: false }, schema: { hide: true } }, async () =>
+    app.swagger(),
+  );
 }

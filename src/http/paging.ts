@@ -1,14 +1,19 @@
 // Paging of lists: limit and offset in, items + total + totalIsEstimate out (the count stops at 100,000).
-import { type TSchema, Type } from 'typebox';
+
 import { type SQL, sql } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
+import { type TSchema, Type } from 'typebox';
 import type { Queryable } from '../db/pool.ts';
 
 export const COUNT_CAP = 100_000;
 
 export function pageQuery(options: { maxLimit?: number; defaultLimit?: number } = {}) {
   return {
-    limit: Type.Integer({ minimum: 1, maximum: options.maxLimit ?? 100, default: options.defaultLimit ?? 50 }),
+    limit: Type.Integer({
+      minimum: 1,
+      maximum: options.maxLimit ?? 100,
+      default: options.defaultLimit ?? 50,
+    }),
     offset: Type.Integer({ minimum: 0, default: 0 }),
   };
 }
@@ -17,7 +22,9 @@ export function pageOf<T extends TSchema>(item: T) {
   return Type.Object({
     items: Type.Array(item),
     total: Type.Integer({ description: 'Every match, ignoring paging; capped at 100,000.' }),
-    totalIsEstimate: Type.Boolean({ description: 'True when the count stopped at 100,000: at least total rows match.' }),
+    totalIsEstimate: Type.Boolean({
+      description: 'True when the count stopped at 100,000: at least total rows match.',
+    }),
   });
 }
 
@@ -28,7 +35,11 @@ export interface Page<T> {
 }
 
 /** Counts matching rows, reading at most COUNT_CAP + 1 of them. */
-export async function countCapped(db: Queryable, table: PgTable, where: SQL | undefined): Promise<Omit<Page<never>, 'items'>> {
+export async function countCapped(
+  db: Queryable,
+  table: PgTable,
+  where: SQL | undefined,
+): Promise<Omit<Page<never>, 'items'>> {
   const capped = db
     .select({ one: sql`1` })
     .from(table)

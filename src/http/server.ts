@@ -26,7 +26,9 @@ export async function createServer(options: ServerOptions) {
     // Fastify's own two lines per request are replaced by the one line of installConventions.
     logController: new LogController({ requestIdLogLabel: 'requestId', disableRequestLogging: true }),
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: true } },
+    ajv: {
+      customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: true },
+    },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   installConventions(app);
@@ -68,7 +70,9 @@ async function installRateLimit(app: FastifyInstance, perMinute: number): Promis
     // After authentication, so a caller is its tenant user, not its address.
     hook: 'preHandler',
     keyGenerator: (request) =>
-      request.principal ? `principal:${request.principal.tenantId}:${request.principal.subject}` : `ip:${request.ip}`,
+      request.principal
+        ? `principal:${request.principal.tenantId}:${request.principal.subject}`
+        : `ip:${request.ip}`,
     errorResponseBuilder: (_request, context) => {
       const retryAfterSeconds = Math.max(1, Math.ceil(context.ttl / 1000));
       return new ApiError(429, 'rate_limited', `rate limit of ${context.max} requests a minute reached`, {

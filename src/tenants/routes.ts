@@ -13,14 +13,21 @@ const TenantProfile = Type.Object({
   createdAt: Type.String({ format: 'date-time' }),
   retention: Type.Object(
     {
-      appCallbackDays: Type.Integer({ description: 'RETENTION_APP_CALLBACK_DAYS; 0 keeps settled sessions forever.' }),
-      submissionEventDays: Type.Integer({ description: 'RETENTION_SUBMISSION_EVENT_DAYS; 0 keeps drop-off events forever.' }),
+      appCallbackDays: Type.Integer({
+        description: 'RETENTION_APP_CALLBACK_DAYS; 0 keeps settled sessions forever.',
+      }),
+      submissionEventDays: Type.Integer({
+        description: 'RETENTION_SUBMISSION_EVENT_DAYS; 0 keeps drop-off events forever.',
+      }),
     },
     { description: 'The deployment retention settings (spec part 2 §8.6).' },
   ),
 });
 
-export function tenantRoutes(database: Database, config: Pick<Config, 'retention'>): FastifyPluginAsyncTypebox {
+export function tenantRoutes(
+  database: Database,
+  config: Pick<Config, 'retention'>,
+): FastifyPluginAsyncTypebox {
   return async (app) => {
     const loadTenant = async (tenantId: string) => {
       const tenant = await findTenantById(database.db, tenantId);
@@ -30,7 +37,13 @@ export function tenantRoutes(database: Database, config: Pick<Config, 'retention
 
     app.get(
       '/tenants/me',
-      { schema: { tags: ['tenants'], summary: 'The caller’s tenant and its retention settings', response: { 200: TenantProfile } } },
+      {
+        schema: {
+          tags: ['tenants'],
+          summary: 'The caller’s tenant and its retention settings',
+          response: { 200: TenantProfile },
+        },
+      },
       async (request) => {
         const tenant = await loadTenant(principalOf(request).tenantId);
         return {
@@ -49,7 +62,11 @@ export function tenantRoutes(database: Database, config: Pick<Config, 'retention
       '/tenants/me/settings',
       {
         config: { permission: 'tenants:settings' },
-        schema: { tags: ['tenants'], summary: 'Approval and collection settings', response: { 200: TenantSettingsSchema } },
+        schema: {
+          tags: ['tenants'],
+          summary: 'Approval and collection settings',
+          response: { 200: TenantSettingsSchema },
+        },
       },
       async (request) => (await loadTenant(principalOf(request).tenantId)).settings,
     );

@@ -17,7 +17,10 @@ export async function findTenantById(db: Queryable, id: string): Promise<Tenant 
 }
 
 /** Returns the tenant of that name, creating it with default settings when new (races end in one row). */
-export async function ensureTenant(db: Queryable, name: string): Promise<{ tenant: Tenant; created: boolean }> {
+export async function ensureTenant(
+  db: Queryable,
+  name: string,
+): Promise<{ tenant: Tenant; created: boolean }> {
   if (!TENANT_NAME.test(name)) throw new Error('tenant name: 1 to 100 lower-case letters, digits or hyphens');
   const [inserted] = await db
     .insert(tenants)
@@ -40,7 +43,10 @@ export async function updateTenantSettings(
     // Lock the row so two saves cannot both audit the same "before".
     const [current] = await tx.select().from(tenants).where(eq(tenants.id, principal.tenantId)).for('update');
     if (!current) throw new Error('tenant of an authenticated principal is missing');
-    await tx.update(tenants).set({ settings, updatedAt: new Date() }).where(eq(tenants.id, principal.tenantId));
+    await tx
+      .update(tenants)
+      .set({ settings, updatedAt: new Date() })
+      .where(eq(tenants.id, principal.tenantId));
     await recordAudit(tx, {
       tenantId: principal.tenantId,
       action: 'tenant.settings.updated',

@@ -8,7 +8,9 @@ export const TenantSettingsSchema = Type.Object(
   {
     approvals: Type.Object(
       {
-        required: Type.Boolean({ description: 'Master switch: changes in the areas of requiredFor wait for approval.' }),
+        required: Type.Boolean({
+          description: 'Master switch: changes in the areas of requiredFor wait for approval.',
+        }),
         requiredFor: Type.Array(Type.Union([Type.Literal('apps'), Type.Literal('definitions')]), {
           uniqueItems: true,
           description: 'Areas whose changes need approval while required is true.',
@@ -19,9 +21,13 @@ export const TenantSettingsSchema = Type.Object(
     ),
     collection: Type.Object(
       {
-        flowUrl: Type.Union([Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2000 }), Type.Null()], {
-          description: 'Base URL of the collection flow; hand-off returns applicants to <flowUrl>/flow/<id>.',
-        }),
+        flowUrl: Type.Union(
+          [Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2000 }), Type.Null()],
+          {
+            description:
+              'Base URL of the collection flow; hand-off returns applicants to <flowUrl>/flow/<id>.',
+          },
+        ),
       },
       { additionalProperties: false },
     ),

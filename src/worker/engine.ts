@@ -45,7 +45,8 @@ export async function launchEngine(options: EngineOptions): Promise<void> {
   });
   selfCheck ??= DBOS.registerWorkflow(selfCheckWorkflow, { name: 'platform.selfCheck' });
   await DBOS.launch();
-  for (const queue of TASK_QUEUES) await DBOS.registerQueue(queue, { workerConcurrency: queue === 'apps' ? 8 : 4 });
+  for (const queue of TASK_QUEUES)
+    await DBOS.registerQueue(queue, { workerConcurrency: queue === 'apps' ? 8 : 4 });
 }
 
 /** Runs the self-check through a queue and waits for its result. */

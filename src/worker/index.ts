@@ -43,7 +43,10 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     server = app;
     app.get('/healthz', async (_request, reply) => {
       const report = await health();
-      return reply.status(report.status === 'ok' ? 200 : 503).header('cache-control', 'no-store').send(report);
+      return reply
+        .status(report.status === 'ok' ? 200 : 503)
+        .header('cache-control', 'no-store')
+        .send(report);
     });
     healthUrl = await app.listen({ host: options.healthHost ?? '0.0.0.0', port: options.healthPort });
   }

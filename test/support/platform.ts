@@ -6,7 +6,7 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import { type RunningApi, startApi } from '../../src/api/index.ts';
 import { readOrCreateLocalSecrets } from '../../src/auth/local-keys.ts';
-import { type TokenVerifier, localVerifier, signLocalToken } from '../../src/auth/tokens.ts';
+import { localVerifier, signLocalToken, type TokenVerifier } from '../../src/auth/tokens.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
 import { type Database, openDatabase } from '../../src/db/pool.ts';
 import { createLogger } from '../../src/logging.ts';
@@ -55,7 +55,12 @@ export async function startTestPlatform(
       done();
     },
   });
-  const logger = createLogger({ service: 'apps-platform-test', level: config.logLevel, env: 'test', destination });
+  const logger = createLogger({
+    service: 'apps-platform-test',
+    level: config.logLevel,
+    env: 'test',
+    destination,
+  });
   const database = openDatabase(databaseUrl);
   const api = await startApi({
     config,
@@ -92,7 +97,11 @@ export async function startTestPlatform(
       const bearer = given === undefined ? await token() : given;
       if (bearer) headers.set('authorization', `Bearer ${bearer}`);
       if (json !== undefined) headers.set('content-type', 'application/json');
-      return fetch(`${api.url}${pathname}`, { ...rest, headers, body: json !== undefined ? JSON.stringify(json) : rest.body });
+      return fetch(`${api.url}${pathname}`, {
+        ...rest,
+        headers,
+        body: json !== undefined ? JSON.stringify(json) : rest.body,
+      });
     },
     async close() {
       await api.close();

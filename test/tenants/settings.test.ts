@@ -20,3 +20,85 @@ describe('GET /tenants/me', () => {
     });
   });
 });
+
+describe('tenant settings', () => {
+  const settings = {
+    approvals: { required: true, requiredFor: ['apps'], fourEyes: false },
+    collection: { flowUrl: 'https://collect.example.com' },
+  };
+
+  it('starts with defaults: no approvals required, four-eyes on, no flow URL', async () => {
+    const response = await platform.fetch('/tenants/me/settings', {
+      token: await platform.token({ tenant: 'fresh' }),
+    });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({
+      approvals: { required: false, requiredFor: ['apps', 'definitions'], fourEyes: true },
+      collection: { flowUrl: null },
+    });
+  });
+
+  it('replaces the settings, reads them back and audits before and after in the trail', async () => {
+    const token = await platform.token({ tenant: 'saver', user: 'grace' });
+    const put = await platform.fetch('/tenants/me/settings', { method: 'PUT', token, json: settings });
+    expect(put.status).toBe(200);
+    expect(await put.json()).toEqual(settings);
+    expect(await (await platform.fetch('/tenants/me/settings', { token })).json()).toEqual(settings);
+
+    const audit = await (await platform.fetch('/audit-events?action=tenant.', { token })).json();
+    expect(audit.items).toHaveLength(1);
+    expect(audit.items[0]).toMatchObject({
+      action: 'tenant.settings.updated',
+      actor: { type: 'user', id: 'user:grace', name: 'grace' },
+      resource: { type: 'tenant', id: await platform.tenantId('saver') },
+      data: { before: { approvals: { required: false } }, after: settings },
+      requestId: put.headers.get('x-request-id'),
+    });
+  });
+
+  it('keeps one tenant’s settings away from another', async () => {
+    await platform.fetch('/tenants/me/settings', {
+      method: 'PUT',
+      token: await platform.token({ tenant: 'one' }),
+      json: settings,
+    });
+    const other = await platform.fetch('/tenants/me/settings', {
+      token: await platform.token({ tenant: 'two' }),
+    });
+    expect((await other.json()).approvals.required).toBe(false);
+  });
+
+  it('refuses an analyst (tenants:settings) and changes nothing', async () => {
+    const token = await platform.token({ tenant: 'guarded', roles: ['analyst'] });
+    const put = await platform.fetch('/tenants/me/settings', { method: 'PUT', token, json: settings });
+    expect(put.status).toBe(403);
+    expect((await put.json()).error.code).toBe('forbidden');
+    const read = await platform.fetch('/tenants/me/settings', {
+      token: await platform.token({ tenant: 'guarded' }),
+    });
+    expect((await read.json()).approvals.required).toBe(false);
+  });
+
+  it.each([
+    [{ ...settings, collection: { flowUrl: 'ftp://collect.example.com' } }, '/collection/flowUrl'],
+    [
+      { ...settings, approvals: { ...settings.approvals, requiredFor: ['everything'] } },
+      '/approvals/requiredFor/0',
+    ],
+    [{ ...settings, approvals: { required: true, fourEyes: true } }, '/approvals/requiredFor'],
+    [{ approvals: settings.approvals }, '/collection'],
+    [
+      { ...settings, approvals: { ...settings.approvals, requiredFor: ['apps', 'apps'] } },
+      '/approvals/requiredFor',
+    ],
+  ])('refuses invalid settings %# at the path at fault, writing nothing', async (body, path) => {
+    const token = await platform.token({ tenant: 'strict' });
+    const put = await platform.fetch('/tenants/me/settings', { method: 'PUT', token, json: body });
+    expect(put.status).toBe(400);
+    const error = (await put.json()).error;
+    expect(error.code).toBe('validation_error');
+    expect(error.details.issues.map((i: { path: string }) => i.path)).toContain(path);
+    const audit = await (await platform.fetch('/audit-events', { token })).json();
+    expect(audit.total).toBe(0);
+  });
+});

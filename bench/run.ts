@@ -1,0 +1,118 @@
+// Foundation benchmark: what authentication and the audited write cost per request, against the
+// real api on embedded PostgreSQL over loopback HTTP. Prints figures and ratios; never part of the tests.
+import fs from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { startApi } from '../src/api/index.ts';
+import { readOrCreateLocalSecrets } from '../src/auth/local-keys.ts';
+import { localVerifier, signLocalToken } from '../src/auth/tokens.ts';
+import { loadConfig } from '../src/config.ts';
+import { ensureDatabase, startEmbeddedPostgres } from '../src/db/embedded.ts';
+import { applyMigrations } from '../src/db/migrate.ts';
+import { openDatabase } from '../src/db/pool.ts';
+import { createLogger } from '../src/logging.ts';
+import { ensureTenant } from '../src/tenants/service.ts';
+
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 3000);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+interface Result {
+  name: string;
+  perSecond: number;
+  p50: number;
+  p95: number;
+}
+
+async function measure(name: string, send: () => Promise<Response>): Promise<Result> {
+  for (let i = 0; i < 50; i++) await (await send()).arrayBuffer(); // warm-up
+  const latencies: number[] = [];
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next++ < REQUESTS) {
+        const t = performance.now();
+        const response = await send();
+        await response.arrayBuffer();
+        if (!response.ok) throw new Error(`${name}: ${response.status}`);
+        latencies.push(performance.now() - t);
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
+  return { name, perSecond: REQUESTS / seconds, p50: at(0.5), p95: at(0.95) };
+}
+
+async function main() {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'apps-platform-bench-'));
+  await fs.chmod(dir, 0o755);
+  const server = await startEmbeddedPostgres({ dataDir: dir, port: await freePort() });
+  try {
+    await ensureDatabase(server.url('postgres'), 'bench');
+    await applyMigrations(server.url('bench'));
+    const config = loadConfig({
+      DATABASE_URL: server.url('bench'),
+      DATA_DIR: dir,
+      PORT: '0',
+      API_INTERNAL_PORT: '0',
+      API_RATE_LIMIT_PER_MINUTE: '0',
+    });
+    const local = await readOrCreateLocalSecrets(dir);
+    const database = openDatabase(server.url('bench'), { max: 20 });
+    const logger = createLogger({ service: 'bench', level: 'silent', env: 'bench' });
+    const api = await startApi({ config, database, verifier: localVerifier(local.signingKey), logger });
+    const { tenant } = await ensureTenant(database.db, 'bench');
+    const token = await signLocalToken(local.signingKey.privateJwk, {
+      tenant: tenant.id,
+      sub: 'user:bench',
+      roles: ['admin'],
+    });
+    const auth = { authorization: `Bearer ${token}` };
+    const settings = JSON.stringify({
+      approvals: { required: false, requiredFor: ['apps'], fourEyes: true },
+      collection: { flowUrl: null },
+    });
+
+    const results = [
+      await measure('GET /health (no auth, no database)', () => fetch(`${api.url}/health`)),
+      await measure('GET /tenants/me (JWT + tenant lookup)', () =>
+        fetch(`${api.url}/tenants/me`, { headers: auth }),
+      ),
+      await measure('PUT /tenants/me/settings (transaction + audit)', () =>
+        fetch(`${api.url}/tenants/me/settings`, {
+          method: 'PUT',
+          headers: { ...auth, 'content-type': 'application/json' },
+          body: settings,
+        }),
+      ),
+    ];
+    const base = results[0] as Result;
+    console.log(`\n${REQUESTS} requests each, ${CONCURRENCY} in flight, ${os.cpus().length} cores\n`);
+    for (const r of results) {
+      console.log(
+        `${r.name.padEnd(50)} ${r.perSecond.toFixed(0).padStart(6)} req/s  p50 ${r.p50.toFixed(2)} ms  p95 ${r.p95.toFixed(2)} ms  ` +
+          `cost ×${(base.perSecond / r.perSecond).toFixed(2)} of health`,
+      );
+    }
+    await api.close();
+    await database.close();
+  } finally {
+    await server.stop();
+    await fs.rm(dir, { recursive: true, force: true });
+  }
+}
+
+await main();
