@@ -44,6 +44,9 @@ export class ConfigError extends Error {
 
 type Env = Record<string, string | undefined>;
 
+const POSTGRES_SCHEMES = ['postgres', 'postgresql'] as const;
+const HTTP_SCHEMES = ['http', 'https'] as const;
+
 class Reader {
   readonly problems: string[] = [];
   constructor(private readonly env: Env) {}
@@ -56,7 +59,8 @@ class Reader {
   int(name: string, fallback: number, min: number, max: number): number {
     const raw = this.text(name);
     if (raw === null) return fallback;
-    const value = Number(raw);
+    // Decimal digits only: Number() alone would also take "0x50", "1e3" or "0b1" for a port or a day count.
+    const value = /^-?\d+$/.test(raw) ? Number(raw) : Number.NaN;
     if (!Number.isInteger(value) || value < min || value > max) {
       this.problems.push(`${name}: expected an integer from ${min} to ${max}, got "${raw}"`);
       return fallback;
@@ -78,16 +82,22 @@ class Reader {
     return raw as T;
   }
 
-  url(name: string): string | null {
+  /**
+   * An absolute URL with one of the given schemes. The scheme is checked because `new URL` alone takes
+   * anything shaped `word:rest`, so `DATABASE_URL=db.internal:5432/platform` would pass as a URL.
+   */
+  url(name: string, schemes: readonly string[]): string | null {
     const raw = this.text(name);
     if (raw === null) return null;
+    let protocol: string | null = null;
     try {
-      new URL(raw);
-      return raw;
-    } catch {
-      this.problems.push(`${name}: not a URL`);
+      protocol = new URL(raw).protocol.slice(0, -1);
+    } catch {}
+    if (protocol === null || !schemes.includes(protocol)) {
+      this.problems.push(`${name}: expected a ${schemes.map((s) => `${s}://`).join(' or ')} URL`);
       return null;
     }
+    return raw;
   }
 
   /** A 32-byte key written as 64 hex characters or as base64. */
@@ -105,7 +115,7 @@ class Reader {
 
 export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config {
   const read = new Reader(env);
-  const databaseUrl = read.url('DATABASE_URL');
+  const databaseUrl = read.url('DATABASE_URL', POSTGRES_SCHEMES);
   const mode = databaseUrl ? 'production' : 'embedded';
   const port = read.int('PORT', 3000, 0, 65535);
   const internalPort = read.int('API_INTERNAL_PORT', 3001, 0, 65535);
@@ -123,8 +133,8 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     internalHost: read.text('API_INTERNAL_HOST') ?? '127.0.0.1',
     internalPort,
     runnerPort,
-    runnerUrl: read.url('APP_RUNNER_URL') ?? `http://127.0.0.1:${runnerPort}`,
-    apiInternalUrl: read.url('API_INTERNAL_URL') ?? `http://127.0.0.1:${internalPort}`,
+    runnerUrl: read.url('APP_RUNNER_URL', HTTP_SCHEMES) ?? `http://127.0.0.1:${runnerPort}`,
+    apiInternalUrl: read.url('API_INTERNAL_URL', HTTP_SCHEMES) ?? `http://127.0.0.1:${internalPort}`,
     workerHealthPort: read.optionalPort('WORKER_HEALTH_PORT'),
     runnerCacheDir: path.resolve(
       cwd,
@@ -135,7 +145,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     appCallTokenSecret: read.text('APP_CALL_TOKEN_SECRET'),
     secretStoreKey: read.key('SECRET_STORE_KEY'),
     auth: {
-      jwksUrl: read.url('AUTH_JWKS_URL'),
+      jwksUrl: read.url('AUTH_JWKS_URL', HTTP_SCHEMES),
       issuer: read.text('AUTH_ISSUER'),
       audience: read.text('AUTH_AUDIENCE'),
     },

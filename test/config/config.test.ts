@@ -1,0 +1,336 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import {
+  type Config,
+  ConfigError,
+  loadConfig,
+  missingProductionSettings,
+  type Role,
+} from '../../src/config.ts';
+
+const CWD = '/srv/platform';
+const DATABASE_URL = 'postgres://platform:secret@db.internal:5432/platform';
+
+/** loadConfig's refusal, so a test can look at every problem it names. */
+function refusal(env: Record<string, string>): ConfigError {
+  try {
+    loadConfig(env, CWD);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return error as ConfigError;
+  }
+  throw new Error(`loadConfig accepted ${JSON.stringify(env)}`);
+}
+
+describe('loadConfig defaults', () => {
+  const config = loadConfig({}, CWD);
+
+  it('runs embedded without DATABASE_URL', () => {
+    expect(config.mode).toBe('embedded');
+    expect(config.databaseUrl).toBeNull();
+    expect(config.embeddedPostgresPort).toBe(54329);
+  });
+
+  it('listens on the documented ports, the internal listener and the api on loopback', () => {
+    expect(config.port).toBe(3000);
+    expect(config.host).toBe('127.0.0.1');
+    expect(config.internalPort).toBe(3001);
+    expect(config.internalHost).toBe('127.0.0.1');
+    expect(config.runnerPort).toBe(3002);
+    expect(config.workerHealthPort).toBeNull();
+    expect(config.runnerUrl).toBe('http://127.0.0.1:3002');
+    expect(config.apiInternalUrl).toBe('http://127.0.0.1:3001');
+  });
+
+  it('keeps its data in ./.data resolved against the working directory', () => {
+    expect(config.dataDir).toBe(path.join(CWD, '.data'));
+    expect(path.isAbsolute(config.dataDir)).toBe(true);
+    expect(config.runnerCacheDir).toBe(path.join(CWD, '.data', 'module-cache'));
+  });
+
+  it('uses the documented limits, retention and log settings', () => {
+    expect(config.rateLimitPerMinute).toBe(600);
+    expect(config.retention).toEqual({ appCallbackDays: 90, submissionEventDays: 90, intervalMinutes: 60 });
+    expect(config.runnerConcurrency).toBe(8);
+    expect(config.logLevel).toBe('info');
+    expect(config.nodeEnv).toBe('development');
+    expect(config.appReviewDefault).toBe('off');
+  });
+
+  it('leaves secrets and auth unset (embedded mode generates or does not need them)', () => {
+    expect(config.appRunnerToken).toBeNull();
+    expect(config.appCallTokenSecret).toBeNull();
+    expect(config.secretStoreKey).toBeNull();
+    expect(config.auth).toEqual({ jwksUrl: null, issuer: null, audience: null });
+  });
+
+  it('reads process.env and the process working directory when given nothing', () => {
+    const saved = {
+      DATA_DIR: process.env.DATA_DIR,
+      DATABASE_URL: process.env.DATABASE_URL,
+      PORT: process.env.PORT,
+    };
+    try {
+      delete process.env.DATA_DIR;
+      delete process.env.DATABASE_URL;
+      process.env.PORT = '4321';
+      const fromProcess = loadConfig();
+      expect(fromProcess.port).toBe(4321);
+      expect(fromProcess.dataDir).toBe(path.join(process.cwd(), '.data'));
+    } finally {
+      for (const [key, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[key];
+        else process.env[key] = value;
+      }
+    }
+  });
+});
+
+describe('loadConfig with settings', () => {
+  it('runs in production with DATABASE_URL, listening on every interface by default', () => {
+    const config = loadConfig({ DATABASE_URL }, CWD);
+    expect(config.mode).toBe('production');
+    expect(config.databaseUrl).toBe(DATABASE_URL);
+    expect(config.host).toBe('0.0.0.0');
+    // The internal listener stays on loopback unless set otherwise, even in production.
+    expect(config.internalHost).toBe('127.0.0.1');
+  });
+
+  it('takes every setting it is given', () => {
+    const key = 'ab'.repeat(32);
+    const config = loadConfig(
+      {
+        DATABASE_URL,
+        NODE_ENV: 'production',
+        LOG_LEVEL: 'warn',
+        DATA_DIR: '/var/lib/platform',
+        HOST: '10.0.0.5',
+        PORT: '8080',
+        API_INTERNAL_HOST: '0.0.0.0',
+        API_INTERNAL_PORT: '8081',
+        RUNNER_PORT: '8082',
+        WORKER_HEALTH_PORT: '8083',
+        EMBEDDED_POSTGRES_PORT: '6543',
+        APP_RUNNER_URL: 'http://runner.internal:8082',
+        API_INTERNAL_URL: 'http://api.internal:8081',
+        APP_RUNNER_CACHE_DIR: 'cache',
+        APP_RUNNER_CONCURRENCY: '16',
+        APP_RUNNER_TOKEN: 'runner-token',
+        APP_CALL_TOKEN_SECRET: 'call-secret',
+        SECRET_STORE_KEY: key,
+        AUTH_JWKS_URL: 'https://idp.example.com/.well-known/jwks.json',
+        AUTH_ISSUER: 'https://idp.example.com/',
+        AUTH_AUDIENCE: 'apps-platform',
+        API_RATE_LIMIT_PER_MINUTE: '0',
+        RETENTION_APP_CALLBACK_DAYS: '30',
+        RETENTION_SUBMISSION_EVENT_DAYS: '0',
+        RETENTION_INTERVAL_MINUTES: '15',
+        APP_REVIEW_DEFAULT: 'required',
+      },
+      CWD,
+    );
+    expect(config).toEqual<Config>({
+      mode: 'production',
+      nodeEnv: 'production',
+      logLevel: 'warn',
+      dataDir: '/var/lib/platform',
+      databaseUrl: DATABASE_URL,
+      embeddedPostgresPort: 6543,
+      host: '10.0.0.5',
+      port: 8080,
+      internalHost: '0.0.0.0',
+      internalPort: 8081,
+      runnerPort: 8082,
+      runnerUrl: 'http://runner.internal:8082',
+      apiInternalUrl: 'http://api.internal:8081',
+      workerHealthPort: 8083,
+      runnerCacheDir: path.join(CWD, 'cache'),
+      runnerConcurrency: 16,
+      appRunnerToken: 'runner-token',
+      appCallTokenSecret: 'call-secret',
+      secretStoreKey: Buffer.from(key, 'hex'),
+      auth: {
+        jwksUrl: 'https://idp.example.com/.well-known/jwks.json',
+        issuer: 'https://idp.example.com/',
+        audience: 'apps-platform',
+      },
+      rateLimitPerMinute: 0,
+      retention: { appCallbackDays: 30, submissionEventDays: 0, intervalMinutes: 15 },
+      appReviewDefault: 'required',
+    });
+  });
+
+  it('derives the runner and internal urls from their ports when not given', () => {
+    const config = loadConfig({ RUNNER_PORT: '4002', API_INTERNAL_PORT: '4001' }, CWD);
+    expect(config.runnerUrl).toBe('http://127.0.0.1:4002');
+    expect(config.apiInternalUrl).toBe('http://127.0.0.1:4001');
+  });
+
+  it('resolves a relative DATA_DIR against the working directory and keeps the cache under it', () => {
+    const config = loadConfig({ DATA_DIR: 'var/data' }, CWD);
+    expect(config.dataDir).toBe(path.join(CWD, 'var/data'));
+    expect(config.runnerCacheDir).toBe(path.join(CWD, 'var/data', 'module-cache'));
+  });
+
+  it('accepts port 0 (any free port) for the listeners and WORKER_HEALTH_PORT', () => {
+    const config = loadConfig(
+      { PORT: '0', API_INTERNAL_PORT: '0', RUNNER_PORT: '0', WORKER_HEALTH_PORT: '0' },
+      CWD,
+    );
+    expect([config.port, config.internalPort, config.runnerPort, config.workerHealthPort]).toEqual([
+      0, 0, 0, 0,
+    ]);
+  });
+
+  it('treats blank values as unset and trims the others', () => {
+    const config = loadConfig(
+      { DATABASE_URL: '   ', PORT: '', DATA_DIR: ' ', APP_RUNNER_TOKEN: '  t  ' },
+      CWD,
+    );
+    expect(config.mode).toBe('embedded');
+    expect(config.port).toBe(3000);
+    expect(config.dataDir).toBe(path.join(CWD, '.data'));
+    expect(config.appRunnerToken).toBe('t');
+  });
+
+  it('takes SECRET_STORE_KEY as 64 hex characters or as base64 of 32 bytes', () => {
+    const bytes = Buffer.alloc(32, 7);
+    expect(loadConfig({ SECRET_STORE_KEY: bytes.toString('hex') }, CWD).secretStoreKey).toEqual(bytes);
+    expect(loadConfig({ SECRET_STORE_KEY: bytes.toString('base64') }, CWD).secretStoreKey).toEqual(bytes);
+  });
+
+  it('accepts the limits at both ends of their ranges', () => {
+    const low = loadConfig(
+      { API_RATE_LIMIT_PER_MINUTE: '0', RETENTION_INTERVAL_MINUTES: '1', PORT: '0' },
+      CWD,
+    );
+    expect([low.rateLimitPerMinute, low.retention.intervalMinutes, low.port]).toEqual([0, 1, 0]);
+    const high = loadConfig(
+      { RETENTION_APP_CALLBACK_DAYS: '36500', APP_RUNNER_CONCURRENCY: '256', PORT: '65535' },
+      CWD,
+    );
+    expect([high.retention.appCallbackDays, high.runnerConcurrency, high.port]).toEqual([36500, 256, 65535]);
+  });
+});
+
+describe('loadConfig refusals', () => {
+  it.each([
+    ['PORT', 'abc'],
+    ['PORT', '70000'],
+    ['PORT', '-1'],
+    ['PORT', '80.5'],
+    ['PORT', '3000abc'],
+    ['PORT', '1e3'],
+    ['PORT', '0x50'],
+    ['API_INTERNAL_PORT', '65536'],
+    ['RUNNER_PORT', 'runner'],
+    ['WORKER_HEALTH_PORT', 'health'],
+    ['EMBEDDED_POSTGRES_PORT', '0'],
+    ['API_RATE_LIMIT_PER_MINUTE', '-5'],
+    ['API_RATE_LIMIT_PER_MINUTE', 'lots'],
+    ['RETENTION_APP_CALLBACK_DAYS', '36501'],
+    ['RETENTION_SUBMISSION_EVENT_DAYS', '-1'],
+    ['RETENTION_INTERVAL_MINUTES', '0'],
+    ['APP_RUNNER_CONCURRENCY', '0'],
+    ['LOG_LEVEL', 'loud'],
+    ['APP_REVIEW_DEFAULT', 'maybe'],
+    ['DATABASE_URL', 'not a url'],
+    ['DATABASE_URL', 'db.internal:5432/platform'],
+    ['DATABASE_URL', 'https://db.internal/platform'],
+    ['AUTH_JWKS_URL', 'jwks.json'],
+    ['AUTH_JWKS_URL', 'ftp://idp.example.com/jwks.json'],
+    ['APP_RUNNER_URL', 'runner:3002'],
+    ['API_INTERNAL_URL', '//api'],
+    ['SECRET_STORE_KEY', 'too-short'],
+    ['SECRET_STORE_KEY', 'ab'.repeat(31)],
+  ])('refuses %s=%s, naming the setting', (name, value) => {
+    const error = refusal({ [name]: value });
+    expect(error.problems).toHaveLength(1);
+    expect(error.problems[0]).toMatch(new RegExp(`^${name}: `));
+    expect(error.message).toContain(name);
+  });
+
+  it('names the range and the value refused for integers', () => {
+    expect(refusal({ PORT: 'abc' }).problems).toEqual([
+      'PORT: expected an integer from 0 to 65535, got "abc"',
+    ]);
+    expect(refusal({ LOG_LEVEL: 'loud' }).problems[0]).toContain(
+      'fatal, error, warn, info, debug, trace, silent',
+    );
+  });
+
+  it('names every bad setting at once, not only the first', () => {
+    const error = refusal({
+      PORT: 'x',
+      RUNNER_PORT: '99999',
+      LOG_LEVEL: 'chatty',
+      DATABASE_URL: 'nope',
+      SECRET_STORE_KEY: 'short',
+      RETENTION_APP_CALLBACK_DAYS: 'forever',
+    });
+    expect(error.problems.map((p) => p.split(':')[0]).sort()).toEqual(
+      [
+        'DATABASE_URL',
+        'LOG_LEVEL',
+        'PORT',
+        'RETENTION_APP_CALLBACK_DAYS',
+        'RUNNER_PORT',
+        'SECRET_STORE_KEY',
+      ].sort(),
+    );
+    for (const problem of error.problems) expect(error.message).toContain(problem);
+  });
+
+  it('never echoes a refused secret back', () => {
+    const error = refusal({ SECRET_STORE_KEY: 'my-very-secret-but-wrong-key' });
+    expect(error.message).not.toContain('my-very-secret-but-wrong-key');
+  });
+});
+
+describe('missingProductionSettings', () => {
+  const ROLES: Role[] = ['api', 'worker', 'runner', 'all'];
+  const AUTH = ['AUTH_JWKS_URL', 'AUTH_ISSUER', 'AUTH_AUDIENCE'];
+  const complete = {
+    DATABASE_URL,
+    APP_RUNNER_TOKEN: 'runner-token',
+    APP_CALL_TOKEN_SECRET: 'call-secret',
+    AUTH_JWKS_URL: 'https://idp.example.com/jwks.json',
+    AUTH_ISSUER: 'https://idp.example.com/',
+    AUTH_AUDIENCE: 'apps-platform',
+  };
+  const missing = (env: Record<string, string>, role: Role) =>
+    missingProductionSettings(loadConfig(env, CWD), role);
+
+  it.each(ROLES)('needs nothing in embedded mode (role %s)', (role) => {
+    expect(missing({}, role)).toEqual([]);
+  });
+
+  it('needs the runner token, the call-token secret and the auth settings for api and all', () => {
+    for (const role of ['api', 'all'] as const) {
+      expect(missing({ DATABASE_URL }, role)).toEqual(['APP_RUNNER_TOKEN', 'APP_CALL_TOKEN_SECRET', ...AUTH]);
+    }
+  });
+
+  it('needs the runner token and the call-token secret, but no auth settings, for the worker', () => {
+    expect(missing({ DATABASE_URL }, 'worker')).toEqual(['APP_RUNNER_TOKEN', 'APP_CALL_TOKEN_SECRET']);
+  });
+
+  it('needs only the runner token for the runner', () => {
+    expect(missing({ DATABASE_URL }, 'runner')).toEqual(['APP_RUNNER_TOKEN']);
+  });
+
+  it.each(ROLES)('needs nothing more once everything is given (role %s)', (role) => {
+    expect(missing(complete, role)).toEqual([]);
+  });
+
+  it('names exactly the settings left out', () => {
+    const { AUTH_ISSUER: _issuer, APP_CALL_TOKEN_SECRET: _secret, ...partial } = complete;
+    expect(missing(partial, 'api')).toEqual(['APP_CALL_TOKEN_SECRET', 'AUTH_ISSUER']);
+    expect(missing(partial, 'worker')).toEqual(['APP_CALL_TOKEN_SECRET']);
+    expect(missing(partial, 'runner')).toEqual([]);
+  });
+
+  it('does not require SECRET_STORE_KEY (without it secrets answer 503 instead)', () => {
+    expect(missing(complete, 'all')).not.toContain('SECRET_STORE_KEY');
+  });
+});
