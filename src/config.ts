@@ -27,6 +27,11 @@ export interface Config {
   workerHealthPort: number | null;
   runnerCacheDir: string;
   runnerConcurrency: number;
+  runnerTenantConcurrency: number;
+  runnerWarmPlugins: number;
+  runnerWarmIdleMs: number;
+  runnerKeepAliveMs: number;
+  allowPrivateNetworks: boolean;
   appRunnerToken: string | null;
   appCallTokenSecret: string | null;
   secretStoreKey: Buffer | null;
@@ -141,6 +146,12 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       read.text('APP_RUNNER_CACHE_DIR') ?? path.join(dataDir, 'module-cache'),
     ),
     runnerConcurrency: read.int('APP_RUNNER_CONCURRENCY', 8, 1, 256),
+    runnerTenantConcurrency: read.int('APP_RUNNER_TENANT_CONCURRENCY', 4, 1, 256),
+    runnerWarmPlugins: read.int('APP_RUNNER_WARM_PLUGINS', 8, 0, 256),
+    runnerWarmIdleMs: read.int('APP_RUNNER_WARM_IDLE_MS', 60_000, 1_000, 86_400_000),
+    runnerKeepAliveMs: read.int('APP_RUNNER_KEEPALIVE_MS', 4_000, 0, 600_000),
+    allowPrivateNetworks:
+      read.oneOf('APP_RUNNER_ALLOW_PRIVATE_NETWORKS', ['true', 'false'], 'false') === 'true',
     appRunnerToken: read.text('APP_RUNNER_TOKEN'),
     appCallTokenSecret: read.text('APP_CALL_TOKEN_SECRET'),
     secretStoreKey: read.key('SECRET_STORE_KEY'),

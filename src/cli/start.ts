@@ -6,7 +6,7 @@ import { localVerifier, remoteVerifier } from '../auth/tokens.ts';
 import { type Config, missingProductionSettings, type Role } from '../config.ts';
 import { openDatabase } from '../db/pool.ts';
 import { createLogger } from '../logging.ts';
-import { startRunner } from '../runner/service.ts';
+import { startRunnerFromConfig } from '../runner/index.ts';
 import { startWorker } from '../worker/index.ts';
 import { openPlatformDatabase } from './database.ts';
 
@@ -98,13 +98,7 @@ async function startParts(
   if (parts.stopRequested) return null;
   const lines: string[] = [];
   if (role === 'runner' || role === 'all') {
-    const runner = await startRunner({
-      host: config.mode === 'embedded' ? '127.0.0.1' : config.host,
-      port: config.runnerPort,
-      cacheDir: config.runnerCacheDir,
-      concurrency: config.runnerConcurrency,
-      logger: logger.child({ role: 'runner' }),
-    });
+    const runner = await startRunnerFromConfig(config, logger.child({ role: 'runner' }));
     parts.add({ name: 'runner', stop: runner.close });
     lines.push(`  Runner     ${runner.url}`);
     if (parts.stopRequested) return null;

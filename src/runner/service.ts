@@ -1,20 +1,40 @@
-// The runner role's HTTP service. This foundation serves its health; the module routes
-// (/v1/inspect, /v1/invoke, /v1/webhooks/handle, /v1/handoff) arrive with the runner issue.
+// The runner role's HTTP service: module routes under the runner bearer, open health routes.
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyBaseLogger } from 'fastify';
+import type { FastifyBaseLogger, FastifyError } from 'fastify';
 import { Type } from 'typebox';
+import { bearerOf, sameSecret } from '../auth/shared-secret.ts';
+import { ApiError, issuesFromAjv, sendError } from '../http/errors.ts';
 import { createServer } from '../http/server.ts';
+import { MAX_MODULE_BYTES } from '../module/wasm.ts';
 import { PLATFORM_VERSION } from '../version.ts';
+import { RunnerFailure } from './errors.ts';
+import { type ExportRequest, executeExport } from './execute.ts';
+import { Gate } from './gate.ts';
+import type { BindingDeps } from './host/binding.ts';
+import { bindHostFunctions } from './host/binding.ts';
+import { inspectUpload } from './inspect.ts';
+import { ModuleStore } from './modules.ts';
+import { HandoffBody, InvokeBody, WebhookBody } from './schemas.ts';
+import { WarmPool } from './warm-pool.ts';
 
 export interface RunnerOptions {
   host: string;
   port: number;
   cacheDir: string;
   concurrency: number;
+  tenantConcurrency: number;
+  warmPlugins: number;
+  warmIdleMs: number;
+  runnerToken: string;
+  apiInternalUrl: string;
   logger: FastifyBaseLogger;
+  hostFunctions: BindingDeps;
 }
+
+/** Inspections run for no tenant; they share the process limit under this key. */
+const INSPECTION_TENANT = 'inspection';
 
 const RunnerHealth = Type.Object({
   status: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]),
@@ -38,23 +58,21 @@ export async function cacheWritable(cacheDir: string): Promise<boolean> {
   }
 }
 
-async function cachedModuleCount(cacheDir: string): Promise<number> {
-  try {
-    return (await fs.readdir(cacheDir)).filter((name) => name.endsWith('.wasm')).length;
-  } catch {
-    return 0;
-  }
+interface RunnerParts {
+  gate: Gate;
+  modules: ModuleStore;
+  pool: WarmPool;
 }
 
-function healthRoutes(options: RunnerOptions): FastifyPluginAsyncTypebox {
+function healthRoutes(options: RunnerOptions, parts: RunnerParts): FastifyPluginAsyncTypebox {
   return async (app) => {
     const snapshot = async (status: 'ok' | 'unavailable') => ({
       status,
       version: PLATFORM_VERSION,
-      inFlight: 0,
-      concurrency: options.concurrency,
-      cachedModules: await cachedModuleCount(options.cacheDir),
-      warmPlugins: 0,
+      inFlight: parts.gate.inFlight,
+      concurrency: parts.gate.concurrency,
+      cachedModules: await parts.modules.cachedCount(),
+      warmPlugins: parts.pool.size,
     });
     const config = { public: true, rateLimit: false } as const;
     app.get('/health', { config, schema: { response: { 200: RunnerHealth } } }, async () => snapshot('ok'));
@@ -62,16 +80,140 @@ function healthRoutes(options: RunnerOptions): FastifyPluginAsyncTypebox {
       '/health/ready',
       { config, schema: { response: { 200: RunnerHealth, 503: RunnerHealth } } },
       async (_request, reply) => {
-        const ready = await cacheWritable(options.cacheDir);
+        const ready = (await cacheWritable(options.cacheDir)) && !parts.gate.full;
         return reply.status(ready ? 200 : 503).send(await snapshot(ready ? 'ok' : 'unavailable'));
       },
     );
   };
 }
 
+function exportRoutes(options: RunnerOptions, parts: RunnerParts): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    // The runner's contract names a malformed request bad_request (spec part 2 §7.2).
+    app.setErrorHandler(
+      (error: FastifyError & { validation?: unknown[]; validationContext?: string }, request, reply) => {
+        const translated = error.validation
+          ? new ApiError(400, 'bad_request', 'the request does not match the runner contract', {
+              issues: issuesFromAjv(error.validation as never[], error.validationContext),
+            })
+          : error;
+        sendError(translated as FastifyError, request, reply);
+      },
+    );
+    app.addHook('onRequest', async (request) => {
+      const token = bearerOf(request.headers.authorization);
+      if (!token || !sameSecret(token, options.runnerToken)) {
+        throw new ApiError(401, 'unauthorized', 'the runner bearer token is missing or wrong');
+      }
+    });
+    const deps = {
+      modules: parts.modules,
+      pool: parts.pool,
+      apiInternalUrl: options.apiInternalUrl,
+      bind: (state: Parameters<typeof bindHostFunctions>[0]) =>
+        bindHostFunctions(state, options.hostFunctions),
+    };
+    const run = async (request: ExportRequest) => {
+      if (!parts.gate.tryEnter(request.call.tenantId)) {
+        throw new ApiError(429, 'busy', 'the runner or the tenant is at its concurrency limit');
+      }
+      try {
+        return await executeExport(deps, request);
+      } catch (error) {
+        if (error instanceof RunnerFailure)
+          throw new ApiError(error.status, error.code, error.message, error.details);
+        throw error;
+      } finally {
+        parts.gate.leave(request.call.tenantId);
+      }
+    };
+    const common = (body: {
+      module: { sha256: string };
+      call: ExportRequest['call'];
+      config: Record<string, unknown>;
+      secrets: Record<string, string>;
+      hosts: string[];
+      cache: ExportRequest['cache'];
+    }) => ({
+      sha256: body.module.sha256,
+      call: body.call,
+      config: body.config,
+      secrets: body.secrets,
+      hosts: body.hosts,
+      cache: body.cache,
+    });
+
+    app.addContentTypeParser(
+      'application/wasm',
+      { parseAs: 'buffer', bodyLimit: MAX_MODULE_BYTES },
+      (_req, body, done) => done(null, body),
+    );
+    app.post('/v1/inspect', { bodyLimit: MAX_MODULE_BYTES }, async (request) => {
+      if (!Buffer.isBuffer(request.body)) {
+        throw new ApiError(400, 'bad_request', 'send the module as the body, Content-Type application/wasm');
+      }
+      if (!parts.gate.tryEnter(INSPECTION_TENANT))
+        throw new ApiError(429, 'busy', 'the runner is at its concurrency limit');
+      try {
+        return await inspectUpload(new Uint8Array(request.body));
+      } finally {
+        parts.gate.leave(INSPECTION_TENANT);
+      }
+    });
+    app.post('/v1/invoke', { schema: { body: InvokeBody } }, async (request) => {
+      const body = request.body;
+      return run({
+        exportName: 'invoke',
+        ...common(body),
+        documents: body.documents,
+        timeoutMs: body.timeoutMs,
+        fields: { action: body.action, idempotencyKey: body.idempotencyKey, input: body.input },
+      });
+    });
+    app.post('/v1/webhooks/handle', { schema: { body: WebhookBody } }, async (request) =>
+      run({
+        exportName: 'handle_webhook',
+        ...common(request.body),
+        documents: null,
+        timeoutMs: 15_000,
+        fields: { request: request.body.request },
+      }),
+    );
+    app.post('/v1/handoff', { schema: { body: HandoffBody } }, async (request) =>
+      run({
+        exportName: 'handoff',
+        ...common(request.body),
+        documents: null,
+        timeoutMs: 15_000,
+        fields: { externalId: request.body.externalId, returnUrl: request.body.returnUrl },
+      }),
+    );
+  };
+}
+
 export async function startRunner(options: RunnerOptions) {
-  const app = await createServer({ logger: options.logger });
-  await app.register(healthRoutes(options));
+  const parts: RunnerParts = {
+    gate: new Gate(options.concurrency, options.tenantConcurrency),
+    modules: new ModuleStore({
+      cacheDir: options.cacheDir,
+      apiInternalUrl: options.apiInternalUrl,
+      runnerToken: options.runnerToken,
+    }),
+    pool: new WarmPool({
+      capacity: options.warmPlugins,
+      idleMs: options.warmIdleMs,
+      onError: (err) => options.logger.warn({ err }, 'warm instance failed'),
+    }),
+  };
+  const app = await createServer({ logger: options.logger, bodyLimit: 2 * 1024 * 1024 });
+  await app.register(healthRoutes(options, parts));
+  await app.register(exportRoutes(options, parts));
   const url = await app.listen({ host: options.host, port: options.port });
-  return { url, close: () => app.close() };
+  return {
+    url,
+    close: async () => {
+      await app.close();
+      await parts.pool.close();
+    },
+  };
 }

@@ -1,0 +1,22 @@
+// Why a module is refused. The codes are the upload's details.code of spec part 2 §7.2, plus too_large,
+// which the api answers as 413 payload_too_large rather than as a validation error.
+
+export type ModuleRefusalCode =
+  | 'not_wasm'
+  | 'invalid_module'
+  | 'forbidden_import'
+  | 'imported_memory'
+  | 'missing_export'
+  | 'too_large';
+
+export interface ModuleRefusal {
+  ok: false;
+  code: ModuleRefusalCode;
+  message: string;
+}
+
+export const refuse = (code: ModuleRefusalCode, message: string): ModuleRefusal => ({
+  ok: false,
+  code,
+  message,
+});

@@ -1,0 +1,135 @@
+// One export call: a claimed instance bound to this call's host functions, the envelope in, the
+// redacted and checked answer out, the instance discarded whatever happened.
+import { randomUUID } from 'node:crypto';
+import { drawSecretTag, type ExportName, readAnswer, tagConfig } from './envelope.ts';
+import { RunnerFailure } from './errors.ts';
+import type { CacheChange, CacheEntry, CallState, LogLine, Usage } from './host/call-state.ts';
+import type { HostBinding } from './host/refusal.ts';
+import type { ModuleStore } from './modules.ts';
+import { Redactor } from './redaction.ts';
+import type { WarmPool } from './warm-pool.ts';
+
+export interface ExportRequest {
+  exportName: Exclude<ExportName, 'manifest'>;
+  sha256: string;
+  call: { id: string; tenantId: string; callbackUrl?: string | null };
+  config: Record<string, unknown>;
+  secrets: Record<string, string>;
+  hosts: string[];
+  cache: CacheEntry[];
+  documents: { token: string } | null;
+  timeoutMs: number;
+  /** The export's own fields: invoke { action, idempotencyKey, input }, webhook { request }, hand-off { externalId, returnUrl }. */
+  fields: Record<string, unknown>;
+}
+
+export interface ExportOutcome {
+  answer: unknown;
+  usage: Usage;
+  logs: LogLine[];
+  cacheChanges: CacheChange[];
+  durationMs: number;
+  warm: boolean;
+}
+
+export interface ExecuteDeps {
+  modules: ModuleStore;
+  pool: WarmPool;
+  apiInternalUrl: string;
+  /** Builds the host functions of one call from its state (http_request needs the egress settings). */
+  bind: (state: CallState) => HostBinding;
+}
+
+export function newCallState(request: ExportRequest, apiInternalUrl: string): CallState {
+  const secretTag = drawSecretTag();
+  const redactor = new Redactor();
+  redactor.tag(secretTag);
+  for (const [name, value] of Object.entries(request.secrets)) redactor.secret(name, value);
+  for (const entry of request.cache) redactor.cached(entry.name, entry.value);
+  return {
+    callId: request.call.id || randomUUID(),
+    tenantId: request.call.tenantId,
+    secretTag,
+    secrets: new Map(Object.entries(request.secrets)),
+    hosts: request.hosts,
+    redactor,
+    usage: { httpRequests: 0, reusedConnections: 0, documentReads: 0, logLines: 0 },
+    logs: [],
+    cache: new Map(request.cache.map((entry) => [entry.name, entry])),
+    cacheChanges: [],
+    cacheSets: 0,
+    deadline: Date.now() + request.timeoutMs,
+    documents: request.documents ? { token: request.documents.token, baseUrl: apiInternalUrl } : null,
+  };
+}
+
+export async function executeExport(deps: ExecuteDeps, request: ExportRequest): Promise<ExportOutcome> {
+  const started = Date.now();
+  const module = await deps.modules.get(request.sha256);
+  const state = newCallState(request, deps.apiInternalUrl);
+  const { instance, warm } = await deps.pool.claim(module);
+  try {
+    if (!(await instance.exportNames()).includes(request.exportName)) {
+      throw new RunnerFailure('missing_export', `the module does not export ${request.exportName}`);
+    }
+    instance.claim(deps.bind(state));
+    const envelope = {
+      call: {
+        id: state.callId,
+        tenantId: state.tenantId,
+        ...(request.call.callbackUrl ? { callbackUrl: request.call.callbackUrl } : {}),
+        secretTag: state.secretTag,
+      },
+      ...(request.exportName === 'invoke'
+        ? { action: request.fields.action, idempotencyKey: request.fields.idempotencyKey ?? null }
+        : {}),
+      config: tagConfig(request.config, state.secretTag),
+      ...withoutAction(request),
+    };
+    const result = await instance.run(
+      request.exportName,
+      JSON.stringify(envelope),
+      state.deadline - Date.now(),
+    );
+    const details = { usage: state.usage };
+    if (result.kind === 'timeout')
+      throw new RunnerFailure('timeout', 'the call passed its deadline; its thread was terminated', details);
+    if (result.kind === 'trapped') {
+      throw new RunnerFailure(
+        'trapped',
+        `the module trapped: ${state.redactor.apply(result.message ?? '')}`.slice(0, 2000),
+        details,
+      );
+    }
+    const answer = readAnswerWithUsage(request.exportName, result.output ?? new Uint8Array(), state);
+    return {
+      answer,
+      usage: state.usage,
+      logs: state.logs,
+      cacheChanges: state.cacheChanges,
+      durationMs: Date.now() - started,
+      warm,
+    };
+  } finally {
+    await instance.close();
+  }
+}
+
+function withoutAction(request: ExportRequest): Record<string, unknown> {
+  if (request.exportName !== 'invoke') return request.fields;
+  return { input: request.fields.input ?? null };
+}
+
+function readAnswerWithUsage(
+  exportName: ExportRequest['exportName'],
+  output: Uint8Array,
+  state: CallState,
+): unknown {
+  try {
+    return readAnswer(exportName, output, state.redactor);
+  } catch (error) {
+    if (error instanceof RunnerFailure)
+      throw new RunnerFailure(error.code, error.message, { usage: state.usage });
+    throw error;
+  }
+}

@@ -1,0 +1,48 @@
+// What one call's host functions share: its tenant, tag, secrets, redactor, limits and usage.
+import type { Redactor } from '../redaction.ts';
+
+export interface Usage {
+  httpRequests: number;
+  reusedConnections: number;
+  documentReads: number;
+  logLines: number;
+  ai?: { requests: number; inputTokens: number; outputTokens: number };
+}
+
+export interface LogLine {
+  level: 'debug' | 'info' | 'warn' | 'error';
+  message: string;
+}
+
+export interface CacheEntry {
+  name: string;
+  value: string;
+  /** ISO timestamp. */
+  expiresAt: string;
+}
+
+export type CacheChange =
+  | { op: 'set'; name: string; value: string; ttlSeconds: number }
+  | {
+      op: 'delete';
+      name: string /** The value this call read, so the caller deletes only while it is still that one. */;
+      readValue: string | null;
+    };
+
+export interface CallState {
+  callId: string;
+  tenantId: string;
+  secretTag: string;
+  secrets: ReadonlyMap<string, string>;
+  hosts: readonly string[];
+  redactor: Redactor;
+  usage: Usage;
+  logs: LogLine[];
+  /** Live cached values handed in by the caller; changes go back in the answer. */
+  cache: Map<string, CacheEntry>;
+  cacheChanges: CacheChange[];
+  cacheSets: number;
+  /** Epoch ms past which nothing the call started may run. */
+  deadline: number;
+  documents: { token: string; baseUrl: string } | null;
+}

@@ -1,0 +1,19 @@
+// log: { level?: debug|info|warn|error, message } → { ok: true } | refusal. 200 lines a call, 2000 characters each.
+import type { CallState } from './call-state.ts';
+import { refuse } from './refusal.ts';
+
+export const MAX_LOG_LINES = 200;
+export const MAX_LOG_CHARS = 2000;
+const LEVELS = new Set(['debug', 'info', 'warn', 'error']);
+
+export function log(state: CallState, request: unknown) {
+  const { level = 'info', message } = (request ?? {}) as { level?: unknown; message?: unknown };
+  if (typeof message !== 'string') return refuse('log: message must be text');
+  if (typeof level !== 'string' || !LEVELS.has(level))
+    return refuse('log: level must be debug, info, warn or error');
+  if (state.logs.length >= MAX_LOG_LINES) return refuse(`log: at most ${MAX_LOG_LINES} lines a call`);
+  // Redacted as it is kept: a module may log what it must not show.
+  state.logs.push({ level: level as 'info', message: state.redactor.apply(message.slice(0, MAX_LOG_CHARS)) });
+  state.usage.logLines += 1;
+  return { ok: true };
+}

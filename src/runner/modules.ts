@@ -1,0 +1,123 @@
+// Modules by sha256: compiled once per process, kept on disk in the cache directory, fetched from the
+// api's internal listener (GET /internal/app-modules/:sha256, runner bearer) and verified by hash.
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { readModule, sha256Hex } from '../module/wasm.ts';
+import { RunnerFailure } from './errors.ts';
+
+export interface LoadedModule {
+  sha256: string;
+  module: WebAssembly.Module;
+  /** The memory maximum the platform wrote into the module, in 64 KiB pages. */
+  maxPages: number;
+}
+
+export interface ModuleStoreOptions {
+  cacheDir: string;
+  apiInternalUrl: string;
+  runnerToken: string;
+  /** Compiled modules kept in memory. */
+  maxCompiled?: number;
+  fetch?: typeof fetch;
+}
+
+const SHA256 = /^[0-9a-f]{64}$/;
+/** A module without a maximum (never one the platform stored) gets the manifest default of 64 MiB. */
+const DEFAULT_MAX_PAGES = 64 * 16;
+
+export class ModuleStore {
+  readonly #compiled = new Map<string, Promise<LoadedModule>>();
+  constructor(private readonly options: ModuleStoreOptions) {}
+
+  get(sha256: string): Promise<LoadedModule> {
+    if (!SHA256.test(sha256))
+      return Promise.reject(new RunnerFailure('bad_request', 'module sha256 must be 64 hex characters'));
+    let loading = this.#compiled.get(sha256);
+    if (!loading) {
+      loading = this.#load(sha256);
+      // A failed load is forgotten so the next call tries again.
+      loading.catch(() => this.#compiled.delete(sha256));
+      this.#compiled.set(sha256, loading);
+      this.#evict();
+    } else {
+      // Most recently used last.
+      this.#compiled.delete(sha256);
+      this.#compiled.set(sha256, loading);
+    }
+    return loading;
+  }
+
+  /** Modules on disk. */
+  async cachedCount(): Promise<number> {
+    try {
+      return (await fs.readdir(this.options.cacheDir)).filter((name) => name.endsWith('.wasm')).length;
+    } catch {
+      return 0;
+    }
+  }
+
+  async #load(sha256: string): Promise<LoadedModule> {
+    const bytes = (await this.#fromDisk(sha256)) ?? (await this.#fetch(sha256));
+    let module: WebAssembly.Module;
+    try {
+      module = await WebAssembly.compile(bytes);
+    } catch {
+      throw new RunnerFailure('invalid_module', 'the module does not compile');
+    }
+    const facts = readModule(bytes);
+    const maxPages =
+      'memories' in facts ? (facts.memories[0]?.maxPages ?? DEFAULT_MAX_PAGES) : DEFAULT_MAX_PAGES;
+    return { sha256, module, maxPages };
+  }
+
+  async #fromDisk(sha256: string): Promise<Uint8Array | null> {
+    try {
+      const bytes = new Uint8Array(await fs.readFile(path.join(this.options.cacheDir, `${sha256}.wasm`)));
+      if (sha256Hex(bytes) === sha256) return bytes;
+      await fs.rm(path.join(this.options.cacheDir, `${sha256}.wasm`), { force: true }); // corrupted: fetch again
+    } catch {}
+    return null;
+  }
+
+  async #fetch(sha256: string): Promise<Uint8Array> {
+    const url = `${this.options.apiInternalUrl}/internal/app-modules/${sha256}`;
+    let response: Response;
+    try {
+      response = await (this.options.fetch ?? fetch)(url, {
+        headers: { authorization: `Bearer ${this.options.runnerToken}` },
+        signal: AbortSignal.timeout(30_000),
+      });
+    } catch {
+      throw new RunnerFailure('module_unavailable', 'the module could not be fetched');
+    }
+    if (response.status === 404) {
+      await response.body?.cancel();
+      throw new RunnerFailure('module_not_found', 'no published module has that hash');
+    }
+    if (!response.ok) {
+      await response.body?.cancel();
+      throw new RunnerFailure('module_unavailable', `the module could not be fetched (${response.status})`);
+    }
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    if (sha256Hex(bytes) !== sha256)
+      throw new RunnerFailure('module_unavailable', 'the fetched module does not match its hash');
+    await this.#toDisk(sha256, bytes);
+    return bytes;
+  }
+
+  async #toDisk(sha256: string, bytes: Uint8Array): Promise<void> {
+    await fs.mkdir(this.options.cacheDir, { recursive: true });
+    const final = path.join(this.options.cacheDir, `${sha256}.wasm`);
+    const partial = `${final}.${process.pid}.${Date.now()}.part`;
+    await fs.writeFile(partial, bytes);
+    await fs.rename(partial, final); // atomic: a reader never sees half a module
+  }
+
+  #evict(): void {
+    const max = this.options.maxCompiled ?? 64;
+    while (this.#compiled.size > max) {
+      const oldest = this.#compiled.keys().next().value as string;
+      this.#compiled.delete(oldest);
+    }
+  }
+}

@@ -1,0 +1,37 @@
+// Module bytes stored under their sha256. The filesystem under DATA_DIR/modules is the default; the
+// catalogue issue adds the S3-compatible store behind the same interface.
+import { createHash } from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+
+export interface ModuleStorage {
+  /** Stores the bytes under their hash (idempotent) and answers it. */
+  put(bytes: Uint8Array): Promise<string>;
+  get(sha256: string): Promise<Uint8Array | null>;
+}
+
+const SHA256 = /^[0-9a-f]{64}$/;
+
+export class FilesystemModuleStorage implements ModuleStorage {
+  constructor(private readonly dir: string) {}
+
+  async put(bytes: Uint8Array): Promise<string> {
+    const sha256 = createHash('sha256').update(bytes).digest('hex');
+    await fs.mkdir(this.dir, { recursive: true });
+    const final = path.join(this.dir, `${sha256}.wasm`);
+    const partial = `${final}.${process.pid}.${Date.now()}.part`;
+    await fs.writeFile(partial, bytes);
+    await fs.rename(partial, final); // atomic; two writers of one hash write the same bytes
+    return sha256;
+  }
+
+  async get(sha256: string): Promise<Uint8Array | null> {
+    if (!SHA256.test(sha256)) return null;
+    try {
+      return new Uint8Array(await fs.readFile(path.join(this.dir, `${sha256}.wasm`)));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw error;
+    }
+  }
+}

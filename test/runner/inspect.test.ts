@@ -1,0 +1,88 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { capMemory, sha256Hex } from '../../src/module/wasm.ts';
+import { buildFixture } from '../support/assemblyscript.ts';
+import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
+import { RUNNER_TOKEN, startTestRunner, type TestRunner } from '../support/runner.ts';
+
+let platform: TestPlatform;
+let runner: TestRunner;
+
+beforeAll(async () => {
+  platform = await startTestPlatform({ APP_RUNNER_TOKEN: RUNNER_TOKEN });
+  runner = await startTestRunner(platform);
+}, 120_000);
+afterAll(async () => {
+  await runner?.close();
+  await platform?.close();
+});
+
+const inspect = (bytes: Uint8Array, token: string | null = RUNNER_TOKEN) =>
+  fetch(`${runner.url}/v1/inspect`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/wasm', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: bytes,
+  });
+
+describe('POST /v1/inspect', () => {
+  it('accepts a valid module: its manifest parsed strictly, the hash naming the module capped at memoryMiB', async () => {
+    const bytes = await buildFixture('echo');
+    const response = await inspect(bytes);
+    expect(response.status).toBe(200);
+    const verdict = await response.json();
+    const capped = capMemory(bytes, 64);
+    if (!capped.ok) throw new Error(capped.message);
+    expect(verdict).toMatchObject({
+      accepted: true,
+      sha256: sha256Hex(capped.bytes),
+      sizeBytes: capped.bytes.byteLength,
+      manifest: {
+        interface: 2,
+        name: 'echo',
+        version: '1.0.0',
+        memoryMiB: 64,
+        capabilities: [],
+        handles: { webhook: true, handoff: true },
+      },
+    });
+  });
+
+  it('refuses a manifest the platform does not accept, naming its path', async () => {
+    const verdict = await (await inspect(await buildFixture('hostile'))).json();
+    expect(verdict).toMatchObject({
+      accepted: false,
+      code: 'invalid_module',
+      path: expect.stringMatching(/^actions\./),
+    });
+    expect(verdict.message).toMatch(/^manifest: actions\./);
+  });
+
+  it('refuses bytes that are not WebAssembly', async () => {
+    expect(await (await inspect(randomBytes(100))).json()).toMatchObject({
+      accepted: false,
+      code: 'not_wasm',
+    });
+  });
+
+  it('refuses a module whose manifest export does not answer within 5 s, and keeps serving', async () => {
+    const verdict = await (await inspect(await buildFixture('stuck'))).json();
+    expect(verdict).toMatchObject({
+      accepted: false,
+      code: 'invalid_module',
+      message: expect.stringContaining('5 s'),
+    });
+    expect((await inspect(await buildFixture('echo'))).status).toBe(200);
+  }, 20_000);
+
+  it('answers 413 payload_too_large over 32 MiB', async () => {
+    const response = await inspect(new Uint8Array(32 * 1024 * 1024 + 1));
+    expect(response.status).toBe(413);
+    expect((await response.json()).error.code).toBe('payload_too_large');
+  });
+
+  it('refuses a caller without the runner bearer', async () => {
+    const response = await inspect(await buildFixture('echo'), 'nope');
+    expect(response.status).toBe(401);
+    expect((await response.json()).error.code).toBe('unauthorized');
+  });
+});

@@ -1,0 +1,225 @@
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildFixture } from '../support/assemblyscript.ts';
+import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
+import { RUNNER_TOKEN, startTestRunner, type TestRunner } from '../support/runner.ts';
+
+let platform: TestPlatform;
+let runner: TestRunner;
+let echo: string;
+let hostile: string;
+const tenantId = randomUUID();
+
+beforeAll(async () => {
+  platform = await startTestPlatform({ APP_RUNNER_TOKEN: RUNNER_TOKEN });
+  runner = await startTestRunner(platform, {
+    APP_RUNNER_WARM_PLUGINS: '4',
+    APP_RUNNER_CONCURRENCY: '3',
+    APP_RUNNER_TENANT_CONCURRENCY: '2',
+  });
+  echo = await runner.store(await buildFixture('echo'));
+  hostile = await runner.store(await buildFixture('hostile'), 16);
+}, 120_000);
+afterAll(async () => {
+  await runner?.close();
+  await platform?.close();
+});
+
+const invoke = (sha256: string, overrides: Record<string, unknown> = {}) =>
+  runner.post('/v1/invoke', {
+    module: { sha256 },
+    call: { id: randomUUID(), tenantId },
+    action: 'echo',
+    idempotencyKey: 'key-1',
+    config: { greeting: 'hello {{secret:API_KEY}}' },
+    secrets: { API_KEY: 'sk-live-123456' },
+    hosts: ['api.vendor.test'],
+    input: { n: 1 },
+    timeoutMs: 5000,
+    ...overrides,
+  });
+
+describe('POST /v1/invoke', () => {
+  it('hands the module the envelope of the contract: call with a fresh tag, action, key, tagged config, input', async () => {
+    const first = await invoke(echo);
+    expect(first.status).toBe(200);
+    const body = await first.json();
+    const envelope = body.answer.output.envelope;
+    expect(Object.keys(envelope)).toEqual(['call', 'action', 'idempotencyKey', 'config', 'input']);
+    expect(envelope.call).toEqual({ id: expect.any(String), tenantId, secretTag: '[tag]' });
+    expect(envelope.action).toBe('echo');
+    expect(envelope.idempotencyKey).toBe('key-1');
+    // The tag reached the module inside the placeholder and came back redacted.
+    expect(envelope.config).toEqual({ greeting: 'hello {{secret:API_KEY:[tag]}}' });
+    expect(envelope.input).toEqual({ n: 1 });
+    expect(body.usage).toEqual({ httpRequests: 0, reusedConnections: 0, documentReads: 0, logLines: 0 });
+    expect(body.logs).toEqual([]);
+    expect(body.cacheChanges).toEqual([]);
+  });
+
+  it('draws a new 22-character base64url tag for every call', async () => {
+    const tags = new Set<string>();
+    for (let i = 0; i < 3; i++) {
+      const body = await (await invoke(hostile, { action: 'tag' })).json();
+      const tag = [...body.answer.output.reversedTag].reverse().join('');
+      expect(tag).toMatch(/^[A-Za-z0-9_-]{22}$/);
+      tags.add(tag);
+    }
+    expect(tags.size).toBe(3);
+  });
+
+  it('redacts secret values the module echoes back, before the answer is parsed', async () => {
+    const response = await invoke(hostile, {
+      action: 'leak',
+      input: { stolen: 'sk-live-123456', again: 'xsk-live-123456x' },
+    });
+    const body = await response.json();
+    expect(body.answer.output.input).toEqual({ stolen: '[secret:API_KEY]', again: 'x[secret:API_KEY]x' });
+    expect(JSON.stringify(body)).not.toContain('sk-live-123456');
+  });
+
+  it('runs the log, cache and hmac host functions and reports what the call used', async () => {
+    const call = (fn: string, request: unknown, cache: unknown[] = []) =>
+      invoke(echo, { input: { hostCall: { fn, request } }, cache }).then((r) => r.json());
+    const logged = await call('log', { level: 'warn', message: 'key is sk-live-123456' });
+    expect(logged.answer.output.answer).toEqual({ ok: true });
+    expect(logged.logs).toEqual([{ level: 'warn', message: 'key is [secret:API_KEY]' }]);
+    expect(logged.usage.logLines).toBe(1);
+
+    const expiresAt = new Date(Date.now() + 60_000).toISOString();
+    const read = await call('cache', { op: 'get', name: 'token' }, [
+      { name: 'token', value: 'cached-value-1', expiresAt },
+    ]);
+    expect(read.answer.output.answer).toEqual({ value: '[cache:token]' });
+    const set = await call('cache', {
+      op: 'set',
+      name: 'token',
+      value: 'new-cached-value',
+      ttlSeconds: 999_999,
+    });
+    expect(set.cacheChanges).toEqual([
+      { op: 'set', name: 'token', value: 'new-cached-value', ttlSeconds: 86_400 },
+    ]);
+
+    const signed = await call('hmac', { key: 'plain-key', message: 'body' });
+    expect(signed.answer.output.answer.signature).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('refuses a caller without the runner bearer', async () => {
+    for (const token of [null, 'wrong']) {
+      const response = await invoke(echo).then(() => runner.post('/v1/invoke', {}, token));
+      expect(response.status).toBe(401);
+      expect((await response.json()).error.code).toBe('unauthorized');
+    }
+  });
+
+  it('answers bad_request for a body outside the contract', async () => {
+    const response = await invoke(echo, { timeoutMs: 50, colour: 'red' });
+    expect(response.status).toBe(400);
+    const body = await response.json();
+    expect(body.error.code).toBe('bad_request');
+    expect(body.error.details.issues.map((i: { path: string }) => i.path)).toEqual(
+      expect.arrayContaining(['/timeoutMs', '/colour']),
+    );
+  });
+
+  it('answers module_not_found for a hash the api does not serve', async () => {
+    const response = await invoke('0'.repeat(64));
+    expect(response.status).toBe(404);
+    expect((await response.json()).error.code).toBe('module_not_found');
+  });
+
+  it('terminates a call past its deadline and keeps serving', async () => {
+    const response = await invoke(hostile, { action: 'spin', timeoutMs: 300 });
+    expect(response.status).toBe(504);
+    expect((await response.json()).error).toMatchObject({
+      code: 'timeout',
+      details: { usage: { httpRequests: 0 } },
+    });
+    const next = await invoke(echo);
+    expect(next.status).toBe(200);
+  });
+
+  it('stops unbounded memory growth at the module cap', async () => {
+    const response = await invoke(hostile, { action: 'grow', timeoutMs: 20_000 });
+    expect(response.status).toBe(502);
+    expect((await response.json()).error.code).toBe('trapped');
+  });
+
+  it.each([
+    ['big', 'bad_output'],
+    ['garbage', 'bad_output'],
+    ['wrong_shape', 'bad_output'],
+    ['trap', 'trapped'],
+  ])('answers %s with %s', async (action, code) => {
+    const response = await invoke(hostile, { action });
+    expect(response.status).toBe(502);
+    expect((await response.json()).error.code).toBe(code);
+  });
+
+  it('answers missing_export when the module lacks the export', async () => {
+    const response = await runner.post('/v1/handoff', {
+      module: { sha256: hostile },
+      call: { id: randomUUID(), tenantId },
+      config: {},
+      externalId: 'x-1',
+      returnUrl: 'https://flow.example.com/flow/1',
+    });
+    expect(response.status).toBe(422);
+    expect((await response.json()).error.code).toBe('missing_export');
+  });
+
+  it('answers busy beyond the tenant concurrency, and serves another tenant meanwhile', async () => {
+    const slow = [
+      invoke(hostile, { action: 'spin', timeoutMs: 1500 }),
+      invoke(hostile, { action: 'spin', timeoutMs: 1500 }),
+    ];
+    await new Promise((r) => setTimeout(r, 200));
+    const third = await invoke(echo);
+    expect(third.status).toBe(429);
+    expect((await third.json()).error.code).toBe('busy');
+    const other = await invoke(echo, { call: { id: randomUUID(), tenantId: randomUUID() } });
+    expect(other.status).toBe(200);
+    await Promise.all(slow.map(async (p) => (await p).text()));
+  });
+});
+
+describe('webhooks and hand-off', () => {
+  it('runs handle_webhook and handoff with their envelopes and checks their answers', async () => {
+    const webhook = await runner.post('/v1/webhooks/handle', {
+      module: { sha256: echo },
+      call: { id: randomUUID(), tenantId },
+      config: {},
+      request: {
+        method: 'POST',
+        headers: { 'x-signature': 'abc' },
+        query: {},
+        bodyBase64: Buffer.from('{}').toString('base64'),
+      },
+    });
+    expect(webhook.status).toBe(200);
+    expect((await webhook.json()).answer).toEqual({ status: 'ignored' });
+    const handoff = await runner.post('/v1/handoff', {
+      module: { sha256: echo },
+      call: { id: randomUUID(), tenantId },
+      config: {},
+      externalId: 'session-1',
+      returnUrl: 'https://flow.example.com/flow/1',
+    });
+    expect(handoff.status).toBe(200);
+    expect((await handoff.json()).answer).toEqual({ status: 'ok', handoff: null });
+  });
+});
+
+describe('health', () => {
+  it('reports in-flight calls, capacity, cached modules and warm instances', async () => {
+    const response = await fetch(`${runner.url}/health`);
+    const body = await response.json();
+    expect(body).toMatchObject({ status: 'ok', inFlight: 0, concurrency: 3 });
+    expect(body.cachedModules).toBe(2);
+    expect(body.warmPlugins).toBeGreaterThan(0);
+    expect((await fs.readdir(runner.cacheDir)).filter((f) => f.endsWith('.wasm'))).toHaveLength(2);
+    expect((await fetch(`${runner.url}/health/ready`)).status).toBe(200);
+  });
+});
