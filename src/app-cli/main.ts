@@ -1,0 +1,18 @@
+// The `app` command: scaffold, build and test apps against the real host.
+import { Command } from 'commander';
+import { PLATFORM_VERSION } from '../version.ts';
+import { registerBuild } from './build.ts';
+import { registerNew } from './new.ts';
+import { registerTest } from './test.ts';
+
+export class AppUsageError extends Error {}
+
+const program = new Command('app').version(PLATFORM_VERSION).description('Write, build and test Apps Platform apps');
+registerNew(program);
+registerBuild(program);
+registerTest(program);
+
+program.parseAsync().catch((error: unknown) => {
+  process.stderr.write(`app: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(error instanceof AppUsageError ? 2 : 1);
+});
