@@ -2,12 +2,13 @@
 import { Command } from 'commander';
 import { PLATFORM_VERSION } from '../version.ts';
 import { registerBuild } from './build.ts';
+import { AppUsageError } from './errors.ts';
 import { registerNew } from './new.ts';
 import { registerTest } from './test.ts';
 
-export class AppUsageError extends Error {}
-
-const program = new Command('app').version(PLATFORM_VERSION).description('Write, build and test Apps Platform apps');
+const program = new Command('app')
+  .version(PLATFORM_VERSION)
+  .description('Write, build and test Apps Platform apps');
 registerNew(program);
 registerBuild(program);
 registerTest(program);

@@ -1,7 +1,10 @@
 import type { Command } from 'commander';
 
 export function registerNew(program: Command): void {
-  program.command('new').description('not built yet').action(() => {
-    throw new Error('app new is not built yet');
-  });
+  program
+    .command('new')
+    .description('not built yet')
+    .action(() => {
+      throw new Error('app new is not built yet');
+    });
 }

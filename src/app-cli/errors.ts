@@ -1,0 +1,2 @@
+/** A usage error of the `app` command: exit code 2. */
+export class AppUsageError extends Error {}
