@@ -1,5 +1,9 @@
 // Every deployment setting, parsed and validated once. Pure: reads the env object it is given.
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The repository (or installed package) root: the release catalogue is built under it. */
+const PACKAGE_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 export type Role = 'api' | 'worker' | 'runner' | 'all';
 
@@ -22,7 +26,8 @@ export interface Config {
   internalHost: string;
   internalPort: number;
   runnerPort: number;
-  runnerUrl: string;
+  /** Null when APP_RUNNER_URL is `off`: the deployment has no runner and /apps answers 503 apps_unavailable. */
+  runnerUrl: string | null;
   apiInternalUrl: string;
   workerHealthPort: number | null;
   runnerCacheDir: string;
@@ -39,6 +44,9 @@ export interface Config {
   rateLimitPerMinute: number;
   retention: { appCallbackDays: number; submissionEventDays: number; intervalMinutes: number };
   appReviewDefault: 'off' | 'required';
+  appSignatures: 'off' | 'optional' | 'required';
+  /** The release catalogue's index, written by the apps build (RELEASE_INDEX). */
+  releaseIndex: string;
 }
 
 export class ConfigError extends Error {
@@ -138,7 +146,10 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     internalHost: read.text('API_INTERNAL_HOST') ?? '127.0.0.1',
     internalPort,
     runnerPort,
-    runnerUrl: read.url('APP_RUNNER_URL', HTTP_SCHEMES) ?? `http://127.0.0.1:${runnerPort}`,
+    runnerUrl:
+      read.text('APP_RUNNER_URL') === 'off'
+        ? null
+        : (read.url('APP_RUNNER_URL', HTTP_SCHEMES) ?? `http://127.0.0.1:${runnerPort}`),
     apiInternalUrl: read.url('API_INTERNAL_URL', HTTP_SCHEMES) ?? `http://127.0.0.1:${internalPort}`,
     workerHealthPort: read.optionalPort('WORKER_HEALTH_PORT'),
     runnerCacheDir: path.resolve(
@@ -167,6 +178,11 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       intervalMinutes: read.int('RETENTION_INTERVAL_MINUTES', 60, 1, 10080),
     },
     appReviewDefault: read.oneOf('APP_REVIEW_DEFAULT', ['off', 'required'], 'off'),
+    appSignatures: read.oneOf('APP_SIGNATURES', ['off', 'optional', 'required'], 'off'),
+    releaseIndex: path.resolve(
+      cwd,
+      read.text('RELEASE_INDEX') ?? path.join(PACKAGE_ROOT, 'apps', 'build', 'release.json'),
+    ),
   };
   if (read.problems.length > 0) throw new ConfigError(read.problems);
   return config;

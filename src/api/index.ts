@@ -4,14 +4,19 @@ import path from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
 import { auditRoutes } from '../audit/routes.ts';
 import type { TokenVerifier } from '../auth/tokens.ts';
+import { loadRelease, reconcileRelease } from '../catalogue/release.ts';
+import { catalogueRoutes } from '../catalogue/routes.ts';
+import type { Inspector } from '../catalogue/uploads.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/pool.ts';
 import { createServer } from '../http/server.ts';
+import { notificationRoutes } from '../notifications/routes.ts';
+import { createRunnerClient, type RunnerClient } from '../runner/client.ts';
 import { FilesystemModuleStorage, type ModuleStorage } from '../storage/module-storage.ts';
 import { tenantRoutes } from '../tenants/routes.ts';
 import { findTenantById } from '../tenants/service.ts';
 import { healthRoutes } from './health.ts';
-import { internalRoutes } from './internal.ts';
+import { type DocumentSource, documentRoutes, internalRoutes } from './internal.ts';
 
 export interface ApiDeps {
   config: Config;
@@ -19,6 +24,10 @@ export interface ApiDeps {
   verifier: TokenVerifier;
   logger: FastifyBaseLogger;
   modules?: ModuleStorage;
+  /** The documents app calls may read (the documents area's store); without one every read answers 404. */
+  documents?: DocumentSource;
+  /** The runner that inspects uploads; null or absent: apps are unavailable. */
+  runner?: RunnerClient | null;
 }
 
 export async function buildPublicApi(deps: ApiDeps) {
@@ -31,7 +40,25 @@ export async function buildPublicApi(deps: ApiDeps) {
   await app.register(healthRoutes(deps.database));
   await app.register(tenantRoutes(deps.database, deps.config));
   await app.register(auditRoutes(deps.database));
+  await app.register(notificationRoutes(deps.database));
+  await app.register(
+    catalogueRoutes({
+      database: deps.database,
+      apps: deps.runner ? { storage: moduleStorageOf(deps), inspect: inspectorOf(deps.runner) } : null,
+      signatures: deps.config.appSignatures,
+    }),
+  );
   return app;
+}
+
+/** The catalogue's view of the runner: an inspection verdict, or the runner's failure code. */
+export function inspectorOf(runner: RunnerClient): Inspector {
+  return async (bytes) => {
+    const result = await runner.inspect(bytes);
+    return result.ok
+      ? { ok: true, verdict: result.value }
+      : { ok: false, code: result.code, message: result.message };
+  };
 }
 
 export async function buildInternalApi(deps: Omit<ApiDeps, 'verifier'>) {
@@ -40,6 +67,11 @@ export async function buildInternalApi(deps: Omit<ApiDeps, 'verifier'>) {
   if (deps.config.appRunnerToken) {
     await app.register(
       internalRoutes({ runnerToken: deps.config.appRunnerToken, modules: moduleStorageOf(deps) }),
+    );
+  }
+  if (deps.config.appCallTokenSecret) {
+    await app.register(
+      documentRoutes({ callTokenSecret: deps.config.appCallTokenSecret, documents: deps.documents }),
     );
   }
   return app;
@@ -56,8 +88,21 @@ export interface RunningApi {
   close(): Promise<void>;
 }
 
+/** The runner client the settings name, unless the caller handed one in (or null: no runner). */
+function runnerOf(deps: ApiDeps): { runner: RunnerClient | null; owned: boolean } {
+  if (deps.runner !== undefined) return { runner: deps.runner, owned: false };
+  const { runnerUrl, appRunnerToken } = deps.config;
+  if (!runnerUrl || !appRunnerToken) return { runner: null, owned: false };
+  return { runner: createRunnerClient({ baseUrl: runnerUrl, token: appRunnerToken }), owned: true };
+}
+
 export async function startApi(deps: ApiDeps): Promise<RunningApi> {
-  const publicApp = await buildPublicApi(deps);
+  const { runner, owned } = runnerOf(deps);
+  if (runner) {
+    const release = await loadRelease(deps.config.releaseIndex);
+    await reconcileRelease(deps.database, moduleStorageOf(deps), release, deps.logger);
+  }
+  const publicApp = await buildPublicApi({ ...deps, runner });
   const internalApp = await buildInternalApi(deps);
   const url = await publicApp.listen({ host: deps.config.host, port: deps.config.port });
   const internalUrl = await internalApp.listen({
@@ -69,6 +114,7 @@ export async function startApi(deps: ApiDeps): Promise<RunningApi> {
     internalUrl,
     close: async () => {
       await Promise.all([publicApp.close(), internalApp.close()]);
+      if (owned) await runner?.close();
     },
   };
 }

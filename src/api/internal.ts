@@ -1,8 +1,10 @@
-// Routes of the internal listener, for runners only: module bytes under the runner bearer.
+// Routes of the internal listener, for runners only: module bytes under the runner bearer, and the
+// documents of an app call under that call's document token.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { verifyCallToken } from '../auth/call-token.ts';
 import { bearerOf, sameSecret } from '../auth/shared-secret.ts';
-import { ApiError, notFound } from '../http/errors.ts';
+import { ApiError, notFound, unauthorized } from '../http/errors.ts';
 import type { ModuleStorage } from '../storage/module-storage.ts';
 
 export interface InternalDeps {
@@ -31,6 +33,82 @@ export function internalRoutes(deps: InternalDeps): FastifyPluginAsyncTypebox {
         const bytes = await deps.modules.get(sha256);
         if (!bytes) throw notFound('no published module has that hash');
         return reply.header('content-type', 'application/wasm').send(Buffer.from(bytes));
+      },
+    );
+  };
+}
+
+/** One readable document: what document_read hands the module. */
+export interface CallDocument {
+  name: string;
+  contentType: string;
+  bytes: Uint8Array;
+}
+
+/**
+ * Where a call's documents come from (the documents area of the backend). `read` answers null for a
+ * document that is absent, not the tenant's, not clean (only clean documents are readable), or, for a
+ * call with a subject, another subject's: the caller cannot tell these apart (spec part 1 §4.8).
+ */
+export interface DocumentSource {
+  read(tenantId: string, subjectId: string | null, documentId: string): Promise<CallDocument | null>;
+}
+
+export interface DocumentRouteDeps {
+  /** APP_CALL_TOKEN_SECRET. */
+  callTokenSecret: string;
+  /** Without one, every document answers 404. */
+  documents?: DocumentSource;
+}
+
+const DOCUMENT_ID = /^[A-Za-z0-9_-]{1,100}$/;
+/** What Node will send as a header value; anything else in a content type falls back to octet-stream. */
+const CONTENT_TYPE = /^[\x21-\x7e][\x20-\x7e]{0,254}$/;
+
+function headerName(name: string): string {
+  try {
+    return encodeURIComponent(name);
+  } catch {
+    // A name holding a lone surrogate cannot be UTF-8.
+    return encodeURIComponent(name.replace(/[\uD800-\uDFFF]/g, '\uFFFD'));
+  }
+}
+
+/**
+ * GET /internal/app-calls/:callId/documents/:id under the call's document token (Authorization: Bearer).
+ * The bytes go out with the document's content type and its name in x-document-name, percent-encoded
+ * UTF-8 (encodeURIComponent), so that any name survives a header.
+ */
+export function documentRoutes(deps: DocumentRouteDeps): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.get(
+      '/internal/app-calls/:callId/documents/:id',
+      {
+        config: { public: true },
+        schema: {
+          // Checked in the handler, after the token: a caller without one learns nothing from a 400.
+          params: Type.Object({ callId: Type.String(), id: Type.String() }),
+        },
+      },
+      async (request, reply) => {
+        const token = bearerOf(request.headers.authorization);
+        if (!token) throw unauthorized('a call token is required');
+        const verified = await verifyCallToken(deps.callTokenSecret, token, {
+          callId: request.params.callId,
+        });
+        if (!verified.ok) throw unauthorized('the call token is invalid, expired or for another call');
+        const { id } = request.params;
+        if (!DOCUMENT_ID.test(id) || !deps.documents) throw notFound('no such document');
+        const { tenantId, subjectId } = verified.claims;
+        const document = await deps.documents.read(tenantId, subjectId, id);
+        if (!document) throw notFound('no such document');
+        return reply
+          .header(
+            'content-type',
+            CONTENT_TYPE.test(document.contentType) ? document.contentType : 'application/octet-stream',
+          )
+          .header('x-document-name', headerName(document.name))
+          .send(Buffer.from(document.bytes.buffer, document.bytes.byteOffset, document.bytes.byteLength));
       },
     );
   };

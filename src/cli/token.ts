@@ -62,7 +62,7 @@ async function withTenant(config: Config, name: string): Promise<string> {
     applicationName: 'apps-platform-token',
   });
   try {
-    return (await ensureTenant(database.db, name)).tenant.id;
+    return (await ensureTenant(database.db, name, { appReview: config.appReviewDefault })).tenant.id;
   } finally {
     await database.close();
     await handle?.stop();

@@ -16,15 +16,19 @@ export async function findTenantById(db: Queryable, id: string): Promise<Tenant 
   return row ?? null;
 }
 
-/** Returns the tenant of that name, creating it with default settings when new (races end in one row). */
+/**
+ * Returns the tenant of that name, creating it with default settings when new (races end in one row).
+ * New tenants start under the operator's review as APP_REVIEW_DEFAULT says.
+ */
 export async function ensureTenant(
   db: Queryable,
   name: string,
+  options: { appReview?: 'off' | 'required' } = {},
 ): Promise<{ tenant: Tenant; created: boolean }> {
   if (!TENANT_NAME.test(name)) throw new Error('tenant name: 1 to 100 lower-case letters, digits or hyphens');
   const [inserted] = await db
     .insert(tenants)
-    .values({ name, settings: defaultTenantSettings() })
+    .values({ name, settings: defaultTenantSettings(), appReview: options.appReview ?? 'off' })
     .onConflictDoNothing({ target: tenants.name })
     .returning();
   if (inserted) return { tenant: inserted, created: true };

@@ -131,6 +131,8 @@ describe('loadConfig with settings', () => {
         RETENTION_SUBMISSION_EVENT_DAYS: '0',
         RETENTION_INTERVAL_MINUTES: '15',
         APP_REVIEW_DEFAULT: 'required',
+        APP_SIGNATURES: 'optional',
+        RELEASE_INDEX: 'release.json',
       },
       CWD,
     );
@@ -167,6 +169,8 @@ describe('loadConfig with settings', () => {
       rateLimitPerMinute: 0,
       retention: { appCallbackDays: 30, submissionEventDays: 0, intervalMinutes: 15 },
       appReviewDefault: 'required',
+      appSignatures: 'optional',
+      releaseIndex: path.join(CWD, 'release.json'),
     });
   });
 

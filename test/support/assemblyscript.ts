@@ -1,4 +1,5 @@
 // Builds AssemblyScript test modules at test time (cached by source hash under node_modules/.cache).
+// Replacements make variants of one fixture (another name or version) without another source file.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -7,22 +8,33 @@ import asc from 'assemblyscript/asc';
 const FIXTURES = path.resolve(import.meta.dirname, '../fixtures/modules');
 const CACHE = path.resolve(import.meta.dirname, '../../node_modules/.cache/apps-platform-fixtures');
 
-export async function buildFixture(name: string): Promise<Uint8Array> {
-  const sources = await Promise.all(
+export async function buildFixture(
+  name: string,
+  replacements: Record<string, string> = {},
+): Promise<Uint8Array> {
+  const [host, source] = await Promise.all(
     ['host.ts', `${name}.ts`].map((f) => fs.readFile(path.join(FIXTURES, f), 'utf8')),
   );
-  const hash = createHash('sha256').update(sources.join('\0')).digest('hex').slice(0, 16);
+  let variant = source as string;
+  for (const [from, to] of Object.entries(replacements)) variant = variant.split(from).join(to);
+  const hash = createHash('sha256').update(`${host}\0${variant}`).digest('hex').slice(0, 16);
   const out = path.join(CACHE, `${name}-${hash}.wasm`);
   try {
     return new Uint8Array(await fs.readFile(out));
   } catch {}
-  await fs.mkdir(CACHE, { recursive: true });
+  // Each build in its own folder, renamed into place: test files building one fixture at once never
+  // read half a module.
+  const dir = path.join(CACHE, `src-${name}-${hash}-${process.pid}`);
+  await fs.mkdir(dir, { recursive: true });
+  await fs.writeFile(path.join(dir, 'host.ts'), host as string);
+  await fs.writeFile(path.join(dir, `${name}.ts`), variant);
+  const partial = path.join(dir, 'out.wasm');
   const { error, stderr } = await asc.main([
     `${name}.ts`,
     '--baseDir',
-    FIXTURES,
+    dir,
     '--outFile',
-    out,
+    partial,
     '--optimizeLevel',
     '2',
     '--runtime',
@@ -31,5 +43,7 @@ export async function buildFixture(name: string): Promise<Uint8Array> {
     'abort=host/abortToTrap',
   ]);
   if (error) throw new Error(`building ${name}: ${error.message}\n${stderr.toString()}`);
+  await fs.rename(partial, out);
+  await fs.rm(dir, { recursive: true, force: true });
   return new Uint8Array(await fs.readFile(out));
 }

@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { type RunningApi, startApi } from '../../src/api/index.ts';
+import type { DocumentSource } from '../../src/api/internal.ts';
 import { readOrCreateLocalSecrets } from '../../src/auth/local-keys.ts';
 import { localVerifier, signLocalToken, type TokenVerifier } from '../../src/auth/tokens.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
@@ -34,7 +35,7 @@ export interface TestPlatform extends RunningApi {
 
 export async function startTestPlatform(
   env: Record<string, string> = {},
-  options: { verifier?: TokenVerifier } = {},
+  options: { verifier?: TokenVerifier; documents?: DocumentSource } = {},
 ): Promise<TestPlatform> {
   const databaseUrl = await createTestDatabase();
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'apps-platform-data-'));
@@ -66,6 +67,7 @@ export async function startTestPlatform(
     config,
     database,
     verifier: options.verifier ?? localVerifier(local.signingKey),
+    documents: options.documents,
     logger,
   });
 

@@ -1,10 +1,20 @@
 // ai: one model request to an OpenAI-compatible or Anthropic-style API on an approved host.
 //   { provider: "openai" | "anthropic", url, apiKey (a secret placeholder {{secret:NAME:TAG}}), model,
-//     messages: [{ role, content }], maxTokens?, temperature?, system?, timeoutMs? (1000 to 120000) }
-//   → { content, stopReason, usage: { inputTokens, outputTokens } } | { error, status? } | refusal
+//     messages: [{ role, content }], maxTokens? (1 to 32768, default 1024), temperature? (0 to 2),
+//     system?, timeoutMs? (1000 to 120000, default 30000) }
+//   → { content, stopReason, usage: { inputTokens, outputTokens } } | { error, status? }
+//     | { error, network: not_sent | unknown } | refusal
 // 20 ai requests a call (refused ones included), at most 10 HTTP requests to model vendors, which are
-// not counted as the call's HTTP requests; the credential header is redacted as [auth:model].
-import { type HttpAnswer, performHttpRequest } from '../egress/http.ts';
+// not counted as the call's HTTP requests. The url goes through http_request's checks (approved host at
+// its port, https unless private networks, every resolved address public, connection to a checked
+// address); redirects are not followed. The call's tag may appear only in apiKey, never in the prompt.
+// The credential header (Authorization: Bearer …) is redacted as [auth:model], the key itself as
+// [secret:NAME]. Asked and answered at most 1 MiB; the vendor's response at most 8 MiB.
+
+import { PLATFORM_VERSION } from '../../version.ts';
+import { sendOnce } from '../egress/exchange.ts';
+import { checkTarget } from '../egress/hosts.ts';
+import { fillPlaceholders } from '../egress/placeholders.ts';
 import type { CallState } from './call-state.ts';
 import type { EgressSettings } from './http.ts';
 import { refuse } from './refusal.ts';
@@ -14,6 +24,12 @@ export const MAX_AI_HTTP_REQUESTS = 10;
 const MAX_MESSAGES = 100;
 const MAX_OUTPUT_TOKENS = 32_768;
 const MAX_REQUEST_BYTES = 1024 * 1024;
+const MAX_ANSWER_BYTES = 1024 * 1024;
+const DEFAULT_TIMEOUT_MS = 30_000;
+const MAX_TIMEOUT_MS = 120_000;
+/** What may go out as a header value: the key is sent as it is. */
+const SENDABLE_KEY = /^[\x21-\x7e]+$/;
+const USER_AGENT = `apps-platform/${PLATFORM_VERSION}`;
 
 interface AiRequest {
   provider: 'openai' | 'anthropic';
@@ -46,15 +62,25 @@ function parse(request: unknown): AiRequest | string {
     return `maxTokens must be 1 to ${MAX_OUTPUT_TOKENS}`;
   }
   if (
-    r.timeoutMs !== undefined &&
-    (!Number.isInteger(r.timeoutMs) || r.timeoutMs < 1000 || r.timeoutMs > 120_000)
+    r.temperature !== undefined &&
+    (typeof r.temperature !== 'number' ||
+      !Number.isFinite(r.temperature) ||
+      r.temperature < 0 ||
+      r.temperature > 2)
   ) {
-    return 'timeoutMs must be 1000 to 120000';
+    return 'temperature must be a number from 0 to 2';
+  }
+  if (r.system !== undefined && typeof r.system !== 'string') return 'system must be text';
+  if (
+    r.timeoutMs !== undefined &&
+    (!Number.isInteger(r.timeoutMs) || r.timeoutMs < 1000 || r.timeoutMs > MAX_TIMEOUT_MS)
+  ) {
+    return `timeoutMs must be 1000 to ${MAX_TIMEOUT_MS}`;
   }
   return r as AiRequest;
 }
 
-function vendorRequest(ai: AiRequest) {
+function vendorRequest(ai: AiRequest): { headers: Record<string, string>; body: string } {
   const maxTokens = ai.maxTokens ?? 1024;
   if (ai.provider === 'anthropic') {
     return {
@@ -89,6 +115,10 @@ interface AnthropicAnswer {
   usage?: { input_tokens?: number; output_tokens?: number };
 }
 
+/** A token count as the vendor gave it; anything but a non-negative integer counts none. */
+const tokens = (value: unknown): number =>
+  Number.isSafeInteger(value) && (value as number) >= 0 ? (value as number) : 0;
+
 /** Reads the vendor's answer into { content, stopReason, usage }; absent token counts are none. */
 export function readModelAnswer(provider: AiRequest['provider'], body: string) {
   if (provider === 'anthropic') {
@@ -100,7 +130,10 @@ export function readModelAnswer(provider: AiRequest['provider'], body: string) {
     return {
       content,
       stopReason: json.stop_reason ?? null,
-      usage: { inputTokens: json.usage?.input_tokens ?? 0, outputTokens: json.usage?.output_tokens ?? 0 },
+      usage: {
+        inputTokens: tokens(json.usage?.input_tokens),
+        outputTokens: tokens(json.usage?.output_tokens),
+      },
     };
   }
   const json = JSON.parse(body) as OpenAiAnswer;
@@ -108,30 +141,43 @@ export function readModelAnswer(provider: AiRequest['provider'], body: string) {
   return {
     content: choice?.message?.content ?? '',
     stopReason: choice?.finish_reason ?? null,
-    usage: { inputTokens: json.usage?.prompt_tokens ?? 0, outputTokens: json.usage?.completion_tokens ?? 0 },
+    usage: {
+      inputTokens: tokens(json.usage?.prompt_tokens),
+      outputTokens: tokens(json.usage?.completion_tokens),
+    },
   };
 }
 
 export function aiFor(settings: EgressSettings) {
-  return async (state: CallState, request: unknown) => {
+  return async (state: CallState, request: unknown): Promise<unknown> => {
     if (!state.usage.ai) state.usage.ai = { requests: 0, inputTokens: 0, outputTokens: 0 };
     const ai = state.usage.ai;
     if (ai.requests >= MAX_AI_REQUESTS) return refuse(`ai: at most ${MAX_AI_REQUESTS} requests a call`);
     ai.requests += 1;
     const parsed = parse(request);
     if (typeof parsed === 'string') return refuse(`ai: ${parsed}`);
-    const { headers, body } = vendorRequest(parsed);
+    // The key is the one place a secret is filled; the filled value is registered for redaction.
+    const key = fillPlaceholders(parsed.apiKey, 'apiKey', state);
+    if (!key.ok) return refuse(`ai: ${key.error}`);
+    if (!SENDABLE_KEY.test(key.text)) return refuse('ai: apiKey holds a character that cannot be sent');
+    const { headers, body } = vendorRequest({ ...parsed, apiKey: key.text });
+    if (key.filled > 0 && headers.authorization) state.redactor.derived('model', headers.authorization);
+    if (state.secretTag !== '' && (body.includes(state.secretTag) || parsed.url.includes(state.secretTag))) {
+      return refuse("ai: the call's secret tag may appear only in apiKey");
+    }
     if (Buffer.byteLength(body) > MAX_REQUEST_BYTES) return refuse('ai: the request is larger than 1 MiB');
+    const target = checkTarget(parsed.url, state.hosts, settings.allowPrivateNetworks);
+    if (!target.ok) return refuse(`ai: ${target.reason}`);
     const modelUsage = { httpRequests: aiHttp(state), reusedConnections: 0 };
     if (modelUsage.httpRequests >= MAX_AI_HTTP_REQUESTS)
       return refuse(`ai: at most ${MAX_AI_HTTP_REQUESTS} model vendor requests a call`);
-    const answer: HttpAnswer = await performHttpRequest(
+    const sent = await sendOnce(
       {
+        url: target.url,
         method: 'POST',
-        url: parsed.url,
-        headers,
-        body,
-        timeoutMs: Math.min(parsed.timeoutMs ?? 30_000, 30_000),
+        headers: { ...headers, 'user-agent': USER_AGENT },
+        body: Buffer.from(body, 'utf8'),
+        timeoutMs: parsed.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       },
       {
         tenantId: state.tenantId,
@@ -148,18 +194,21 @@ export function aiFor(settings: EgressSettings) {
       },
     );
     aiHttpCounts.set(state, modelUsage.httpRequests);
-    if (!('status' in answer)) return answer;
-    const text = 'body' in answer ? answer.body : '';
-    if (answer.status < 200 || answer.status >= 300)
-      return { error: `the model vendor answered ${answer.status}`, status: answer.status };
+    if (!('status' in sent)) return sent;
+    if (sent.status < 200 || sent.status >= 300)
+      return { error: `the model vendor answered ${sent.status}`, status: sent.status };
+    let read: ReturnType<typeof readModelAnswer>;
     try {
-      const read = readModelAnswer(parsed.provider, text);
-      ai.inputTokens += read.usage.inputTokens;
-      ai.outputTokens += read.usage.outputTokens;
-      return read;
+      read = readModelAnswer(parsed.provider, sent.body.toString('utf8'));
     } catch {
-      return { error: 'the model vendor answered something that is not JSON' };
+      return { error: 'the model vendor answered something that is not a model answer' };
     }
+    ai.inputTokens += read.usage.inputTokens;
+    ai.outputTokens += read.usage.outputTokens;
+    if (Buffer.byteLength(JSON.stringify(read)) > MAX_ANSWER_BYTES) {
+      return { error: 'the model answer is larger than 1 MiB' };
+    }
+    return read;
   };
 }
 

@@ -32,11 +32,21 @@ export async function documentRead(state: CallState, request: unknown, fetchImpl
     const body = Buffer.from(await response.arrayBuffer());
     return {
       id,
-      name: response.headers.get('x-document-name'),
+      name: decodeName(response.headers.get('x-document-name')),
       contentType: response.headers.get('content-type') ?? 'application/octet-stream',
       bodyBase64: body.toString('base64'),
     };
   } catch {
     return { error: `document ${id} could not be read` };
+  }
+}
+
+/** The api sends the name percent-encoded (UTF-8), so that any name survives a header. */
+function decodeName(header: string | null): string | null {
+  if (header === null) return null;
+  try {
+    return decodeURIComponent(header);
+  } catch {
+    return header;
   }
 }

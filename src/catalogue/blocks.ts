@@ -1,0 +1,45 @@
+// Operator blocks, read on every action that touches a module: a block by hash, or one covering every
+// version of a publisher's app. Effective from its commit; lifting sets lifted_at.
+import { and, eq, isNull, or, sql } from 'drizzle-orm';
+import type { Queryable } from '../db/pool.ts';
+import { ApiError } from '../http/errors.ts';
+import { appBlocks } from './tables.ts';
+
+export interface BlockTarget {
+  sha256: string;
+  publisher: 'platform' | 'tenant';
+  tenantId: string | null;
+  name: string;
+}
+
+export async function findBlock(db: Queryable, target: BlockTarget) {
+  const [block] = await db
+    .select()
+    .from(appBlocks)
+    .where(
+      and(
+        isNull(appBlocks.liftedAt),
+        or(
+          eq(appBlocks.sha256, target.sha256),
+          and(
+            eq(appBlocks.appName, target.name),
+            eq(appBlocks.publisher, target.publisher),
+            sql`${appBlocks.publisherTenantId} IS NOT DISTINCT FROM ${target.tenantId}`,
+          ),
+        ),
+      ),
+    )
+    .limit(1);
+  return block ?? null;
+}
+
+/** 409 app_blocked with { sha256, reason } when the module or its app is blocked. */
+export async function assertNotBlocked(db: Queryable, target: BlockTarget): Promise<void> {
+  const block = await findBlock(db, target);
+  if (block) {
+    throw new ApiError(409, 'app_blocked', 'this module is blocked by the operator', {
+      sha256: target.sha256,
+      reason: block.reason,
+    });
+  }
+}

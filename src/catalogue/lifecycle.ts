@@ -1,0 +1,253 @@
+// Publish, approve, reject and withdraw a tenant's version (spec part 1 §3.1). Each action locks the
+// version row, so two decisions on one version take turns and the second sees the first's result.
+import { and, desc, eq } from 'drizzle-orm';
+import { actorOf } from '../audit/actor.ts';
+import { recordAudit } from '../audit/trail.ts';
+import type { Database, Tx } from '../db/pool.ts';
+import type { AuthenticatedPrincipal } from '../http/auth.ts';
+import { ApiError, conflict, notFound } from '../http/errors.ts';
+import { notify } from '../notifications/service.ts';
+import { tenants } from '../tenants/tables.ts';
+import { assertNotBlocked } from './blocks.ts';
+import { publishRoute } from './rules.ts';
+import { appPublishRequests, appReviews, appVersions } from './tables.ts';
+import { versionSummary } from './views.ts';
+
+type VersionRow = typeof appVersions.$inferSelect;
+type RequestRow = typeof appPublishRequests.$inferSelect;
+
+export interface LifecycleContext {
+  database: Database;
+  principal: AuthenticatedPrincipal;
+  requestId: string;
+}
+
+export function approvalView(row: RequestRow, version: Pick<VersionRow, 'name' | 'version'>) {
+  return {
+    id: row.id,
+    versionId: row.versionId,
+    name: version.name,
+    version: version.version,
+    status: row.status,
+    fourEyes: row.fourEyes,
+    requestedBy: row.requestedBy,
+    requestedByName: row.requestedByName,
+    requestedAt: row.requestedAt.toISOString(),
+    decidedBy: row.decidedBy,
+    decidedAt: row.decidedAt?.toISOString() ?? null,
+    comment: row.comment,
+  };
+}
+
+/** The tenant's own version of that app, locked for this transaction; another tenant's id is unknown. */
+async function lockOwnVersion(tx: Tx, tenantId: string, name: string, id: string): Promise<VersionRow> {
+  const [row] = await tx
+    .select()
+    .from(appVersions)
+    .where(and(eq(appVersions.id, id), eq(appVersions.name, name), eq(appVersions.tenantId, tenantId)))
+    .for('update');
+  if (!row) throw notFound('no version of this app has that id');
+  return row;
+}
+
+const pendingRequest = async (tx: Tx, versionId: string) =>
+  (
+    await tx
+      .select()
+      .from(appPublishRequests)
+      .where(and(eq(appPublishRequests.versionId, versionId), eq(appPublishRequests.status, 'pending')))
+  )[0] ?? null;
+
+const pendingReview = async (tx: Tx, versionId: string) =>
+  (
+    await tx
+      .select()
+      .from(appReviews)
+      .where(and(eq(appReviews.versionId, versionId), eq(appReviews.status, 'pending')))
+  )[0] ?? null;
+
+async function tenantOf(tx: Tx, tenantId: string) {
+  const [tenant] = await tx.select().from(tenants).where(eq(tenants.id, tenantId));
+  if (!tenant) throw notFound('tenant not found');
+  return tenant;
+}
+
+const blockTarget = (v: VersionRow) => ({
+  sha256: v.sha256,
+  publisher: v.publisher,
+  tenantId: v.tenantId,
+  name: v.name,
+});
+
+async function publishNow(tx: Tx, ctx: LifecycleContext, version: VersionRow, via: Record<string, unknown>) {
+  const [published] = await tx
+    .update(appVersions)
+    .set({ status: 'published', publishedAt: new Date() })
+    .where(eq(appVersions.id, version.id))
+    .returning();
+  await recordAudit(tx, {
+    tenantId: ctx.principal.tenantId,
+    action: 'app.published',
+    actor: actorOf(ctx.principal),
+    resource: { type: 'app_version', id: version.id },
+    data: { name: version.name, version: version.version, sha256: version.sha256, ...via },
+    requestId: ctx.requestId,
+  });
+  return published as VersionRow;
+}
+
+async function openReview(tx: Tx, ctx: LifecycleContext, version: VersionRow) {
+  const [review] = await tx
+    .insert(appReviews)
+    .values({
+      tenantId: ctx.principal.tenantId,
+      versionId: version.id,
+      status: 'pending',
+      requestedBy: ctx.principal.subject,
+    })
+    .returning();
+  return review as typeof appReviews.$inferSelect;
+}
+
+export async function publishVersion(ctx: LifecycleContext, name: string, id: string) {
+  return ctx.database.db.transaction(async (tx) => {
+    const version = await lockOwnVersion(tx, ctx.principal.tenantId, name, id);
+    if (version.status !== 'uploaded') throw conflict(`version is ${version.status}, not uploaded`);
+    if (await pendingRequest(tx, version.id)) throw conflict('an open publish request awaits a decision');
+    if (await pendingReview(tx, version.id)) throw conflict('the version awaits the operator’s review');
+    await assertNotBlocked(tx, blockTarget(version));
+    const tenant = await tenantOf(tx, ctx.principal.tenantId);
+    const route = publishRoute(tenant.settings, tenant.appReview);
+    if (route === 'publish') {
+      return { status: 200, body: { version: versionSummary(await publishNow(tx, ctx, version, {})) } };
+    }
+    if (route === 'operator_review') {
+      const review = await openReview(tx, ctx, version);
+      return {
+        status: 202,
+        body: { version: versionSummary(version, review), review: versionSummary(version, review).review },
+      };
+    }
+    const [request] = await tx
+      .insert(appPublishRequests)
+      .values({
+        tenantId: ctx.principal.tenantId,
+        versionId: version.id,
+        status: 'pending',
+        fourEyes: tenant.settings.approvals.fourEyes,
+        requestedBy: ctx.principal.subject,
+        requestedByName: ctx.principal.name,
+      })
+      .returning();
+    const approval = approvalView(request as RequestRow, version);
+    await recordAudit(tx, {
+      tenantId: ctx.principal.tenantId,
+      action: 'app.approval.requested',
+      actor: actorOf(ctx.principal),
+      resource: { type: 'app_version', id: version.id },
+      data: { name: version.name, version: version.version, approvalId: approval.id },
+      requestId: ctx.requestId,
+    });
+    await notify(tx, {
+      tenantId: ctx.principal.tenantId,
+      kind: 'approval_requested',
+      audiencePermission: 'apps:publish',
+      resource: { type: 'app_version', id: version.id },
+      data: {
+        name: version.name,
+        version: version.version,
+        approvalId: approval.id,
+        requestedBy: ctx.principal.name,
+      },
+    });
+    return { status: 202, body: { version: versionSummary(version), approval } };
+  });
+}
+
+async function decide(
+  ctx: LifecycleContext,
+  name: string,
+  id: string,
+  decision: 'approved' | 'rejected',
+  comment: string | null,
+) {
+  return ctx.database.db.transaction(async (tx) => {
+    const version = await lockOwnVersion(tx, ctx.principal.tenantId, name, id);
+    const request = await pendingRequest(tx, version.id);
+    if (!request) throw conflict('no open publish request for this version');
+    if (decision === 'approved' && request.fourEyes && request.requestedBy === ctx.principal.subject) {
+      throw new ApiError(403, 'four_eyes', 'under four-eyes the requester may not approve their own request');
+    }
+    if (decision === 'approved') await assertNotBlocked(tx, blockTarget(version));
+    const [decided] = await tx
+      .update(appPublishRequests)
+      .set({ status: decision, decidedBy: ctx.principal.subject, decidedAt: new Date(), comment })
+      .where(eq(appPublishRequests.id, request.id))
+      .returning();
+    const approval = approvalView(decided as RequestRow, version);
+    if (decision === 'rejected') return { status: 200, body: { version: versionSummary(version), approval } };
+    const tenant = await tenantOf(tx, ctx.principal.tenantId);
+    if (tenant.appReview === 'required') {
+      const review = await openReview(tx, ctx, version);
+      return {
+        status: 202,
+        body: {
+          version: versionSummary(version, review),
+          approval,
+          review: versionSummary(version, review).review,
+        },
+      };
+    }
+    const published = await publishNow(tx, ctx, version, { approvalId: approval.id });
+    return { status: 200, body: { version: versionSummary(published), approval } };
+  });
+}
+
+export const approveVersion = (ctx: LifecycleContext, name: string, id: string, comment: string | null) =>
+  decide(ctx, name, id, 'approved', comment);
+export const rejectVersion = (ctx: LifecycleContext, name: string, id: string, comment: string | null) =>
+  decide(ctx, name, id, 'rejected', comment);
+
+/** Withdraws a tenant's own version; its open request and pending review are withdrawn with it. */
+export async function withdrawVersion(ctx: LifecycleContext, name: string, id: string) {
+  return ctx.database.db.transaction(async (tx) => {
+    const version = await lockOwnVersion(tx, ctx.principal.tenantId, name, id);
+    if (version.status === 'withdrawn') throw conflict('version is already withdrawn');
+    const now = new Date();
+    const [request] = await tx
+      .update(appPublishRequests)
+      .set({ status: 'withdrawn', decidedBy: ctx.principal.subject, decidedAt: now })
+      .where(and(eq(appPublishRequests.versionId, version.id), eq(appPublishRequests.status, 'pending')))
+      .returning({ id: appPublishRequests.id });
+    const [review] = await tx
+      .update(appReviews)
+      .set({ status: 'withdrawn', decidedBy: ctx.principal.subject, decidedAt: now })
+      .where(and(eq(appReviews.versionId, version.id), eq(appReviews.status, 'pending')))
+      .returning({ id: appReviews.id });
+    const [withdrawn] = await tx
+      .update(appVersions)
+      .set({ status: 'withdrawn', withdrawnAt: now })
+      .where(eq(appVersions.id, version.id))
+      .returning();
+    await recordAudit(tx, {
+      tenantId: ctx.principal.tenantId,
+      action: 'app.withdrawn',
+      actor: actorOf(ctx.principal),
+      resource: { type: 'app_version', id: version.id },
+      data: {
+        name: version.name,
+        version: version.version,
+        approvalId: request?.id ?? null,
+        reviewId: review?.id ?? null,
+      },
+      requestId: ctx.requestId,
+    });
+    const [latestReview] = await tx
+      .select()
+      .from(appReviews)
+      .where(eq(appReviews.versionId, version.id))
+      .orderBy(desc(appReviews.requestedAt))
+      .limit(1);
+    return versionSummary(withdrawn as VersionRow, latestReview ?? null);
+  });
+}

@@ -1,0 +1,148 @@
+// The release catalogue: the platform apps built from apps/ are reconciled at api start-up (spec part 1
+// §3.1, part 2 §9.7). New versions publish as platformSource release; release versions the release no
+// longer carries are withdrawn; operator versions are left alone, and a release never republishes a
+// version the operator withdrew. A release version with the manifest of an operator version adopts it.
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
+import { and, eq, isNull } from 'drizzle-orm';
+import { recordAudit } from '../audit/trail.ts';
+import type { Database } from '../db/pool.ts';
+import { inspectModuleBytes } from '../module/inspect.ts';
+import { type Manifest, parseManifest } from '../module/manifest.ts';
+import { sha256Hex } from '../module/wasm.ts';
+import type { ModuleStorage } from '../storage/module-storage.ts';
+import { appVersions } from './tables.ts';
+
+export interface ReleaseModule {
+  manifest: Manifest;
+  /** The module as built: memory already capped at manifest.memoryMiB. */
+  bytes: Uint8Array;
+  sha256: string;
+}
+
+export interface ReconcileReport {
+  published: string[];
+  adopted: string[];
+  withdrawn: string[];
+  skipped: string[];
+}
+
+const SYSTEM = { type: 'system' as const, id: 'release', name: 'release catalogue' };
+const label = (m: { name: string; version: string }) => `${m.name}@${m.version}`;
+
+/** Reads the release index (written by the apps build) and checks every module against it. */
+export async function loadRelease(indexFile: string): Promise<ReleaseModule[]> {
+  let index: { modules: { file: string; sha256: string }[] };
+  try {
+    index = JSON.parse(await fs.readFile(indexFile, 'utf8'));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+  const modules: ReleaseModule[] = [];
+  for (const entry of index.modules) {
+    const bytes = new Uint8Array(await fs.readFile(path.resolve(path.dirname(indexFile), entry.file)));
+    if (sha256Hex(bytes) !== entry.sha256)
+      throw new Error(`release module ${entry.file} does not match its hash`);
+    const inspected = inspectModuleBytes(bytes);
+    if (!inspected.ok) throw new Error(`release module ${entry.file}: ${inspected.message}`);
+    const manifestFile = entry.file.replace(/\.wasm$/, '.manifest.json');
+    const parsed = parseManifest(
+      JSON.parse(await fs.readFile(path.resolve(path.dirname(indexFile), manifestFile), 'utf8')),
+    );
+    if (!parsed.ok) throw new Error(`release module ${entry.file}: ${parsed.message}`);
+    modules.push({ manifest: parsed.manifest, bytes, sha256: entry.sha256 });
+  }
+  return modules;
+}
+
+export async function reconcileRelease(
+  database: Database,
+  storage: ModuleStorage,
+  release: readonly ReleaseModule[],
+  logger: { info(details: object, message: string): void; error(details: object, message: string): void },
+): Promise<ReconcileReport> {
+  const report: ReconcileReport = { published: [], adopted: [], withdrawn: [], skipped: [] };
+  for (const module of release) await storage.put(module.bytes);
+  await database.db.transaction(async (tx) => {
+    const platform = await tx.select().from(appVersions).where(isNull(appVersions.tenantId)).for('update');
+    const carried = new Set(release.map((m) => label(m.manifest)));
+    for (const module of release) {
+      const { manifest } = module;
+      const existing = platform.find((v) => v.name === manifest.name && v.version === manifest.version);
+      if (!existing) {
+        const [row] = await tx
+          .insert(appVersions)
+          .values({
+            publisher: 'platform',
+            tenantId: null,
+            platformSource: 'release',
+            name: manifest.name,
+            version: manifest.version,
+            status: 'published',
+            sha256: module.sha256,
+            sizeBytes: module.bytes.byteLength,
+            manifest,
+            publishedAt: new Date(),
+          })
+          .returning({ id: appVersions.id });
+        await recordAudit(tx, {
+          tenantId: null,
+          action: 'app.published',
+          actor: SYSTEM,
+          resource: { type: 'app_version', id: row?.id ?? '' },
+          data: {
+            name: manifest.name,
+            version: manifest.version,
+            sha256: module.sha256,
+            platformSource: 'release',
+          },
+        });
+        report.published.push(label(manifest));
+      } else if (existing.platformSource === 'operator') {
+        if (isDeepStrictEqual(existing.manifest, manifest)) {
+          await tx
+            .update(appVersions)
+            .set({ platformSource: 'release' })
+            .where(eq(appVersions.id, existing.id));
+          report.adopted.push(label(manifest));
+        } else {
+          logger.error(
+            { app: label(manifest) },
+            'release build skipped: the operator published this version with another manifest',
+          );
+          report.skipped.push(label(manifest));
+        }
+      } else if (existing.status === 'withdrawn' && !existing.withdrawnByOperator) {
+        await tx
+          .update(appVersions)
+          .set({ status: 'published', publishedAt: new Date(), withdrawnAt: null })
+          .where(eq(appVersions.id, existing.id));
+        report.published.push(label(manifest));
+      }
+    }
+    for (const version of platform) {
+      if (
+        version.platformSource !== 'release' ||
+        version.status !== 'published' ||
+        carried.has(label(version))
+      )
+        continue;
+      await tx
+        .update(appVersions)
+        .set({ status: 'withdrawn', withdrawnAt: new Date() })
+        .where(and(eq(appVersions.id, version.id), eq(appVersions.status, 'published')));
+      await recordAudit(tx, {
+        tenantId: null,
+        action: 'app.withdrawn',
+        actor: SYSTEM,
+        resource: { type: 'app_version', id: version.id },
+        data: { name: version.name, version: version.version, reason: 'no longer in the release' },
+      });
+      report.withdrawn.push(label(version));
+    }
+  });
+  logger.info({ release: report }, 'release catalogue reconciled');
+  return report;
+}

@@ -1,0 +1,55 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { Database } from '../db/pool.ts';
+import { principalOf } from '../http/auth.ts';
+import { notFound } from '../http/errors.ts';
+import { pageOf, pageQuery } from '../http/paging.ts';
+import { listNotifications, markRead } from './service.ts';
+
+const Notification = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  kind: Type.String({
+    description:
+      'approval_requested, app_degraded, app_blocked, app_quota_exceeded, app_upgraded, app_review_decided, …',
+  }),
+  resource: Type.Object({ type: Type.String(), id: Type.String() }),
+  data: Type.Record(Type.String(), Type.Unknown()),
+  createdAt: Type.String({ format: 'date-time' }),
+  read: Type.Boolean(),
+});
+
+export function notificationRoutes(database: Database): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.get(
+      '/notifications',
+      {
+        schema: {
+          tags: ['notifications'],
+          summary: 'The current principal’s notifications, newest first',
+          querystring: Type.Object(
+            { ...pageQuery(), unread: Type.Boolean({ default: false }) },
+            { additionalProperties: false },
+          ),
+          response: { 200: pageOf(Notification) },
+        },
+      },
+      async (request) => listNotifications(database.db, principalOf(request), request.query),
+    );
+    app.post(
+      '/notifications/:id/read',
+      {
+        schema: {
+          tags: ['notifications'],
+          summary: 'Mark a notification read for the current principal',
+          params: Type.Object({ id: Type.String({ format: 'uuid' }) }),
+          response: { 204: Type.Null() },
+        },
+      },
+      async (request, reply) => {
+        if (!(await markRead(database.db, principalOf(request), request.params.id)))
+          throw notFound('notification not found');
+        return reply.status(204).send(null);
+      },
+    );
+  };
+}

@@ -1,0 +1,116 @@
+import { and, eq, isNull } from 'drizzle-orm';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { moduleStorageOf } from '../../src/api/index.ts';
+import { type ReleaseModule, reconcileRelease } from '../../src/catalogue/release.ts';
+import { appVersions } from '../../src/catalogue/tables.ts';
+import { parseManifest } from '../../src/module/manifest.ts';
+import { capMemory, sha256Hex } from '../../src/module/wasm.ts';
+import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
+import { appModule } from './support.ts';
+
+let platform: TestPlatform;
+const logger = pino({ level: 'silent' });
+
+async function releaseModule(name: string, version: string, extra = ''): Promise<ReleaseModule> {
+  const capped = capMemory(await appModule(name, version, extra), 64);
+  if (!capped.ok) throw new Error(capped.message);
+  const manifest = parseManifest({
+    interface: 2,
+    name,
+    version,
+    configSchema: { type: 'object' },
+    secrets: [{ name: 'API_KEY' }],
+    actions: [{ name: 'echo', input: { type: 'object' }, output: { type: 'object' } }],
+    hosts: ['api.vendor.test', ...(extra ? [extra] : [])],
+    handles: { webhook: true, handoff: true },
+  });
+  if (!manifest.ok) throw new Error(manifest.message);
+  return { manifest: manifest.manifest, bytes: capped.bytes, sha256: sha256Hex(capped.bytes) };
+}
+
+const platformRows = () =>
+  platform.database.db.select().from(appVersions).where(isNull(appVersions.tenantId));
+const reconcile = (release: ReleaseModule[]) =>
+  reconcileRelease(platform.database, moduleStorageOf(platform), release, logger);
+
+beforeAll(async () => {
+  platform = await startTestPlatform({ APP_RUNNER_TOKEN: 'x' });
+});
+afterAll(async () => platform?.close());
+
+describe('release catalogue reconciliation', () => {
+  it('publishes the release’s versions as platformSource release and stores their modules', async () => {
+    const one = await releaseModule('http-connector', '1.0.0');
+    const report = await reconcile([one, await releaseModule('sanctions-screening', '1.0.0')]);
+    expect(report.published.sort()).toEqual(['http-connector@1.0.0', 'sanctions-screening@1.0.0']);
+    const rows = await platformRows();
+    expect(rows.map((r) => [r.name, r.status, r.platformSource, r.publisher])).toEqual(
+      expect.arrayContaining([
+        ['http-connector', 'published', 'release', 'platform'],
+        ['sanctions-screening', 'published', 'release', 'platform'],
+      ]),
+    );
+    expect(await moduleStorageOf(platform).get(one.sha256)).not.toBeNull();
+    // A second start with the same release changes nothing.
+    expect(await reconcile([one, await releaseModule('sanctions-screening', '1.0.0')])).toEqual({
+      published: [],
+      adopted: [],
+      withdrawn: [],
+      skipped: [],
+    });
+  });
+
+  it('shows release apps to every tenant', async () => {
+    const apps = await (
+      await platform.fetch('/apps', { token: await platform.token({ tenant: 'any', roles: ['analyst'] }) })
+    ).json();
+    expect(apps.items.map((a: { name: string; publisher: string }) => `${a.publisher}:${a.name}`)).toEqual([
+      'platform:http-connector',
+      'platform:sanctions-screening',
+    ]);
+    expect(apps.items[0].latest.platformSource).toBe('release');
+  });
+
+  it('withdraws release versions the release no longer carries, leaving operator versions alone', async () => {
+    await platform.database.db.insert(appVersions).values({
+      publisher: 'platform',
+      platformSource: 'operator',
+      name: 'operator-app',
+      version: '1.0.0',
+      status: 'published',
+      sha256: 'e'.repeat(64),
+      sizeBytes: 1,
+      manifest: (await releaseModule('operator-app', '1.0.0')).manifest,
+    });
+    const report = await reconcile([await releaseModule('http-connector', '1.0.0')]);
+    expect(report.withdrawn).toEqual(['sanctions-screening@1.0.0']);
+    const rows = await platformRows();
+    expect(rows.find((r) => r.name === 'sanctions-screening')?.status).toBe('withdrawn');
+    expect(rows.find((r) => r.name === 'operator-app')?.status).toBe('published');
+  });
+
+  it('never republishes a version the operator withdrew, but brings back one a release dropped', async () => {
+    await platform.database.db
+      .update(appVersions)
+      .set({ status: 'withdrawn', withdrawnByOperator: true })
+      .where(and(eq(appVersions.name, 'http-connector'), isNull(appVersions.tenantId)));
+    const report = await reconcile([
+      await releaseModule('http-connector', '1.0.0'),
+      await releaseModule('sanctions-screening', '1.0.0'),
+    ]);
+    expect(report.published).toEqual(['sanctions-screening@1.0.0']);
+    const rows = await platformRows();
+    expect(rows.find((r) => r.name === 'http-connector')?.status).toBe('withdrawn');
+    expect(rows.find((r) => r.name === 'sanctions-screening')?.status).toBe('published');
+  });
+
+  it('adopts an operator version with the same manifest, and skips one with another manifest', async () => {
+    const same = await releaseModule('operator-app', '1.0.0');
+    const other = await releaseModule('operator-app', '1.0.0', 'other.vendor.test');
+    expect((await reconcile([other])).skipped).toEqual(['operator-app@1.0.0']);
+    expect((await reconcile([same])).adopted).toEqual(['operator-app@1.0.0']);
+    const rows = await platformRows();
+    expect(rows.find((r) => r.name === 'operator-app')?.platformSource).toBe('release');
+  });
+});

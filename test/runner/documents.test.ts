@@ -1,0 +1,119 @@
+// document_read end to end: a module run by the real runner reads a document through the api's real
+// internal route with its call's document token (spec part 1 §4.8 "Documents of a call").
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signCallToken } from '../../src/auth/call-token.ts';
+import { buildFixture } from '../support/assemblyscript.ts';
+import { documentMap } from '../support/documents.ts';
+import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
+import { RUNNER_TOKEN, startTestRunner, type TestRunner } from '../support/runner.ts';
+
+const SECRET = 'runner-documents-call-token-secret-01';
+const tenantId = randomUUID();
+const documents = documentMap({
+  'doc-1': {
+    tenantId,
+    subjectId: 'subject-1',
+    name: 'passport scan.png',
+    contentType: 'image/png',
+    bytes: new Uint8Array([0x89, 0x50, 0x4e, 0x47]),
+  },
+  'doc-2': {
+    tenantId,
+    subjectId: 'subject-2',
+    name: 'other.txt',
+    contentType: 'text/plain',
+    bytes: new TextEncoder().encode('not yours'),
+  },
+});
+
+let platform: TestPlatform;
+let runner: TestRunner;
+let echo: string;
+
+beforeAll(async () => {
+  platform = await startTestPlatform(
+    { APP_RUNNER_TOKEN: RUNNER_TOKEN, APP_CALL_TOKEN_SECRET: SECRET },
+    { documents: documents.source },
+  );
+  runner = await startTestRunner(platform);
+  echo = await runner.store(await buildFixture('echo'));
+}, 120_000);
+afterAll(async () => {
+  await runner?.close();
+  await platform?.close();
+});
+
+/** Invokes the echo module relaying document_read, with a token for this call, for another call, or none. */
+async function readDocuments(
+  id: string,
+  options: { repeat?: number; token?: 'none' | 'own' | 'other call' } = {},
+) {
+  const callId = randomUUID();
+  const token =
+    options.token === 'none'
+      ? null
+      : await signCallToken(SECRET, {
+          tenantId,
+          callId: options.token === 'other call' ? randomUUID() : callId,
+          subjectId: 'subject-1',
+        });
+  const hostCall = {
+    fn: 'document_read',
+    ...(options.repeat ? { repeat: options.repeat } : {}),
+    request: { id },
+  };
+  const response = await runner.post('/v1/invoke', {
+    module: { sha256: echo },
+    call: { id: callId, tenantId },
+    action: 'echo',
+    config: {},
+    input: { hostCall },
+    documents: token ? { token } : null,
+    timeoutMs: 10_000,
+  });
+  expect(response.status).toBe(200);
+  return response.json();
+}
+
+describe('document_read through the internal route', () => {
+  it("reads the call's document with its name, content type and bytes", async () => {
+    const body = await readDocuments('doc-1');
+    expect(body.answer.output.answer).toEqual({
+      id: 'doc-1',
+      name: 'passport scan.png',
+      contentType: 'image/png',
+      bodyBase64: Buffer.from([0x89, 0x50, 0x4e, 0x47]).toString('base64'),
+    });
+    expect(body.usage.documentReads).toBe(1);
+    expect(documents.reads.at(-1)).toEqual([tenantId, 'subject-1', 'doc-1']);
+  });
+
+  it("answers another subject's document as nonexistent", async () => {
+    const body = await readDocuments('doc-2');
+    expect(body.answer.output.answer).toEqual({ error: expect.any(String), notFound: true });
+  });
+
+  it('refuses the 11th read of a call', async () => {
+    const before = documents.reads.length;
+    const body = await readDocuments('doc-1', { repeat: 11 });
+    const answers = body.answer.output.answers as Array<Record<string, unknown>>;
+    expect(answers).toHaveLength(11);
+    for (const answer of answers.slice(0, 10))
+      expect(answer).toMatchObject({ id: 'doc-1', name: 'passport scan.png' });
+    expect(answers[10]).toEqual({ error: expect.stringContaining('at most 10'), refused: true });
+    expect(body.usage.documentReads).toBe(10);
+    expect(documents.reads.length - before).toBe(10);
+  });
+
+  it('refuses a call without a token, and a token minted for another call reads nothing', async () => {
+    const before = documents.reads.length;
+    const without = await readDocuments('doc-1', { token: 'none' });
+    expect(without.answer.output.answer).toEqual({ error: expect.any(String), refused: true });
+    expect(without.usage.documentReads).toBe(0);
+
+    const other = await readDocuments('doc-1', { token: 'other call' });
+    expect(other.answer.output.answer).toEqual({ error: expect.stringContaining('401') });
+    expect(documents.reads.length).toBe(before);
+  });
+});
