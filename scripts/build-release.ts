@@ -9,7 +9,7 @@ const APPS = path.resolve(import.meta.dirname, '../apps');
 const OUT = path.join(APPS, 'build');
 
 async function appDirs(): Promise<string[]> {
-  const entries = await fs.readdir(APPS, { withFileTypes: true });
+  const entries = await fs.readdir(APPS, { withFileTypes: true }).catch(() => []);
   const dirs: string[] = [];
   for (const entry of entries) {
     if (!entry.isDirectory() || entry.name === 'build') continue;
