@@ -3,7 +3,6 @@
 // Run by `npm run build`, and so by `npm ci` (prepare); nothing prebuilt is committed.
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { buildApp } from '../src/app-cli/compile.ts';
 
 const APPS = path.resolve(import.meta.dirname, '../apps');
 const OUT = path.join(APPS, 'build');
@@ -25,7 +24,11 @@ async function main(): Promise<void> {
   await fs.rm(OUT, { recursive: true, force: true });
   await fs.mkdir(OUT, { recursive: true });
   const modules: { file: string; sha256: string; name: string; version: string }[] = [];
-  for (const dir of await appDirs()) {
+  const dirs = await appDirs();
+  // The compiler is loaded only when there is something to build.
+  const { buildApp } = dirs.length > 0 ? await import('../src/app-cli/compile.ts') : { buildApp: null };
+  for (const dir of dirs) {
+    if (!buildApp) break;
     const started = Date.now();
     const built = await buildApp(dir, path.join(OUT, 'pending.wasm'));
     const base = `${built.manifest.name}-${built.manifest.version}`;

@@ -142,15 +142,13 @@ describe('POST /apps/uploads', () => {
     expect(await fs.readdir(modulesDir())).not.toContain(`${sha256Hex(capped.bytes)}.wasm`);
 
     const tenantId = await platform.tenantId('acme');
-    await platform.database.db
-      .insert(appBlocks)
-      .values({
-        publisher: 'tenant',
-        publisherTenantId: tenantId,
-        appName: 'blocked-app',
-        reason: 'abuse',
-        createdBy: 'op',
-      });
+    await platform.database.db.insert(appBlocks).values({
+      publisher: 'tenant',
+      publisherTenantId: tenantId,
+      appName: 'blocked-app',
+      reason: 'abuse',
+      createdBy: 'op',
+    });
     const byApp = await platform.upload(await appModule('blocked-app', '2.0.0'));
     expect(byApp.status).toBe(409);
     expect((await byApp.json()).error.code).toBe('app_blocked');
