@@ -12,9 +12,10 @@ async function appDirs(): Promise<string[]> {
   const dirs: string[] = [];
   for (const entry of entries) {
     if (!entry.isDirectory() || entry.name === 'build') continue;
-    const hasEntry = await fs
-      .access(path.join(APPS, entry.name, 'assembly', 'index.ts'))
-      .then(() => true, () => false);
+    const hasEntry = await fs.access(path.join(APPS, entry.name, 'assembly', 'index.ts')).then(
+      () => true,
+      () => false,
+    );
     if (hasEntry) dirs.push(path.join(APPS, entry.name));
   }
   return dirs.sort();
@@ -33,8 +34,16 @@ async function main(): Promise<void> {
     const built = await buildApp(dir, path.join(OUT, 'pending.wasm'));
     const base = `${built.manifest.name}-${built.manifest.version}`;
     await fs.rename(built.path, path.join(OUT, `${base}.wasm`));
-    await fs.writeFile(path.join(OUT, `${base}.manifest.json`), `${JSON.stringify(built.manifest, null, 2)}\n`);
-    modules.push({ file: `${base}.wasm`, sha256: built.sha256, name: built.manifest.name, version: built.manifest.version });
+    await fs.writeFile(
+      path.join(OUT, `${base}.manifest.json`),
+      `${JSON.stringify(built.manifest, null, 2)}\n`,
+    );
+    modules.push({
+      file: `${base}.wasm`,
+      sha256: built.sha256,
+      name: built.manifest.name,
+      version: built.manifest.version,
+    });
     process.stdout.write(`built ${base} ${built.sha256} (${Date.now() - started} ms)\n`);
   }
   await fs.writeFile(path.join(OUT, 'release.json'), `${JSON.stringify({ modules }, null, 2)}\n`);

@@ -1,6 +1,5 @@
 // The api role: the public listener (tenants' users, vendors, applicants) and the internal listener
 // (runners only, bound to loopback by default).
-import path from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
 import { auditRoutes } from '../audit/routes.ts';
 import type { TokenVerifier } from '../auth/tokens.ts';
@@ -12,7 +11,7 @@ import type { Database } from '../db/pool.ts';
 import { createServer } from '../http/server.ts';
 import { notificationRoutes } from '../notifications/routes.ts';
 import { createRunnerClient, type RunnerClient } from '../runner/client.ts';
-import { FilesystemModuleStorage, type ModuleStorage } from '../storage/module-storage.ts';
+import { createModuleStorage, type ModuleStorage } from '../storage/index.ts';
 import { tenantRoutes } from '../tenants/routes.ts';
 import { findTenantById } from '../tenants/service.ts';
 import { healthRoutes } from './health.ts';
@@ -23,7 +22,8 @@ export interface ApiDeps {
   database: Database;
   verifier: TokenVerifier;
   logger: FastifyBaseLogger;
-  modules?: ModuleStorage;
+  /** The module store; absent: the one the settings name (createModuleStorage); null: none. */
+  modules?: ModuleStorage | null;
   /** The documents app calls may read (the documents area's store); without one every read answers 404. */
   documents?: DocumentSource;
   /** The runner that inspects uploads; null or absent: apps are unavailable. */
@@ -41,10 +41,11 @@ export async function buildPublicApi(deps: ApiDeps) {
   await app.register(tenantRoutes(deps.database, deps.config));
   await app.register(auditRoutes(deps.database));
   await app.register(notificationRoutes(deps.database));
+  const storage = optionalModuleStorage(deps);
   await app.register(
     catalogueRoutes({
       database: deps.database,
-      apps: deps.runner ? { storage: moduleStorageOf(deps), inspect: inspectorOf(deps.runner) } : null,
+      apps: deps.runner && storage ? { storage, inspect: inspectorOf(deps.runner) } : null,
       signatures: deps.config.appSignatures,
     }),
   );
@@ -64,10 +65,10 @@ export function inspectorOf(runner: RunnerClient): Inspector {
 export async function buildInternalApi(deps: Omit<ApiDeps, 'verifier'>) {
   const app = await createServer({ logger: deps.logger, bodyLimit: 64 * 1024 });
   await app.register(healthRoutes(deps.database));
-  if (deps.config.appRunnerToken) {
-    await app.register(
-      internalRoutes({ runnerToken: deps.config.appRunnerToken, modules: moduleStorageOf(deps) }),
-    );
+  const modules = optionalModuleStorage(deps);
+  // Without module storage there is nothing to serve: module fetches answer 404.
+  if (deps.config.appRunnerToken && modules) {
+    await app.register(internalRoutes({ runnerToken: deps.config.appRunnerToken, modules }));
   }
   if (deps.config.appCallTokenSecret) {
     await app.register(
@@ -77,9 +78,16 @@ export async function buildInternalApi(deps: Omit<ApiDeps, 'verifier'>) {
   return app;
 }
 
-/** Modules live under DATA_DIR/modules unless the deployment hands another store in. */
+/** The store handed in, else the one the settings name (DATA_DIR/modules, S3, or null when off). */
+export function optionalModuleStorage(deps: Pick<ApiDeps, 'config' | 'modules'>): ModuleStorage | null {
+  return deps.modules !== undefined ? deps.modules : createModuleStorage(deps.config);
+}
+
+/** As optionalModuleStorage, for callers that cannot do without one (tools, tests). */
 export function moduleStorageOf(deps: Pick<ApiDeps, 'config' | 'modules'>): ModuleStorage {
-  return deps.modules ?? new FilesystemModuleStorage(path.join(deps.config.dataDir, 'modules'));
+  const storage = optionalModuleStorage(deps);
+  if (!storage) throw new Error('this deployment has no module storage (MODULE_STORAGE=off)');
+  return storage;
 }
 
 export interface RunningApi {
@@ -98,12 +106,15 @@ function runnerOf(deps: ApiDeps): { runner: RunnerClient | null; owned: boolean 
 
 export async function startApi(deps: ApiDeps): Promise<RunningApi> {
   const { runner, owned } = runnerOf(deps);
-  if (runner) {
+  // One store for both listeners; the api closes it only when it made it.
+  const modules = optionalModuleStorage(deps);
+  const ownedModules = deps.modules === undefined ? modules : null;
+  if (runner && modules) {
     const release = await loadRelease(deps.config.releaseIndex);
-    await reconcileRelease(deps.database, moduleStorageOf(deps), release, deps.logger);
+    await reconcileRelease(deps.database, modules, release, deps.logger);
   }
-  const publicApp = await buildPublicApi({ ...deps, runner });
-  const internalApp = await buildInternalApi(deps);
+  const publicApp = await buildPublicApi({ ...deps, runner, modules });
+  const internalApp = await buildInternalApi({ ...deps, modules });
   const url = await publicApp.listen({ host: deps.config.host, port: deps.config.port });
   const internalUrl = await internalApp.listen({
     host: deps.config.internalHost,
@@ -115,6 +126,7 @@ export async function startApi(deps: ApiDeps): Promise<RunningApi> {
     close: async () => {
       await Promise.all([publicApp.close(), internalApp.close()]);
       if (owned) await runner?.close();
+      ownedModules?.close?.();
     },
   };
 }

@@ -1,10 +1,59 @@
+// `app build <dir> [--out <file>]`: compiles <dir>/assembly/index.ts, checks the module exactly as an
+// upload is checked (inspectUpload: imports, the manifest export in a sandbox, the strict manifest parse,
+// the exports it promises), and writes the module capped at its memoryMiB. A refusal prints one line
+// naming the manifest path at fault, exits 1 and writes no module.
+import fs from 'node:fs/promises';
+import path from 'node:path';
 import type { Command } from 'commander';
+import { AppUsageError } from './errors.ts';
+
+async function checkAppDir(dir: string): Promise<void> {
+  let stat: Awaited<ReturnType<typeof fs.stat>>;
+  try {
+    stat = await fs.stat(dir);
+  } catch {
+    throw new AppUsageError(`${dir} does not exist`);
+  }
+  if (!stat.isDirectory()) throw new AppUsageError(`${dir} is not a directory (give an app directory)`);
+  try {
+    await fs.access(path.join(dir, 'assembly/index.ts'));
+  } catch {
+    throw new AppUsageError(
+      `${dir} is not an app directory: it has no assembly/index.ts (create one with app new)`,
+    );
+  }
+}
+
+/** Runs the build; answers the exit code. Output: the module path and sha256, or one line on refusal. */
+export async function runBuild(dir: string, out: string | undefined): Promise<number> {
+  await checkAppDir(dir);
+  // Loaded here: the compiler takes a moment to load, and usage errors need none of it.
+  const { AppBuildError, buildApp } = await import('./compile.ts');
+  try {
+    const built = await buildApp(dir, out);
+    if (built.warnings) process.stderr.write(`${built.warnings}\n`);
+    const shown = path.relative(process.cwd(), built.path) || built.path;
+    process.stdout.write(`${shown}\nsha256 ${built.sha256}\n`);
+    return 0;
+  } catch (error) {
+    if (!(error instanceof AppBuildError)) throw error;
+    if (error.details) process.stderr.write(`${error.details}\n`);
+    process.stderr.write(`app build: ${error.message}\n`);
+    return 1;
+  }
+}
 
 export function registerBuild(program: Command): void {
   program
     .command('build')
-    .description('not built yet')
-    .action(() => {
-      throw new Error('app build is not built yet');
+    .description('compile an app, check its manifest as an upload is checked, and write the module')
+    .argument('<dir>', 'the app directory (holding assembly/index.ts)')
+    .option('--out <file>', 'where to write the module (default <dir>/build/<name>-<version>.wasm)')
+    .action(async (dir: string, options: { out?: string }) => {
+      const code = await runBuild(dir, options.out);
+      // Exit now rather than when the event loop drains: the sandbox library leaves its instances'
+      // start-up timers running for seconds after they are gone.
+      await new Promise<void>((resolve) => process.stdout.write('', () => resolve()));
+      process.exit(code);
     });
 }

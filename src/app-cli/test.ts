@@ -1,10 +1,86 @@
+// `app test <dir|module.wasm>`: the conformance check of an app through the real host. A directory is
+// built first (app build); its samples come from <dir>/test/conformance.ts or <dir>/conformance.json,
+// or from --samples <file>. Prints one line per check and exits 0 only when every check passes.
+import fs from 'node:fs/promises';
+import path from 'node:path';
 import type { Command } from 'commander';
+import {
+  type ConformanceReport,
+  type ConformanceSetup,
+  checkConformance,
+  findConformanceSetup,
+  loadConformanceSetup,
+} from '../../packages/app-testing/src/index.ts';
+import { AppUsageError } from './errors.ts';
+
+interface TestOptions {
+  samples?: string;
+  json?: boolean;
+}
+
+/** The report as lines: ✓/✗ and the check's name (and what it found), then the totals. */
+export function formatReport(report: ConformanceReport): string {
+  const lines = report.checks.map((check) => {
+    const mark = check.passed ? '✓' : '✗';
+    if (!check.message) return `${mark} ${check.name}`;
+    return check.passed
+      ? `${mark} ${check.name} (${check.message})`
+      : `${mark} ${check.name}: ${check.message}`;
+  });
+  const passed = report.checks.filter((c) => c.passed).length;
+  lines.push(`${passed} passed, ${report.checks.length - passed} failed`);
+  return `${lines.join('\n')}\n`;
+}
+
+async function moduleOf(
+  target: string,
+  log: (line: string) => void,
+): Promise<{ file: string; dir: string | null }> {
+  let stat: Awaited<ReturnType<typeof fs.stat>>;
+  try {
+    stat = await fs.stat(target);
+  } catch {
+    throw new AppUsageError(`${target} does not exist (give an app directory or a .wasm module)`);
+  }
+  if (!stat.isDirectory()) return { file: target, dir: null };
+  // Loaded only for a directory: the compiler takes seconds to load.
+  const { buildApp } = await import('./compile.ts');
+  const built = await buildApp(target);
+  log(`built ${path.relative(process.cwd(), built.path) || built.path} (sha256 ${built.sha256})`);
+  return { file: built.path, dir: target };
+}
+
+export async function runTest(target: string, options: TestOptions): Promise<boolean> {
+  const log = (line: string) => {
+    if (!options.json) process.stdout.write(`${line}\n`);
+  };
+  const { file, dir } = await moduleOf(target, log);
+  const setupFile = options.samples ?? (dir ? findConformanceSetup(dir) : null);
+  const setup: ConformanceSetup = setupFile ? await loadConformanceSetup(setupFile) : {};
+  if (setupFile) log(`samples from ${setupFile}`);
+  else log('no samples given: running the checks that need none');
+  let report: ConformanceReport;
+  try {
+    report = await checkConformance(new Uint8Array(await fs.readFile(file)), setup);
+  } finally {
+    await setup.close?.();
+  }
+  process.stdout.write(options.json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
+  return report.passed;
+}
 
 export function registerTest(program: Command): void {
   program
     .command('test')
-    .description('not built yet')
-    .action(() => {
-      throw new Error('app test is not built yet');
+    .description('run the conformance check of an app (a directory is built first) through the real host')
+    .argument('<target>', 'an app directory or a built module (.wasm)')
+    .option('--samples <file>', 'conformance setup: .json data, or a .ts/.js module exporting it')
+    .option('--json', 'print the report as JSON')
+    .action(async (target: string, options: TestOptions) => {
+      const passed = await runTest(target, options);
+      // Exit now rather than when the event loop drains: the sandbox library leaves each instance's
+      // start-up timer running for seconds after the instance is gone.
+      await new Promise<void>((resolve) => process.stdout.write('', () => resolve()));
+      process.exit(passed ? 0 : 1);
     });
 }

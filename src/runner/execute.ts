@@ -5,7 +5,7 @@ import { drawSecretTag, type ExportName, readAnswer, tagConfig } from './envelop
 import { RunnerFailure } from './errors.ts';
 import type { CacheChange, CacheEntry, CallState, LogLine, Usage } from './host/call-state.ts';
 import type { HostBinding } from './host/refusal.ts';
-import type { ModuleStore } from './modules.ts';
+import { functionExports, type ModuleStore } from './modules.ts';
 import { Redactor } from './redaction.ts';
 import type { WarmPool } from './warm-pool.ts';
 
@@ -33,7 +33,7 @@ export interface ExportOutcome {
 }
 
 export interface ExecuteDeps {
-  modules: ModuleStore;
+  modules: Pick<ModuleStore, 'get'>;
   pool: WarmPool;
   apiInternalUrl: string;
   /** Builds the host functions of one call from its state (http_request needs the egress settings). */
@@ -66,12 +66,13 @@ export function newCallState(request: ExportRequest, apiInternalUrl: string): Ca
 export async function executeExport(deps: ExecuteDeps, request: ExportRequest): Promise<ExportOutcome> {
   const started = Date.now();
   const module = await deps.modules.get(request.sha256);
+  // Read from the compiled module (once per module), so a missing export costs no instance.
+  if (!functionExports(module.module).has(request.exportName)) {
+    throw new RunnerFailure('missing_export', `the module does not export ${request.exportName}`);
+  }
   const state = newCallState(request, deps.apiInternalUrl);
   const { instance, warm } = await deps.pool.claim(module);
   try {
-    if (!(await instance.exportNames()).includes(request.exportName)) {
-      throw new RunnerFailure('missing_export', `the module does not export ${request.exportName}`);
-    }
     instance.claim(deps.bind(state));
     const envelope = {
       call: {
@@ -111,7 +112,10 @@ export async function executeExport(deps: ExecuteDeps, request: ExportRequest): 
       warm,
     };
   } finally {
-    await instance.close();
+    // The thread is terminated at once; the answer does not wait for Node to tear it down, and the pool
+    // prepares the module's next warm instance once the answer is on its way.
+    instance.discard();
+    deps.pool.replenish(module);
   }
 }
 

@@ -22,6 +22,25 @@ export interface ModuleStoreOptions {
 }
 
 const SHA256 = /^[0-9a-f]{64}$/;
+
+const exportsByModule = new WeakMap<WebAssembly.Module, ReadonlySet<string>>();
+
+/**
+ * The function exports of a compiled module, read once per module on the main thread: a call checks the
+ * export it needs without asking the instance's worker thread (a round trip per call).
+ */
+export function functionExports(module: WebAssembly.Module): ReadonlySet<string> {
+  let names = exportsByModule.get(module);
+  if (!names) {
+    names = new Set(
+      WebAssembly.Module.exports(module)
+        .filter((e) => e.kind === 'function')
+        .map((e) => e.name),
+    );
+    exportsByModule.set(module, names);
+  }
+  return names;
+}
 /** A module without a maximum (never one the platform stored) gets the manifest default of 64 MiB. */
 const DEFAULT_MAX_PAGES = 64 * 16;
 
@@ -67,6 +86,7 @@ export class ModuleStore {
     const facts = readModule(bytes);
     const maxPages =
       'memories' in facts ? (facts.memories[0]?.maxPages ?? DEFAULT_MAX_PAGES) : DEFAULT_MAX_PAGES;
+    functionExports(module);
     return { sha256, module, maxPages };
   }
 

@@ -1,5 +1,6 @@
 // One module instance in its own worker thread (Extism's background plugin). An instance is prepared
 // with every host function refusing, claimed by exactly one call, and discarded after it.
+import './quiet-wasi.ts';
 import createPlugin, { type CallContext, type Plugin } from '@extism/extism';
 import { HOST_FUNCTIONS } from '../module/imports.ts';
 import { type HostBinding, REFUSING_BINDING } from './host/refusal.ts';

@@ -1,5 +1,5 @@
-// Module bytes stored under their sha256. The filesystem under DATA_DIR/modules is the default; the
-// catalogue issue adds the S3-compatible store behind the same interface.
+// Module bytes stored under their sha256. The filesystem under DATA_DIR/modules is the default; an
+// S3-compatible store (s3-module-storage.ts) sits behind the same interface.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -7,7 +7,10 @@ import path from 'node:path';
 export interface ModuleStorage {
   /** Stores the bytes under their hash (idempotent) and answers it. */
   put(bytes: Uint8Array): Promise<string>;
+  /** The bytes stored under that hash, or null when there are none; a failing store throws. */
   get(sha256: string): Promise<Uint8Array | null>;
+  /** Releases what the store holds open (the S3 client's connections); absent when nothing is. */
+  close?(): void;
 }
 
 const SHA256 = /^[0-9a-f]{64}$/;

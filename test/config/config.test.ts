@@ -48,6 +48,10 @@ describe('loadConfig defaults', () => {
     expect(config.runnerCacheDir).toBe(path.join(CWD, '.data', 'module-cache'));
   });
 
+  it('keeps modules on the filesystem under DATA_DIR/modules', () => {
+    expect(config.storage).toEqual({ kind: 'filesystem', dir: path.join(CWD, '.data', 'modules') });
+  });
+
   it('uses the documented limits, retention and log settings', () => {
     expect(config.rateLimitPerMinute).toBe(600);
     expect(config.retention).toEqual({ appCallbackDays: 90, submissionEventDays: 90, intervalMinutes: 60 });
@@ -133,6 +137,13 @@ describe('loadConfig with settings', () => {
         APP_REVIEW_DEFAULT: 'required',
         APP_SIGNATURES: 'optional',
         RELEASE_INDEX: 'release.json',
+        STORAGE_ENDPOINT: 'https://minio.internal:9000',
+        STORAGE_BUCKET: 'platform-modules',
+        STORAGE_REGION: 'eu-central-1',
+        STORAGE_ACCESS_KEY_ID: 'AKIDEXAMPLE',
+        STORAGE_SECRET_ACCESS_KEY: 'storage-secret',
+        STORAGE_FORCE_PATH_STYLE: 'false',
+        STORAGE_PREFIX: 'apps/modules/',
       },
       CWD,
     );
@@ -171,6 +182,16 @@ describe('loadConfig with settings', () => {
       appReviewDefault: 'required',
       appSignatures: 'optional',
       releaseIndex: path.join(CWD, 'release.json'),
+      storage: {
+        kind: 's3',
+        endpoint: 'https://minio.internal:9000',
+        bucket: 'platform-modules',
+        region: 'eu-central-1',
+        accessKeyId: 'AKIDEXAMPLE',
+        secretAccessKey: 'storage-secret',
+        forcePathStyle: false,
+        prefix: 'apps/modules/',
+      },
     });
   });
 
@@ -298,6 +319,150 @@ describe('loadConfig refusals', () => {
   it('never echoes a refused secret back', () => {
     const error = refusal({ SECRET_STORE_KEY: 'my-very-secret-but-wrong-key' });
     expect(error.message).not.toContain('my-very-secret-but-wrong-key');
+  });
+});
+
+describe('module storage settings', () => {
+  const S3 = { STORAGE_ENDPOINT: 'http://127.0.0.1:9000', STORAGE_BUCKET: 'modules' };
+  const storage = (env: Record<string, string>) => loadConfig(env, CWD).storage;
+
+  it('uses S3 when STORAGE_ENDPOINT is set: region us-east-1, path style, prefix modules/, the SDK’s credentials', () => {
+    expect(storage(S3)).toEqual({
+      kind: 's3',
+      endpoint: 'http://127.0.0.1:9000',
+      bucket: 'modules',
+      region: 'us-east-1',
+      accessKeyId: null,
+      secretAccessKey: null,
+      forcePathStyle: true,
+      prefix: 'modules/',
+    });
+  });
+
+  it('takes both credentials, STORAGE_FORCE_PATH_STYLE and STORAGE_REGION', () => {
+    expect(
+      storage({
+        ...S3,
+        STORAGE_ACCESS_KEY_ID: ' AKID ',
+        STORAGE_SECRET_ACCESS_KEY: 'secret',
+        STORAGE_FORCE_PATH_STYLE: 'true',
+        STORAGE_REGION: 'auto',
+      }),
+    ).toMatchObject({ accessKeyId: 'AKID', secretAccessKey: 'secret', forcePathStyle: true, region: 'auto' });
+    expect(storage({ ...S3, STORAGE_FORCE_PATH_STYLE: 'false' })).toMatchObject({ forcePathStyle: false });
+  });
+
+  it.each([
+    ['modules/', 'modules/'],
+    ['modules', 'modules/'],
+    ['/platform/wasm/', 'platform/wasm/'],
+    ["a.b_c-d!e*f'g(h)", "a.b_c-d!e*f'g(h)/"],
+    ['/', ''],
+    ['///', ''],
+  ])('takes STORAGE_PREFIX=%s as the key prefix %s', (value, prefix) => {
+    expect(storage({ ...S3, STORAGE_PREFIX: value })).toMatchObject({ prefix });
+  });
+
+  it('has no module storage with MODULE_STORAGE=off, whatever else is set', () => {
+    expect(storage({ MODULE_STORAGE: 'off' })).toEqual({ kind: 'off' });
+    expect(storage({ MODULE_STORAGE: 'off', ...S3, STORAGE_PREFIX: 'x' })).toEqual({ kind: 'off' });
+  });
+
+  it('follows an explicit MODULE_STORAGE: filesystem ignores the S3 settings, s3 takes them', () => {
+    expect(storage({ MODULE_STORAGE: 'filesystem', ...S3, DATA_DIR: '/var/lib/platform' })).toEqual({
+      kind: 'filesystem',
+      dir: '/var/lib/platform/modules',
+    });
+    expect(storage({ MODULE_STORAGE: 's3', ...S3 })).toMatchObject({ kind: 's3', bucket: 'modules' });
+  });
+
+  it('refuses STORAGE_ENDPOINT without STORAGE_BUCKET', () => {
+    expect(refusal({ STORAGE_ENDPOINT: 'http://127.0.0.1:9000' }).problems).toEqual([
+      'STORAGE_BUCKET: required when STORAGE_ENDPOINT is set',
+    ]);
+  });
+
+  it('refuses one credential without the other, never echoing either', () => {
+    const secret = 'wJalrXUtnFEMI-K7MDENG-bPxRfiCYEXAMPLEKEY';
+    const onlySecret = refusal({ ...S3, STORAGE_SECRET_ACCESS_KEY: secret });
+    expect(onlySecret.problems).toEqual([
+      'STORAGE_ACCESS_KEY_ID: required with STORAGE_SECRET_ACCESS_KEY (set both or neither)',
+    ]);
+    expect(onlySecret.message).not.toContain(secret);
+    const onlyId = refusal({ ...S3, STORAGE_ACCESS_KEY_ID: 'AKIDONLY' });
+    expect(onlyId.problems).toEqual([
+      'STORAGE_SECRET_ACCESS_KEY: required with STORAGE_ACCESS_KEY_ID (set both or neither)',
+    ]);
+    expect(onlyId.message).not.toContain('AKIDONLY');
+  });
+
+  it.each([
+    ['STORAGE_ENDPOINT', 'minio:9000'],
+    ['STORAGE_ENDPOINT', 's3://bucket'],
+    ['STORAGE_ENDPOINT', 'http://key:hunter2@minio.internal:9000'],
+    ['STORAGE_ENDPOINT', 'http://minio.internal:9000/?x=1'],
+    ['STORAGE_BUCKET', 's3://modules'],
+    ['STORAGE_BUCKET', 'my bucket'],
+    ['STORAGE_BUCKET', 'ab'],
+    ['STORAGE_BUCKET', 'modules/'],
+    ['STORAGE_REGION', 'eu west 1'],
+    ['STORAGE_FORCE_PATH_STYLE', 'yes'],
+    ['STORAGE_PREFIX', '../modules'],
+    ['STORAGE_PREFIX', 'a//b'],
+    ['STORAGE_PREFIX', 'mod ules'],
+    ['MODULE_STORAGE', 'minio'],
+  ])('refuses %s=%s, naming the setting', (name, value) => {
+    const error = refusal({ ...S3, [name]: value });
+    expect(error.problems).toHaveLength(1);
+    expect(error.problems[0]).toMatch(new RegExp(`^${name}: `));
+  });
+
+  it('never echoes credentials written into STORAGE_ENDPOINT', () => {
+    const error = refusal({ ...S3, STORAGE_ENDPOINT: 'http://key:hunter2@minio.internal:9000' });
+    expect(error.problems).toEqual([
+      'STORAGE_ENDPOINT: must not carry credentials; use STORAGE_ACCESS_KEY_ID and STORAGE_SECRET_ACCESS_KEY',
+    ]);
+    expect(error.message).not.toContain('hunter2');
+  });
+
+  it('refuses MODULE_STORAGE=s3 without STORAGE_ENDPOINT', () => {
+    expect(refusal({ MODULE_STORAGE: 's3' }).problems).toEqual(['MODULE_STORAGE: s3 needs STORAGE_ENDPOINT']);
+  });
+
+  it.each([
+    'STORAGE_BUCKET',
+    'STORAGE_REGION',
+    'STORAGE_FORCE_PATH_STYLE',
+    'STORAGE_PREFIX',
+  ])('refuses %s without STORAGE_ENDPOINT (modules would silently stay on disk)', (name) => {
+    const value = name === 'STORAGE_FORCE_PATH_STYLE' ? 'true' : 'modules';
+    const error = refusal({ [name]: value });
+    expect(error.problems).toHaveLength(1);
+    expect(error.problems[0]).toMatch(new RegExp(`^${name}: set without STORAGE_ENDPOINT`));
+  });
+
+  it('refuses credentials without STORAGE_ENDPOINT, never echoing them', () => {
+    const error = refusal({
+      STORAGE_ACCESS_KEY_ID: 'AKIDLONELY',
+      STORAGE_SECRET_ACCESS_KEY: 'lonely-secret',
+    });
+    expect(error.problems.map((p) => p.split(':')[0])).toEqual([
+      'STORAGE_ACCESS_KEY_ID',
+      'STORAGE_SECRET_ACCESS_KEY',
+    ]);
+    expect(error.message).not.toContain('AKIDLONELY');
+    expect(error.message).not.toContain('lonely-secret');
+  });
+
+  it('names every bad storage setting at once', () => {
+    const error = refusal({
+      STORAGE_ENDPOINT: 'nope',
+      STORAGE_ACCESS_KEY_ID: 'AKID',
+      STORAGE_FORCE_PATH_STYLE: 'maybe',
+    });
+    expect(error.problems.map((p) => p.split(':')[0]).sort()).toEqual(
+      ['STORAGE_BUCKET', 'STORAGE_ENDPOINT', 'STORAGE_FORCE_PATH_STYLE', 'STORAGE_SECRET_ACCESS_KEY'].sort(),
+    );
   });
 });
 

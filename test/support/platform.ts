@@ -46,6 +46,8 @@ export async function startTestPlatform(
     API_INTERNAL_PORT: '0',
     HOST: '127.0.0.1',
     LOG_LEVEL: 'info',
+    // Tests publish their own release when they need one; the repository's built apps stay out.
+    RELEASE_INDEX: path.join(dataDir, 'release.json'),
     ...env,
   });
   const local = await readOrCreateLocalSecrets(dataDir);

@@ -139,6 +139,9 @@ function prepare(spec: HttpRequestSpec, ctx: EgressContext): Prepared | Refusal 
     } else {
       const username = fill(auth.username, 'username');
       if (!username.ok) return refused(username.error);
+      // Checked once filled: a secret placeholder itself holds colons, the secret it names may not.
+      if (auth.type === 'basic' && username.text.includes(':'))
+        return refused('auth.username must not contain ":"');
       const password = fill(auth.password, 'password');
       if (!password.ok) return refused(password.error);
       auth = { type: auth.type, username: username.text, password: password.text };

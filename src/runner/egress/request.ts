@@ -69,7 +69,6 @@ function parseAuth(raw: unknown): AuthSpec | string {
     }
     if (typeof raw.username !== 'string') return 'auth.username must be a string';
     if (typeof raw.password !== 'string') return 'auth.password must be a string';
-    if (type === 'basic' && raw.username.includes(':')) return 'auth.username must not contain ":"';
     return { type, username: raw.username, password: raw.password };
   }
   if (type === 'bearer') {

@@ -1,0 +1,74 @@
+// An install's cached values between calls, kept the way the platform keeps them (spec part 2 §8.1):
+// the runner keeps none; each call hands in the live values and answers its changes, which are applied
+// here. A delete applies only while the value is still the one the call read; per install at most
+// APP_CACHE_ENTRIES values and APP_CACHE_TOTAL_BYTES of values (defaults 16 and 64 KiB), the oldest
+// written leaving first; a value lives until its expiry (a day at most).
+import type { CacheChange, CacheEntry } from '../../../src/runner/host/call-state.ts';
+
+export const DEFAULT_CACHE_ENTRIES = 16;
+export const DEFAULT_CACHE_TOTAL_BYTES = 64 * 1024;
+const DAY_MS = 86_400_000;
+
+interface Held {
+  value: string;
+  expiresAt: number;
+}
+
+export class InstallCache {
+  readonly #values = new Map<string, Held>();
+
+  constructor(
+    initial: Record<string, string> = {},
+    readonly limits = { entries: DEFAULT_CACHE_ENTRIES, totalBytes: DEFAULT_CACHE_TOTAL_BYTES },
+  ) {
+    for (const [name, value] of Object.entries(initial)) this.#set(name, value, Date.now() + DAY_MS);
+    this.#evict(Date.now());
+  }
+
+  /** The live entries handed to a call. */
+  entries(now = Date.now()): CacheEntry[] {
+    this.#expire(now);
+    return [...this.#values].map(([name, held]) => ({
+      name,
+      value: held.value,
+      expiresAt: new Date(held.expiresAt).toISOString(),
+    }));
+  }
+
+  /** The live values by name. */
+  values(now = Date.now()): Record<string, string> {
+    return Object.fromEntries(this.entries(now).map((entry) => [entry.name, entry.value]));
+  }
+
+  apply(changes: readonly CacheChange[], now = Date.now()): void {
+    this.#expire(now);
+    for (const change of changes) {
+      if (change.op === 'set') {
+        this.#set(change.name, change.value, now + change.ttlSeconds * 1000);
+      } else if ((this.#values.get(change.name)?.value ?? null) === change.readValue) {
+        this.#values.delete(change.name);
+      }
+    }
+    this.#evict(now);
+  }
+
+  #set(name: string, value: string, expiresAt: number): void {
+    this.#values.delete(name);
+    this.#values.set(name, { value, expiresAt });
+  }
+
+  #expire(now: number): void {
+    for (const [name, held] of this.#values) if (held.expiresAt <= now) this.#values.delete(name);
+  }
+
+  #evict(now: number): void {
+    this.#expire(now);
+    const bytes = () => [...this.#values.values()].reduce((n, held) => n + Buffer.byteLength(held.value), 0);
+    while (this.#values.size > this.limits.entries || bytes() > this.limits.totalBytes) {
+      // Each write moves its name last, so the first name is the oldest written.
+      const oldest = this.#values.keys().next();
+      if (oldest.done) return;
+      this.#values.delete(oldest.value);
+    }
+  }
+}

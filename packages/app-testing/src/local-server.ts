@@ -1,0 +1,94 @@
+// A small HTTP server on 127.0.0.1 with a free port, shared by the doubles and the documents route.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface LocalServer {
+  /** http://127.0.0.1:<port> */
+  url: string;
+  /** 127.0.0.1:<port>: the host string to approve for an app that calls this server. */
+  host: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+export interface IncomingRequest {
+  method: string;
+  /** The path without the query. */
+  path: string;
+  query: Record<string, string>;
+  /** Lower-cased names; repeated headers joined with ", ". */
+  headers: Record<string, string>;
+  body: Buffer;
+}
+
+export interface OutgoingResponse {
+  status: number;
+  headers?: Record<string, string>;
+  body?: string | Uint8Array;
+}
+
+export type Handler = (request: IncomingRequest) => Promise<OutgoingResponse> | OutgoingResponse;
+
+/** Reads the whole request, hands it to the handler and sends its answer (500 with the error's message if it throws). */
+export async function startLocalServer(handler: Handler): Promise<LocalServer> {
+  const sockets = new Set<import('node:net').Socket>();
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', async () => {
+      const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+      const headers: Record<string, string> = {};
+      for (const [name, value] of Object.entries(req.headers)) {
+        if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+      }
+      let answer: OutgoingResponse;
+      try {
+        answer = await handler({
+          method: req.method ?? 'GET',
+          path: url.pathname,
+          query: Object.fromEntries(url.searchParams),
+          headers,
+          body: Buffer.concat(chunks),
+        });
+      } catch (error) {
+        answer = { status: 500, body: error instanceof Error ? error.message : String(error) };
+      }
+      try {
+        res.writeHead(answer.status, answer.headers);
+        res.end(answer.body === undefined ? undefined : Buffer.from(answer.body));
+      } catch (error) {
+        // A header value Node will not send (a test's own mistake): answer that instead.
+        if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
+        res.end(error instanceof Error ? error.message : String(error));
+      }
+    });
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    host: `127.0.0.1:${port}`,
+    port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        // Kept-alive connections of the runner's pool would hold the server open.
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+export function jsonResponse(status: number, value: unknown, headers: Record<string, string> = {}) {
+  return {
+    status,
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(value),
+  };
+}

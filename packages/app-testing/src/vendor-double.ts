@@ -1,0 +1,125 @@
+// A vendor double: an HTTP server on 127.0.0.1 answering declared routes and recording every request,
+// for an app under test to reach through the real http_request host function.
+import {
+  type IncomingRequest,
+  jsonResponse,
+  type OutgoingResponse,
+  startLocalServer,
+} from './local-server.ts';
+
+export interface VendorRequest {
+  method: string;
+  /** The path without the query. */
+  path: string;
+  query: Record<string, string>;
+  /** Lower-cased names. */
+  headers: Record<string, string>;
+  /** The body as UTF-8 text ('' when there is none). */
+  body: string;
+  bodyBytes: Uint8Array;
+  /** Values of the route's :name segments. */
+  params: Record<string, string>;
+  /** Whether a route answered it (false: the double answered 404). */
+  matched: boolean;
+}
+
+export interface VendorAnswer {
+  /** Default 200. */
+  status?: number;
+  headers?: Record<string, string>;
+  /** Sent as JSON with content-type application/json. */
+  json?: unknown;
+  /** Sent as it is (instead of json). */
+  body?: string | Uint8Array;
+}
+
+export interface VendorRoute extends VendorAnswer {
+  /** Any letter case; absent: every method. */
+  method?: string;
+  /** An exact path (`/v1/things`), with `:name` segments matching one segment each (`/things/:id`), or a RegExp. */
+  path: string | RegExp;
+  /** Answers instead of status/headers/json/body; may be async. */
+  respond?: (request: VendorRequest) => VendorAnswer | Promise<VendorAnswer>;
+}
+
+export interface VendorDouble {
+  /** http://127.0.0.1:<port> */
+  url: string;
+  /** 127.0.0.1:<port>: approve it in the loader's hosts (or let the app's config name `url`). */
+  host: string;
+  /** Every request received, oldest first. */
+  readonly requests: VendorRequest[];
+  /** Adds routes; a later route never shadows an earlier one that matches. */
+  route(...routes: VendorRoute[]): void;
+  /** Forgets the recorded requests. */
+  reset(): void;
+  close(): Promise<void>;
+}
+
+function matchPath(pattern: string | RegExp, path: string): Record<string, string> | null {
+  if (pattern instanceof RegExp) {
+    const match = pattern.exec(path);
+    return match ? { ...(match.groups ?? {}) } : null;
+  }
+  const want = pattern.split('/');
+  const got = path.split('/');
+  if (want.length !== got.length) return null;
+  const params: Record<string, string> = {};
+  for (const [i, segment] of want.entries()) {
+    const actual = got[i] ?? '';
+    if (segment.startsWith(':') && actual !== '') params[segment.slice(1)] = decodeURIComponent(actual);
+    else if (segment !== actual) return null;
+  }
+  return params;
+}
+
+function toResponse(answer: VendorAnswer): OutgoingResponse {
+  const status = answer.status ?? 200;
+  if (answer.json !== undefined) return jsonResponse(status, answer.json, answer.headers);
+  return { status, headers: answer.headers ?? {}, body: answer.body ?? '' };
+}
+
+/** Starts a vendor double; routes are tried in order, the first match answers, no match answers 404. */
+export async function startVendorDouble(routes: VendorRoute[] = []): Promise<VendorDouble> {
+  const table = [...routes];
+  const requests: VendorRequest[] = [];
+  const server = await startLocalServer(async (incoming) => {
+    for (const route of table) {
+      if (route.method && route.method.toUpperCase() !== incoming.method) continue;
+      const params = matchPath(route.path, incoming.path);
+      if (!params) continue;
+      const request = record(incoming, params, true);
+      requests.push(request);
+      return toResponse(route.respond ? await route.respond(request) : route);
+    }
+    requests.push(record(incoming, {}, false));
+    return jsonResponse(404, {
+      error: `the vendor double has no route for ${incoming.method} ${incoming.path}`,
+    });
+  });
+  return {
+    url: server.url,
+    host: server.host,
+    requests,
+    route: (...more) => {
+      table.push(...more);
+    },
+    reset: () => {
+      requests.length = 0;
+    },
+    close: () => server.close(),
+  };
+}
+
+function record(incoming: IncomingRequest, params: Record<string, string>, matched: boolean): VendorRequest {
+  return {
+    method: incoming.method,
+    path: incoming.path,
+    query: incoming.query,
+    headers: incoming.headers,
+    body: incoming.body.toString('utf8'),
+    bodyBytes: new Uint8Array(incoming.body),
+    params,
+    matched,
+  };
+}
