@@ -278,6 +278,18 @@ describe('platform start --role all (embedded PostgreSQL)', () => {
         retention: { appCallbackDays: 90, submissionEventDays: 90 },
       });
       tenantId = me.body.id as string;
+
+      // The release catalogue built by npm ci is what a plain start publishes.
+      const apps = await fetch(`${api}/apps`, { headers: { authorization: `Bearer ${token}` } });
+      const listed = (await apps.json()) as {
+        items: { name: string; publisher: string; latest: { platformSource: string } }[];
+      };
+      expect(listed.items.map((a) => [a.name, a.publisher, a.latest.platformSource])).toEqual([
+        ['ai-risk-summary', 'platform', 'release'],
+        ['http-connector', 'platform', 'release'],
+        ['identity-verification', 'platform', 'release'],
+        ['sanctions-screening', 'platform', 'release'],
+      ]);
       expect(decodeJwt(token)).toMatchObject({ tenant: tenantId, kind: 'human', roles: ['admin'] });
 
       // Another tenant and user minted while the platform runs: it uses the running database.

@@ -18,9 +18,10 @@ import {
   runWebhook,
   sendManifest,
   Value,
+  failureOf,
 } from '@apps-platform/app-sdk';
 import { MANIFEST } from './manifest';
-import { failureOf } from './vendor';
+
 import { onWebhook } from './webhook';
 
 const VENDOR = 'the verification API';

@@ -12,9 +12,10 @@ import {
   runInvoke,
   sendManifest,
   Value,
+  failureOf,
 } from '@apps-platform/app-sdk';
 import { MANIFEST } from './manifest';
-import { failureOf } from './vendor';
+
 
 const VENDOR = 'the match API';
 const QUERY = 'q1';

@@ -69,3 +69,4 @@ export {
   Variable,
 } from './secrets';
 export { defaultEventId, defaultEventIdOf, EVENT_ID_KEY, verifySignature } from './webhooks';
+export { failureOf, retryAfterMs, vendorDetail } from './vendor';

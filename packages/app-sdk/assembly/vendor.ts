@@ -1,5 +1,7 @@
-// How an answer of the match API becomes an error answer: which failures another attempt may cure.
-import { Answer, error, HttpResponse } from '@apps-platform/app-sdk';
+// How a vendor's answer becomes an error answer: which failures another attempt may cure. Shared by apps
+// whose vendors follow the common HTTP conventions (429/5xx passing, 401/403 the credential).
+import { Answer, error } from './answers';
+import { HttpResponse } from './host-http';
 
 /** The longest vendor text quoted in an error message. */
 const DETAIL_CHARS = 300;
@@ -42,9 +44,15 @@ function clip(text: string): string {
 /**
  * The error answer for a request that did not succeed, or null when the vendor answered 2xx.
  * Transport failures, 429 and 5xx may pass on another attempt (retryable, with Retry-After); 401 and
- * 403 are the credential; any other answer is final. `what` names the vendor in messages.
+ * 403 are the credential (named by credentialSecret); any other answer is final. `what` names the
+ * vendor in messages.
  */
-export function failureOf(response: HttpResponse, what: string, idempotent: bool): Answer | null {
+export function failureOf(
+  response: HttpResponse,
+  what: string,
+  idempotent: bool,
+  credentialSecret: string = 'API_KEY',
+): Answer | null {
   if (response.failed) {
     if (response.refused) return error(what + ': the platform refused the request: ' + response.error!);
     if (response.notSent) return error(what + ' could not be reached: ' + response.error!, true);
@@ -64,7 +72,9 @@ export function failureOf(response: HttpResponse, what: string, idempotent: bool
         what +
         ' answered ' +
         status.toString() +
-        ' (check the API_KEY secret)' +
+        ' (check the ' +
+        credentialSecret +
+        ' secret)' +
         said,
     );
   }
