@@ -37,10 +37,15 @@ describe('an app built with `app build`', () => {
     expect(version.sha256).toBe(sha256);
 
     const token = await platform.token();
-    const publish = await platform.fetch(`/apps/${version.name}/versions/${version.id}/publish`, { method: 'POST', token });
+    const publish = await platform.fetch(`/apps/${version.name}/versions/${version.id}/publish`, {
+      method: 'POST',
+      token,
+    });
     expect(publish.status).toBe(200);
     const listed = await (await platform.fetch(`/apps/${version.name}/versions`, { token })).json();
-    expect(listed.items.map((v: { id: string; status: string }) => [v.id, v.status])).toEqual([[version.id, 'published']]);
+    expect(listed.items.map((v: { id: string; status: string }) => [v.id, v.status])).toEqual([
+      [version.id, 'published'],
+    ]);
 
     const stranger = await platform.token({ tenant: 'stranger-co' });
     expect((await platform.fetch(`/apps/${version.name}`, { token: stranger })).status).toBe(404);
