@@ -3,6 +3,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { auditRoutes } from '../audit/routes.ts';
 import type { TokenVerifier } from '../auth/tokens.ts';
+import { moduleFetchable } from '../catalogue/blocks.ts';
 import { loadRelease, reconcileRelease } from '../catalogue/release.ts';
 import { catalogueRoutes } from '../catalogue/routes.ts';
 import type { Inspector } from '../catalogue/uploads.ts';
@@ -68,7 +69,13 @@ export async function buildInternalApi(deps: Omit<ApiDeps, 'verifier'>) {
   const modules = optionalModuleStorage(deps);
   // Without module storage there is nothing to serve: module fetches answer 404.
   if (deps.config.appRunnerToken && modules) {
-    await app.register(internalRoutes({ runnerToken: deps.config.appRunnerToken, modules }));
+    await app.register(
+      internalRoutes({
+        runnerToken: deps.config.appRunnerToken,
+        modules,
+        servable: (sha256) => moduleFetchable(deps.database.db, sha256),
+      }),
+    );
   }
   if (deps.config.appCallTokenSecret) {
     await app.register(

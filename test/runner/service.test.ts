@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { appBlocks } from '../../src/catalogue/tables.ts';
 import { buildFixture } from '../support/assemblyscript.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { RUNNER_TOKEN, startTestRunner, type TestRunner } from '../support/runner.ts';
@@ -130,6 +131,18 @@ describe('POST /v1/invoke', () => {
     expect((await response.json()).error.code).toBe('module_not_found');
   });
 
+  it('cannot fetch a blocked module: module_not_found', async () => {
+    const blocked = await runner.store(
+      await buildFixture('echo', { '"version":"1.0.0"': '"version":"9.9.9"' }),
+    );
+    await platform.database.db
+      .insert(appBlocks)
+      .values({ sha256: blocked, reason: 'malware', createdBy: 'op' });
+    const response = await invoke(blocked);
+    expect(response.status).toBe(404);
+    expect((await response.json()).error.code).toBe('module_not_found');
+  });
+
   it('terminates a call past its deadline and keeps serving', async () => {
     const response = await invoke(hostile, { action: 'spin', timeoutMs: 300 });
     expect(response.status).toBe(504);
@@ -214,10 +227,14 @@ describe('webhooks and hand-off', () => {
 
 describe('health', () => {
   it('reports in-flight calls, capacity, cached modules and warm instances', async () => {
-    const response = await fetch(`${runner.url}/health`);
-    const body = await response.json();
+    // The pool tops itself up after each call, in the background: wait (boundedly) until it has.
+    let body = await (await fetch(`${runner.url}/health`)).json();
+    for (let i = 0; i < 50 && body.warmPlugins === 0; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      body = await (await fetch(`${runner.url}/health`)).json();
+    }
     expect(body).toMatchObject({ status: 'ok', inFlight: 0, concurrency: 3 });
-    expect(body.cachedModules).toBe(2);
+    expect(body.cachedModules).toBe(2); // the blocked module was never fetched
     expect(body.warmPlugins).toBeGreaterThan(0);
     expect((await fs.readdir(runner.cacheDir)).filter((f) => f.endsWith('.wasm'))).toHaveLength(2);
     expect((await fetch(`${runner.url}/health/ready`)).status).toBe(200);
