@@ -70,6 +70,22 @@ export interface Config {
   releaseIndex: string;
   /** Module storage (MODULE_STORAGE, STORAGE_*). */
   storage: StorageSettings;
+  /** WEBHOOK_PUBLIC_URL: the public base URL vendors send webhooks to; null when unset. */
+  webhookPublicUrl: string | null;
+  /** COLLECTION_FLOW_URL: the deployment's collection flow; null when unset. */
+  collectionFlowUrl: string | null;
+  /** SIGNUP_CONSOLE_URL: the deployment's sign-up console; null when unset. */
+  signupConsoleUrl: string | null;
+  /** STORAGE_CORS_ORIGINS: origins (scheme, host, port) browsers may reach the object store from. */
+  storageCorsOrigins: string[];
+  /** STORAGE_PUBLIC_ENDPOINT: the object store as browsers reach it; null when unset. */
+  storagePublicEndpoint: string | null;
+  /**
+   * The deployment's own hostnames, lower-case, each once: those of WEBHOOK_PUBLIC_URL, AUTH_ISSUER (when a
+   * URL), COLLECTION_FLOW_URL, SIGNUP_CONSOLE_URL, STORAGE_CORS_ORIGINS, STORAGE_ENDPOINT and
+   * STORAGE_PUBLIC_ENDPOINT. An install's config URL may name none of them, at any port (spec part 1 §4.8).
+   */
+  ownHosts: string[];
 }
 
 export class ConfigError extends Error {
@@ -134,6 +150,35 @@ class Reader {
       return null;
     }
     return raw;
+  }
+
+  /** A comma list of http(s) origins (no path, query, fragment or credentials), each spelled as URL.origin. */
+  origins(name: string): string[] {
+    const raw = this.text(name);
+    if (raw === null) return [];
+    const origins: string[] = [];
+    for (const item of raw.split(',').map((part) => part.trim())) {
+      if (item === '') continue;
+      let url: URL | null = null;
+      try {
+        url = new URL(item);
+      } catch {}
+      const isOrigin =
+        url !== null &&
+        (url.protocol === 'http:' || url.protocol === 'https:') &&
+        url.username === '' &&
+        url.password === '' &&
+        url.pathname === '/' &&
+        url.search === '' &&
+        url.hash === '' &&
+        !/[?#]$/.test(item);
+      if (!isOrigin || url === null) {
+        this.problems.push(`${name}: expected a comma list of http:// or https:// origins, got "${item}"`);
+        continue;
+      }
+      if (!origins.includes(url.origin)) origins.push(url.origin);
+    }
+    return origins;
   }
 
   /** A 32-byte key written as 64 hex characters or as base64. */
@@ -207,9 +252,45 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       read.text('RELEASE_INDEX') ?? path.join(PACKAGE_ROOT, 'apps', 'build', 'release.json'),
     ),
     storage: readStorage(read, dataDir),
+    webhookPublicUrl: read.url('WEBHOOK_PUBLIC_URL', HTTP_SCHEMES),
+    collectionFlowUrl: read.url('COLLECTION_FLOW_URL', HTTP_SCHEMES),
+    signupConsoleUrl: read.url('SIGNUP_CONSOLE_URL', HTTP_SCHEMES),
+    storageCorsOrigins: read.origins('STORAGE_CORS_ORIGINS'),
+    storagePublicEndpoint: read.url('STORAGE_PUBLIC_ENDPOINT', HTTP_SCHEMES),
+    ownHosts: [],
   };
   if (read.problems.length > 0) throw new ConfigError(read.problems);
+  config.ownHosts = ownHostsOf([
+    config.webhookPublicUrl,
+    config.auth.issuer,
+    config.collectionFlowUrl,
+    config.signupConsoleUrl,
+    ...config.storageCorsOrigins,
+    read.text('STORAGE_ENDPOINT'),
+    config.storagePublicEndpoint,
+  ]);
   return config;
+}
+
+/**
+ * The lower-case hostnames of the deployment's own URLs, each once, without a trailing dot. A value that
+ * is no http(s) URL (an issuer need not be one) names no host.
+ */
+function ownHostsOf(urls: readonly (string | null)[]): string[] {
+  const hosts: string[] = [];
+  for (const text of urls) {
+    if (text === null) continue;
+    let url: URL;
+    try {
+      url = new URL(text);
+    } catch {
+      continue;
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') continue;
+    const host = url.hostname.toLowerCase().replace(/\.$/, '');
+    if (host !== '' && !hosts.includes(host)) hosts.push(host);
+  }
+  return hosts;
 }
 
 const STORAGE_KINDS = ['filesystem', 's3', 'off'] as const;

@@ -61,6 +61,15 @@ describe('loadConfig defaults', () => {
     expect(config.appReviewDefault).toBe('off');
   });
 
+  it('has none of the deployment URLs and so no own hosts', () => {
+    expect(config.webhookPublicUrl).toBeNull();
+    expect(config.collectionFlowUrl).toBeNull();
+    expect(config.signupConsoleUrl).toBeNull();
+    expect(config.storagePublicEndpoint).toBeNull();
+    expect(config.storageCorsOrigins).toEqual([]);
+    expect(config.ownHosts).toEqual([]);
+  });
+
   it('leaves secrets and auth unset (embedded mode generates or does not need them)', () => {
     expect(config.appRunnerToken).toBeNull();
     expect(config.appCallTokenSecret).toBeNull();
@@ -144,6 +153,11 @@ describe('loadConfig with settings', () => {
         STORAGE_SECRET_ACCESS_KEY: 'storage-secret',
         STORAGE_FORCE_PATH_STYLE: 'false',
         STORAGE_PREFIX: 'apps/modules/',
+        STORAGE_PUBLIC_ENDPOINT: 'https://files.example.com',
+        STORAGE_CORS_ORIGINS: 'https://console.example.com, https://signup.example.com:8443',
+        WEBHOOK_PUBLIC_URL: 'https://hooks.example.com/apps',
+        COLLECTION_FLOW_URL: 'https://collect.example.com',
+        SIGNUP_CONSOLE_URL: 'https://signup.example.com/start',
       },
       CWD,
     );
@@ -192,6 +206,20 @@ describe('loadConfig with settings', () => {
         forcePathStyle: false,
         prefix: 'apps/modules/',
       },
+      webhookPublicUrl: 'https://hooks.example.com/apps',
+      collectionFlowUrl: 'https://collect.example.com',
+      signupConsoleUrl: 'https://signup.example.com/start',
+      storageCorsOrigins: ['https://console.example.com', 'https://signup.example.com:8443'],
+      storagePublicEndpoint: 'https://files.example.com',
+      ownHosts: [
+        'hooks.example.com',
+        'idp.example.com',
+        'collect.example.com',
+        'signup.example.com',
+        'console.example.com',
+        'minio.internal',
+        'files.example.com',
+      ],
     });
   });
 
@@ -278,6 +306,17 @@ describe('loadConfig refusals', () => {
     ['API_INTERNAL_URL', '//api'],
     ['SECRET_STORE_KEY', 'too-short'],
     ['SECRET_STORE_KEY', 'ab'.repeat(31)],
+    ['WEBHOOK_PUBLIC_URL', 'hooks.example.com'],
+    ['WEBHOOK_PUBLIC_URL', 'ftp://hooks.example.com'],
+    ['COLLECTION_FLOW_URL', '/flow'],
+    ['SIGNUP_CONSOLE_URL', 'signup'],
+    ['STORAGE_PUBLIC_ENDPOINT', 's3://files'],
+    ['STORAGE_CORS_ORIGINS', '*'],
+    ['STORAGE_CORS_ORIGINS', 'console.example.com'],
+    ['STORAGE_CORS_ORIGINS', 'https://console.example.com/app'],
+    ['STORAGE_CORS_ORIGINS', 'https://console.example.com?x=1'],
+    ['STORAGE_CORS_ORIGINS', 'https://user:pw@console.example.com'],
+    ['STORAGE_CORS_ORIGINS', 'https://a.example.com,ftp://b.example.com'],
   ])('refuses %s=%s, naming the setting', (name, value) => {
     const error = refusal({ [name]: value });
     expect(error.problems).toHaveLength(1);
@@ -463,6 +502,60 @@ describe('module storage settings', () => {
     expect(error.problems.map((p) => p.split(':')[0]).sort()).toEqual(
       ['STORAGE_BUCKET', 'STORAGE_ENDPOINT', 'STORAGE_FORCE_PATH_STYLE', 'STORAGE_SECRET_ACCESS_KEY'].sort(),
     );
+  });
+});
+
+describe("the deployment's own hosts", () => {
+  const own = (env: Record<string, string>) => loadConfig(env, CWD).ownHosts;
+
+  it('takes the hostname of each deployment URL, lower-case, without port, path or trailing dot', () => {
+    expect(own({ WEBHOOK_PUBLIC_URL: 'https://Hooks.Example.COM:8443/apps/' })).toEqual([
+      'hooks.example.com',
+    ]);
+    expect(own({ COLLECTION_FLOW_URL: 'http://collect.example.com.:8080' })).toEqual(['collect.example.com']);
+    expect(own({ SIGNUP_CONSOLE_URL: 'https://signup.example.com/start?x=1' })).toEqual([
+      'signup.example.com',
+    ]);
+    expect(own({ STORAGE_PUBLIC_ENDPOINT: 'https://files.example.com' })).toEqual(['files.example.com']);
+  });
+
+  it('reads the identity provider issuer when it is a URL, and names no host when it is not', () => {
+    expect(own({ AUTH_ISSUER: 'https://IdP.example.com/realms/main' })).toEqual(['idp.example.com']);
+    expect(own({ AUTH_ISSUER: 'platform-issuer' })).toEqual([]);
+    expect(own({ AUTH_ISSUER: 'urn:example:issuer' })).toEqual([]);
+  });
+
+  it('takes STORAGE_ENDPOINT whatever MODULE_STORAGE says, and each STORAGE_CORS_ORIGINS origin', () => {
+    expect(
+      own({
+        MODULE_STORAGE: 'filesystem',
+        STORAGE_ENDPOINT: 'http://127.0.0.1:9000',
+        STORAGE_CORS_ORIGINS: 'https://a.example.com,,  http://localhost:5173 ,https://A.example.com/',
+      }),
+    ).toEqual(['a.example.com', 'localhost', '127.0.0.1']);
+  });
+
+  it('lists a host once however many settings name it', () => {
+    expect(
+      own({
+        WEBHOOK_PUBLIC_URL: 'https://platform.example.com/hooks',
+        COLLECTION_FLOW_URL: 'https://platform.example.com:8443/flow',
+        SIGNUP_CONSOLE_URL: 'https://console.example.com',
+        STORAGE_CORS_ORIGINS: 'https://console.example.com',
+      }),
+    ).toEqual(['platform.example.com', 'console.example.com']);
+  });
+
+  it('spells STORAGE_CORS_ORIGINS as origins, each once', () => {
+    expect(
+      loadConfig(
+        {
+          STORAGE_CORS_ORIGINS:
+            'https://A.example.com:443/, http://b.example.com:8080 ,https://a.example.com',
+        },
+        CWD,
+      ).storageCorsOrigins,
+    ).toEqual(['https://a.example.com', 'http://b.example.com:8080']);
   });
 });
 

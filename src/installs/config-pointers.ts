@@ -1,0 +1,62 @@
+// Reading an install's config by JSON Pointer (spec part 1 §2.1) and naming the places of its text, for the
+// install rules that point an issue at a config field. Pure: the config is JSON as the tenant saved it.
+import { pointerTokens } from '../module/names.ts';
+
+/** One reason a save is refused: where in the config (a JSON Pointer) and why. Never echoes a secret. */
+export interface ConfigIssue {
+  path: string;
+  message: string;
+}
+
+const ARRAY_INDEX = /^(?:0|[1-9]\d*)$/;
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * The value at `pointer` in `config`, or undefined when nothing is there. Only own members are read (a
+ * pointer such as /constructor finds nothing), and array items only by canonical index (/items/01 does not
+ * name /items/1). The empty pointer names the whole config.
+ */
+export function valueAt(config: unknown, pointer: string): unknown {
+  if (pointer === '') return config;
+  let node: unknown = config;
+  for (const token of pointerTokens(pointer)) {
+    if (Array.isArray(node)) {
+      if (!ARRAY_INDEX.test(token)) return undefined;
+      node = node[Number(token)];
+    } else if (isRecord(node)) {
+      if (!Object.hasOwn(node, token)) return undefined;
+      node = node[token];
+    } else {
+      return undefined;
+    }
+  }
+  return node;
+}
+
+/** The pointer of member or item `token` under `parent` ("~" and "/" escaped as RFC 6901 asks). */
+export function childPointer(parent: string, token: string | number): string {
+  const text = String(token).replaceAll('~', '~0').replaceAll('/', '~1');
+  return `${parent}/${text}`;
+}
+
+/**
+ * Calls `visit` with every text value of the config and its pointer, in document order. Member names are
+ * not text values: the platform reads placeholders in values only, as the runner tags them.
+ */
+export function forEachText(
+  config: unknown,
+  visit: (text: string, pointer: string) => void,
+  pointer = '',
+): void {
+  if (typeof config === 'string') {
+    visit(config, pointer);
+  } else if (Array.isArray(config)) {
+    config.forEach((item, index) => {
+      forEachText(item, visit, childPointer(pointer, index));
+    });
+  } else if (isRecord(config)) {
+    for (const [key, item] of Object.entries(config)) forEachText(item, visit, childPointer(pointer, key));
+  }
+}
