@@ -63,6 +63,13 @@ export interface Config {
   secretStoreKey: Buffer | null;
   auth: AuthSettings;
   rateLimitPerMinute: number;
+  /**
+   * The deployment's install circuit defaults (spec part 1 §4.8 "Circuit counting", part 2 §8.2):
+   * APP_CIRCUIT_FAILURE_THRESHOLD (outages in a row that open it, 1 to 100, default 5) and
+   * APP_CIRCUIT_OPEN_SECONDS (how long it stays open, 5 to 3600, default 30). An install's own settings
+   * override them.
+   */
+  circuit: { failureThreshold: number; openSeconds: number };
   retention: { appCallbackDays: number; submissionEventDays: number; intervalMinutes: number };
   appReviewDefault: 'off' | 'required';
   appSignatures: 'off' | 'optional' | 'required';
@@ -240,6 +247,10 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       audience: read.text('AUTH_AUDIENCE'),
     },
     rateLimitPerMinute: read.int('API_RATE_LIMIT_PER_MINUTE', 600, 0, 1_000_000),
+    circuit: {
+      failureThreshold: read.int('APP_CIRCUIT_FAILURE_THRESHOLD', 5, 1, 100),
+      openSeconds: read.int('APP_CIRCUIT_OPEN_SECONDS', 30, 5, 3600),
+    },
     retention: {
       appCallbackDays: read.int('RETENTION_APP_CALLBACK_DAYS', 90, 0, 36500),
       submissionEventDays: read.int('RETENTION_SUBMISSION_EVENT_DAYS', 90, 0, 36500),

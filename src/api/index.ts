@@ -10,6 +10,8 @@ import type { Inspector } from '../catalogue/uploads.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/pool.ts';
 import { createServer } from '../http/server.ts';
+import { installRoutes } from '../installs/routes.ts';
+import { installNamesOf } from '../installs/service.ts';
 import { notificationRoutes } from '../notifications/routes.ts';
 import { createRunnerClient, type RunnerClient } from '../runner/client.ts';
 import { createModuleStorage, type ModuleStorage } from '../storage/index.ts';
@@ -48,6 +50,14 @@ export async function buildPublicApi(deps: ApiDeps) {
       database: deps.database,
       apps: deps.runner && storage ? { storage, inspect: inspectorOf(deps.runner) } : null,
       signatures: deps.config.appSignatures,
+      installs: installNamesOf(deps.database),
+    }),
+  );
+  await app.register(
+    installRoutes({
+      database: deps.database,
+      config: deps.config,
+      available: Boolean(deps.runner && storage),
     }),
   );
   return app;

@@ -102,10 +102,6 @@ export class Instance {
     }
   }
 
-  async exportNames(): Promise<string[]> {
-    return (await this.plugin.getExports()).filter((e) => e.kind === 'function').map((e) => e.name);
-  }
-
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;

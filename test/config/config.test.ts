@@ -59,6 +59,7 @@ describe('loadConfig defaults', () => {
     expect(config.logLevel).toBe('info');
     expect(config.nodeEnv).toBe('development');
     expect(config.appReviewDefault).toBe('off');
+    expect(config.circuit).toEqual({ failureThreshold: 5, openSeconds: 30 });
   });
 
   it('has none of the deployment URLs and so no own hosts', () => {
@@ -140,6 +141,8 @@ describe('loadConfig with settings', () => {
         AUTH_ISSUER: 'https://idp.example.com/',
         AUTH_AUDIENCE: 'apps-platform',
         API_RATE_LIMIT_PER_MINUTE: '0',
+        APP_CIRCUIT_FAILURE_THRESHOLD: '7',
+        APP_CIRCUIT_OPEN_SECONDS: '120',
         RETENTION_APP_CALLBACK_DAYS: '30',
         RETENTION_SUBMISSION_EVENT_DAYS: '0',
         RETENTION_INTERVAL_MINUTES: '15',
@@ -192,6 +195,7 @@ describe('loadConfig with settings', () => {
         audience: 'apps-platform',
       },
       rateLimitPerMinute: 0,
+      circuit: { failureThreshold: 7, openSeconds: 120 },
       retention: { appCallbackDays: 30, submissionEventDays: 0, intervalMinutes: 15 },
       appReviewDefault: 'required',
       appSignatures: 'optional',
@@ -274,6 +278,13 @@ describe('loadConfig with settings', () => {
     );
     expect([high.retention.appCallbackDays, high.runnerConcurrency, high.port]).toEqual([36500, 256, 65535]);
   });
+
+  it('takes the circuit defaults at both ends of their ranges', () => {
+    const low = loadConfig({ APP_CIRCUIT_FAILURE_THRESHOLD: '1', APP_CIRCUIT_OPEN_SECONDS: '5' }, CWD);
+    expect(low.circuit).toEqual({ failureThreshold: 1, openSeconds: 5 });
+    const high = loadConfig({ APP_CIRCUIT_FAILURE_THRESHOLD: '100', APP_CIRCUIT_OPEN_SECONDS: '3600' }, CWD);
+    expect(high.circuit).toEqual({ failureThreshold: 100, openSeconds: 3600 });
+  });
 });
 
 describe('loadConfig refusals', () => {
@@ -291,6 +302,11 @@ describe('loadConfig refusals', () => {
     ['EMBEDDED_POSTGRES_PORT', '0'],
     ['API_RATE_LIMIT_PER_MINUTE', '-5'],
     ['API_RATE_LIMIT_PER_MINUTE', 'lots'],
+    ['APP_CIRCUIT_FAILURE_THRESHOLD', '0'],
+    ['APP_CIRCUIT_FAILURE_THRESHOLD', '101'],
+    ['APP_CIRCUIT_OPEN_SECONDS', '4'],
+    ['APP_CIRCUIT_OPEN_SECONDS', '3601'],
+    ['APP_CIRCUIT_OPEN_SECONDS', 'soon'],
     ['RETENTION_APP_CALLBACK_DAYS', '36501'],
     ['RETENTION_SUBMISSION_EVENT_DAYS', '-1'],
     ['RETENTION_INTERVAL_MINUTES', '0'],

@@ -1,0 +1,157 @@
+// Install routes (spec part 1 §4.2): thin — parse, authorize, call the service, shape the answer.
+// Installs, the install view and secrets; the other install routes (rename, aliases, changes, circuit,
+// limits, cache, test, usage) arrive with later changes.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import type { Config } from '../config.ts';
+import type { Database } from '../db/pool.ts';
+import { principalOf } from '../http/auth.ts';
+import { ApiError } from '../http/errors.ts';
+import {
+  createInstall,
+  deleteInstall,
+  getInstall,
+  type InstallContext,
+  listInstalls,
+  removeSecret,
+  saveInstall,
+  storeSecret,
+} from './service.ts';
+
+export interface InstallRouteDeps {
+  database: Database;
+  config: Config;
+  /** False when the deployment has no runner or no module storage: /app-installs answers 503 apps_unavailable. */
+  available: boolean;
+}
+
+const Name = Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,99}$' });
+const SecretName = Type.String({ minLength: 1, maxLength: 64 });
+const Host = Type.String({ minLength: 1, maxLength: 259 });
+const saveFields = {
+  versionId: Type.String({ format: 'uuid' }),
+  enabled: Type.Boolean({ default: true }),
+  config: Type.Record(Type.String(), Type.Unknown(), { default: {} }),
+  approveHosts: Type.Array(Host, { maxItems: 20, default: [] }),
+  comment: Type.Optional(Type.Union([Type.String({ maxLength: 2000 }), Type.Null()])),
+  autoUpgrade: Type.Optional(Type.Union([Type.Literal('off'), Type.Literal('compatible')])),
+};
+const CreateBody = Type.Object({ name: Name, ...saveFields }, { additionalProperties: false });
+const SaveBody = Type.Object(saveFields, { additionalProperties: false });
+const InstallParams = Type.Object({ install: Name });
+const SecretParams = Type.Object({ install: Name, secret: SecretName });
+const SecretBody = Type.Object(
+  { value: Type.String({ minLength: 1, maxLength: 16384 }) },
+  { additionalProperties: false },
+);
+
+export function installRoutes(deps: InstallRouteDeps): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    const context = (request: FastifyRequest): InstallContext => {
+      if (!deps.available)
+        throw new ApiError(503, 'apps_unavailable', 'this deployment has no app runner or no module storage');
+      return {
+        database: deps.database,
+        principal: principalOf(request),
+        requestId: request.id,
+        settings: {
+          webhookBase: deps.config.webhookPublicUrl ?? `${request.protocol}://${request.host}`,
+          circuitDefaults: deps.config.circuit,
+          hostRules: {
+            allowPrivateNetworks: deps.config.allowPrivateNetworks,
+            ownHosts: deps.config.ownHosts,
+          },
+          secretStoreKey: deps.config.secretStoreKey,
+        },
+      };
+    };
+
+    app.get(
+      '/app-installs',
+      {
+        config: { permission: 'apps:read' },
+        schema: {
+          tags: ['app-installs'],
+          summary: 'The tenant’s installs, optionally of one app',
+          querystring: Type.Object({ app: Type.Optional(Name) }, { additionalProperties: false }),
+        },
+      },
+      async (request) => ({ items: await listInstalls(context(request), request.query.app) }),
+    );
+
+    app.get(
+      '/app-installs/:install',
+      { config: { permission: 'apps:read' }, schema: { tags: ['app-installs'], params: InstallParams } },
+      async (request) => getInstall(context(request), request.params.install),
+    );
+
+    app.post(
+      '/app-installs',
+      {
+        config: { permission: 'apps:write' },
+        schema: { tags: ['app-installs'], summary: 'Install an app version', body: CreateBody },
+      },
+      async (request, reply) => {
+        const { comment, ...body } = request.body;
+        const view = await createInstall(context(request), { ...body, comment: comment ?? null });
+        return reply.status(201).send(view);
+      },
+    );
+
+    app.put(
+      '/app-installs/:install',
+      {
+        config: { permission: 'apps:write' },
+        schema: { tags: ['app-installs'], summary: 'Save an install', params: InstallParams, body: SaveBody },
+      },
+      async (request) => {
+        const { comment, ...body } = request.body;
+        return saveInstall(context(request), request.params.install, { ...body, comment: comment ?? null });
+      },
+    );
+
+    app.delete(
+      '/app-installs/:install',
+      {
+        config: { permission: 'apps:write' },
+        schema: {
+          tags: ['app-installs'],
+          params: InstallParams,
+          querystring: Type.Object(
+            { force: Type.Boolean({ default: false }) },
+            { additionalProperties: false },
+          ),
+        },
+      },
+      async (request, reply) => {
+        await deleteInstall(context(request), request.params.install, request.query.force);
+        return reply.status(204).send();
+      },
+    );
+
+    app.post(
+      '/app-installs/:install/secrets/:secret',
+      {
+        config: { permission: 'apps:write' },
+        schema: {
+          tags: ['app-installs'],
+          summary: 'Store or replace a sealed secret; the value is never returned',
+          params: SecretParams,
+          body: SecretBody,
+        },
+      },
+      async (request) =>
+        storeSecret(context(request), request.params.install, request.params.secret, request.body.value),
+    );
+
+    app.delete(
+      '/app-installs/:install/secrets/:secret',
+      {
+        config: { permission: 'apps:write' },
+        schema: { tags: ['app-installs'], summary: 'Remove a stored secret', params: SecretParams },
+      },
+      async (request) => removeSecret(context(request), request.params.install, request.params.secret),
+    );
+  };
+}

@@ -1,0 +1,217 @@
+// The install view of spec part 1 §2.6: the install row unfolded with its version, the secrets it needs
+// and has, whether a higher version waits (part 2 §9.4), where vendors send webhooks, its aliases and its
+// circuit. Reading only: a view never changes anything.
+import { and, asc, eq, inArray, isNull } from 'drizzle-orm';
+import semver from 'semver';
+import { appVersions } from '../catalogue/tables.ts';
+import { type VersionSummary, versionSummary } from '../catalogue/views.ts';
+import type { Queryable } from '../db/pool.ts';
+import type { Manifest } from '../module/manifest-types.ts';
+import { valueAt } from './config-pointers.ts';
+import { requiredSecrets } from './secret-rules.ts';
+import { appInstallAliases, appInstallSecrets, type appInstalls } from './tables.ts';
+
+export type InstallRow = typeof appInstalls.$inferSelect;
+export type VersionRow = typeof appVersions.$inferSelect;
+
+/** What the view reads of the deployment. */
+export interface ViewSettings {
+  /** WEBHOOK_PUBLIC_URL, else the api's own base URL as the request reached it. */
+  webhookBase: string;
+  /** APP_CIRCUIT_FAILURE_THRESHOLD and APP_CIRCUIT_OPEN_SECONDS. */
+  circuitDefaults: { failureThreshold: number; openSeconds: number };
+}
+
+export interface InstallView {
+  id: string;
+  tenantId: string;
+  name: string;
+  appName: string;
+  versionId: string;
+  version: VersionSummary;
+  autoUpgrade: 'off' | 'compatible';
+  upgradedFromVersionId: string | null;
+  enabled: boolean;
+  config: Record<string, unknown>;
+  hosts: string[];
+  createdAt: string;
+  updatedAt: string;
+  requiredSecrets: string[];
+  storedSecrets: string[];
+  missingSecrets: string[];
+  updateAvailable: boolean;
+  webhookUrl: string | null;
+  /** The open install change: approvals of saves arrive with a later change, so always null for now. */
+  pendingChange: null;
+  aliases: string[];
+  /**
+   * Present when autoUpgrade is compatible. Until automatic upgrades land (their own issue) the platform
+   * computes no target: { target: null, waitingFor: null } says "nothing to move to yet".
+   */
+  upgrade?: { target: null; waitingFor: null };
+  circuit: {
+    state: 'closed' | 'open' | 'half_open';
+    failures: number;
+    since: string | null;
+    settings: { failureThreshold: number | null; openSeconds: number | null } | null;
+    defaults: { failureThreshold: number; openSeconds: number };
+  };
+}
+
+/** What the view needs beyond the row: its version, its publisher's published versions, names stored. */
+export interface ViewParts {
+  version: VersionRow;
+  /** Published versions of the same app and publisher. */
+  published: readonly Pick<VersionRow, 'version'>[];
+  storedSecrets: readonly string[];
+  aliases: readonly string[];
+}
+
+/**
+ * Whether the publisher has published a higher version than `running` (part 2 §9.4): a prerelease counts
+ * only for an install that runs a prerelease.
+ */
+export function updateAvailable(running: string, published: readonly { version: string }[]): boolean {
+  const onPrerelease = semver.prerelease(running) !== null;
+  return published.some(
+    (v) => semver.gt(v.version, running) && (onPrerelease || semver.prerelease(v.version) === null),
+  );
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Whether a config value is a webhook external id source: { json } | { header } | { query }, non-empty. */
+function isExternalIdSource(value: unknown): boolean {
+  if (!isRecord(value)) return false;
+  return ['json', 'header', 'query'].some((key) => typeof value[key] === 'string' && value[key] !== '');
+}
+
+/**
+ * Where vendors send this install's webhooks, or null when it receives none: the version handles no
+ * webhooks, or it reads the id source from config (webhookExternalIdFromConfig) and the config holds none.
+ */
+export function webhookUrl(
+  manifest: Pick<Manifest, 'handles'>,
+  config: unknown,
+  installId: string,
+  base: string,
+): string | null {
+  if (!manifest.handles.webhook) return null;
+  const pointer = manifest.handles.webhookExternalIdFromConfig;
+  if (pointer !== undefined && !isExternalIdSource(valueAt(config, pointer))) return null;
+  return `${base.replace(/\/+$/, '')}/webhooks/app-installs/${installId}`;
+}
+
+export function installView(row: InstallRow, parts: ViewParts, settings: ViewSettings): InstallView {
+  const manifest = parts.version.manifest;
+  const required = requiredSecrets(manifest, row.config);
+  const stored = [...parts.storedSecrets].sort();
+  const own =
+    row.circuitFailureThreshold === null && row.circuitOpenSeconds === null
+      ? null
+      : { failureThreshold: row.circuitFailureThreshold, openSeconds: row.circuitOpenSeconds };
+  return {
+    id: row.id,
+    tenantId: row.tenantId,
+    name: row.name,
+    appName: row.appName,
+    versionId: row.versionId,
+    version: versionSummary(parts.version),
+    autoUpgrade: row.autoUpgrade,
+    upgradedFromVersionId: row.upgradedFromVersionId,
+    enabled: row.enabled,
+    config: row.config,
+    hosts: row.hosts,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+    requiredSecrets: required,
+    storedSecrets: stored,
+    missingSecrets: required.filter((name) => !stored.includes(name)),
+    updateAvailable: updateAvailable(parts.version.version, parts.published),
+    webhookUrl: webhookUrl(manifest, row.config, row.id, settings.webhookBase),
+    pendingChange: null,
+    aliases: [...parts.aliases],
+    ...(row.autoUpgrade === 'compatible' ? { upgrade: { target: null, waitingFor: null } } : {}),
+    // The circuit's state is moved by calls (a later issue); until then every circuit is closed.
+    circuit: {
+      state: 'closed',
+      failures: 0,
+      since: null,
+      settings: own,
+      defaults: { ...settings.circuitDefaults },
+    },
+  };
+}
+
+/** The published versions of a version's app and publisher (the tenant's own, or the platform's). */
+export async function publishedVersionsOf(db: Queryable, version: VersionRow): Promise<VersionRow[]> {
+  return db
+    .select()
+    .from(appVersions)
+    .where(
+      and(
+        eq(appVersions.name, version.name),
+        eq(appVersions.publisher, version.publisher),
+        version.tenantId === null ? isNull(appVersions.tenantId) : eq(appVersions.tenantId, version.tenantId),
+        eq(appVersions.status, 'published'),
+      ),
+    );
+}
+
+/** Names of the secrets stored for each install, by install id. */
+export async function storedSecretNames(db: Queryable, installIds: readonly string[]) {
+  const byInstall = new Map<string, string[]>();
+  if (installIds.length === 0) return byInstall;
+  const rows = await db
+    .select({ installId: appInstallSecrets.installId, name: appInstallSecrets.name })
+    .from(appInstallSecrets)
+    .where(inArray(appInstallSecrets.installId, [...installIds]));
+  for (const row of rows) byInstall.set(row.installId, [...(byInstall.get(row.installId) ?? []), row.name]);
+  return byInstall;
+}
+
+async function aliasesOf(db: Queryable, installIds: readonly string[]) {
+  const byInstall = new Map<string, string[]>();
+  if (installIds.length === 0) return byInstall;
+  const rows = await db
+    .select({ installId: appInstallAliases.installId, alias: appInstallAliases.alias })
+    .from(appInstallAliases)
+    .where(inArray(appInstallAliases.installId, [...installIds]))
+    .orderBy(asc(appInstallAliases.createdAt));
+  for (const row of rows) byInstall.set(row.installId, [...(byInstall.get(row.installId) ?? []), row.alias]);
+  return byInstall;
+}
+
+/** The views of these installs, in their order, reading what they need in a few queries. */
+export async function viewsOf(
+  db: Queryable,
+  rows: readonly InstallRow[],
+  settings: ViewSettings,
+): Promise<InstallView[]> {
+  if (rows.length === 0) return [];
+  const ids = rows.map((r) => r.id);
+  const versions = await db
+    .select()
+    .from(appVersions)
+    .where(inArray(appVersions.id, [...new Set(rows.map((r) => r.versionId))]));
+  const versionById = new Map(versions.map((v) => [v.id, v]));
+  const publishedByVersion = new Map<string, VersionRow[]>();
+  for (const version of versions) publishedByVersion.set(version.id, await publishedVersionsOf(db, version));
+  const secrets = await storedSecretNames(db, ids);
+  const aliases = await aliasesOf(db, ids);
+  return rows.map((row) => {
+    const version = versionById.get(row.versionId);
+    if (!version) throw new Error(`install ${row.id} runs a version that does not exist`);
+    return installView(
+      row,
+      {
+        version,
+        published: publishedByVersion.get(version.id) ?? [],
+        storedSecrets: secrets.get(row.id) ?? [],
+        aliases: aliases.get(row.id) ?? [],
+      },
+      settings,
+    );
+  });
+}
