@@ -8,15 +8,14 @@ import type { Config } from '../config.ts';
 import type { Database } from '../db/pool.ts';
 import { principalOf } from '../http/auth.ts';
 import { ApiError } from '../http/errors.ts';
+import { removeSecret, storeSecret } from './secrets.ts';
 import {
   createInstall,
   deleteInstall,
   getInstall,
   type InstallContext,
   listInstalls,
-  removeSecret,
   saveInstall,
-  storeSecret,
 } from './service.ts';
 
 export interface InstallRouteDeps {

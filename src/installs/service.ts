@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 // Installs of a tenant (spec part 1 §3.5, §4.2, §4.8 "Install rules", "Hosts of an install", "Secrets of
 // an install"): create, save, delete, and store or remove a secret. Every write runs in one transaction
 // with its audit record; a write to an install locks its row (for update), so two saves of one install
@@ -15,25 +16,18 @@ import { appVersions } from '../catalogue/tables.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import type { Database, Queryable, Tx } from '../db/pool.ts';
 import type { AuthenticatedPrincipal } from '../http/auth.ts';
-import { ApiError, conflict, issuesFromAjv, notFound, validationError } from '../http/errors.ts';
+import { ApiError, conflict, issuesFromAjv, validationError } from '../http/errors.ts';
 import type { Manifest } from '../module/manifest-types.ts';
 import { createSchemaAjv } from '../module/schemas.ts';
 import { approvalRequired } from '../tenants/settings.ts';
 import { tenants } from '../tenants/tables.ts';
 import type { ConfigIssue } from './config-pointers.ts';
 import { addedHosts, type HostRuleOptions, installHosts, removedHosts } from './hosts.ts';
-import { seal } from './seal.ts';
-import {
-  checkSecretReferences,
-  checkSecretVariables,
-  mayStoreSecret,
-  requiredSecrets,
-} from './secret-rules.ts';
+import { checkSecretReferences, checkSecretVariables, requiredSecrets } from './secret-rules.ts';
 import { type AutoUpgrade, appInstallAliases, appInstallSecrets, appInstalls } from './tables.ts';
 import {
   type InstallRow,
   type InstallView,
-  publishedVersionsOf,
   storedSecretNames,
   type VersionRow,
   type ViewSettings,
@@ -74,10 +68,7 @@ export interface CreateBody extends SaveBody {
 export const unknownInstall = (name: string) =>
   new ApiError(404, 'unknown_install', `no install named ${name} in this tenant`);
 
-const secretStoreUnavailable = () =>
-  new ApiError(503, 'secret_store_unavailable', 'this deployment has no secret store key (SECRET_STORE_KEY)');
-
-const audit = (
+export const audit = (
   tx: Tx,
   ctx: InstallContext,
   action: string,
@@ -104,7 +95,7 @@ export async function listInstalls(ctx: InstallContext, appName?: string): Promi
   return viewsOf(db, rows, ctx.settings);
 }
 
-async function findInstall(db: Queryable, tenantId: string, name: string, lock: boolean) {
+export async function findInstall(db: Queryable, tenantId: string, name: string, lock: boolean) {
   const query = db
     .select()
     .from(appInstalls)
@@ -296,7 +287,7 @@ async function refuseWhenApprovalRequired(tx: Tx, tenantId: string, added: strin
   }
 }
 
-const view = async (tx: Tx, ctx: InstallContext, row: InstallRow) =>
+export const view = async (tx: Tx, ctx: InstallContext, row: InstallRow) =>
   (await viewsOf(tx, [row], ctx.settings))[0] as InstallView;
 
 // ---- writes -----------------------------------------------------------------------------------------
@@ -366,19 +357,7 @@ export async function createInstall(ctx: InstallContext, body: CreateBody): Prom
   }
 }
 
-const sameJson = (a: unknown, b: unknown) => canonical(a) === canonical(b);
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) =>
-      a < b ? -1 : a > b ? 1 : 0,
-    );
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
-
-async function versionById(tx: Tx, id: string): Promise<VersionRow> {
+export async function versionById(tx: Tx, id: string): Promise<VersionRow> {
   const [row] = await tx.select().from(appVersions).where(eq(appVersions.id, id));
   if (!row) throw new Error(`version ${id} does not exist`);
   return row;
@@ -392,7 +371,7 @@ export async function saveInstall(ctx: InstallContext, name: string, body: SaveB
     if (!current) throw unknownInstall(name);
     const autoUpgrade = body.autoUpgrade ?? current.autoUpgrade;
     const currentVersion = await versionById(tx, current.versionId);
-    const configChanged = !sameJson(current.config, body.config);
+    const configChanged = !isDeepStrictEqual(current.config, body.config);
     const versionChanged = body.versionId !== current.versionId;
 
     // A save that only switches the install off is never refused: not by a withdrawn or blocked version,
@@ -475,85 +454,5 @@ export async function deleteInstall(ctx: InstallContext, name: string, force: bo
       secretsRemoved: secrets.map((s) => s.name).sort(),
       force,
     });
-  });
-}
-
-// ---- secrets ----------------------------------------------------------------------------------------
-
-/** Whether `secret` may be stored for the install (spec §4.8 "Secrets of an install"). */
-async function storable(tx: Tx, install: InstallRow, secret: string): Promise<boolean> {
-  const version = await versionById(tx, install.versionId);
-  const published = await publishedVersionsOf(tx, version);
-  const upgradedFrom = install.upgradedFromVersionId
-    ? await versionById(tx, install.upgradedFromVersionId)
-    : null;
-  return mayStoreSecret(secret, {
-    installed: { manifest: version.manifest, config: install.config },
-    published: published.map((v) => ({ manifest: v.manifest })),
-    upgradedFrom: upgradedFrom ? { manifest: upgradedFrom.manifest } : null,
-    // The change awaiting approval: none until install approvals exist.
-    pendingChange: null,
-  });
-}
-
-/**
- * Stores (or replaces) a secret, sealed and bound to tenant, install and name. The value goes nowhere
- * else: not into the answer, the audit record, an error or a log line. The install row is locked, so a
- * store racing a removal of the install waits for it and then answers 404 unknown_install.
- */
-export async function storeSecret(
-  ctx: InstallContext,
-  name: string,
-  secret: string,
-  value: string,
-): Promise<InstallView> {
-  const key = ctx.settings.secretStoreKey;
-  if (!key) throw secretStoreUnavailable();
-  return ctx.database.db.transaction(async (tx) => {
-    const install = await findInstall(tx, ctx.principal.tenantId, name, true);
-    if (!install) throw unknownInstall(name);
-    if (!(await storable(tx, install, secret))) {
-      throw validationError(
-        [
-          {
-            path: 'params.secret',
-            message: `${secret} is not a secret this install's app or config declares`,
-          },
-        ],
-        'this secret name may not be stored for this install',
-      );
-    }
-    const sealed = seal(key, { tenantId: install.tenantId, installId: install.id, name: secret }, value);
-    const [existing] = await tx
-      .select({ name: appInstallSecrets.name })
-      .from(appInstallSecrets)
-      .where(and(eq(appInstallSecrets.installId, install.id), eq(appInstallSecrets.name, secret)));
-    await tx
-      .insert(appInstallSecrets)
-      .values({ installId: install.id, tenantId: install.tenantId, name: secret, sealed })
-      .onConflictDoUpdate({
-        target: [appInstallSecrets.installId, appInstallSecrets.name],
-        set: { sealed, updatedAt: new Date() },
-      });
-    // Cached values: storing a secret clears them (spec §4.8); the cache arrives with a later change.
-    await audit(tx, ctx, 'app.secret.stored', install, { secret, replaced: existing !== undefined });
-    return view(tx, ctx, install);
-  });
-}
-
-export async function removeSecret(ctx: InstallContext, name: string, secret: string): Promise<InstallView> {
-  if (!ctx.settings.secretStoreKey) throw secretStoreUnavailable();
-  return ctx.database.db.transaction(async (tx) => {
-    const install = await findInstall(tx, ctx.principal.tenantId, name, true);
-    if (!install) throw unknownInstall(name);
-    const removed = await tx
-      .delete(appInstallSecrets)
-      .where(and(eq(appInstallSecrets.installId, install.id), eq(appInstallSecrets.name, secret)))
-      .returning({ name: appInstallSecrets.name });
-    if (removed.length === 0) throw notFound(`no secret named ${secret} is stored for this install`);
-    // An enabled install that now misses a required secret stays enabled: its calls fail with
-    // install_not_configured until the secret is stored again (spec §4.8, calls issue).
-    await audit(tx, ctx, 'app.secret.revoked', install, { secret });
-    return view(tx, ctx, install);
   });
 }

@@ -1,0 +1,92 @@
+// Secrets of an install (spec part 1 §4.8): which names may be stored, sealed with SECRET_STORE_KEY and
+// bound to tenant, install and name. A value goes nowhere but the sealed row: not into an answer, an
+// audit record, an error or a log line.
+import { and, eq } from 'drizzle-orm';
+import type { Tx } from '../db/pool.ts';
+import { ApiError, notFound, validationError } from '../http/errors.ts';
+import { seal } from './seal.ts';
+import { mayStoreSecret } from './secret-rules.ts';
+import { audit, findInstall, type InstallContext, unknownInstall, versionById, view } from './service.ts';
+import { appInstallSecrets } from './tables.ts';
+import { type InstallRow, type InstallView, publishedVersionsOf } from './view.ts';
+
+const secretStoreUnavailable = () =>
+  new ApiError(503, 'secret_store_unavailable', 'this deployment has no secret store key (SECRET_STORE_KEY)');
+
+/** Whether `secret` may be stored for the install (spec §4.8 "Secrets of an install"). */
+async function storable(tx: Tx, install: InstallRow, secret: string): Promise<boolean> {
+  const version = await versionById(tx, install.versionId);
+  const published = await publishedVersionsOf(tx, version);
+  const upgradedFrom = install.upgradedFromVersionId
+    ? await versionById(tx, install.upgradedFromVersionId)
+    : null;
+  return mayStoreSecret(secret, {
+    installed: { manifest: version.manifest, config: install.config },
+    published: published.map((v) => ({ manifest: v.manifest })),
+    upgradedFrom: upgradedFrom ? { manifest: upgradedFrom.manifest } : null,
+    // The change awaiting approval: none until install approvals exist.
+    pendingChange: null,
+  });
+}
+
+/**
+ * Stores (or replaces) a secret, sealed and bound to tenant, install and name. The value goes nowhere
+ * else: not into the answer, the audit record, an error or a log line. The install row is locked, so a
+ * store racing a removal of the install waits for it and then answers 404 unknown_install.
+ */
+export async function storeSecret(
+  ctx: InstallContext,
+  name: string,
+  secret: string,
+  value: string,
+): Promise<InstallView> {
+  const key = ctx.settings.secretStoreKey;
+  if (!key) throw secretStoreUnavailable();
+  return ctx.database.db.transaction(async (tx) => {
+    const install = await findInstall(tx, ctx.principal.tenantId, name, true);
+    if (!install) throw unknownInstall(name);
+    if (!(await storable(tx, install, secret))) {
+      throw validationError(
+        [
+          {
+            path: 'params.secret',
+            message: `${secret} is not a secret this install's app or config declares`,
+          },
+        ],
+        'this secret name may not be stored for this install',
+      );
+    }
+    const sealed = seal(key, { tenantId: install.tenantId, installId: install.id, name: secret }, value);
+    const [existing] = await tx
+      .select({ name: appInstallSecrets.name })
+      .from(appInstallSecrets)
+      .where(and(eq(appInstallSecrets.installId, install.id), eq(appInstallSecrets.name, secret)));
+    await tx
+      .insert(appInstallSecrets)
+      .values({ installId: install.id, tenantId: install.tenantId, name: secret, sealed })
+      .onConflictDoUpdate({
+        target: [appInstallSecrets.installId, appInstallSecrets.name],
+        set: { sealed, updatedAt: new Date() },
+      });
+    // Cached values: storing a secret clears them (spec §4.8); the cache arrives with a later change.
+    await audit(tx, ctx, 'app.secret.stored', install, { secret, replaced: existing !== undefined });
+    return view(tx, ctx, install);
+  });
+}
+
+export async function removeSecret(ctx: InstallContext, name: string, secret: string): Promise<InstallView> {
+  if (!ctx.settings.secretStoreKey) throw secretStoreUnavailable();
+  return ctx.database.db.transaction(async (tx) => {
+    const install = await findInstall(tx, ctx.principal.tenantId, name, true);
+    if (!install) throw unknownInstall(name);
+    const removed = await tx
+      .delete(appInstallSecrets)
+      .where(and(eq(appInstallSecrets.installId, install.id), eq(appInstallSecrets.name, secret)))
+      .returning({ name: appInstallSecrets.name });
+    if (removed.length === 0) throw notFound(`no secret named ${secret} is stored for this install`);
+    // An enabled install that now misses a required secret stays enabled: its calls fail with
+    // install_not_configured until the secret is stored again (spec §4.8, calls issue).
+    await audit(tx, ctx, 'app.secret.revoked', install, { secret });
+    return view(tx, ctx, install);
+  });
+}
