@@ -41,6 +41,7 @@ export function functionExports(module: WebAssembly.Module): ReadonlySet<string>
   }
   return names;
 }
+
 /** A module without a maximum (never one the platform stored) gets the manifest default of 64 MiB. */
 const DEFAULT_MAX_PAGES = 64 * 16;
 

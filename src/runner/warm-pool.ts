@@ -13,6 +13,8 @@ import { Instance } from './sandbox.ts';
 export const WARM_PER_MODULE = 2;
 /** A call still running after this long is not a short one: its replacement is prepared meanwhile. */
 export const REFILL_DELAY_MS = 10;
+/** After a call, its replacement is prepared this much later (see replenish). */
+const REPLENISH_DELAY_MS = 2;
 
 /** A call waiting for an instance being prepared; null when that preparation failed or the pool closed. */
 type Waiter = (instance: Instance | null) => void;
@@ -74,15 +76,16 @@ export class WarmPool {
   }
 
   /**
-   * Tops the module's warm instances up again; called once a call is over. The preparation starts on the
-   * next turn of the event loop, after the call's answer has been written.
+   * Tops the module's warm instances up again; called once a call is over. The preparation starts
+   * REPLENISH_DELAY_MS later, after the call's answer has been written (and, where the caller shares the
+   * process, read: starting a worker thread holds the event loop for a fraction of a millisecond).
    */
   replenish(module: LoadedModule): void {
     const entry = this.#entries.get(module.sha256);
     if (!entry || this.#closed || this.options.capacity === 0) return;
     if (entry.refillTimer) clearTimeout(entry.refillTimer);
     entry.refillTimer = null;
-    setImmediate(() => this.#refill(entry));
+    setTimeout(() => this.#refill(entry), REPLENISH_DELAY_MS).unref();
   }
 
   async close(): Promise<void> {
