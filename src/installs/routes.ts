@@ -1,6 +1,6 @@
 // Install routes (spec part 1 §4.2): thin — parse, authorize, call the service, shape the answer.
-// Installs, the install view and secrets; the other install routes (rename, aliases, changes, circuit,
-// limits, cache, test, usage) arrive with later changes.
+// Installs, the install view, secrets, renames and aliases, circuit settings; the other install routes
+// (changes, limits, cache, test, usage) arrive with later changes.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
@@ -8,6 +8,13 @@ import type { Config } from '../config.ts';
 import type { Database } from '../db/pool.ts';
 import { principalOf } from '../http/auth.ts';
 import { ApiError } from '../http/errors.ts';
+import {
+  CIRCUIT_FAILURE_THRESHOLD,
+  CIRCUIT_OPEN_SECONDS,
+  configureCircuit,
+  resetCircuit,
+} from './circuit.ts';
+import { removeAlias, renameInstall } from './rename.ts';
 import { removeSecret, storeSecret } from './secrets.ts';
 import {
   createInstall,
@@ -44,6 +51,31 @@ const SecretBody = Type.Object(
   { value: Type.String({ minLength: 1, maxLength: 16384 }) },
   { additionalProperties: false },
 );
+const RenameBody = Type.Object(
+  {
+    name: Name,
+    keepAlias: Type.Boolean({ default: true }),
+    rewrite: Type.Optional(Type.Union([Type.Literal('drafts'), Type.Literal('publish')])),
+  },
+  { additionalProperties: false },
+);
+const AliasParams = Type.Object({ install: Name, alias: Name });
+const ForceQuery = Type.Object({ force: Type.Boolean({ default: false }) }, { additionalProperties: false });
+const CircuitBody = Type.Object(
+  {
+    failureThreshold: nullableInteger(CIRCUIT_FAILURE_THRESHOLD),
+    openSeconds: nullableInteger(CIRCUIT_OPEN_SECONDS),
+  },
+  { additionalProperties: false },
+);
+
+/**
+ * An integer in range, or null. One `type: [integer, null]` rather than anyOf: under the server's
+ * coerceTypes an anyOf's null branch would turn an out-of-range 0 into null and accept it.
+ */
+function nullableInteger(range: { min: number; max: number }) {
+  return Type.Unsafe<number | null>({ type: ['integer', 'null'], minimum: range.min, maximum: range.max });
+}
 
 export function installRoutes(deps: InstallRouteDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -117,10 +149,7 @@ export function installRoutes(deps: InstallRouteDeps): FastifyPluginAsyncTypebox
         schema: {
           tags: ['app-installs'],
           params: InstallParams,
-          querystring: Type.Object(
-            { force: Type.Boolean({ default: false }) },
-            { additionalProperties: false },
-          ),
+          querystring: ForceQuery,
         },
       },
       async (request, reply) => {
@@ -151,6 +180,62 @@ export function installRoutes(deps: InstallRouteDeps): FastifyPluginAsyncTypebox
         schema: { tags: ['app-installs'], summary: 'Remove a stored secret', params: SecretParams },
       },
       async (request) => removeSecret(context(request), request.params.install, request.params.secret),
+    );
+
+    app.post(
+      '/app-installs/:install/rename',
+      {
+        config: { permission: 'apps:write' },
+        schema: {
+          tags: ['app-installs'],
+          summary: 'Rename an install, keeping its former name as an alias by default',
+          params: InstallParams,
+          body: RenameBody,
+        },
+      },
+      async (request) => renameInstall(context(request), request.params.install, request.body),
+    );
+
+    app.delete(
+      '/app-installs/:install/aliases/:alias',
+      {
+        config: { permission: 'apps:write' },
+        schema: {
+          tags: ['app-installs'],
+          summary: 'Remove a kept former name; the name becomes free',
+          params: AliasParams,
+          querystring: ForceQuery,
+        },
+      },
+      async (request) =>
+        removeAlias(context(request), request.params.install, request.params.alias, request.query.force),
+    );
+
+    app.put(
+      '/app-installs/:install/circuit',
+      {
+        config: { permission: 'apps:write' },
+        schema: {
+          tags: ['app-installs'],
+          summary: 'Set the install’s own circuit settings (null: the deployment’s)',
+          params: InstallParams,
+          body: CircuitBody,
+        },
+      },
+      async (request) => configureCircuit(context(request), request.params.install, request.body),
+    );
+
+    app.post(
+      '/app-installs/:install/circuit/reset',
+      {
+        config: { permission: 'apps:write' },
+        schema: {
+          tags: ['app-installs'],
+          summary: 'Close the install’s circuit and clear its count',
+          params: InstallParams,
+        },
+      },
+      async (request) => resetCircuit(context(request), request.params.install),
     );
   };
 }

@@ -6,7 +6,7 @@ import type { Tx } from '../db/pool.ts';
 import { ApiError, notFound, validationError } from '../http/errors.ts';
 import { seal } from './seal.ts';
 import { mayStoreSecret } from './secret-rules.ts';
-import { audit, findInstall, type InstallContext, unknownInstall, versionById, view } from './service.ts';
+import { audit, type InstallContext, requireInstall, versionById, view } from './service.ts';
 import { appInstallSecrets } from './tables.ts';
 import { type InstallRow, type InstallView, publishedVersionsOf } from './view.ts';
 
@@ -43,8 +43,7 @@ export async function storeSecret(
   const key = ctx.settings.secretStoreKey;
   if (!key) throw secretStoreUnavailable();
   return ctx.database.db.transaction(async (tx) => {
-    const install = await findInstall(tx, ctx.principal.tenantId, name, true);
-    if (!install) throw unknownInstall(name);
+    const install = await requireInstall(tx, ctx.principal.tenantId, name, true);
     if (!(await storable(tx, install, secret))) {
       throw validationError(
         [
@@ -77,8 +76,7 @@ export async function storeSecret(
 export async function removeSecret(ctx: InstallContext, name: string, secret: string): Promise<InstallView> {
   if (!ctx.settings.secretStoreKey) throw secretStoreUnavailable();
   return ctx.database.db.transaction(async (tx) => {
-    const install = await findInstall(tx, ctx.principal.tenantId, name, true);
-    if (!install) throw unknownInstall(name);
+    const install = await requireInstall(tx, ctx.principal.tenantId, name, true);
     const removed = await tx
       .delete(appInstallSecrets)
       .where(and(eq(appInstallSecrets.installId, install.id), eq(appInstallSecrets.name, secret)))

@@ -4,9 +4,9 @@ import { isDeepStrictEqual } from 'node:util';
 // with its audit record; a write to an install locks its row (for update), so two saves of one install
 // take turns and the second starts from the first's result: no lost update.
 //
+// Renames and aliases: rename.ts; circuit settings: circuit.ts.
 // Not here yet, with their seams marked: approvals of saves that add hosts (a tenant requiring approvals
-// for apps gets 409 conflict for such a save rather than a silent bypass), renames, circuit routes,
-// limits, cached values (nothing to clear yet), callbacks (install_in_use), provenance_required.
+// for apps gets 409 conflict for such a save rather than a silent bypass), limits, cached values (nothing to clear yet), callbacks (install_in_use), provenance_required.
 import { and, asc, count, eq, sql } from 'drizzle-orm';
 import semver from 'semver';
 import { actorOf } from '../audit/actor.ts';
@@ -65,8 +65,31 @@ export interface CreateBody extends SaveBody {
   name: string;
 }
 
-export const unknownInstall = (name: string) =>
-  new ApiError(404, 'unknown_install', `no install named ${name} in this tenant`);
+export const unknownInstall = (name: string, renamedTo?: string) =>
+  renamedTo === undefined
+    ? new ApiError(404, 'unknown_install', `no install named ${name} in this tenant`)
+    : new ApiError(404, 'unknown_install', `install ${name} was renamed to ${renamedTo}`, { renamedTo });
+
+/**
+ * The 404 for a name no install has now: a kept alias (a former name, spec §4.8 "Renames and aliases")
+ * names the install's current name in details.renamedTo. The /app-installs/:install routes take the
+ * current name only; calls by definitions (a later issue) are the ones that follow aliases.
+ */
+export async function unknownInstallOf(db: Queryable, tenantId: string, name: string): Promise<ApiError> {
+  const [alias] = await db
+    .select({ installName: appInstalls.name })
+    .from(appInstallAliases)
+    .innerJoin(appInstalls, eq(appInstalls.id, appInstallAliases.installId))
+    .where(and(eq(appInstallAliases.tenantId, tenantId), eq(appInstallAliases.alias, name)));
+  return unknownInstall(name, alias?.installName);
+}
+
+/** The install of that current name (locked for update when asked), else 404 unknown_install. */
+export async function requireInstall(db: Queryable, tenantId: string, name: string, lock: boolean) {
+  const row = await findInstall(db, tenantId, name, lock);
+  if (!row) throw await unknownInstallOf(db, tenantId, name);
+  return row;
+}
 
 export const audit = (
   tx: Tx,
@@ -106,8 +129,7 @@ export async function findInstall(db: Queryable, tenantId: string, name: string,
 
 export async function getInstall(ctx: InstallContext, name: string): Promise<InstallView> {
   const db = ctx.database.db;
-  const row = await findInstall(db, ctx.principal.tenantId, name, false);
-  if (!row) throw unknownInstall(name);
+  const row = await requireInstall(db, ctx.principal.tenantId, name, false);
   return (await viewsOf(db, [row], ctx.settings))[0] as InstallView;
 }
 
@@ -126,16 +148,16 @@ export function installNamesOf(database: Database) {
 // ---- the rules of a save ----------------------------------------------------------------------------
 
 /**
- * Serializes the tenant's writes that take or count names (create now; rename later): names and aliases
+ * Serializes the tenant's writes that take or count names (create and rename): names and aliases
  * live in two tables, and the 50-install limit counts rows, so neither a unique index nor a row lock
  * alone can keep them; this transaction-scoped advisory lock can.
  */
-async function lockTenantInstalls(tx: Tx, tenantId: string) {
+export async function lockTenantInstalls(tx: Tx, tenantId: string) {
   await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`app-installs:${tenantId}`}, 0))`);
 }
 
 /** 409 install_name_taken when the name is an install's name or a kept alias in the tenant. */
-async function assertNameFree(tx: Tx, tenantId: string, name: string) {
+export async function assertNameFree(tx: Tx, tenantId: string, name: string) {
   if (await findInstall(tx, tenantId, name, false)) {
     throw new ApiError(409, 'install_name_taken', `an install named ${name} already exists`, {
       name,
@@ -367,8 +389,7 @@ export async function versionById(tx: Tx, id: string): Promise<VersionRow> {
 export async function saveInstall(ctx: InstallContext, name: string, body: SaveBody): Promise<InstallView> {
   const tenantId = ctx.principal.tenantId;
   return ctx.database.db.transaction(async (tx) => {
-    const current = await findInstall(tx, tenantId, name, true);
-    if (!current) throw unknownInstall(name);
+    const current = await requireInstall(tx, tenantId, name, true);
     const autoUpgrade = body.autoUpgrade ?? current.autoUpgrade;
     const currentVersion = await versionById(tx, current.versionId);
     const configChanged = !isDeepStrictEqual(current.config, body.config);
@@ -435,8 +456,7 @@ async function pendingCallbacks(_tx: Tx, _installId: string): Promise<number> {
 /** DELETE /app-installs/:install: the install with its secrets and aliases; its names become free. */
 export async function deleteInstall(ctx: InstallContext, name: string, force: boolean): Promise<void> {
   await ctx.database.db.transaction(async (tx) => {
-    const install = await findInstall(tx, ctx.principal.tenantId, name, true);
-    if (!install) throw unknownInstall(name);
+    const install = await requireInstall(tx, ctx.principal.tenantId, name, true);
     const pending = await pendingCallbacks(tx, install.id);
     if (pending > 0 && !force) {
       throw new ApiError(409, 'install_in_use', 'runs wait on this install’s callbacks', {

@@ -50,7 +50,7 @@ export const appInstalls = pgTable(
   ],
 );
 
-/** Former names an install still answers to (renames arrive with a later change; none are written yet). */
+/** Former names an install still answers to (rename.ts writes them; at most 5 per install). */
 export const appInstallAliases = pgTable(
   'app_install_aliases',
   {

@@ -249,7 +249,7 @@ describe('install rules', () => {
     const first = await ok<{ id: string }>(await install(token, { ...body, name: 'kyc' }), 201);
     const taken = await errorOf(await install(token, { ...body, name: 'kyc' }), 409);
     expect(taken).toMatchObject({ code: 'install_name_taken', details: { name: 'kyc', aliasOf: null } });
-    // A kept alias (renames arrive later; the row is written as a rename would).
+    // A kept alias, written directly as a rename would (renames.test.ts goes through the api).
     await platform.database.db
       .insert(appInstallAliases)
       .values({ tenantId: await platform.tenantId('names'), installId: first.id, alias: 'old-kyc' });

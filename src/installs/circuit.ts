@@ -1,0 +1,65 @@
+// Circuit settings of an install (spec part 1 §3.4, §4.2, §4.8 "Circuit counting", part 2 §8.2): the
+// install's own failure threshold and open time, each null for the deployment's (APP_CIRCUIT_*), and the
+// reset. The circuit's state is moved by calls (a later issue); until then every circuit is closed with
+// no count, so a reset changes nothing but is still audited.
+import { eq, sql } from 'drizzle-orm';
+import { audit, type InstallContext, requireInstall, view } from './service.ts';
+import { appInstalls } from './tables.ts';
+import type { InstallRow, InstallView } from './view.ts';
+
+/** Ranges of part 2 §8.2; the routes' schema enforces them. */
+export const CIRCUIT_FAILURE_THRESHOLD = { min: 1, max: 100 } as const;
+export const CIRCUIT_OPEN_SECONDS = { min: 5, max: 3600 } as const;
+
+export interface CircuitSettings {
+  failureThreshold: number | null;
+  openSeconds: number | null;
+}
+
+const settingsOf = (row: InstallRow): CircuitSettings => ({
+  failureThreshold: row.circuitFailureThreshold,
+  openSeconds: row.circuitOpenSeconds,
+});
+
+/** PUT /app-installs/:install/circuit: both fields given; null takes the deployment's value. */
+export async function configureCircuit(
+  ctx: InstallContext,
+  name: string,
+  settings: CircuitSettings,
+): Promise<CircuitSettings> {
+  return ctx.database.db.transaction(async (tx) => {
+    const current = await requireInstall(tx, ctx.principal.tenantId, name, true);
+    const [row] = await tx
+      .update(appInstalls)
+      .set({
+        circuitFailureThreshold: settings.failureThreshold,
+        circuitOpenSeconds: settings.openSeconds,
+        updatedAt: sql`greatest(now(), ${appInstalls.updatedAt} + interval '1 millisecond')`,
+      })
+      .where(eq(appInstalls.id, current.id))
+      .returning();
+    const install = row as InstallRow;
+    await audit(tx, ctx, 'app.circuit.configured', install, {
+      before: settingsOf(current),
+      after: settingsOf(install),
+      defaults: { ...ctx.settings.circuitDefaults },
+    });
+    return settingsOf(install);
+  });
+}
+
+/**
+ * POST /app-installs/:install/circuit/reset: closes the circuit and clears its count. Seam: the circuit
+ * state arrives with calls; today every circuit is closed, so this records the reset and answers it.
+ */
+export async function resetCircuit(ctx: InstallContext, name: string): Promise<InstallView['circuit']> {
+  return ctx.database.db.transaction(async (tx) => {
+    const install = await requireInstall(tx, ctx.principal.tenantId, name, true);
+    const before = (await view(tx, ctx, install)).circuit;
+    await audit(tx, ctx, 'app.circuit.reset', install, {
+      previousState: before.state,
+      previousFailures: before.failures,
+    });
+    return { ...before, state: 'closed', failures: 0 };
+  });
+}

@@ -1,0 +1,218 @@
+// Renames and aliases of an install (spec part 1 §4.2, §4.8 "Renames and aliases"). A rename keeps the
+// install's id and so everything hanging on it (secrets, cached values, circuit, callbacks, changes,
+// webhook URL). With keepAlias the former name stays an alias, at most MAX_ALIASES_PER_INSTALL; names
+// and aliases share the tenant's namespace; renaming to one's own alias takes it back.
+//
+// Seams for the calls issue: published definitions and runs in flight that call a name (callersOf) and
+// the rewrite of calling definitions (rewriteCallers). No definitions exist in this codebase yet, so both
+// answer nothing; the routes accept and validate `rewrite` and its permissions already.
+import { and, count, eq, sql } from 'drizzle-orm';
+import { isUniqueViolation } from '../db/errors.ts';
+import type { Tx } from '../db/pool.ts';
+import { ApiError, forbidden, notFound, validationError } from '../http/errors.ts';
+import {
+  assertNameFree,
+  audit,
+  type InstallContext,
+  lockTenantInstalls,
+  RESERVED_INSTALL_NAMES,
+  requireInstall,
+  view,
+} from './service.ts';
+import { appInstallAliases, appInstalls } from './tables.ts';
+import type { InstallRow, InstallView } from './view.ts';
+
+export const MAX_ALIASES_PER_INSTALL = 5;
+
+export type Rewrite = 'drafts' | 'publish';
+
+export interface RenameBody {
+  name: string;
+  keepAlias: boolean;
+  rewrite?: Rewrite;
+}
+
+/** A definition a rewrite wrote (or would have), and one it skipped (draft_pending). */
+export interface RewrittenDefinition {
+  kind: string;
+  id: string;
+  name: string;
+  version: number;
+}
+export interface SkippedDefinition {
+  kind: string;
+  id: string;
+  name: string;
+  reason: 'draft_pending';
+}
+
+export interface RenameResult {
+  install: InstallView;
+  /** The former name kept as an alias, or null. */
+  alias: string | null;
+  definitions: RewrittenDefinition[];
+  skipped: SkippedDefinition[];
+}
+
+/** Who still calls a name of an install: published definitions and runs in flight. */
+export interface Callers {
+  definitions: { kind: string; id: string; name: string }[];
+  runs: { id: string }[];
+}
+
+/**
+ * Seam (calls issue): published workflows and rules naming `name` in a call_app step, app rule or
+ * fallback, and runs in flight calling it. Definitions do not exist in this codebase yet: nobody calls.
+ */
+export async function callersOf(_tx: Tx, _tenantId: string, _name: string): Promise<Callers> {
+  return { definitions: [], runs: [] };
+}
+
+/**
+ * Seam (calls issue): writes a new draft naming `to` for every definition calling `from` (and, for
+ * publish, publishes it or requests its approval); a definition with a draft newer than its published
+ * version is skipped (draft_pending). Runs after the rename commits: a rewrite failing part way leaves
+ * the rename done. No definitions exist yet, so nothing is rewritten.
+ */
+export async function rewriteCallers(
+  _ctx: InstallContext,
+  _from: string,
+  _to: string,
+  _rewrite: Rewrite,
+): Promise<{ definitions: RewrittenDefinition[]; skipped: SkippedDefinition[] }> {
+  return { definitions: [], skipped: [] };
+}
+
+/** drafts writes drafts (definitions:write); publish also publishes them (definitions:publish too). */
+function assertMayRewrite(ctx: InstallContext, rewrite: Rewrite | undefined) {
+  if (!rewrite) return;
+  const needed =
+    rewrite === 'publish'
+      ? (['definitions:write', 'definitions:publish'] as const)
+      : (['definitions:write'] as const);
+  for (const permission of needed) {
+    if (!ctx.principal.permissions.has(permission)) {
+      throw forbidden(`rewrite ${rewrite} needs the ${permission} permission`, { permission });
+    }
+  }
+}
+
+const inUse = (code: 'install_in_use' | 'alias_in_use', message: string, callers: Callers) =>
+  new ApiError(409, code, message, { definitions: callers.definitions, runs: callers.runs });
+
+const aliasesOf = (tx: Tx, installId: string) =>
+  tx
+    .select({ alias: appInstallAliases.alias })
+    .from(appInstallAliases)
+    .where(eq(appInstallAliases.installId, installId));
+
+/** POST /app-installs/:install/rename. */
+export async function renameInstall(
+  ctx: InstallContext,
+  name: string,
+  body: RenameBody,
+): Promise<RenameResult> {
+  const tenantId = ctx.principal.tenantId;
+  const to = body.name;
+  if (RESERVED_INSTALL_NAMES.includes(to)) {
+    throw validationError([{ path: '/name', message: `${to} is reserved` }], `${to} is reserved`);
+  }
+  assertMayRewrite(ctx, body.rewrite);
+  let result: { install: InstallView; alias: string | null };
+  try {
+    result = await ctx.database.db.transaction(async (tx) => {
+      // The tenant's lock first (names across both tables), then the install's row.
+      await lockTenantInstalls(tx, tenantId);
+      const current = await requireInstall(tx, tenantId, name, true);
+      const aliases = (await aliasesOf(tx, current.id)).map((a) => a.alias);
+      const takingBack = aliases.includes(to);
+      if (to === current.name) {
+        throw new ApiError(409, 'install_name_taken', `${to} is already this install's name`, {
+          name: to,
+          aliasOf: null,
+        });
+      }
+      if (!takingBack) await assertNameFree(tx, tenantId, to);
+      const kept = body.keepAlias ? current.name : null;
+      const remaining = aliases.length - (takingBack ? 1 : 0);
+      if (kept !== null && remaining + 1 > MAX_ALIASES_PER_INSTALL) {
+        throw new ApiError(
+          409,
+          'alias_limit_reached',
+          `an install keeps at most ${MAX_ALIASES_PER_INSTALL} former names; remove one or rename with keepAlias false`,
+          { max: MAX_ALIASES_PER_INSTALL },
+        );
+      }
+      if (kept === null) {
+        const callers = await callersOf(tx, tenantId, current.name);
+        if (callers.definitions.length > 0 || callers.runs.length > 0) {
+          throw inUse('install_in_use', `definitions or runs still call ${current.name}`, callers);
+        }
+      }
+      if (takingBack) {
+        await tx
+          .delete(appInstallAliases)
+          .where(and(eq(appInstallAliases.installId, current.id), eq(appInstallAliases.alias, to)));
+      }
+      const [row] = await tx
+        .update(appInstalls)
+        .set({
+          name: to,
+          updatedAt: sql`greatest(now(), ${appInstalls.updatedAt} + interval '1 millisecond')`,
+        })
+        .where(eq(appInstalls.id, current.id))
+        .returning();
+      const install = row as InstallRow;
+      if (kept !== null) {
+        await tx.insert(appInstallAliases).values({ tenantId, installId: install.id, alias: kept });
+      }
+      await audit(tx, ctx, 'app.install.renamed', install, {
+        previousName: current.name,
+        keepAlias: body.keepAlias,
+        alias: kept,
+        aliasTakenBack: takingBack,
+        rewrite: body.rewrite ?? null,
+      });
+      return { install: await view(tx, ctx, install), alias: kept };
+    });
+  } catch (error) {
+    // The advisory lock makes this unreachable in practice; the unique indexes still have the last word.
+    if (isUniqueViolation(error)) {
+      throw new ApiError(409, 'install_name_taken', `an install named ${to} already exists`, {
+        name: to,
+        aliasOf: null,
+      });
+    }
+    throw error;
+  }
+  const rewritten = body.rewrite
+    ? await rewriteCallers(ctx, name, to, body.rewrite)
+    : { definitions: [], skipped: [] };
+  return { ...result, ...rewritten };
+}
+
+/** DELETE /app-installs/:install/aliases/:alias: frees a former name (alias_in_use unless force). */
+export async function removeAlias(
+  ctx: InstallContext,
+  name: string,
+  alias: string,
+  force: boolean,
+): Promise<InstallView> {
+  const tenantId = ctx.principal.tenantId;
+  return ctx.database.db.transaction(async (tx) => {
+    const install = await requireInstall(tx, tenantId, name, true);
+    const [kept] = await tx
+      .select({ n: count() })
+      .from(appInstallAliases)
+      .where(and(eq(appInstallAliases.installId, install.id), eq(appInstallAliases.alias, alias)));
+    if ((kept?.n ?? 0) === 0) throw notFound(`install ${install.name} keeps no alias named ${alias}`);
+    const callers = await callersOf(tx, tenantId, alias);
+    const called = callers.definitions.length > 0 || callers.runs.length > 0;
+    if (called && !force) throw inUse('alias_in_use', `definitions or runs still call ${alias}`, callers);
+    await tx
+      .delete(appInstallAliases)
+      .where(and(eq(appInstallAliases.installId, install.id), eq(appInstallAliases.alias, alias)));
+    await audit(tx, ctx, 'app.install.alias.removed', install, { alias, force });
+    return view(tx, ctx, install);
+  });
+}
