@@ -4,8 +4,8 @@ import { isPermission, ROLES } from '../auth/permissions.ts';
 import { signLocalToken } from '../auth/tokens.ts';
 import type { Config } from '../config.ts';
 import { openDatabase } from '../db/pool.ts';
+import { databaseAnswers } from '../db/probe.ts';
 import { ensureTenant, TENANT_NAME } from '../tenants/service.ts';
-import { databaseAnswers } from '../worker/health.ts';
 import { embeddedUrl, openPlatformDatabase } from './database.ts';
 
 export interface TokenOptions {

@@ -1,8 +1,8 @@
 // Modules by sha256: compiled once per process, kept on disk in the cache directory, fetched from the
 // api's internal listener (GET /internal/app-modules/:sha256, runner bearer) and verified by hash.
 import fs from 'node:fs/promises';
-import path from 'node:path';
 import { readModule, sha256Hex } from '../module/wasm.ts';
+import { FilesystemModuleStorage } from '../storage/module-storage.ts';
 import { RunnerFailure } from './errors.ts';
 
 export interface LoadedModule {
@@ -47,7 +47,10 @@ const DEFAULT_MAX_PAGES = 64 * 16;
 
 export class ModuleStore {
   readonly #compiled = new Map<string, Promise<LoadedModule>>();
-  constructor(private readonly options: ModuleStoreOptions) {}
+  readonly #disk: FilesystemModuleStorage;
+  constructor(private readonly options: ModuleStoreOptions) {
+    this.#disk = new FilesystemModuleStorage(options.cacheDir);
+  }
 
   get(sha256: string): Promise<LoadedModule> {
     if (!SHA256.test(sha256))
@@ -91,13 +94,10 @@ export class ModuleStore {
     return { sha256, module, maxPages };
   }
 
+  /** The disk copy when it still matches its hash; a corrupted copy is fetched again and replaced. */
   async #fromDisk(sha256: string): Promise<Uint8Array | null> {
-    try {
-      const bytes = new Uint8Array(await fs.readFile(path.join(this.options.cacheDir, `${sha256}.wasm`)));
-      if (sha256Hex(bytes) === sha256) return bytes;
-      await fs.rm(path.join(this.options.cacheDir, `${sha256}.wasm`), { force: true }); // corrupted: fetch again
-    } catch {}
-    return null;
+    const bytes = await this.#disk.get(sha256).catch(() => null);
+    return bytes && sha256Hex(bytes) === sha256 ? bytes : null;
   }
 
   async #fetch(sha256: string): Promise<Uint8Array> {
@@ -122,16 +122,8 @@ export class ModuleStore {
     const bytes = new Uint8Array(await response.arrayBuffer());
     if (sha256Hex(bytes) !== sha256)
       throw new RunnerFailure('module_unavailable', 'the fetched module does not match its hash');
-    await this.#toDisk(sha256, bytes);
+    await this.#disk.put(bytes); // stored under its hash, written atomically
     return bytes;
-  }
-
-  async #toDisk(sha256: string, bytes: Uint8Array): Promise<void> {
-    await fs.mkdir(this.options.cacheDir, { recursive: true });
-    const final = path.join(this.options.cacheDir, `${sha256}.wasm`);
-    const partial = `${final}.${process.pid}.${Date.now()}.part`;
-    await fs.writeFile(partial, bytes);
-    await fs.rename(partial, final); // atomic: a reader never sees half a module
   }
 
   #evict(): void {

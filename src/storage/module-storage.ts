@@ -1,8 +1,8 @@
 // Module bytes stored under their sha256. The filesystem under DATA_DIR/modules is the default; an
 // S3-compatible store (s3-module-storage.ts) sits behind the same interface.
-import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { sha256Hex } from '../module/wasm.ts';
 
 export interface ModuleStorage {
   /** Stores the bytes under their hash (idempotent) and answers it. */
@@ -19,12 +19,12 @@ export class FilesystemModuleStorage implements ModuleStorage {
   constructor(private readonly dir: string) {}
 
   async put(bytes: Uint8Array): Promise<string> {
-    const sha256 = createHash('sha256').update(bytes).digest('hex');
+    const sha256 = sha256Hex(bytes);
     await fs.mkdir(this.dir, { recursive: true });
     const final = path.join(this.dir, `${sha256}.wasm`);
     const partial = `${final}.${process.pid}.${Date.now()}.part`;
     await fs.writeFile(partial, bytes);
-    await fs.rename(partial, final); // atomic; two writers of one hash write the same bytes
+    await fs.rename(partial, final); // atomic: a reader never sees half a module, and two writers of one hash write the same bytes
     return sha256;
   }
 

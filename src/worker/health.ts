@@ -1,6 +1,5 @@
 // Worker health on WORKER_HEALTH_PORT: { status, workers: [{ taskQueue, state }], temporal }.
 // `temporal` keeps the spec's field name; here it reports the durable engine (DBOS) and its database.
-import pg from 'pg';
 import type { TaskQueue } from './engine.ts';
 
 export type QueueState = 'starting' | 'running' | 'failed' | 'stopped';
@@ -23,19 +22,4 @@ export function summarizeHealth(
     workers,
     temporal: { engine: 'dbos', database: databaseConnected ? 'connected' : 'unreachable' },
   };
-}
-
-/** Opens a short connection (not from a pool) so a dead server shows at once. */
-export async function databaseAnswers(url: string, timeoutMs = 2000): Promise<boolean> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: timeoutMs });
-  client.on('error', () => {});
-  try {
-    await client.connect();
-    await client.query('SELECT 1');
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await client.end().catch(() => {});
-  }
 }

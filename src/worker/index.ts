@@ -2,8 +2,9 @@
 // serves /healthz when WORKER_HEALTH_PORT is set. Later issues register their workflows here.
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
+import { databaseAnswers } from '../db/probe.ts';
 import { launchEngine, runSelfCheck, shutdownEngine, TASK_QUEUES, type TaskQueue } from './engine.ts';
-import { databaseAnswers, type QueueState, summarizeHealth, type WorkerHealth } from './health.ts';
+import { type QueueState, summarizeHealth, type WorkerHealth } from './health.ts';
 
 export interface WorkerOptions {
   databaseUrl: string;
