@@ -70,6 +70,11 @@ export interface Config {
    * override them.
    */
   circuit: { failureThreshold: number; openSeconds: number };
+  /**
+   * The budget of each install's cached values (spec part 2 §8.1): APP_CACHE_ENTRIES values (default 16,
+   * 1 to 64) and APP_CACHE_TOTAL_BYTES (default 64 KiB, 8 KiB to 512 KiB); the oldest written leave first.
+   */
+  cacheBudget: { entries: number; totalBytes: number };
   retention: { appCallbackDays: number; submissionEventDays: number; intervalMinutes: number };
   appReviewDefault: 'off' | 'required';
   appSignatures: 'off' | 'optional' | 'required';
@@ -250,6 +255,10 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     circuit: {
       failureThreshold: read.int('APP_CIRCUIT_FAILURE_THRESHOLD', 5, 1, 100),
       openSeconds: read.int('APP_CIRCUIT_OPEN_SECONDS', 30, 5, 3600),
+    },
+    cacheBudget: {
+      entries: read.int('APP_CACHE_ENTRIES', 16, 1, 64),
+      totalBytes: read.int('APP_CACHE_TOTAL_BYTES', 64 * 1024, 8 * 1024, 512 * 1024),
     },
     retention: {
       appCallbackDays: read.int('RETENTION_APP_CALLBACK_DAYS', 90, 0, 36500),

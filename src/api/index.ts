@@ -3,6 +3,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { auditRoutes } from '../audit/routes.ts';
 import type { TokenVerifier } from '../auth/tokens.ts';
+import { callRoutes } from '../calls/routes.ts';
 import { moduleFetchable } from '../catalogue/blocks.ts';
 import { loadRelease, reconcileRelease } from '../catalogue/release.ts';
 import { catalogueRoutes } from '../catalogue/routes.ts';
@@ -10,6 +11,9 @@ import type { Inspector } from '../catalogue/uploads.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/pool.ts';
 import { createServer } from '../http/server.ts';
+import { cacheRoutes } from '../installs/cache-routes.ts';
+import { changesRoutes } from '../installs/changes-routes.ts';
+import { limitsRoutes } from '../installs/limits-routes.ts';
 import { installRoutes } from '../installs/routes.ts';
 import { installNamesOf } from '../installs/service.ts';
 import { notificationRoutes } from '../notifications/routes.ts';
@@ -53,13 +57,17 @@ export async function buildPublicApi(deps: ApiDeps) {
       installs: installNamesOf(deps.database),
     }),
   );
-  await app.register(
-    installRoutes({
-      database: deps.database,
-      config: deps.config,
-      available: Boolean(deps.runner && storage),
-    }),
-  );
+  const installDeps = {
+    database: deps.database,
+    config: deps.config,
+    runner: deps.runner ?? null,
+    available: Boolean(deps.runner && storage),
+  };
+  await app.register(installRoutes(installDeps));
+  await app.register(changesRoutes(installDeps));
+  await app.register(limitsRoutes(installDeps));
+  await app.register(cacheRoutes(installDeps));
+  await app.register(callRoutes(installDeps));
   return app;
 }
 

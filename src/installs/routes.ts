@@ -4,35 +4,18 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import type { Config } from '../config.ts';
-import type { Database } from '../db/pool.ts';
-import { principalOf } from '../http/auth.ts';
-import { ApiError } from '../http/errors.ts';
 import {
   CIRCUIT_FAILURE_THRESHOLD,
   CIRCUIT_OPEN_SECONDS,
   configureCircuit,
   resetCircuit,
 } from './circuit.ts';
+import { type InstallRouteDeps, installContextOf } from './context.ts';
 import { removeAlias, renameInstall } from './rename.ts';
 import { removeSecret, storeSecret } from './secrets.ts';
-import {
-  createInstall,
-  deleteInstall,
-  getInstall,
-  type InstallContext,
-  listInstalls,
-  saveInstall,
-} from './service.ts';
+import { createInstall, deleteInstall, getInstall, listInstalls, saveInstall } from './service.ts';
 
-export interface InstallRouteDeps {
-  database: Database;
-  config: Config;
-  /** False when the deployment has no runner or no module storage: /app-installs answers 503 apps_unavailable. */
-  available: boolean;
-}
-
-const Name = Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,99}$' });
+export const Name = Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,99}$' });
 const SecretName = Type.String({ minLength: 1, maxLength: 64 });
 const Host = Type.String({ minLength: 1, maxLength: 259 });
 const saveFields = {
@@ -45,7 +28,7 @@ const saveFields = {
 };
 const CreateBody = Type.Object({ name: Name, ...saveFields }, { additionalProperties: false });
 const SaveBody = Type.Object(saveFields, { additionalProperties: false });
-const InstallParams = Type.Object({ install: Name });
+export const InstallParams = Type.Object({ install: Name });
 const SecretParams = Type.Object({ install: Name, secret: SecretName });
 const SecretBody = Type.Object(
   { value: Type.String({ minLength: 1, maxLength: 16384 }) },
@@ -79,24 +62,7 @@ function nullableInteger(range: { min: number; max: number }) {
 
 export function installRoutes(deps: InstallRouteDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
-    const context = (request: FastifyRequest): InstallContext => {
-      if (!deps.available)
-        throw new ApiError(503, 'apps_unavailable', 'this deployment has no app runner or no module storage');
-      return {
-        database: deps.database,
-        principal: principalOf(request),
-        requestId: request.id,
-        settings: {
-          webhookBase: deps.config.webhookPublicUrl ?? `${request.protocol}://${request.host}`,
-          circuitDefaults: deps.config.circuit,
-          hostRules: {
-            allowPrivateNetworks: deps.config.allowPrivateNetworks,
-            ownHosts: deps.config.ownHosts,
-          },
-          secretStoreKey: deps.config.secretStoreKey,
-        },
-      };
-    };
+    const context = (request: FastifyRequest) => installContextOf(deps, request);
 
     app.get(
       '/app-installs',

@@ -42,6 +42,8 @@ export interface InstallSettings extends ViewSettings {
   hostRules: HostRuleOptions;
   /** SECRET_STORE_KEY; null: secrets can be neither stored nor removed (503 secret_store_unavailable). */
   secretStoreKey: Buffer | null;
+  /** APP_CACHE_ENTRIES and APP_CACHE_TOTAL_BYTES. */
+  cacheBudget: { entries: number; totalBytes: number };
 }
 
 export interface InstallContext {

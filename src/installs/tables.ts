@@ -2,7 +2,9 @@
 // answers to, and its sealed secrets. Names and aliases share one namespace per tenant: each table has
 // its own unique index, and every write that takes a name first takes the tenant's install lock
 // (service.ts lockTenantInstalls) and checks both tables, so no name can appear in both.
+import { sql } from 'drizzle-orm';
 import {
+  bigint,
   boolean,
   customType,
   index,
@@ -13,6 +15,7 @@ import {
   text,
   timestamp,
   unique,
+  uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core';
 
@@ -41,6 +44,11 @@ export const appInstalls = pgTable(
     /** The install's own circuit settings; null: the deployment's (APP_CIRCUIT_*). */
     circuitFailureThreshold: integer('circuit_failure_threshold'),
     circuitOpenSeconds: integer('circuit_open_seconds'),
+    /**
+     * Moves on every clear of the install's cached values (cache.ts): a call stores its cache changes only
+     * while the generation it read is still current, so a clear also holds for calls already running.
+     */
+    cacheGeneration: integer('cache_generation').notNull().default(0),
     createdAt: at('created_at').notNull().defaultNow(),
     updatedAt: at('updated_at').notNull().defaultNow(),
   },
@@ -80,4 +88,100 @@ export const appInstallSecrets = pgTable(
     updatedAt: at('updated_at').notNull().defaultNow(),
   },
   (t) => [primaryKey({ name: 'app_install_secrets_pk', columns: [t.installId, t.name] })],
+);
+
+export type ChangeOrigin = 'save' | 'auto_upgrade';
+export type ChangeDecision = 'approved' | 'rejected' | 'withdrawn';
+
+/**
+ * Saves waiting for approval (spec part 1 §2.7, §3.3, §4.8 "Approvals of install saves"): the state the
+ * save asked for, and the decision. At most one open change (decision null) per install; a change goes
+ * with its install.
+ */
+export const appInstallChanges = pgTable(
+  'app_install_changes',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    tenantId: uuid('tenant_id').notNull(),
+    installId: uuid('install_id')
+      .notNull()
+      .references(() => appInstalls.id, { onDelete: 'cascade' }),
+    /** The install's name when requested (the view shows the current one). */
+    installName: text('install_name').notNull(),
+    versionId: uuid('version_id').notNull(),
+    config: jsonb('config').$type<Record<string, unknown>>().notNull(),
+    enabled: boolean('enabled').notNull(),
+    /** autoUpgrade as the save asked for it, applied with the change. */
+    autoUpgrade: text('auto_upgrade').$type<AutoUpgrade>().notNull(),
+    hosts: jsonb('hosts').$type<string[]>().notNull(),
+    hostsAdded: jsonb('hosts_added').$type<string[]>().notNull(),
+    origin: text('origin').$type<ChangeOrigin>().notNull(),
+    needsAdded: jsonb('needs_added').$type<string[]>().notNull().default([]),
+    handlesAdded: jsonb('handles_added').$type<string[]>().notNull().default([]),
+    newInstall: boolean('new_install').notNull(),
+    /** The install's updated_at when requested: approval refuses install_changed when it moved since. */
+    installUpdatedAt: at('install_updated_at').notNull(),
+    /** The tenant's approval settings in force when requested, which the decision follows. */
+    approvalRequired: boolean('approval_required').notNull(),
+    fourEyes: boolean('four_eyes').notNull(),
+    requestedBy: text('requested_by').notNull(),
+    requestedByName: text('requested_by_name'),
+    requestedAt: at('requested_at').notNull().defaultNow(),
+    comment: text('comment'),
+    decidedBy: text('decided_by'),
+    decidedAt: at('decided_at'),
+    decision: text('decision').$type<ChangeDecision>(),
+    decisionComment: text('decision_comment'),
+  },
+  (t) => [
+    uniqueIndex('app_install_changes_one_open').on(t.installId).where(sql`${t.decision} is null`),
+    index('app_install_changes_tenant_idx').on(t.tenantId, t.decision, t.requestedAt),
+  ],
+);
+
+export type BudgetMetric = 'calls' | 'http_requests' | 'spend';
+export type BudgetPeriod = 'day' | 'month';
+export interface Budget {
+  metric: BudgetMetric;
+  period: BudgetPeriod;
+  max: number;
+}
+
+/** An install's limits record (spec part 1 §2.12); no row: no currency, no prices, no budgets. */
+export const appInstallLimits = pgTable('app_install_limits', {
+  installId: uuid('install_id')
+    .primaryKey()
+    .references(() => appInstalls.id, { onDelete: 'cascade' }),
+  tenantId: uuid('tenant_id').notNull(),
+  /** ISO 4217 code, or null. */
+  currency: text('currency'),
+  /** Micros of the currency per call, by action name. */
+  prices: jsonb('prices').$type<Record<string, number>>().notNull().default({}),
+  budgets: jsonb('budgets').$type<Budget[]>().notNull().default([]),
+  updatedAt: at('updated_at').notNull().defaultNow(),
+});
+
+/**
+ * Cached values of an install (spec part 1 §2.11, §4.8 "Cached values of an install"), sealed like
+ * secrets (seal.ts cacheBinding). size_bytes is the value's UTF-8 length, for the budget.
+ */
+export const appInstallCache = pgTable(
+  'app_install_cache',
+  {
+    installId: uuid('install_id')
+      .notNull()
+      .references(() => appInstalls.id, { onDelete: 'cascade' }),
+    tenantId: uuid('tenant_id').notNull(),
+    name: text('name').notNull(),
+    sealed: bytea('sealed').notNull(),
+    sizeBytes: integer('size_bytes').notNull(),
+    expiresAt: at('expires_at').notNull(),
+    updatedAt: at('updated_at').notNull().defaultNow(),
+    /** Strictly increasing per write, so "written longest ago" has no ties. */
+    writeSeq: bigint('write_seq', { mode: 'number' }).notNull().generatedAlwaysAsIdentity(),
+  },
+  (t) => [
+    primaryKey({ name: 'app_install_cache_pk', columns: [t.installId, t.name] }),
+    index('app_install_cache_written_idx').on(t.installId, t.writeSeq),
+  ],
 );

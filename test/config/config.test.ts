@@ -60,6 +60,7 @@ describe('loadConfig defaults', () => {
     expect(config.nodeEnv).toBe('development');
     expect(config.appReviewDefault).toBe('off');
     expect(config.circuit).toEqual({ failureThreshold: 5, openSeconds: 30 });
+    expect(config.cacheBudget).toEqual({ entries: 16, totalBytes: 65536 });
   });
 
   it('has none of the deployment URLs and so no own hosts', () => {
@@ -143,6 +144,8 @@ describe('loadConfig with settings', () => {
         API_RATE_LIMIT_PER_MINUTE: '0',
         APP_CIRCUIT_FAILURE_THRESHOLD: '7',
         APP_CIRCUIT_OPEN_SECONDS: '120',
+        APP_CACHE_ENTRIES: '64',
+        APP_CACHE_TOTAL_BYTES: '524288',
         RETENTION_APP_CALLBACK_DAYS: '30',
         RETENTION_SUBMISSION_EVENT_DAYS: '0',
         RETENTION_INTERVAL_MINUTES: '15',
@@ -196,6 +199,7 @@ describe('loadConfig with settings', () => {
       },
       rateLimitPerMinute: 0,
       circuit: { failureThreshold: 7, openSeconds: 120 },
+      cacheBudget: { entries: 64, totalBytes: 524288 },
       retention: { appCallbackDays: 30, submissionEventDays: 0, intervalMinutes: 15 },
       appReviewDefault: 'required',
       appSignatures: 'optional',
@@ -285,6 +289,13 @@ describe('loadConfig with settings', () => {
     const high = loadConfig({ APP_CIRCUIT_FAILURE_THRESHOLD: '100', APP_CIRCUIT_OPEN_SECONDS: '3600' }, CWD);
     expect(high.circuit).toEqual({ failureThreshold: 100, openSeconds: 3600 });
   });
+
+  it('takes the cache budget at both ends of its ranges', () => {
+    const low = loadConfig({ APP_CACHE_ENTRIES: '1', APP_CACHE_TOTAL_BYTES: '8192' }, CWD);
+    expect(low.cacheBudget).toEqual({ entries: 1, totalBytes: 8192 });
+    const high = loadConfig({ APP_CACHE_ENTRIES: '64', APP_CACHE_TOTAL_BYTES: '524288' }, CWD);
+    expect(high.cacheBudget).toEqual({ entries: 64, totalBytes: 524288 });
+  });
 });
 
 describe('loadConfig refusals', () => {
@@ -298,6 +309,10 @@ describe('loadConfig refusals', () => {
     ['PORT', '0x50'],
     ['API_INTERNAL_PORT', '65536'],
     ['RUNNER_PORT', 'runner'],
+    ['APP_CACHE_ENTRIES', '65'],
+    ['APP_CACHE_ENTRIES', '0'],
+    ['APP_CACHE_TOTAL_BYTES', '8191'],
+    ['APP_CACHE_TOTAL_BYTES', '524289'],
     ['WORKER_HEALTH_PORT', 'health'],
     ['EMBEDDED_POSTGRES_PORT', '0'],
     ['API_RATE_LIMIT_PER_MINUTE', '-5'],

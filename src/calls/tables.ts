@@ -1,0 +1,63 @@
+// Quotas and metering of app calls (spec part 1 §4.8 "Quotas and metering", part 2 §8.3).
+import { bigint, index, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import type { BudgetMetric, BudgetPeriod } from '../installs/tables.ts';
+
+const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+const counter = (name: string) => bigint(name, { mode: 'number' }).notNull().default(0);
+
+/**
+ * What an install's calls used, per UTC day and action: calls, runner-reported HTTP requests and spend
+ * in micros of the currency charged (one row per currency, '' when none). Not tied to the install's row:
+ * metering outlives its install. Webhooks and hand-offs are counted apart and never limited.
+ */
+export const appMetering = pgTable(
+  'app_metering',
+  {
+    tenantId: uuid('tenant_id').notNull(),
+    installId: uuid('install_id').notNull(),
+    /** The install's name and app when last metered, for reports after a rename or removal. */
+    installName: text('install_name').notNull(),
+    appName: text('app_name').notNull(),
+    action: text('action').notNull(),
+    /** The UTC day, as YYYY-MM-DD. */
+    day: text('day').notNull(),
+    currency: text('currency').notNull().default(''),
+    calls: counter('calls'),
+    httpRequests: counter('http_requests'),
+    spendMicros: counter('spend_micros'),
+    webhooks: counter('webhooks'),
+    handoffs: counter('handoffs'),
+  },
+  (t) => [
+    primaryKey({ name: 'app_metering_pk', columns: [t.installId, t.day, t.action, t.currency] }),
+    index('app_metering_tenant_day_idx').on(t.tenantId, t.day),
+  ],
+);
+
+/** The operator's quotas of a tenant (calls or http_requests per UTC day or month, over all installs). */
+export const appTenantQuotas = pgTable(
+  'app_tenant_quotas',
+  {
+    tenantId: uuid('tenant_id').notNull(),
+    metric: text('metric').$type<Exclude<BudgetMetric, 'spend'>>().notNull(),
+    period: text('period').$type<BudgetPeriod>().notNull(),
+    max: bigint('max', { mode: 'number' }).notNull(),
+    updatedAt: at('updated_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ name: 'app_tenant_quotas_pk', columns: [t.tenantId, t.metric, t.period] })],
+);
+
+/**
+ * The first refusal of each limit and period (app.quota.exceeded is appended once per limit and
+ * period): limit_key names scope, install (for install budgets), metric and period.
+ */
+export const appQuotaRefusals = pgTable(
+  'app_quota_refusals',
+  {
+    tenantId: uuid('tenant_id').notNull(),
+    limitKey: text('limit_key').notNull(),
+    periodStart: at('period_start').notNull(),
+    createdAt: at('created_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ name: 'app_quota_refusals_pk', columns: [t.tenantId, t.limitKey, t.periodStart] })],
+);

@@ -1,0 +1,39 @@
+// What every /app-installs route hands its service: the database, the caller, the request id and the
+// deployment's settings that install rules read.
+import type { FastifyRequest } from 'fastify';
+import type { Config } from '../config.ts';
+import type { Database } from '../db/pool.ts';
+import { principalOf } from '../http/auth.ts';
+import { ApiError } from '../http/errors.ts';
+import type { RunnerClient } from '../runner/client.ts';
+import type { InstallContext } from './service.ts';
+
+export interface InstallRouteDeps {
+  database: Database;
+  config: Config;
+  /** The runner test calls go to; null when the deployment has none. */
+  runner: RunnerClient | null;
+  /** False when the deployment has no runner or no module storage: /app-installs answers 503 apps_unavailable. */
+  available: boolean;
+}
+
+/** The install context of a request; 503 apps_unavailable when the deployment runs no apps. */
+export function installContextOf(deps: InstallRouteDeps, request: FastifyRequest): InstallContext {
+  if (!deps.available)
+    throw new ApiError(503, 'apps_unavailable', 'this deployment has no app runner or no module storage');
+  return {
+    database: deps.database,
+    principal: principalOf(request),
+    requestId: request.id,
+    settings: {
+      webhookBase: deps.config.webhookPublicUrl ?? `${request.protocol}://${request.host}`,
+      circuitDefaults: deps.config.circuit,
+      hostRules: {
+        allowPrivateNetworks: deps.config.allowPrivateNetworks,
+        ownHosts: deps.config.ownHosts,
+      },
+      secretStoreKey: deps.config.secretStoreKey,
+      cacheBudget: deps.config.cacheBudget,
+    },
+  };
+}
