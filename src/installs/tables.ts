@@ -95,17 +95,18 @@ export type ChangeDecision = 'approved' | 'rejected' | 'withdrawn';
 
 /**
  * Saves waiting for approval (spec part 1 §2.7, §3.3, §4.8 "Approvals of install saves"): the state the
- * save asked for, and the decision. At most one open change (decision null) per install; a change goes
- * with its install.
+ * save asked for, and the decision. At most one open change (decision null) per install.
  */
 export const appInstallChanges = pgTable(
   'app_install_changes',
   {
     id: uuid('id').primaryKey().defaultRandom(),
     tenantId: uuid('tenant_id').notNull(),
-    installId: uuid('install_id')
-      .notNull()
-      .references(() => appInstalls.id, { onDelete: 'cascade' }),
+    /**
+     * Null once the install is gone: a rejected or withdrawn new install goes with its change, yet the
+     * decided change stays listed. DELETE /app-installs/:install removes its changes explicitly.
+     */
+    installId: uuid('install_id').references(() => appInstalls.id, { onDelete: 'set null' }),
     /** The install's name when requested (the view shows the current one). */
     installName: text('install_name').notNull(),
     versionId: uuid('version_id').notNull(),

@@ -64,7 +64,7 @@ CREATE TABLE "app_install_cache" (
 CREATE TABLE "app_install_changes" (
 	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
 	"tenant_id" uuid NOT NULL,
-	"install_id" uuid NOT NULL,
+	"install_id" uuid,
 	"install_name" text NOT NULL,
 	"version_id" uuid NOT NULL,
 	"config" jsonb NOT NULL,
@@ -100,7 +100,7 @@ CREATE TABLE "app_install_limits" (
 --> statement-breakpoint
 ALTER TABLE "app_installs" ADD COLUMN "cache_generation" integer DEFAULT 0 NOT NULL;--> statement-breakpoint
 ALTER TABLE "app_install_cache" ADD CONSTRAINT "app_install_cache_install_id_app_installs_id_fk" FOREIGN KEY ("install_id") REFERENCES "public"."app_installs"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
-ALTER TABLE "app_install_changes" ADD CONSTRAINT "app_install_changes_install_id_app_installs_id_fk" FOREIGN KEY ("install_id") REFERENCES "public"."app_installs"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "app_install_changes" ADD CONSTRAINT "app_install_changes_install_id_app_installs_id_fk" FOREIGN KEY ("install_id") REFERENCES "public"."app_installs"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "app_install_limits" ADD CONSTRAINT "app_install_limits_install_id_app_installs_id_fk" FOREIGN KEY ("install_id") REFERENCES "public"."app_installs"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "app_callbacks_install_status_idx" ON "app_callbacks" USING btree ("install_id","status");--> statement-breakpoint
 CREATE INDEX "app_callbacks_tenant_created_idx" ON "app_callbacks" USING btree ("tenant_id","created_at");--> statement-breakpoint
