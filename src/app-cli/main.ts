@@ -5,6 +5,7 @@ import { registerBuild } from './build.ts';
 import { AppUsageError } from './errors.ts';
 import { registerNew } from './new.ts';
 import { registerTest } from './test.ts';
+import { registerVendorDouble } from './vendor-double.ts';
 
 const program = new Command('app')
   .version(PLATFORM_VERSION)
@@ -12,6 +13,7 @@ const program = new Command('app')
 registerNew(program);
 registerBuild(program);
 registerTest(program);
+registerVendorDouble(program);
 
 program.parseAsync().catch((error: unknown) => {
   process.stderr.write(`app: ${error instanceof Error ? error.message : String(error)}\n`);

@@ -67,6 +67,14 @@ export function issuesFromAjv(errors: AjvIssue[], context: string | undefined): 
   });
 }
 
+/** Ajv's errors as issues at JSON Pointers under `pointer` (e.g. /input for a body's input field). */
+export function issuesUnder(pointer: string, errors: AjvIssue[]): Issue[] {
+  return issuesFromAjv(errors, 'body').map((issue) => ({
+    ...issue,
+    path: issue.path === '/' ? pointer : `${pointer}${issue.path}`,
+  }));
+}
+
 /** Maps Fastify's own errors (parsing, limits) to the spec's codes; anything else unknown is internal. */
 function translate(error: FastifyError & { validation?: AjvIssue[]; validationContext?: string }): ApiError {
   if (error instanceof ApiError) return error;

@@ -1,7 +1,35 @@
-// Placeholder: filled by the cache change.
+// Cached values of an install (spec part 1 §2.11, §4.2): the listing (never a value) and the manual clear.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { InstallRouteDeps } from './context.ts';
+import { clearCacheManually, listInstallCache } from './cache.ts';
+import { type InstallRouteDeps, installContextOf } from './context.ts';
+import { InstallParams } from './routes.ts';
 
-export function cacheRoutes(_deps: InstallRouteDeps): FastifyPluginAsyncTypebox {
-  return async () => {};
+export function cacheRoutes(deps: InstallRouteDeps): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.get(
+      '/app-installs/:install/cache',
+      {
+        config: { permission: 'apps:read' },
+        schema: {
+          tags: ['app-installs'],
+          summary: 'The install’s live cached values (names, expiries, sizes; never a value) and its budget',
+          params: InstallParams,
+        },
+      },
+      async (request) => listInstallCache(installContextOf(deps, request), request.params.install),
+    );
+
+    app.delete(
+      '/app-installs/:install/cache',
+      {
+        config: { permission: 'apps:write' },
+        schema: {
+          tags: ['app-installs'],
+          summary: 'Clear the install’s cached values, also for calls already running',
+          params: InstallParams,
+        },
+      },
+      async (request) => clearCacheManually(installContextOf(deps, request), request.params.install),
+    );
+  };
 }

@@ -1,7 +1,97 @@
-// Placeholder: filled by the changes change.
+// Install change routes (spec part 1 §4.2): the list and the decisions. Thin: parse, authorize, call
+// changes.ts, answer the change view.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { InstallRouteDeps } from './context.ts';
+import type { FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { pageQuery } from '../http/paging.ts';
+import { approveChange, listChanges, rejectChange, withdrawChange } from './changes.ts';
+import { type InstallRouteDeps, installContextOf } from './context.ts';
+import { Name } from './routes.ts';
 
-export function changesRoutes(_deps: InstallRouteDeps): FastifyPluginAsyncTypebox {
-  return async () => {};
+const ChangeParams = Type.Object({ install: Name, id: Type.String({ format: 'uuid' }) });
+const DecisionBody = Type.Optional(
+  Type.Object(
+    { comment: Type.Optional(Type.Union([Type.String({ maxLength: 2000 }), Type.Null()])) },
+    { additionalProperties: false },
+  ),
+);
+const ChangesQuery = Type.Object(
+  {
+    status: Type.Union([Type.Literal('open'), Type.Literal('decided')], { default: 'open' }),
+    install: Type.Optional(Name),
+    ...pageQuery({ maxLimit: 100, defaultLimit: 50 }),
+  },
+  { additionalProperties: false },
+);
+
+export function changesRoutes(deps: InstallRouteDeps): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    const context = (request: FastifyRequest) => installContextOf(deps, request);
+
+    app.get(
+      '/app-install-changes',
+      {
+        config: { permission: 'apps:read' },
+        schema: {
+          tags: ['app-installs'],
+          summary: 'Install changes: open ones oldest first (default), or decided ones newest first',
+          querystring: ChangesQuery,
+        },
+      },
+      async (request) => listChanges(context(request), request.query),
+    );
+
+    app.post(
+      '/app-installs/:install/changes/:id/approve',
+      {
+        config: { permission: 'apps:publish' },
+        schema: {
+          tags: ['app-installs'],
+          summary: 'Approve a held save: its version, config and hosts apply in one transaction',
+          params: ChangeParams,
+          body: DecisionBody,
+        },
+      },
+      async (request) =>
+        approveChange(
+          context(request),
+          request.params.install,
+          request.params.id,
+          request.body?.comment ?? null,
+        ),
+    );
+
+    app.post(
+      '/app-installs/:install/changes/:id/reject',
+      {
+        config: { permission: 'apps:publish' },
+        schema: {
+          tags: ['app-installs'],
+          summary: 'Reject a held save: the install stays as it is; a new install goes with its change',
+          params: ChangeParams,
+          body: DecisionBody,
+        },
+      },
+      async (request) =>
+        rejectChange(
+          context(request),
+          request.params.install,
+          request.params.id,
+          request.body?.comment ?? null,
+        ),
+    );
+
+    app.post(
+      '/app-installs/:install/changes/:id/withdraw',
+      {
+        config: { permission: 'apps:write' },
+        schema: {
+          tags: ['app-installs'],
+          summary: 'Withdraw a held save (its requester, or an administrator holding tenants:settings)',
+          params: ChangeParams,
+        },
+      },
+      async (request) => withdrawChange(context(request), request.params.install, request.params.id),
+    );
+  };
 }

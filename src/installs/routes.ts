@@ -12,8 +12,9 @@ import {
 } from './circuit.ts';
 import { type InstallRouteDeps, installContextOf } from './context.ts';
 import { removeAlias, renameInstall } from './rename.ts';
+import { createInstall, saveInstall } from './saves.ts';
 import { removeSecret, storeSecret } from './secrets.ts';
-import { createInstall, deleteInstall, getInstall, listInstalls, saveInstall } from './service.ts';
+import { deleteInstall, getInstall, listInstalls } from './service.ts';
 
 export const Name = Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,99}$' });
 const SecretName = Type.String({ minLength: 1, maxLength: 64 });
@@ -91,8 +92,8 @@ export function installRoutes(deps: InstallRouteDeps): FastifyPluginAsyncTypebox
       },
       async (request, reply) => {
         const { comment, ...body } = request.body;
-        const view = await createInstall(context(request), { ...body, comment: comment ?? null });
-        return reply.status(201).send(view);
+        const saved = await createInstall(context(request), { ...body, comment: comment ?? null });
+        return reply.status(saved.status).send(saved.body);
       },
     );
 
@@ -102,9 +103,13 @@ export function installRoutes(deps: InstallRouteDeps): FastifyPluginAsyncTypebox
         config: { permission: 'apps:write' },
         schema: { tags: ['app-installs'], summary: 'Save an install', params: InstallParams, body: SaveBody },
       },
-      async (request) => {
+      async (request, reply) => {
         const { comment, ...body } = request.body;
-        return saveInstall(context(request), request.params.install, { ...body, comment: comment ?? null });
+        const saved = await saveInstall(context(request), request.params.install, {
+          ...body,
+          comment: comment ?? null,
+        });
+        return reply.status(saved.status).send(saved.body);
       },
     );
 

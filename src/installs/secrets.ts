@@ -4,9 +4,11 @@
 import { and, eq } from 'drizzle-orm';
 import type { Tx } from '../db/pool.ts';
 import { ApiError, notFound, validationError } from '../http/errors.ts';
+import { clearInstallCache } from './cache.ts';
+import { openChangeOf } from './change-store.ts';
 import { seal } from './seal.ts';
 import { mayStoreSecret } from './secret-rules.ts';
-import { audit, type InstallContext, requireInstall, versionById, view } from './service.ts';
+import { audit, auditBy, type InstallContext, requireInstall, versionById, view } from './service.ts';
 import { appInstallSecrets } from './tables.ts';
 import { type InstallRow, type InstallView, publishedVersionsOf } from './view.ts';
 
@@ -20,12 +22,16 @@ async function storable(tx: Tx, install: InstallRow, secret: string): Promise<bo
   const upgradedFrom = install.upgradedFromVersionId
     ? await versionById(tx, install.upgradedFromVersionId)
     : null;
+  // The change awaiting approval: the version and config it asks for (its secrets are stored before the
+  // decision, so an approved change can enable the install at once).
+  const pending = await openChangeOf(tx, install.id);
+  const pendingVersion = pending ? await versionById(tx, pending.versionId) : null;
   return mayStoreSecret(secret, {
     installed: { manifest: version.manifest, config: install.config },
     published: published.map((v) => ({ manifest: v.manifest })),
     upgradedFrom: upgradedFrom ? { manifest: upgradedFrom.manifest } : null,
-    // The change awaiting approval: none until install approvals exist.
-    pendingChange: null,
+    pendingChange:
+      pending && pendingVersion ? { manifest: pendingVersion.manifest, config: pending.config } : null,
   });
 }
 
@@ -67,7 +73,7 @@ export async function storeSecret(
         target: [appInstallSecrets.installId, appInstallSecrets.name],
         set: { sealed, updatedAt: new Date() },
       });
-    // Cached values: storing a secret clears them (spec §4.8); the cache arrives with a later change.
+    await clearInstallCache(tx, install, 'secret', auditBy(ctx));
     await audit(tx, ctx, 'app.secret.stored', install, { secret, replaced: existing !== undefined });
     return view(tx, ctx, install);
   });
@@ -84,6 +90,7 @@ export async function removeSecret(ctx: InstallContext, name: string, secret: st
     if (removed.length === 0) throw notFound(`no secret named ${secret} is stored for this install`);
     // An enabled install that now misses a required secret stays enabled: its calls fail with
     // install_not_configured until the secret is stored again (spec §4.8, calls issue).
+    await clearInstallCache(tx, install, 'secret', auditBy(ctx));
     await audit(tx, ctx, 'app.secret.revoked', install, { secret });
     return view(tx, ctx, install);
   });

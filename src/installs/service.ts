@@ -1,38 +1,28 @@
-import { isDeepStrictEqual } from 'node:util';
-// Installs of a tenant (spec part 1 §3.5, §4.2, §4.8 "Install rules", "Hosts of an install", "Secrets of
-// an install"): create, save, delete, and store or remove a secret. Every write runs in one transaction
-// with its audit record; a write to an install locks its row (for update), so two saves of one install
-// take turns and the second starts from the first's result: no lost update.
+// Installs of a tenant (spec part 1 §3.5, §4.2, §4.8): the context every install write takes, reading
+// installs, the name rules shared by create and rename, and removal. Every write runs in one transaction
+// with its audit record; a write to an install locks its row (for update), so two writes of one install
+// (a save, a decision on its change) take turns and the second starts from the first's result.
 //
-// Renames and aliases: rename.ts; circuit settings: circuit.ts.
-// Not here yet, with their seams marked: approvals of saves that add hosts (a tenant requiring approvals
-// for apps gets 409 conflict for such a save rather than a silent bypass), limits, cached values (nothing to clear yet), callbacks (install_in_use), provenance_required.
-import { and, asc, count, eq, sql } from 'drizzle-orm';
-import semver from 'semver';
+// Create and save: saves.ts (the rules of a save: plan.ts); saves held for approval open a change
+// (change-store.ts), decided in changes.ts; secrets: secrets.ts; renames and aliases: rename.ts; circuit
+// settings: circuit.ts. Seam still marked here: callbacks (install_in_use).
+import { and, asc, eq, sql } from 'drizzle-orm';
 import { actorOf } from '../audit/actor.ts';
 import { recordAudit } from '../audit/trail.ts';
-import { assertNotBlocked } from '../catalogue/blocks.ts';
+import { failPendingCallbacks, pendingCallbacksOf } from '../callbacks/sessions.ts';
 import { appVersions } from '../catalogue/tables.ts';
-import { isUniqueViolation } from '../db/errors.ts';
 import type { Database, Queryable, Tx } from '../db/pool.ts';
 import type { AuthenticatedPrincipal } from '../http/auth.ts';
-import { ApiError, conflict, issuesFromAjv, validationError } from '../http/errors.ts';
-import type { Manifest } from '../module/manifest-types.ts';
-import { createSchemaAjv } from '../module/schemas.ts';
-import { approvalRequired } from '../tenants/settings.ts';
-import { tenants } from '../tenants/tables.ts';
-import type { ConfigIssue } from './config-pointers.ts';
-import { addedHosts, type HostRuleOptions, installHosts, removedHosts } from './hosts.ts';
-import { checkSecretReferences, checkSecretVariables, requiredSecrets } from './secret-rules.ts';
-import { type AutoUpgrade, appInstallAliases, appInstallSecrets, appInstalls } from './tables.ts';
+import { ApiError } from '../http/errors.ts';
+import type { HostRuleOptions } from './hosts.ts';
 import {
-  type InstallRow,
-  type InstallView,
-  storedSecretNames,
-  type VersionRow,
-  type ViewSettings,
-  viewsOf,
-} from './view.ts';
+  type AutoUpgrade,
+  appInstallAliases,
+  appInstallChanges,
+  appInstallSecrets,
+  appInstalls,
+} from './tables.ts';
+import { type InstallRow, type InstallView, type VersionRow, type ViewSettings, viewsOf } from './view.ts';
 
 export const MAX_INSTALLS_PER_TENANT = 50;
 /** Install names the api's own paths take (spec part 1 §2.1). */
@@ -93,11 +83,14 @@ export async function requireInstall(db: Queryable, tenantId: string, name: stri
   return row;
 }
 
+/** Who a request's side effects are audited as: its principal and request id. */
+export const auditBy = (ctx: InstallContext) => ({ actor: actorOf(ctx.principal), requestId: ctx.requestId });
+
 export const audit = (
   tx: Tx,
   ctx: InstallContext,
   action: string,
-  install: InstallRow,
+  install: Pick<InstallRow, 'id' | 'name' | 'appName'>,
   data: Record<string, unknown>,
 ) =>
   recordAudit(tx, {
@@ -184,282 +177,27 @@ export async function assertNameFree(tx: Tx, tenantId: string, name: string) {
   }
 }
 
-/** The version a tenant may install: the platform's or its own; anything else is not a version it sees. */
-async function visibleVersion(tx: Tx, tenantId: string, versionId: string): Promise<VersionRow | null> {
-  const [row] = await tx.select().from(appVersions).where(eq(appVersions.id, versionId));
-  if (!row) return null;
-  if (row.publisher === 'platform' ? row.tenantId !== null : row.tenantId !== tenantId) return null;
-  return row;
-}
-
-const versionIssue = (message: string) => validationError([{ path: '/versionId', message }], message);
-
-const blockTarget = (v: VersionRow) => ({
-  sha256: v.sha256,
-  publisher: v.publisher,
-  tenantId: v.tenantId,
-  name: v.name,
-});
-
-/** The config's issues under a manifest: its schema first, then its URLs and secret references. */
-function configIssues(manifest: Manifest, config: Record<string, unknown>, hostRules: HostRuleOptions) {
-  const validate = createSchemaAjv({ allErrors: true }).compile(manifest.configSchema);
-  if (!validate(config)) {
-    return { issues: issuesFromAjv(validate.errors ?? [], 'body') as ConfigIssue[], hosts: [] as string[] };
-  }
-  const issues = [...checkSecretVariables(manifest, config), ...checkSecretReferences(manifest, config)];
-  const hosts = installHosts(manifest, config, hostRules);
-  if (!hosts.ok) issues.push(...hosts.issues);
-  return { issues, hosts: hosts.ok ? hosts.hosts : [] };
-}
-
-interface Planned {
-  version: VersionRow;
-  hosts: string[];
-  added: string[];
-}
-
-/**
- * Checks a save of `body` against the rules shared by create and PUT, from the install's current hosts
- * and stored secrets; answers the version and the hosts the install will have.
- */
-async function plan(
-  tx: Tx,
-  ctx: InstallContext,
-  body: SaveBody,
-  autoUpgrade: AutoUpgrade,
-  current: { hosts: string[]; stored: string[]; appName?: string; version?: VersionRow },
-): Promise<Planned> {
-  const version = await visibleVersion(tx, ctx.principal.tenantId, body.versionId);
-  if (!version) throw versionIssue('no version of that id is available to this tenant');
-  if (current.version) {
-    const own = current.version;
-    if (
-      version.name !== own.name ||
-      version.publisher !== own.publisher ||
-      version.tenantId !== own.tenantId
-    ) {
-      throw versionIssue(`the version must be a version of the install's own app ${own.name}`);
-    }
-  }
-  if (version.status !== 'published')
-    throw versionIssue(`version ${version.version} is ${version.status}, not published`);
-  await assertNotBlocked(tx, blockTarget(version));
-  if (autoUpgrade === 'compatible') {
-    if (version.publisher !== 'platform') {
-      throw validationError(
-        [{ path: '/autoUpgrade', message: 'automatic upgrades are for platform apps only' }],
-        'autoUpgrade compatible is for platform apps only',
-      );
-    }
-    if (current.version && semver.lt(version.version, current.version.version)) {
-      throw validationError(
-        [{ path: '/versionId', message: 'moving to a lower version needs autoUpgrade off in the same save' }],
-        'a lower version while autoUpgrade stays on',
-      );
-    }
-  }
-  const { issues, hosts } = configIssues(version.manifest, body.config, ctx.settings.hostRules);
-  if (issues.length > 0) throw validationError(issues, 'config is not valid for this version');
-
-  const added = addedHosts(current.hosts, hosts);
-  const notApproved = added.filter((host) => !body.approveHosts.includes(host));
-  if (notApproved.length > 0) {
-    throw new ApiError(
-      409,
-      'hosts_not_approved',
-      `approveHosts must list every host the save adds: ${notApproved.join(', ')}`,
-      {
-        added,
-        notApproved,
-      },
-    );
-  }
-  if (added.length > 0) await refuseWhenApprovalRequired(tx, ctx.principal.tenantId, added);
-
-  if (body.enabled) {
-    const missing = requiredSecrets(version.manifest, body.config).filter((n) => !current.stored.includes(n));
-    if (missing.length > 0) {
-      throw new ApiError(
-        409,
-        'install_not_configured',
-        `store the required secrets first: ${missing.join(', ')}`,
-        {
-          missingSecrets: missing,
-        },
-      );
-    }
-  }
-  return { version, hosts, added };
-}
-
-/**
- * Seam for approvals of install saves (spec part 1 §4.8 "Approvals of install saves", a later change):
- * when the tenant requires approvals for apps a save that adds hosts must wait for a decision (202 with a
- * change). Until that flow exists such a save is refused rather than applied past the tenant's setting.
- */
-async function refuseWhenApprovalRequired(tx: Tx, tenantId: string, added: string[]) {
-  const [tenant] = await tx
-    .select({ settings: tenants.settings })
-    .from(tenants)
-    .where(eq(tenants.id, tenantId));
-  if (tenant && approvalRequired(tenant.settings, 'apps')) {
-    throw conflict(
-      'this tenant requires approval of app installs that add hosts; install approvals are not available yet',
-      { added, approvalRequired: true },
-    );
-  }
-}
-
 export const view = async (tx: Tx, ctx: InstallContext, row: InstallRow) =>
   (await viewsOf(tx, [row], ctx.settings))[0] as InstallView;
 
-// ---- writes -----------------------------------------------------------------------------------------
-
-export async function createInstall(ctx: InstallContext, body: CreateBody): Promise<InstallView> {
-  const tenantId = ctx.principal.tenantId;
-  if (RESERVED_INSTALL_NAMES.includes(body.name)) {
-    throw validationError(
-      [{ path: '/name', message: `${body.name} is reserved` }],
-      `${body.name} is reserved`,
-    );
-  }
-  try {
-    return await ctx.database.db.transaction(async (tx) => {
-      await lockTenantInstalls(tx, tenantId);
-      await assertNameFree(tx, tenantId, body.name);
-      const [counted] = await tx
-        .select({ n: count() })
-        .from(appInstalls)
-        .where(eq(appInstalls.tenantId, tenantId));
-      if ((counted?.n ?? 0) >= MAX_INSTALLS_PER_TENANT) {
-        throw new ApiError(
-          409,
-          'install_limit_reached',
-          `a tenant has at most ${MAX_INSTALLS_PER_TENANT} installs`,
-          {
-            max: MAX_INSTALLS_PER_TENANT,
-          },
-        );
-      }
-      const autoUpgrade = body.autoUpgrade ?? 'off';
-      const planned = await plan(tx, ctx, body, autoUpgrade, { hosts: [], stored: [] });
-      const [row] = await tx
-        .insert(appInstalls)
-        .values({
-          tenantId,
-          name: body.name,
-          appName: planned.version.name,
-          versionId: planned.version.id,
-          autoUpgrade,
-          enabled: body.enabled,
-          config: body.config,
-          hosts: planned.hosts,
-        })
-        .returning();
-      const install = row as InstallRow;
-      await audit(tx, ctx, 'app.installed', install, {
-        versionId: install.versionId,
-        version: planned.version.version,
-        publisher: planned.version.publisher,
-        autoUpgrade,
-        enabled: install.enabled,
-        hosts: install.hosts,
-        comment: body.comment,
-      });
-      return view(tx, ctx, install);
-    });
-  } catch (error) {
-    // The advisory lock makes this unreachable in practice; the unique index still has the last word.
-    if (isUniqueViolation(error)) {
-      throw new ApiError(409, 'install_name_taken', `an install named ${body.name} already exists`, {
-        name: body.name,
-        aliasOf: null,
-      });
-    }
-    throw error;
-  }
-}
-
-export async function versionById(tx: Tx, id: string): Promise<VersionRow> {
+export async function versionById(tx: Queryable, id: string): Promise<VersionRow> {
   const [row] = await tx.select().from(appVersions).where(eq(appVersions.id, id));
   if (!row) throw new Error(`version ${id} does not exist`);
   return row;
 }
 
-/** PUT /app-installs/:install: the whole state the install should have (autoUpgrade absent keeps it). */
-export async function saveInstall(ctx: InstallContext, name: string, body: SaveBody): Promise<InstallView> {
-  const tenantId = ctx.principal.tenantId;
-  return ctx.database.db.transaction(async (tx) => {
-    const current = await requireInstall(tx, tenantId, name, true);
-    const autoUpgrade = body.autoUpgrade ?? current.autoUpgrade;
-    const currentVersion = await versionById(tx, current.versionId);
-    const configChanged = !isDeepStrictEqual(current.config, body.config);
-    const versionChanged = body.versionId !== current.versionId;
-
-    // A save that only switches the install off is never refused: not by a withdrawn or blocked version,
-    // nor by a config the version would now refuse.
-    const onlySwitchOff =
-      !body.enabled && !versionChanged && !configChanged && autoUpgrade === current.autoUpgrade;
-    let hosts = current.hosts;
-    let version = currentVersion;
-    if (!onlySwitchOff) {
-      const stored = (await storedSecretNames(tx, [current.id])).get(current.id) ?? [];
-      const planned = await plan(tx, ctx, body, autoUpgrade, {
-        hosts: current.hosts,
-        stored,
-        version: currentVersion,
-      });
-      hosts = planned.hosts;
-      version = planned.version;
-    }
-    const [row] = await tx
-      .update(appInstalls)
-      .set({
-        versionId: version.id,
-        enabled: body.enabled,
-        config: onlySwitchOff ? current.config : body.config,
-        hosts,
-        autoUpgrade,
-        // Strictly later than the save before, even when both transactions started in the same instant.
-        updatedAt: sql`greatest(now(), ${appInstalls.updatedAt} + interval '1 millisecond')`,
-      })
-      .where(eq(appInstalls.id, current.id))
-      .returning();
-    const install = row as InstallRow;
-    // Cached values: a save changing version or config clears them (spec §4.8); the cache arrives with a
-    // later change, so there is nothing to clear yet.
-    await audit(tx, ctx, 'app.configured', install, {
-      previousUpdatedAt: current.updatedAt.toISOString(),
-      updatedAt: install.updatedAt.toISOString(),
-      versionId: install.versionId,
-      version: version.version,
-      previousVersionId: current.versionId,
-      configChanged,
-      enabled: install.enabled,
-      previousEnabled: current.enabled,
-      autoUpgrade,
-      hostsAdded: addedHosts(current.hosts, hosts),
-      hostsRemoved: removedHosts(current.hosts, hosts),
-      comment: body.comment,
-    });
-    return view(tx, ctx, install);
-  });
-}
+// ---- removal --------------------------------------------------------------------------------------
 
 /**
- * Seam for install_in_use (spec §4.8): runs waiting on the install's callbacks. Callbacks arrive with the
- * calls issue; until then no run can wait on one, so there are none.
+ * DELETE /app-installs/:install: the install with its secrets, aliases, changes, limits, circuit and
+ * cached values (the last two by cascade); its names become free. Invocations, vendor sessions and
+ * metering stay. While runs wait on its sessions: 409 install_in_use, unless force fails them with
+ * install_removed.
  */
-async function pendingCallbacks(_tx: Tx, _installId: string): Promise<number> {
-  return 0;
-}
-
-/** DELETE /app-installs/:install: the install with its secrets and aliases; its names become free. */
 export async function deleteInstall(ctx: InstallContext, name: string, force: boolean): Promise<void> {
   await ctx.database.db.transaction(async (tx) => {
     const install = await requireInstall(tx, ctx.principal.tenantId, name, true);
-    const pending = await pendingCallbacks(tx, install.id);
+    const pending = await pendingCallbacksOf(tx, install.id);
     if (pending > 0 && !force) {
       throw new ApiError(409, 'install_in_use', 'runs wait on this install’s callbacks', {
         pendingCallbacks: pending,
@@ -470,10 +208,18 @@ export async function deleteInstall(ctx: InstallContext, name: string, force: bo
       .where(eq(appInstallSecrets.installId, install.id))
       .returning({ name: appInstallSecrets.name });
     await tx.delete(appInstallAliases).where(eq(appInstallAliases.installId, install.id));
+    // Its changes go with it (the foreign key only sets null, for decided changes of a rejected new install).
+    const changes = await tx
+      .delete(appInstallChanges)
+      .where(eq(appInstallChanges.installId, install.id))
+      .returning({ id: appInstallChanges.id });
+    const failedCallbacks = force ? await failPendingCallbacks(tx, install.id) : 0;
     await tx.delete(appInstalls).where(eq(appInstalls.id, install.id));
     await audit(tx, ctx, 'app.uninstalled', install, {
       versionId: install.versionId,
       secretsRemoved: secrets.map((s) => s.name).sort(),
+      changesRemoved: changes.length,
+      failedCallbacks,
       force,
     });
   });

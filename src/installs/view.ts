@@ -1,15 +1,16 @@
 // The install view of spec part 1 §2.6: the install row unfolded with its version, the secrets it needs
 // and has, whether a higher version waits (part 2 §9.4), where vendors send webhooks, its aliases and its
-// circuit. Reading only: a view never changes anything.
+// circuit, and the change waiting for approval. Reading only: a view never changes anything.
 import { and, asc, eq, inArray, isNull } from 'drizzle-orm';
 import semver from 'semver';
 import { appVersions } from '../catalogue/tables.ts';
 import { type VersionSummary, versionSummary } from '../catalogue/views.ts';
 import type { Queryable } from '../db/pool.ts';
 import type { Manifest } from '../module/manifest-types.ts';
-import { valueAt } from './config-pointers.ts';
+import { receivesWebhooks } from './capabilities.ts';
+import { type ChangeRow, type ChangeView, changeView } from './change-rules.ts';
 import { requiredSecrets } from './secret-rules.ts';
-import { appInstallAliases, appInstallSecrets, type appInstalls } from './tables.ts';
+import { appInstallAliases, appInstallChanges, appInstallSecrets, type appInstalls } from './tables.ts';
 
 export type InstallRow = typeof appInstalls.$inferSelect;
 export type VersionRow = typeof appVersions.$inferSelect;
@@ -41,8 +42,8 @@ export interface InstallView {
   missingSecrets: string[];
   updateAvailable: boolean;
   webhookUrl: string | null;
-  /** The open install change: approvals of saves arrive with a later change, so always null for now. */
-  pendingChange: null;
+  /** The open install change (a save waiting for approval), or null. */
+  pendingChange: ChangeView | null;
   aliases: string[];
   /**
    * Present when autoUpgrade is compatible. Until automatic upgrades land (their own issue) the platform
@@ -65,6 +66,8 @@ export interface ViewParts {
   published: readonly Pick<VersionRow, 'version'>[];
   storedSecrets: readonly string[];
   aliases: readonly string[];
+  /** The install's open change, if any. */
+  pendingChange?: ChangeRow | null;
 }
 
 /**
@@ -78,15 +81,6 @@ export function updateAvailable(running: string, published: readonly { version: 
   );
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
-/** Whether a config value is a webhook external id source: { json } | { header } | { query }, non-empty. */
-function isExternalIdSource(value: unknown): boolean {
-  if (!isRecord(value)) return false;
-  return ['json', 'header', 'query'].some((key) => typeof value[key] === 'string' && value[key] !== '');
-}
-
 /**
  * Where vendors send this install's webhooks, or null when it receives none: the version handles no
  * webhooks, or it reads the id source from config (webhookExternalIdFromConfig) and the config holds none.
@@ -97,9 +91,7 @@ export function webhookUrl(
   installId: string,
   base: string,
 ): string | null {
-  if (!manifest.handles.webhook) return null;
-  const pointer = manifest.handles.webhookExternalIdFromConfig;
-  if (pointer !== undefined && !isExternalIdSource(valueAt(config, pointer))) return null;
+  if (!receivesWebhooks(manifest, config)) return null;
   return `${base.replace(/\/+$/, '')}/webhooks/app-installs/${installId}`;
 }
 
@@ -130,7 +122,7 @@ export function installView(row: InstallRow, parts: ViewParts, settings: ViewSet
     missingSecrets: required.filter((name) => !stored.includes(name)),
     updateAvailable: updateAvailable(parts.version.version, parts.published),
     webhookUrl: webhookUrl(manifest, row.config, row.id, settings.webhookBase),
-    pendingChange: null,
+    pendingChange: parts.pendingChange ? changeView(parts.pendingChange, row.name) : null,
     aliases: [...parts.aliases],
     ...(row.autoUpgrade === 'compatible' ? { upgrade: { target: null, waitingFor: null } } : {}),
     // The circuit's state is moved by calls (a later issue); until then every circuit is closed.
@@ -171,6 +163,18 @@ export async function storedSecretNames(db: Queryable, installIds: readonly stri
   return byInstall;
 }
 
+/** The open change of each install, by install id. */
+async function openChangesOf(db: Queryable, installIds: readonly string[]) {
+  const byInstall = new Map<string, ChangeRow>();
+  if (installIds.length === 0) return byInstall;
+  const rows = await db
+    .select()
+    .from(appInstallChanges)
+    .where(and(inArray(appInstallChanges.installId, [...installIds]), isNull(appInstallChanges.decision)));
+  for (const row of rows) if (row.installId) byInstall.set(row.installId, row);
+  return byInstall;
+}
+
 async function aliasesOf(db: Queryable, installIds: readonly string[]) {
   const byInstall = new Map<string, string[]>();
   if (installIds.length === 0) return byInstall;
@@ -200,6 +204,7 @@ export async function viewsOf(
   for (const version of versions) publishedByVersion.set(version.id, await publishedVersionsOf(db, version));
   const secrets = await storedSecretNames(db, ids);
   const aliases = await aliasesOf(db, ids);
+  const changes = await openChangesOf(db, ids);
   return rows.map((row) => {
     const version = versionById.get(row.versionId);
     if (!version) throw new Error(`install ${row.id} runs a version that does not exist`);
@@ -210,6 +215,7 @@ export async function viewsOf(
         published: publishedByVersion.get(version.id) ?? [],
         storedSecrets: secrets.get(row.id) ?? [],
         aliases: aliases.get(row.id) ?? [],
+        pendingChange: changes.get(row.id) ?? null,
       },
       settings,
     );

@@ -39,7 +39,8 @@ export interface RunnerExportRequest {
   config: Record<string, unknown>;
   secrets?: Record<string, string>;
   hosts?: string[];
-  cache?: CacheEntry[];
+  /** null: the deployment keeps no cached values; every cache operation of the call is refused. */
+  cache?: CacheEntry[] | null;
 }
 
 export interface RunnerInvokeRequest extends RunnerExportRequest {

@@ -16,7 +16,8 @@ export interface ExportRequest {
   config: Record<string, unknown>;
   secrets: Record<string, string>;
   hosts: string[];
-  cache: CacheEntry[];
+  /** null: cached values are unavailable to this call (every cache operation is refused). */
+  cache: CacheEntry[] | null;
   documents: { token: string } | null;
   timeoutMs: number;
   /** The export's own fields: invoke { action, idempotencyKey, input }, webhook { request }, hand-off { externalId, returnUrl }. */
@@ -45,7 +46,7 @@ export function newCallState(request: ExportRequest, apiInternalUrl: string): Ca
   const redactor = new Redactor();
   redactor.tag(secretTag);
   for (const [name, value] of Object.entries(request.secrets)) redactor.secret(name, value);
-  for (const entry of request.cache) redactor.cached(entry.name, entry.value);
+  for (const entry of request.cache ?? []) redactor.cached(entry.name, entry.value);
   return {
     callId: request.call.id || randomUUID(),
     tenantId: request.call.tenantId,
@@ -55,7 +56,7 @@ export function newCallState(request: ExportRequest, apiInternalUrl: string): Ca
     redactor,
     usage: { httpRequests: 0, reusedConnections: 0, documentReads: 0, logLines: 0 },
     logs: [],
-    cache: new Map(request.cache.map((entry) => [entry.name, entry])),
+    cache: request.cache ? new Map(request.cache.map((entry) => [entry.name, entry])) : null,
     cacheChanges: [],
     cacheSets: 0,
     deadline: Date.now() + request.timeoutMs,

@@ -24,7 +24,8 @@ const common = {
     default: {},
   }),
   hosts: Type.Array(Type.String({ maxLength: 259 }), { maxItems: 40, default: [] }),
-  cache: Type.Array(CacheEntry, { maxItems: 64, default: [] }),
+  /** null: the deployment keeps no cached values (no SECRET_STORE_KEY), so every cache operation is refused. */
+  cache: Type.Union([Type.Array(CacheEntry, { maxItems: 64 }), Type.Null()], { default: [] }),
 };
 
 export const InvokeBody = Type.Object(

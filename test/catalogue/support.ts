@@ -21,6 +21,10 @@ export async function startCataloguePlatform(env: Record<string, string> = {}): 
       HOST: '127.0.0.1',
       APP_RUNNER_TOKEN: RUNNER_TOKEN,
       API_INTERNAL_URL: `http://127.0.0.1:${internalPort}`,
+      // The runner and the api must agree on it (apps calling a vendor double on 127.0.0.1).
+      ...(env.APP_RUNNER_ALLOW_PRIVATE_NETWORKS
+        ? { APP_RUNNER_ALLOW_PRIVATE_NETWORKS: env.APP_RUNNER_ALLOW_PRIVATE_NETWORKS }
+        : {}),
     }),
     pino({ level: 'silent' }),
   );

@@ -371,7 +371,7 @@ describe('install rules', () => {
     await ok(await save(token, 'h', { versionId: v.id, enabled: false, config: { ...config, note: 'n' } }));
   });
 
-  it('refuses a save that adds hosts while the tenant requires approvals for apps (approvals come later)', async () => {
+  it('holds a save that adds hosts while the tenant requires approvals for apps (changes*.test.ts)', async () => {
     const token = await as('approvals');
     const v = await published(platform, token, configurableModule('approved-app', '1.0.0'));
     await ok(
@@ -385,16 +385,19 @@ describe('install rules', () => {
       }),
     );
     const config = { baseUrl: 'https://held.vendor.example' };
-    const held = await errorOf(
+    const held = await ok<{ install: { hosts: string[] }; change: { hostsAdded: string[] } }>(
       await save(token, 'a', {
         versionId: v.id,
         enabled: false,
         config,
         approveHosts: ['held.vendor.example'],
       }),
-      409,
+      202,
     );
-    expect(held).toMatchObject({ code: 'conflict', details: { added: ['held.vendor.example'] } });
+    expect(held).toMatchObject({
+      install: { hosts: ['api.vendor.test'] },
+      change: { hostsAdded: ['held.vendor.example'] },
+    });
     // A save adding no host applies at once.
     await ok(await save(token, 'a', { versionId: v.id, enabled: false, config: { note: 'fine' } }));
   });

@@ -103,6 +103,21 @@ describe('POST /v1/invoke', () => {
       { op: 'set', name: 'token', value: 'new-cached-value', ttlSeconds: 86_400 },
     ]);
 
+    // cache null: the deployment keeps no cached values (no SECRET_STORE_KEY); every operation is refused.
+    for (const request of [
+      { op: 'get', name: 'token' },
+      { op: 'set', name: 'token', value: 'would-be-cached' },
+    ]) {
+      const refused = await invoke(echo, { input: { hostCall: { fn: 'cache', request } }, cache: null }).then(
+        (r) => r.json(),
+      );
+      expect(refused.answer.output.answer).toEqual({
+        error: 'cache: this deployment keeps no cached values (no secret store key)',
+        refused: true,
+      });
+      expect(refused.cacheChanges).toEqual([]);
+    }
+
     const signed = await call('hmac', { key: 'plain-key', message: 'body' });
     expect(signed.answer.output.answer.signature).toMatch(/^[0-9a-f]{64}$/);
   });

@@ -3,6 +3,7 @@
 // here. A delete applies only while the value is still the one the call read; per install at most
 // APP_CACHE_ENTRIES values and APP_CACHE_TOTAL_BYTES of values (defaults 16 and 64 KiB), the oldest
 // written leaving first; a value lives until its expiry (a day at most).
+import { evictionChoice, expiryOf, planCacheChanges, sizeOf } from '../../../src/installs/cache-rules.ts';
 import type { CacheChange, CacheEntry } from '../../../src/runner/host/call-state.ts';
 
 export const DEFAULT_CACHE_ENTRIES = 16;
@@ -42,13 +43,14 @@ export class InstallCache {
 
   apply(changes: readonly CacheChange[], now = Date.now()): void {
     this.#expire(now);
-    for (const change of changes) {
-      if (change.op === 'set') {
-        this.#set(change.name, change.value, now + change.ttlSeconds * 1000);
-      } else if ((this.#values.get(change.name)?.value ?? null) === change.readValue) {
-        this.#values.delete(change.name);
-      }
-    }
+    // The platform's own rules (src/installs/cache-rules.ts): the same net effect, the same eviction.
+    const plan = planCacheChanges(
+      new Map([...this.#values].map(([name, held]) => [name, held.value])),
+      changes,
+    );
+    for (const name of plan.delete) this.#values.delete(name);
+    for (const set of plan.set)
+      this.#set(set.name, set.value, expiryOf(new Date(now), set.ttlSeconds).getTime());
     this.#evict(now);
   }
 
@@ -63,12 +65,12 @@ export class InstallCache {
 
   #evict(now: number): void {
     this.#expire(now);
-    const bytes = () => [...this.#values.values()].reduce((n, held) => n + Buffer.byteLength(held.value), 0);
-    while (this.#values.size > this.limits.entries || bytes() > this.limits.totalBytes) {
-      // Each write moves its name last, so the first name is the oldest written.
-      const oldest = this.#values.keys().next();
-      if (oldest.done) return;
-      this.#values.delete(oldest.value);
-    }
+    // Each write moves its name last, so insertion order is write order.
+    const weights = [...this.#values].map(([name, held], writeSeq) => ({
+      name,
+      sizeBytes: sizeOf(held.value),
+      writeSeq,
+    }));
+    for (const name of evictionChoice(weights, this.limits)) this.#values.delete(name);
   }
 }

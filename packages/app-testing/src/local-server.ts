@@ -30,7 +30,7 @@ export interface OutgoingResponse {
 export type Handler = (request: IncomingRequest) => Promise<OutgoingResponse> | OutgoingResponse;
 
 /** Reads the whole request, hands it to the handler and sends its answer (500 with the error's message if it throws). */
-export async function startLocalServer(handler: Handler): Promise<LocalServer> {
+export async function startLocalServer(handler: Handler, port = 0): Promise<LocalServer> {
   const sockets = new Set<import('node:net').Socket>();
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -69,13 +69,13 @@ export async function startLocalServer(handler: Handler): Promise<LocalServer> {
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
+    server.listen(port, '127.0.0.1', () => resolve());
   });
-  const { port } = server.address() as AddressInfo;
+  const bound = (server.address() as AddressInfo).port;
   return {
-    url: `http://127.0.0.1:${port}`,
-    host: `127.0.0.1:${port}`,
-    port,
+    url: `http://127.0.0.1:${bound}`,
+    host: `127.0.0.1:${bound}`,
+    port: bound,
     close: () =>
       new Promise<void>((resolve) => {
         // Kept-alive connections of the runner's pool would hold the server open.

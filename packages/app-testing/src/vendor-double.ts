@@ -79,8 +79,11 @@ function toResponse(answer: VendorAnswer): OutgoingResponse {
   return { status, headers: answer.headers ?? {}, body: answer.body ?? '' };
 }
 
-/** Starts a vendor double; routes are tried in order, the first match answers, no match answers 404. */
-export async function startVendorDouble(routes: VendorRoute[] = []): Promise<VendorDouble> {
+/**
+ * Starts a vendor double; routes are tried in order, the first match answers, no match answers 404.
+ * `port` 0 (the default) takes a free one.
+ */
+export async function startVendorDouble(routes: VendorRoute[] = [], port = 0): Promise<VendorDouble> {
   const table = [...routes];
   const requests: VendorRequest[] = [];
   const server = await startLocalServer(async (incoming) => {
@@ -96,7 +99,7 @@ export async function startVendorDouble(routes: VendorRoute[] = []): Promise<Ven
     return jsonResponse(404, {
       error: `the vendor double has no route for ${incoming.method} ${incoming.path}`,
     });
-  });
+  }, port);
   return {
     url: server.url,
     host: server.host,

@@ -12,10 +12,12 @@ export const MAX_TTL_SECONDS = 86_400;
 const NAME = /^[A-Za-z0-9_.:-]{1,100}$/;
 
 export function cache(state: CallState, request: unknown, now = Date.now()) {
+  const values = state.cache;
+  if (!values) return refuse('cache: this deployment keeps no cached values (no secret store key)');
   const { op, name, value, ttlSeconds = MAX_TTL_SECONDS } = (request ?? {}) as Record<string, unknown>;
   if (typeof name !== 'string' || !NAME.test(name))
     return refuse('cache: name must be 1 to 100 of A-Z a-z 0-9 _ . : -');
-  const live = state.cache.get(name);
+  const live = values.get(name);
   const current = live && Date.parse(live.expiresAt) > now ? live : undefined;
   switch (op) {
     case 'get':
@@ -33,13 +35,13 @@ export function cache(state: CallState, request: unknown, now = Date.now()) {
       const ttl = Math.min(ttlSeconds, MAX_TTL_SECONDS);
       state.cacheSets += 1;
       state.redactor.cached(name, value);
-      state.cache.set(name, { name, value, expiresAt: new Date(now + ttl * 1000).toISOString() });
+      values.set(name, { name, value, expiresAt: new Date(now + ttl * 1000).toISOString() });
       state.cacheChanges.push({ op: 'set', name, value, ttlSeconds: ttl });
       return { ok: true };
     }
     case 'delete':
       state.cacheChanges.push({ op: 'delete', name, readValue: current?.value ?? null });
-      state.cache.delete(name);
+      values.delete(name);
       return { ok: true };
     default:
       return refuse('cache: op must be get, set or delete');

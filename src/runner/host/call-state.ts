@@ -38,8 +38,8 @@ export interface CallState {
   redactor: Redactor;
   usage: Usage;
   logs: LogLine[];
-  /** Live cached values handed in by the caller; changes go back in the answer. */
-  cache: Map<string, CacheEntry>;
+  /** Live cached values handed in by the caller; changes go back in the answer. null: unavailable. */
+  cache: Map<string, CacheEntry> | null;
   cacheChanges: CacheChange[];
   cacheSets: number;
   /** Epoch ms past which nothing the call started may run. */

@@ -1,0 +1,126 @@
+// Step 1 of an attempt (spec part 1 §4.8 "Order of an attempt"): the install may take the call — enabled
+// (unless the caller runs it either way, as a test call does), its module not blocked (read every
+// attempt), the action declared, the input valid, and every required secret opened. A refusal throws the
+// spec's error; nothing has been sent, metered or recorded.
+import type { ValidateFunction } from 'ajv';
+import { eq } from 'drizzle-orm';
+import { assertNotBlocked } from '../catalogue/blocks.ts';
+import type { Queryable } from '../db/pool.ts';
+import { ApiError, issuesUnder, validationError } from '../http/errors.ts';
+import { open } from '../installs/seal.ts';
+import { requiredSecrets } from '../installs/secret-rules.ts';
+import { appInstallSecrets } from '../installs/tables.ts';
+import type { InstallRow, VersionRow } from '../installs/view.ts';
+import type { ActionDeclaration, JsonSchema } from '../module/manifest-types.ts';
+import { createSchemaAjv } from '../module/schemas.ts';
+
+export interface Admitted {
+  install: InstallRow;
+  version: VersionRow;
+  action: ActionDeclaration;
+  /** The required secrets, opened: only these go to the runner. */
+  secrets: Record<string, string>;
+  /** Checks an ok answer's output against the action's output schema. */
+  checkOutput: ValidateFunction;
+}
+
+export interface AdmissionOptions {
+  /** False for a test call: it runs enabled or not. */
+  requireEnabled: boolean;
+  secretStoreKey: Buffer | null;
+}
+
+const validators = new Map<string, ValidateFunction>();
+/** Compiled schemas by version and action: a version is immutable, so its schemas never change. */
+function compiled(versionId: string, part: string, schema: JsonSchema): ValidateFunction {
+  const key = `${versionId}:${part}`;
+  let validate = validators.get(key);
+  if (!validate) {
+    validate = createSchemaAjv({ allErrors: true }).compile(schema);
+    if (validators.size >= 2000) validators.clear();
+    validators.set(key, validate);
+  }
+  return validate;
+}
+
+const notConfigured = (message: string, missingSecrets: string[]) =>
+  new ApiError(409, 'install_not_configured', message, { missingSecrets });
+
+export async function admit(
+  db: Queryable,
+  install: InstallRow,
+  version: VersionRow,
+  call: { action: string; input: unknown },
+  options: AdmissionOptions,
+): Promise<Admitted> {
+  if (options.requireEnabled && !install.enabled) {
+    throw notConfigured(`install ${install.name} is disabled`, []);
+  }
+  await assertNotBlocked(db, {
+    sha256: version.sha256,
+    publisher: version.publisher,
+    tenantId: version.tenantId,
+    name: version.name,
+  });
+  const action = version.manifest.actions.find((a) => a.name === call.action);
+  if (!action) {
+    throw validationError(
+      [{ path: '/action', message: `${version.name} ${version.version} declares no action ${call.action}` }],
+      `unknown action ${call.action}`,
+    );
+  }
+  const checkInput = compiled(version.id, `${action.name}:input`, action.input);
+  if (!checkInput(call.input)) {
+    throw validationError(
+      issuesUnder('/input', checkInput.errors ?? []),
+      `the input does not match action ${action.name}'s input schema`,
+    );
+  }
+  const secrets = await openRequiredSecrets(db, install, version, options.secretStoreKey);
+  return {
+    install,
+    version,
+    action,
+    secrets,
+    checkOutput: compiled(version.id, `${action.name}:output`, action.output),
+  };
+}
+
+/**
+ * The install's required secrets, opened. A required secret without a stored value — or one that no
+ * longer opens with the deployment's key — is 409 install_not_configured naming them all.
+ */
+async function openRequiredSecrets(
+  db: Queryable,
+  install: InstallRow,
+  version: VersionRow,
+  key: Buffer | null,
+): Promise<Record<string, string>> {
+  const required = requiredSecrets(version.manifest, install.config);
+  if (required.length === 0) return {};
+  if (!key) {
+    throw new ApiError(
+      503,
+      'secret_store_unavailable',
+      'this deployment has no secret store key (SECRET_STORE_KEY)',
+    );
+  }
+  const rows = await db
+    .select({ name: appInstallSecrets.name, sealed: appInstallSecrets.sealed })
+    .from(appInstallSecrets)
+    .where(eq(appInstallSecrets.installId, install.id));
+  const secrets: Record<string, string> = {};
+  const missing: string[] = [];
+  for (const name of required) {
+    const row = rows.find((r) => r.name === name);
+    const value = row
+      ? open(key, { tenantId: install.tenantId, installId: install.id, name }, row.sealed)
+      : null;
+    if (value === null) missing.push(name);
+    else secrets[name] = value;
+  }
+  if (missing.length > 0) {
+    throw notConfigured(`store the required secrets first: ${missing.join(', ')}`, missing);
+  }
+  return secrets;
+}

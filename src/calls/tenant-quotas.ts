@@ -1,0 +1,103 @@
+// The operator's quotas of a tenant (spec part 1 §4.7 "tenants quota", §4.8 "Quotas and metering"):
+// calls or http_requests per UTC day or month over all the tenant's installs, read-only for tenants.
+// The ops command calls these; a change applies from the next call (the check reads quotas every time).
+import { and, asc, eq, sql } from 'drizzle-orm';
+import { type Actor, recordAudit } from '../audit/trail.ts';
+import type { Queryable, Tx } from '../db/pool.ts';
+import { validationError } from '../http/errors.ts';
+import type { BudgetPeriod } from '../installs/tables.ts';
+import { BUDGET_PERIODS, QUOTA_METRICS, type QuotaMetric, type TenantQuota } from './quotas.ts';
+import { appTenantQuotas } from './tables.ts';
+
+export async function tenantQuotasOf(db: Queryable, tenantId: string): Promise<TenantQuota[]> {
+  return db
+    .select({ metric: appTenantQuotas.metric, period: appTenantQuotas.period, max: appTenantQuotas.max })
+    .from(appTenantQuotas)
+    .where(eq(appTenantQuotas.tenantId, tenantId))
+    .orderBy(asc(appTenantQuotas.metric), asc(appTenantQuotas.period));
+}
+
+/** The command line hands us text it parsed: the names and the range are checked here, once. */
+function assertQuotaKey(metric: string, period: string) {
+  const issues = [];
+  if (!(QUOTA_METRICS as readonly string[]).includes(metric))
+    issues.push({ path: '/metric', message: 'must be calls or http_requests' });
+  if (!(BUDGET_PERIODS as readonly string[]).includes(period))
+    issues.push({ path: '/period', message: 'must be day or month' });
+  if (issues.length > 0) throw validationError(issues, 'not a tenant quota');
+}
+
+/**
+ * Both trails: the instance's own (the operator's record) and the tenant's, where the tenant sees the
+ * operator's change (spec §4.7).
+ */
+async function auditBoth(tx: Tx, tenantId: string, action: string, actor: Actor, data: object) {
+  const resource = { type: 'tenant', id: tenantId };
+  await recordAudit(tx, { tenantId, action, actor, resource, data: { ...data } });
+  await recordAudit(tx, { tenantId: null, action, actor, resource, data: { tenantId, ...data } });
+}
+
+/** Sets one quota (replacing its max); audited tenant.app_quota.set with the previous max or null. */
+export async function setTenantQuota(
+  db: Queryable,
+  tenantId: string,
+  quota: TenantQuota,
+  actor: Actor,
+): Promise<TenantQuota> {
+  assertQuotaKey(quota.metric, quota.period);
+  if (!Number.isSafeInteger(quota.max) || quota.max < 0)
+    throw validationError(
+      [{ path: '/max', message: 'must be a non-negative integer' }],
+      'not a tenant quota',
+    );
+  return db.transaction(async (tx) => {
+    const [before] = await tx
+      .select({ max: appTenantQuotas.max })
+      .from(appTenantQuotas)
+      .where(keyOf(tenantId, quota.metric, quota.period))
+      .for('update');
+    await tx
+      .insert(appTenantQuotas)
+      .values({ tenantId, metric: quota.metric, period: quota.period, max: quota.max })
+      .onConflictDoUpdate({
+        target: [appTenantQuotas.tenantId, appTenantQuotas.metric, appTenantQuotas.period],
+        set: { max: quota.max, updatedAt: sql`now()` },
+      });
+    const saved = { metric: quota.metric, period: quota.period, max: quota.max };
+    await auditBoth(tx, tenantId, 'tenant.app_quota.set', actor, {
+      ...saved,
+      previousMax: before?.max ?? null,
+    });
+    return saved;
+  });
+}
+
+/** Removes one quota; answers what it removed, or null (nothing audited) when none was set. */
+export async function removeTenantQuota(
+  db: Queryable,
+  tenantId: string,
+  quota: { metric: QuotaMetric; period: BudgetPeriod },
+  actor: Actor,
+): Promise<TenantQuota | null> {
+  assertQuotaKey(quota.metric, quota.period);
+  return db.transaction(async (tx) => {
+    const [removed] = await tx
+      .delete(appTenantQuotas)
+      .where(keyOf(tenantId, quota.metric, quota.period))
+      .returning({
+        metric: appTenantQuotas.metric,
+        period: appTenantQuotas.period,
+        max: appTenantQuotas.max,
+      });
+    if (!removed) return null;
+    await auditBoth(tx, tenantId, 'tenant.app_quota.removed', actor, removed);
+    return removed;
+  });
+}
+
+const keyOf = (tenantId: string, metric: QuotaMetric, period: BudgetPeriod) =>
+  and(
+    eq(appTenantQuotas.tenantId, tenantId),
+    eq(appTenantQuotas.metric, metric),
+    eq(appTenantQuotas.period, period),
+  );

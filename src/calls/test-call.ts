@@ -1,0 +1,68 @@
+// A test call (spec part 1 §4.2, §4.8 "Install rules": Test): one attempt of one action, with the
+// install's config, required secrets, approved hosts and cached values, enabled or not. No retries, no
+// circuit, no invocation record; metered and quota-checked like any call. The one trace it leaves is the
+// app.tested audit event (without input or output, which may hold applicants' data).
+
+import { actorOf } from '../audit/actor.ts';
+import { recordAudit } from '../audit/trail.ts';
+import type { InstallContext } from '../installs/service.ts';
+import { requireInstall, versionById } from '../installs/service.ts';
+import { webhookUrl } from '../installs/view.ts';
+import { type AttemptDeps, type AttemptOutcome, runAttempt } from './attempt.ts';
+
+export interface TestCallBody {
+  action: string;
+  input: unknown;
+}
+
+/** The answer of a test call: the attempt's result with its duration, usage and the module's log lines. */
+export function testCallAnswer(outcome: AttemptOutcome) {
+  const { callId: _callId, ran: _ran, ...answer } = outcome;
+  return answer;
+}
+
+export async function testInstall(
+  ctx: InstallContext,
+  deps: AttemptDeps,
+  name: string,
+  body: TestCallBody,
+): Promise<AttemptOutcome> {
+  const db = ctx.database.db;
+  const install = await requireInstall(db, ctx.principal.tenantId, name, false);
+  const version = await versionById(db, install.versionId);
+  const actor = actorOf(ctx.principal);
+  const outcome = await runAttempt(
+    deps,
+    {
+      install,
+      version,
+      action: body.action,
+      input: body.input,
+      idempotencyKey: null,
+      subjectId: null,
+      callbackUrl: webhookUrl(version.manifest, install.config, install.id, ctx.settings.webhookBase),
+      mayReadDocuments: ctx.principal.permissions.has('documents:read'),
+    },
+    { requireEnabled: false, actor, requestId: ctx.requestId },
+  );
+  await recordAudit(db, {
+    tenantId: install.tenantId,
+    action: 'app.tested',
+    actor,
+    resource: { type: 'app_install', id: install.id },
+    data: {
+      name: install.name,
+      appName: install.appName,
+      versionId: version.id,
+      version: version.version,
+      action: body.action,
+      callId: outcome.callId,
+      status: outcome.status,
+      ...(outcome.error ? { error: { code: outcome.error.code, reason: outcome.error.reason } } : {}),
+      durationMs: outcome.durationMs,
+      usage: outcome.usage,
+    },
+    requestId: ctx.requestId,
+  });
+  return outcome;
+}

@@ -1,0 +1,122 @@
+// Install changes (spec part 1 §2.7, §3.3, §4.8 "Approvals of install saves"): the change view and the
+// rules of a decision. Pure: rows and principals in, answers out; changes.ts does the reading and writing.
+import type { Manifest } from '../module/manifest-types.ts';
+import { readsDocuments, withDocumentsOff } from './capabilities.ts';
+import type { appInstallChanges } from './tables.ts';
+import type { VersionRow } from './view.ts';
+
+export type ChangeRow = typeof appInstallChanges.$inferSelect;
+
+/** The decisionComment of a change a newer save of its install replaced. */
+export const SUPERSEDED = 'superseded';
+
+/** The install change of spec part 1 §2.7. */
+export interface ChangeView {
+  id: string;
+  tenantId: string;
+  installId: string | null;
+  installName: string;
+  versionId: string;
+  config: Record<string, unknown>;
+  enabled: boolean;
+  hosts: string[];
+  hostsAdded: string[];
+  origin: 'save' | 'auto_upgrade';
+  needsAdded: string[];
+  handlesAdded: string[];
+  newInstall: boolean;
+  installUpdatedAt: string;
+  approvalSettings: { required: boolean; fourEyes: boolean };
+  requestedBy: string;
+  requestedAt: string;
+  comment: string | null;
+  decidedBy: string | null;
+  decidedAt: string | null;
+  decision: 'approved' | 'rejected' | 'withdrawn' | null;
+  decisionComment: string | null;
+}
+
+/**
+ * The change as answered. installName is the install's current name when it still exists (a rename keeps
+ * its changes), else the name it had when the change was requested.
+ */
+export function changeView(row: ChangeRow, currentInstallName: string | null = null): ChangeView {
+  return {
+    id: row.id,
+    tenantId: row.tenantId,
+    installId: row.installId,
+    installName: currentInstallName ?? row.installName,
+    versionId: row.versionId,
+    config: row.config,
+    enabled: row.enabled,
+    hosts: row.hosts,
+    hostsAdded: row.hostsAdded,
+    origin: row.origin,
+    needsAdded: row.needsAdded,
+    handlesAdded: row.handlesAdded,
+    newInstall: row.newInstall,
+    installUpdatedAt: row.installUpdatedAt.toISOString(),
+    approvalSettings: { required: row.approvalRequired, fourEyes: row.fourEyes },
+    requestedBy: row.requestedBy,
+    requestedAt: row.requestedAt.toISOString(),
+    comment: row.comment,
+    decidedBy: row.decidedBy,
+    decidedAt: row.decidedAt?.toISOString() ?? null,
+    decision: row.decision,
+    decisionComment: row.decisionComment,
+  };
+}
+
+/**
+ * Whether four-eyes refuses this approver: the settings in force when the change was requested decide,
+ * so turning four-eyes off later does not let the requester approve their own change.
+ */
+export const fourEyesRefuses = (change: Pick<ChangeRow, 'fourEyes' | 'requestedBy'>, subject: string) =>
+  change.fourEyes && change.requestedBy === subject;
+
+/** Who may withdraw a change: its requester, or an administrator holding tenants:settings. */
+export const mayWithdraw = (
+  change: Pick<ChangeRow, 'requestedBy'>,
+  principal: { subject: string; permissions: ReadonlySet<string> },
+) => change.requestedBy === principal.subject || principal.permissions.has('tenants:settings');
+
+/**
+ * Whether the asked version may still be applied: published, or withdrawn when it is the version the
+ * install's last automatic upgrade left (moving back to it is allowed). Blocks are checked apart.
+ */
+export const versionApprovable = (
+  version: Pick<VersionRow, 'id' | 'status'>,
+  install: { upgradedFromVersionId: string | null },
+) =>
+  version.status === 'published' ||
+  (version.status === 'withdrawn' && version.id === install.upgradedFromVersionId);
+
+/** Whether two host lists hold the same hosts, in any order. */
+export function sameHosts(a: readonly string[], b: readonly string[]): boolean {
+  const left = new Set(a);
+  const right = new Set(b);
+  return left.size === right.size && [...left].every((host) => right.has(host));
+}
+
+/** An install's state as the held-save rule reads it. */
+export interface SwitchableState {
+  enabled: boolean;
+  config: Record<string, unknown>;
+  manifest: Pick<Manifest, 'needs' | 'documentsFromConfig'>;
+}
+
+/**
+ * The part of a held save that applies at once (spec §4.8): switching the install off, and stopping its
+ * documents when the asked state no longer reads them. Documents stop through the current version's own
+ * switch (documentsFromConfig set to false); a current version that reads documents without a switch keeps
+ * reading them until the change is decided. Switching on, and everything else, waits.
+ */
+export function partAppliedAtOnce(
+  current: SwitchableState,
+  asked: SwitchableState,
+): { enabled: boolean; config: Record<string, unknown> } {
+  const stopsDocuments =
+    readsDocuments(current.manifest, current.config) && !readsDocuments(asked.manifest, asked.config);
+  const documentsOff = stopsDocuments ? withDocumentsOff(current.manifest, current.config) : null;
+  return { enabled: current.enabled && asked.enabled, config: documentsOff ?? current.config };
+}

@@ -1,0 +1,170 @@
+// Opening and closing install changes inside a save's transaction (spec part 1 §3.3, §4.8 "Approvals of
+// install saves", part 2 §6.1): the tenant's approval settings, the open change of an install, superseding
+// it, and requesting a new one with its audit record and notification. Used by service.ts (saves) and
+// changes.ts (decisions); it imports neither, so the two stay free of an import cycle.
+import { and, eq, isNull, sql } from 'drizzle-orm';
+import type { Queryable, Tx } from '../db/pool.ts';
+import { notify } from '../notifications/service.ts';
+import { approvalRequired } from '../tenants/settings.ts';
+import { tenants } from '../tenants/tables.ts';
+import { handlesAdded, needsAdded, readsDocuments, receivesWebhooks } from './capabilities.ts';
+import { type ChangeRow, SUPERSEDED } from './change-rules.ts';
+import { addedHosts, removedHosts } from './hosts.ts';
+import { audit, type InstallContext } from './service.ts';
+import { type AutoUpgrade, appInstallChanges, appInstalls } from './tables.ts';
+import type { InstallRow, VersionRow } from './view.ts';
+
+export interface ApprovalSettings {
+  /** The tenant requires approvals for apps (approvals.required with apps among requiredFor). */
+  required: boolean;
+  fourEyes: boolean;
+}
+
+/** The tenant's approval settings for apps as they are now. */
+export async function approvalSettingsOf(db: Queryable, tenantId: string): Promise<ApprovalSettings> {
+  const [tenant] = await db
+    .select({ settings: tenants.settings })
+    .from(tenants)
+    .where(eq(tenants.id, tenantId));
+  if (!tenant) return { required: false, fourEyes: false };
+  return {
+    required: approvalRequired(tenant.settings, 'apps'),
+    fourEyes: tenant.settings.approvals.fourEyes,
+  };
+}
+
+/** The install's open change (decision null), or null; at most one exists (a partial unique index). */
+export async function openChangeOf(db: Queryable, installId: string): Promise<ChangeRow | null> {
+  const [row] = await db
+    .select()
+    .from(appInstallChanges)
+    .where(and(eq(appInstallChanges.installId, installId), isNull(appInstallChanges.decision)));
+  return row ?? null;
+}
+
+/** Audits a decision on a change (app.install.change.decided), against the install it belongs to. */
+export const auditDecided = (
+  tx: Tx,
+  ctx: InstallContext,
+  install: Pick<InstallRow, 'id' | 'name' | 'appName'>,
+  change: ChangeRow,
+  data: Record<string, unknown> = {},
+) =>
+  audit(tx, ctx, 'app.install.change.decided', install, {
+    changeId: change.id,
+    decision: change.decision,
+    comment: change.decisionComment,
+    newInstall: change.newInstall,
+    ...data,
+  });
+
+/**
+ * A newer save of the install replaces its open change, whether that save waits or applies: the open one
+ * is withdrawn with decisionComment superseded (by whoever saved), and audited. Answers it, or null.
+ * The caller holds the install's row lock.
+ */
+export async function supersedeOpenChange(tx: Tx, ctx: InstallContext, install: InstallRow) {
+  const [superseded] = await tx
+    .update(appInstallChanges)
+    .set({
+      decision: 'withdrawn',
+      decisionComment: SUPERSEDED,
+      decidedBy: ctx.principal.subject,
+      decidedAt: new Date(),
+    })
+    .where(and(eq(appInstallChanges.installId, install.id), isNull(appInstallChanges.decision)))
+    .returning();
+  if (superseded) await auditDecided(tx, ctx, install, superseded);
+  return superseded ?? null;
+}
+
+export interface ChangeRequest {
+  /** The install row as it stands once any part applied at once is written (a new install: its row). */
+  install: InstallRow;
+  /** The version the install runs now; null for a new install (nothing runs yet). */
+  currentVersion: VersionRow | null;
+  asked: {
+    version: VersionRow;
+    config: Record<string, unknown>;
+    enabled: boolean;
+    autoUpgrade: AutoUpgrade;
+    hosts: string[];
+  };
+  newInstall: boolean;
+  settings: ApprovalSettings;
+  comment: string | null;
+}
+
+/**
+ * Opens the change a held save asks for: supersedes the install's open change, stores the asked state with
+ * what it adds and the approval settings in force, audits app.install.change.requested (the data of the
+ * event of spec part 2 §6.1) and notifies holders of apps:publish (approval_requested).
+ */
+export async function requestChange(tx: Tx, ctx: InstallContext, request: ChangeRequest): Promise<ChangeRow> {
+  const { install, asked } = request;
+  await supersedeOpenChange(tx, ctx, install);
+  const current =
+    request.newInstall || request.currentVersion === null
+      ? null
+      : { manifest: request.currentVersion.manifest, config: install.config };
+  const askedState = { manifest: asked.version.manifest, config: asked.config };
+  const [row] = await tx
+    .insert(appInstallChanges)
+    .values({
+      tenantId: install.tenantId,
+      installId: install.id,
+      installName: install.name,
+      versionId: asked.version.id,
+      config: asked.config,
+      enabled: asked.enabled,
+      autoUpgrade: asked.autoUpgrade,
+      hosts: asked.hosts,
+      hostsAdded: addedHosts(install.hosts, asked.hosts),
+      origin: 'save',
+      needsAdded: needsAdded(current, askedState),
+      handlesAdded: handlesAdded(current, askedState),
+      newInstall: request.newInstall,
+      // Read in the database: the exact timestamp the approval compares with (no rounding through JS).
+      installUpdatedAt: sql`(select ${appInstalls.updatedAt} from ${appInstalls} where ${appInstalls.id} = ${install.id})`,
+      approvalRequired: request.settings.required,
+      fourEyes: request.settings.fourEyes,
+      requestedBy: ctx.principal.subject,
+      requestedByName: ctx.principal.name,
+      comment: request.comment,
+    })
+    .returning();
+  const change = row as ChangeRow;
+  await audit(tx, ctx, 'app.install.change.requested', install, {
+    changeId: change.id,
+    versionId: asked.version.id,
+    version: asked.version.version,
+    previousVersionId: request.newInstall ? null : install.versionId,
+    hosts: change.hosts,
+    hostsAdded: change.hostsAdded,
+    hostsRemoved: removedHosts(install.hosts, asked.hosts),
+    newInstall: change.newInstall,
+    origin: change.origin,
+    needsAdded: change.needsAdded,
+    handlesAdded: change.handlesAdded,
+    readsDocuments: readsDocuments(asked.version.manifest, asked.config),
+    receivesWebhooks: receivesWebhooks(asked.version.manifest, asked.config),
+    enabled: asked.enabled,
+    autoUpgrade: asked.autoUpgrade,
+    comment: request.comment,
+  });
+  await notify(tx, {
+    tenantId: ctx.principal.tenantId,
+    kind: 'approval_requested',
+    audiencePermission: 'apps:publish',
+    resource: { type: 'app_install', id: install.id },
+    data: {
+      name: install.name,
+      appName: install.appName,
+      changeId: change.id,
+      hostsAdded: change.hostsAdded,
+      newInstall: change.newInstall,
+      requestedBy: ctx.principal.name,
+    },
+  });
+  return change;
+}

@@ -1,0 +1,351 @@
+// Create and save an install (spec part 1 §3.3, §3.5, §4.2, §4.8 "Install rules", "Approvals of install
+// saves"). A save applies at once (201 / 200), or, when the tenant requires approvals for apps and the save
+// adds hosts, waits for a decision (202 { install, change }) while the install keeps serving as approved.
+// Either way the install's open change is superseded. One transaction per save, the install row locked.
+import { isDeepStrictEqual } from 'node:util';
+import { count, eq, sql } from 'drizzle-orm';
+import { isUniqueViolation } from '../db/errors.ts';
+import type { Tx } from '../db/pool.ts';
+import { ApiError, validationError } from '../http/errors.ts';
+import { clearCacheAfterSave } from './cache.ts';
+import { documentsMove, type InstallState } from './capabilities.ts';
+import { type ChangeRow, type ChangeView, changeView, partAppliedAtOnce } from './change-rules.ts';
+import {
+  type ApprovalSettings,
+  approvalSettingsOf,
+  openChangeOf,
+  requestChange,
+  supersedeOpenChange,
+} from './change-store.ts';
+import { addedHosts, removedHosts } from './hosts.ts';
+import { assertConfigured, type Planned, plan } from './plan.ts';
+import {
+  assertNameFree,
+  audit,
+  auditBy,
+  type CreateBody,
+  type InstallContext,
+  lockTenantInstalls,
+  MAX_INSTALLS_PER_TENANT,
+  RESERVED_INSTALL_NAMES,
+  requireInstall,
+  type SaveBody,
+  versionById,
+  view,
+} from './service.ts';
+import { type AutoUpgrade, appInstalls } from './tables.ts';
+import { type InstallRow, type InstallView, storedSecretNames, type VersionRow } from './view.ts';
+
+/** What a save answers: applied (201 on create, 200 on PUT), or held for approval (202 { install, change }). */
+export type SaveOutcome =
+  | { status: 200 | 201; body: InstallView }
+  | { status: 202; body: { install: InstallView; change: ChangeView } };
+
+const stateOf = (version: VersionRow, config: Record<string, unknown>): InstallState => ({
+  manifest: version.manifest,
+  config,
+});
+
+/**
+ * Audits app.install.documents.enabled or .disabled when calls of the install start or stop reading
+ * documents (spec part 2 §6.2). A null state reads none: no install yet, or a new install still waiting.
+ */
+export async function auditDocumentsMove(
+  tx: Tx,
+  ctx: InstallContext,
+  install: InstallRow,
+  before: InstallState | null,
+  after: InstallState | null,
+  data: Record<string, unknown>,
+) {
+  const move = documentsMove(before, after);
+  if (move)
+    await audit(tx, ctx, `app.install.documents.${move}`, install, { versionId: install.versionId, ...data });
+}
+
+const heldOutcome = async (tx: Tx, ctx: InstallContext, install: InstallRow, change: ChangeRow) =>
+  ({
+    status: 202,
+    body: { install: await view(tx, ctx, install), change: changeView(change, install.name) },
+  }) as const;
+
+// Strictly later than the write before, even when both transactions started in the same instant.
+const nextUpdatedAt = () => sql`greatest(now(), ${appInstalls.updatedAt} + interval '1 millisecond')`;
+
+export async function createInstall(ctx: InstallContext, body: CreateBody): Promise<SaveOutcome> {
+  const tenantId = ctx.principal.tenantId;
+  if (RESERVED_INSTALL_NAMES.includes(body.name)) {
+    throw validationError(
+      [{ path: '/name', message: `${body.name} is reserved` }],
+      `${body.name} is reserved`,
+    );
+  }
+  try {
+    return await ctx.database.db.transaction(async (tx) => {
+      await lockTenantInstalls(tx, tenantId);
+      await assertNameFree(tx, tenantId, body.name);
+      const [counted] = await tx
+        .select({ n: count() })
+        .from(appInstalls)
+        .where(eq(appInstalls.tenantId, tenantId));
+      if ((counted?.n ?? 0) >= MAX_INSTALLS_PER_TENANT) {
+        throw new ApiError(
+          409,
+          'install_limit_reached',
+          `a tenant has at most ${MAX_INSTALLS_PER_TENANT} installs`,
+          {
+            max: MAX_INSTALLS_PER_TENANT,
+          },
+        );
+      }
+      const autoUpgrade = body.autoUpgrade ?? 'off';
+      const planned = await plan(tx, ctx, body, autoUpgrade, { hosts: [] });
+      const approvals = await approvalSettingsOf(tx, tenantId);
+      // Under approvals a new install adding hosts waits stored: disabled and without hosts, its row
+      // holding the version and config asked for (so its secrets can be stored meanwhile).
+      const waits = approvals.required && planned.added.length > 0;
+      if (!waits) assertConfigured(planned, body, []);
+      const [row] = await tx
+        .insert(appInstalls)
+        .values({
+          tenantId,
+          name: body.name,
+          appName: planned.version.name,
+          versionId: planned.version.id,
+          autoUpgrade,
+          enabled: waits ? false : body.enabled,
+          config: body.config,
+          hosts: waits ? [] : planned.hosts,
+        })
+        .returning();
+      const install = row as InstallRow;
+      if (waits) {
+        const change = await requestChange(tx, ctx, {
+          install,
+          currentVersion: null,
+          asked: { ...planned, config: body.config, enabled: body.enabled, autoUpgrade },
+          newInstall: true,
+          settings: approvals,
+          comment: body.comment,
+        });
+        return heldOutcome(tx, ctx, install, change);
+      }
+      await audit(tx, ctx, 'app.installed', install, {
+        versionId: install.versionId,
+        version: planned.version.version,
+        publisher: planned.version.publisher,
+        autoUpgrade,
+        enabled: install.enabled,
+        hosts: install.hosts,
+        comment: body.comment,
+      });
+      await auditDocumentsMove(tx, ctx, install, null, stateOf(planned.version, install.config), {
+        via: 'save',
+      });
+      return { status: 201, body: await view(tx, ctx, install) };
+    });
+  } catch (error) {
+    // The advisory lock makes this unreachable in practice; the unique index still has the last word.
+    if (isUniqueViolation(error)) {
+      throw new ApiError(409, 'install_name_taken', `an install named ${body.name} already exists`, {
+        name: body.name,
+        aliasOf: null,
+      });
+    }
+    throw error;
+  }
+}
+
+/** The install being saved, as a save's two outcomes (apply or hold) read it. */
+interface Saving {
+  current: InstallRow;
+  currentVersion: VersionRow;
+  /** The install's first save still waits for approval: it runs nothing yet. */
+  waitingNew: boolean;
+  body: SaveBody;
+  autoUpgrade: AutoUpgrade;
+}
+
+/**
+ * PUT /app-installs/:install: the whole state the install should have (autoUpgrade absent keeps it).
+ * Applies at once (200), or, when the tenant requires approvals for apps and the save adds hosts, waits
+ * for a decision (202): see heldSave. Either way the install's open change is superseded.
+ */
+export async function saveInstall(ctx: InstallContext, name: string, body: SaveBody): Promise<SaveOutcome> {
+  const tenantId = ctx.principal.tenantId;
+  return ctx.database.db.transaction(async (tx) => {
+    const current = await requireInstall(tx, tenantId, name, true);
+    const currentVersion = await versionById(tx, current.versionId);
+    const open = await openChangeOf(tx, current.id);
+    const saving: Saving = {
+      current,
+      currentVersion,
+      waitingNew: open?.newInstall === true,
+      body,
+      autoUpgrade: body.autoUpgrade ?? current.autoUpgrade,
+    };
+    // A save that only switches the install off is never refused: not by a withdrawn or blocked version,
+    // nor by a config the version would now refuse. (A waiting new install is already off: its save is
+    // checked like any other, so it never becomes an install without its hosts.)
+    const onlySwitchOff =
+      !saving.waitingNew &&
+      !body.enabled &&
+      body.versionId === current.versionId &&
+      isDeepStrictEqual(current.config, body.config) &&
+      saving.autoUpgrade === current.autoUpgrade;
+    if (onlySwitchOff) {
+      return appliedSave(tx, ctx, saving, {
+        version: currentVersion,
+        hosts: current.hosts,
+        config: current.config,
+      });
+    }
+    const planned = await plan(tx, ctx, body, saving.autoUpgrade, {
+      hosts: current.hosts,
+      version: currentVersion,
+    });
+    const approvals = await approvalSettingsOf(tx, tenantId);
+    if (approvals.required && planned.added.length > 0) return heldSave(tx, ctx, saving, planned, approvals);
+    const stored = (await storedSecretNames(tx, [current.id])).get(current.id) ?? [];
+    assertConfigured(planned, body, stored);
+    return appliedSave(tx, ctx, saving, {
+      version: planned.version,
+      hosts: planned.hosts,
+      config: body.config,
+    });
+  });
+}
+
+async function appliedSave(
+  tx: Tx,
+  ctx: InstallContext,
+  { current, currentVersion, waitingNew, body, autoUpgrade }: Saving,
+  next: { version: VersionRow; hosts: string[]; config: Record<string, unknown> },
+): Promise<SaveOutcome> {
+  const superseded = await supersedeOpenChange(tx, ctx, current);
+  const [row] = await tx
+    .update(appInstalls)
+    .set({
+      versionId: next.version.id,
+      enabled: body.enabled,
+      config: next.config,
+      hosts: next.hosts,
+      autoUpgrade,
+      updatedAt: nextUpdatedAt(),
+    })
+    .where(eq(appInstalls.id, current.id))
+    .returning();
+  const install = row as InstallRow;
+  const configChanged = !isDeepStrictEqual(current.config, next.config);
+  // Cached values: a save changing version or config clears them (spec §4.8).
+  await clearCacheAfterSave(tx, current, install, auditBy(ctx));
+  if (waitingNew) {
+    // The install's first save never applied: it comes into service now.
+    await audit(tx, ctx, 'app.installed', install, {
+      versionId: install.versionId,
+      version: next.version.version,
+      publisher: next.version.publisher,
+      autoUpgrade,
+      enabled: install.enabled,
+      hosts: install.hosts,
+      comment: body.comment,
+      supersededChangeId: superseded?.id ?? null,
+    });
+  } else {
+    await audit(tx, ctx, 'app.configured', install, {
+      previousUpdatedAt: current.updatedAt.toISOString(),
+      updatedAt: install.updatedAt.toISOString(),
+      versionId: install.versionId,
+      version: next.version.version,
+      previousVersionId: current.versionId,
+      configChanged,
+      enabled: install.enabled,
+      previousEnabled: current.enabled,
+      autoUpgrade,
+      hostsAdded: addedHosts(current.hosts, install.hosts),
+      hostsRemoved: removedHosts(current.hosts, install.hosts),
+      comment: body.comment,
+    });
+  }
+  await auditDocumentsMove(
+    tx,
+    ctx,
+    install,
+    waitingNew ? null : stateOf(currentVersion, current.config),
+    stateOf(next.version, install.config),
+    { via: 'save' },
+  );
+  return { status: 200, body: await view(tx, ctx, install) };
+}
+
+/**
+ * A save that waits for approval (spec §4.8 "Approvals of install saves"). The install keeps serving on
+ * its approved version, config and hosts, except for the part that applies at once: switching off, and
+ * stopping documents through the current version's switch. A waiting new install's row takes the newly
+ * asked version and config (still disabled, without hosts). Then the change opens (superseding the open one).
+ */
+async function heldSave(
+  tx: Tx,
+  ctx: InstallContext,
+  { current, currentVersion, waitingNew, body, autoUpgrade }: Saving,
+  planned: Planned,
+  approvals: ApprovalSettings,
+): Promise<SaveOutcome> {
+  const now = waitingNew
+    ? { enabled: false, config: body.config }
+    : partAppliedAtOnce(
+        { enabled: current.enabled, config: current.config, manifest: currentVersion.manifest },
+        { enabled: body.enabled, config: body.config, manifest: planned.version.manifest },
+      );
+  const configChanged = !isDeepStrictEqual(now.config, current.config);
+  let install = current;
+  if (waitingNew || configChanged || now.enabled !== current.enabled) {
+    const [row] = await tx
+      .update(appInstalls)
+      .set({
+        enabled: now.enabled,
+        config: now.config,
+        ...(waitingNew ? { versionId: planned.version.id, autoUpgrade } : {}),
+        updatedAt: nextUpdatedAt(),
+      })
+      .where(eq(appInstalls.id, current.id))
+      .returning();
+    install = row as InstallRow;
+  }
+  const change = await requestChange(tx, ctx, {
+    install,
+    currentVersion: waitingNew ? null : currentVersion,
+    asked: { ...planned, config: body.config, enabled: body.enabled, autoUpgrade },
+    newInstall: waitingNew,
+    settings: approvals,
+    comment: body.comment,
+  });
+  if (!waitingNew && install !== current) {
+    // The documents switch is config: when it moved, cached values go as for any save changing config.
+    await clearCacheAfterSave(tx, current, install, auditBy(ctx));
+    await audit(tx, ctx, 'app.configured', install, {
+      previousUpdatedAt: current.updatedAt.toISOString(),
+      updatedAt: install.updatedAt.toISOString(),
+      versionId: install.versionId,
+      version: currentVersion.version,
+      previousVersionId: current.versionId,
+      configChanged,
+      enabled: install.enabled,
+      previousEnabled: current.enabled,
+      autoUpgrade: install.autoUpgrade,
+      hostsAdded: [],
+      hostsRemoved: [],
+      comment: body.comment,
+      appliedAtOnceOf: change.id,
+    });
+    await auditDocumentsMove(
+      tx,
+      ctx,
+      install,
+      stateOf(currentVersion, current.config),
+      stateOf(currentVersion, install.config),
+      { via: 'save', changeId: change.id },
+    );
+  }
+  return heldOutcome(tx, ctx, install, change);
+}

@@ -1,0 +1,210 @@
+// The README's "Try an app: http-connector against a vendor double", followed through the real
+// processes a newcomer starts: `APP_RUNNER_ALLOW_PRIVATE_NETWORKS=true npm start` (embedded PostgreSQL
+// under a temporary DATA_DIR, the release catalogue apps/build/release.json that `npm ci` builds),
+// `npx app vendor-double --port <port>`, a token from `npx platform token`, then the README's calls in
+// order — on free ports instead of 3000 and 4010.
+import { type ChildProcess, spawn } from 'node:child_process';
+import path from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { freePort } from '../support/free-port.ts';
+import {
+  APP_BIN,
+  baseEnv,
+  children,
+  cleanUpProcesses,
+  collect,
+  dataDirs,
+  type Env,
+  freePorts,
+  type Result,
+  ROOT,
+  removeTempDirs,
+  run,
+  signal,
+  startPlatform,
+  tempDir,
+} from '../support/processes.ts';
+
+const SLOW = 180_000;
+const SECRET = 'sk-demo-1234567890';
+
+afterEach(cleanUpProcesses);
+afterAll(removeTempDirs);
+
+interface VendorProcess {
+  child: ChildProcess;
+  stdout: () => string;
+  stderr: () => string;
+  exited: Promise<Result>;
+}
+
+/** `app vendor-double --port <port>` in its own process group, once it printed its "listening" line. */
+async function startVendorDoubleCommand(port: number, env: Env): Promise<VendorProcess> {
+  const child = spawn(process.execPath, [APP_BIN, 'vendor-double', '--port', String(port)], {
+    cwd: ROOT,
+    env,
+    detached: true,
+  });
+  children.add(child);
+  child.stdin?.end();
+  const { exited, out, err } = collect(child);
+  await new Promise<void>((resolve, reject) => {
+    const onData = () => {
+      if (/listening on .*\n/.test(out())) {
+        child.stdout?.off('data', onData);
+        resolve();
+      }
+    };
+    child.stdout?.on('data', onData);
+    void exited.then((result) =>
+      reject(new Error(`vendor double exited (${result.code}) before listening:\n${result.stderr}`)),
+    );
+  });
+  return { child, stdout: out, stderr: err, exited };
+}
+
+interface Answer {
+  status: number;
+  text: string;
+  // biome-ignore lint/suspicious/noExplicitAny: JSON answers, read field by field in the expectations
+  body: any;
+}
+
+describe('README: try an app (http-connector against a vendor double)', () => {
+  it(
+    'installs http-connector, stores its key, enables, test-calls the vendor double with the key redacted, meters and audits it',
+    async () => {
+      const startedAt = performance.now();
+      const dataDir = path.join(await tempDir('apps-platform-e2e-try-'), 'data');
+      dataDirs.add(dataDir);
+      const ports = await freePorts();
+      // LOG_LEVEL as a plain `npm start` has it, so the secret check below covers the request log too.
+      const env = baseEnv({
+        ...ports,
+        DATA_DIR: dataDir,
+        APP_RUNNER_ALLOW_PRIVATE_NETWORKS: 'true',
+        LOG_LEVEL: 'info',
+      });
+
+      // Terminal 1: APP_RUNNER_ALLOW_PRIVATE_NETWORKS=true npm start
+      const platform = await startPlatform(['--role', 'all'], env);
+      const api = /^ {2}API {8}(http\S+)$/m.exec(platform.stdout)?.[1];
+      expect(api, platform.stdout).toBe(`http://127.0.0.1:${ports.PORT}`);
+
+      // Terminal 2: npx app vendor-double --port <port>
+      let vendorPort = await freePort();
+      while (Object.values(ports).includes(String(vendorPort))) vendorPort = await freePort();
+      const vendor = await startVendorDoubleCommand(vendorPort, baseEnv({}));
+      const vendorHost = `127.0.0.1:${vendorPort}`;
+      expect(vendor.stdout()).toBe(
+        `vendor double listening on http://${vendorHost} (approve host ${vendorHost})\n`,
+      );
+
+      // Terminal 3: TOKEN=$(npx platform token --tenant demo --role admin)
+      const minted = await run(['token', '--tenant', 'demo', '--role', 'admin'], env);
+      expect(minted.code, minted.stderr).toBe(0);
+      const token = minted.stdout.trim();
+      expect(token).toMatch(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
+
+      const answers: string[] = [];
+      const call = async (method: string, route: string, body?: unknown): Promise<Answer> => {
+        const response = await fetch(`${api}${route}`, {
+          method,
+          headers: {
+            authorization: `Bearer ${token}`,
+            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        });
+        const text = await response.text();
+        answers.push(text);
+        let parsed: unknown = null;
+        try {
+          parsed = JSON.parse(text);
+        } catch {}
+        return { status: response.status, text, body: parsed };
+      };
+      const config = {
+        baseUrl: `http://${vendorHost}`,
+        auth: { type: 'apiKey', header: 'X-Api-Key' },
+      };
+
+      // 1. the release version of http-connector
+      const versions = await call('GET', '/apps/http-connector/versions');
+      expect(versions.status, versions.text).toBe(200);
+      const versionId = versions.body.items[0].id as string;
+      expect(versionId).toEqual(expect.any(String));
+
+      // 2. install it, disabled, with an API key header; approve the vendor's host
+      const installed = await call('POST', '/app-installs', {
+        name: 'vendor',
+        versionId,
+        enabled: false,
+        config,
+        approveHosts: [vendorHost],
+      });
+      expect(installed.status, installed.text).toBe(201);
+      expect(installed.body).toMatchObject({ name: 'vendor', enabled: false, missingSecrets: ['API_KEY'] });
+
+      // 3. store the secret (sealed; never answered), then enable
+      const stored = await call('POST', '/app-installs/vendor/secrets/API_KEY', { value: SECRET });
+      expect(stored.status, stored.text).toBe(200);
+      expect(stored.body).toMatchObject({ storedSecrets: ['API_KEY'], missingSecrets: [] });
+      expect(stored.text).not.toContain(SECRET);
+
+      const enabled = await call('PUT', '/app-installs/vendor', { versionId, enabled: true, config });
+      expect(enabled.status, enabled.text).toBe(200);
+      expect(enabled.body).toMatchObject({ name: 'vendor', enabled: true });
+
+      // 4. test-call it: the vendor double received the key; the answer shows [secret:API_KEY]
+      const tested = await call('POST', '/app-installs/vendor/test', {
+        action: 'request',
+        input: { method: 'GET', path: '/hello' },
+      });
+      expect(tested.status, tested.text).toBe(200);
+      expect(tested.body).toMatchObject({
+        status: 'success',
+        output: { status: 200, body: { received: { method: 'GET', path: '/hello' } } },
+        durationMs: expect.any(Number),
+        usage: { httpRequests: 1 },
+      });
+      expect(tested.body.output.body.received.headers['x-api-key']).toBe('[secret:API_KEY]');
+      // Terminal 2 printed the request the vendor received.
+      await expect.poll(vendor.stderr).toMatch(/^\S+ GET \/hello$/m);
+
+      // 5. the call is metered (calls and HTTP requests per day and action). Soft: the rest still runs
+      // (and the test still fails) while the route is missing.
+      const metering = await call('GET', '/app-installs/metering?install=vendor');
+      expect.soft(metering.status, metering.text).toBe(200);
+      expect
+        .soft(metering.body?.items ?? [], metering.text)
+        .toContainEqual(
+          expect.objectContaining({ installName: 'vendor', action: 'request', calls: 1, httpRequests: 1 }),
+        );
+
+      // The audit trail: app.installed, app.secret.stored (never the value), app.configured, app.tested.
+      const audit = await call('GET', '/audit-events?action=app.');
+      expect(audit.status, audit.text).toBe(200);
+      const actions = (audit.body.items as { action: string }[]).map((event) => event.action);
+      expect(actions).toEqual(
+        expect.arrayContaining(['app.installed', 'app.secret.stored', 'app.configured', 'app.tested']),
+      );
+
+      // Stop both: Ctrl-C to the platform's process group, SIGTERM to the vendor double.
+      signal(platform, 'SIGINT');
+      signal(vendor.child, 'SIGTERM');
+      const [platformExit, vendorExit] = await Promise.all([platform.exited, vendor.exited]);
+      expect(platformExit.code, platformExit.stderr).toBe(0);
+      expect(vendorExit.code, vendorExit.stderr).toBe(0);
+
+      // The key went only to the vendor: no answer, audit row or platform output line holds it.
+      for (const text of answers) expect(text).not.toContain(SECRET);
+      expect(platformExit.stdout).not.toContain(SECRET);
+      expect(platformExit.stderr).not.toContain(SECRET);
+      expect(platformExit.stderr).not.toMatch(/"level":"(error|fatal)"/);
+
+      console.info(`README "Try an app" end to end: ${Math.round(performance.now() - startedAt)} ms`);
+    },
+    SLOW,
+  );
+});

