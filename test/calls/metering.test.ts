@@ -6,9 +6,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { meterCall, monthSpendCurrencies, priceOf, usageOf } from '../../src/calls/metering.ts';
 import { appMetering } from '../../src/calls/tables.ts';
 import { type Database, openDatabase } from '../../src/db/pool.ts';
-import { appInstallLimits, appInstalls } from '../../src/installs/tables.ts';
+import { appInstallLimits } from '../../src/installs/tables.ts';
 import { ensureTenant } from '../../src/tenants/service.ts';
 import { createTestDatabase } from '../support/database.ts';
+import { insertInstall } from './support.ts';
 
 let database: Database;
 beforeAll(async () => {
@@ -22,21 +23,7 @@ async function installOf(
   limits?: { currency: string | null; prices: Record<string, number> },
 ) {
   const tenantId = (await ensureTenant(database.db, tenant)).tenant.id;
-  const [install] = await database.db
-    .insert(appInstalls)
-    .values({
-      tenantId,
-      name: `kyc-${randomUUID().slice(0, 8)}`,
-      appName: 'echo',
-      versionId: randomUUID(),
-      enabled: true,
-      config: {},
-      hosts: [],
-    })
-    .returning();
-  if (!install) throw new Error('no install');
-  if (limits)
-    await database.db.insert(appInstallLimits).values({ installId: install.id, tenantId, ...limits });
+  const install = await insertInstall(database, tenantId, `kyc-${randomUUID().slice(0, 8)}`, limits);
   const call = (over: Partial<Parameters<typeof meterCall>[1]> = {}) => ({
     tenantId,
     installId: install.id,

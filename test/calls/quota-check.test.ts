@@ -1,6 +1,5 @@
 // The quota check before an attempt against the real database (spec part 1 §4.8 "Quotas and
 // metering", part 2 §6.1 app.quota.exceeded, §7.2, §8.3).
-import { randomUUID } from 'node:crypto';
 import { and, asc, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditEvents } from '../../src/audit/tables.ts';
@@ -10,10 +9,11 @@ import { appQuotaRefusals } from '../../src/calls/tables.ts';
 import { removeTenantQuota, setTenantQuota } from '../../src/calls/tenant-quotas.ts';
 import { type Database, openDatabase } from '../../src/db/pool.ts';
 import { ApiError } from '../../src/http/errors.ts';
-import { appInstallLimits, appInstalls, type Budget } from '../../src/installs/tables.ts';
+import type { Budget } from '../../src/installs/tables.ts';
 import { notifications } from '../../src/notifications/tables.ts';
 import { ensureTenant } from '../../src/tenants/service.ts';
 import { createTestDatabase } from '../support/database.ts';
+import { insertInstall } from './support.ts';
 
 let database: Database;
 beforeAll(async () => {
@@ -34,21 +34,7 @@ async function installOf(
   name: string,
   limits?: { currency: string | null; prices: Record<string, number>; budgets: Budget[] },
 ) {
-  const [install] = await database.db
-    .insert(appInstalls)
-    .values({
-      tenantId,
-      name,
-      appName: 'echo',
-      versionId: randomUUID(),
-      enabled: true,
-      config: {},
-      hosts: [],
-    })
-    .returning();
-  if (!install) throw new Error('no install');
-  if (limits)
-    await database.db.insert(appInstallLimits).values({ installId: install.id, tenantId, ...limits });
+  const install = await insertInstall(database, tenantId, name, limits);
   const subject = { tenantId, installId: install.id, installName: name, appName: 'echo', action: 'echo' };
   const meter = (now: Date, over: { httpRequests?: number; charged?: boolean; action?: string } = {}) =>
     meterCall(database.db, { ...subject, httpRequests: 0, charged: true, ...over }, now);

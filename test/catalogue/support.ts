@@ -1,5 +1,6 @@
 // A platform whose api inspects uploads with a real runner, and module variants to upload.
 import pino from 'pino';
+import type { DocumentSource } from '../../src/api/internal.ts';
 import { loadConfig } from '../../src/config.ts';
 import { startRunnerFromConfig } from '../../src/runner/index.ts';
 import { buildFixture } from '../support/assemblyscript.ts';
@@ -12,7 +13,10 @@ export interface CataloguePlatform extends TestPlatform {
   upload(bytes: Uint8Array, token?: string): Promise<Response>;
 }
 
-export async function startCataloguePlatform(env: Record<string, string> = {}): Promise<CataloguePlatform> {
+export async function startCataloguePlatform(
+  env: Record<string, string> = {},
+  options: { documents?: DocumentSource } = {},
+): Promise<CataloguePlatform> {
   const internalPort = await freePort();
   const runner = await startRunnerFromConfig(
     loadConfig({
@@ -28,12 +32,15 @@ export async function startCataloguePlatform(env: Record<string, string> = {}): 
     }),
     pino({ level: 'silent' }),
   );
-  const platform = await startTestPlatform({
-    APP_RUNNER_TOKEN: RUNNER_TOKEN,
-    APP_RUNNER_URL: runner.url,
-    API_INTERNAL_PORT: String(internalPort),
-    ...env,
-  });
+  const platform = await startTestPlatform(
+    {
+      APP_RUNNER_TOKEN: RUNNER_TOKEN,
+      APP_RUNNER_URL: runner.url,
+      API_INTERNAL_PORT: String(internalPort),
+      ...env,
+    },
+    options,
+  );
   return {
     ...platform,
     runnerUrl: runner.url,
