@@ -69,7 +69,7 @@ function entriesOf(
     .sort((a, b) => a.name.localeCompare(b.name) || a.publisher.localeCompare(b.publisher));
 }
 
-/** Installs by app name: the installs issue fills this in; until then no app has installs. */
+/** Installs by app name (src/installs/service.ts installNamesOf); without one, no app has installs. */
 export type InstallNames = (tenantId: string) => Promise<(name: string) => string[]>;
 export const noInstalls: InstallNames = async () => () => [];
 

@@ -1,6 +1,6 @@
 // Install routes (spec part 1 §4.2): thin — parse, authorize, call the service, shape the answer.
-// Installs, the install view, secrets, renames and aliases, circuit settings; the other install routes
-// (changes, limits, cache, test, usage) arrive with later changes.
+// Installs, the install view, secrets, renames and aliases, circuit settings. Changes, limits and cached
+// values have route files of their own beside this one; the test call and metering are in src/calls/.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
