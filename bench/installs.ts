@@ -13,7 +13,6 @@
 import '../src/runner/quiet-wasi.ts';
 import { randomBytes, randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -30,6 +29,7 @@ import { openDatabase } from '../src/db/pool.ts';
 import { createRunnerClient } from '../src/runner/client.ts';
 import { startRunnerFromConfig } from '../src/runner/index.ts';
 import { ensureTenant } from '../src/tenants/service.ts';
+import { freePort } from '../test/support/free-port.ts';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 300);
 /** The runner's default per-tenant concurrency: every call of this benchmark is one tenant's. */
@@ -42,15 +42,6 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const RELEASE_INDEX = path.join(ROOT, 'apps', 'build', 'release.json');
 const INPUT = { method: 'GET', path: '/hello' };
 const PRICE_MICROS = 1_500;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 interface Row {
   name: string;

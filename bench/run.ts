@@ -1,7 +1,6 @@
 // Foundation benchmark: what authentication and the audited write cost per request, against the
 // real api on embedded PostgreSQL over loopback HTTP. Prints figures and ratios; never part of the tests.
 import fs from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -14,18 +13,10 @@ import { applyMigrations } from '../src/db/migrate.ts';
 import { openDatabase } from '../src/db/pool.ts';
 import { createLogger } from '../src/logging.ts';
 import { ensureTenant } from '../src/tenants/service.ts';
+import { freePort } from '../test/support/free-port.ts';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 3000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 interface Result {
   name: string;

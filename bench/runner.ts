@@ -8,7 +8,6 @@
 import '../src/runner/quiet-wasi.ts';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -29,6 +28,7 @@ import { drawSecretTag, tagConfig } from '../src/runner/envelope.ts';
 import { startRunnerFromConfig } from '../src/runner/index.ts';
 import { Instance } from '../src/runner/sandbox.ts';
 import { buildFixture } from '../test/support/assemblyscript.ts';
+import { freePort } from '../test/support/free-port.ts';
 
 const CALLS = Number(process.env.BENCH_RUNNER_CALLS ?? 300);
 const THROUGHPUT_CALLS = Number(process.env.BENCH_RUNNER_THROUGHPUT_CALLS ?? 1000);
@@ -43,15 +43,6 @@ const TENANTS = [randomUUID(), randomUUID()];
 
 const GOAL_WARM_OVER_FLOOR_MS = 3;
 const GOAL_CALLS_PER_SECOND = 300;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 interface Row {
   name: string;
