@@ -59,6 +59,7 @@ async function startVendorDoubleCommand(port: number, env: Env): Promise<VendorP
     void exited.then((result) =>
       reject(new Error(`vendor double exited (${result.code}) before listening:\n${result.stderr}`)),
     );
+    setTimeout(() => reject(new Error(`vendor double not listening after 30 s:\n${err()}`)), 30_000).unref();
   });
   return { child, stdout: out, stderr: err, exited };
 }
@@ -115,6 +116,8 @@ describe('README: try an app (http-connector against a vendor double)', () => {
             ...(body === undefined ? {} : { 'content-type': 'application/json' }),
           },
           body: body === undefined ? undefined : JSON.stringify(body),
+          // A hung step fails naming itself rather than running into the test's timeout.
+          signal: AbortSignal.timeout(60_000),
         });
         const text = await response.text();
         answers.push(text);

@@ -182,6 +182,9 @@ export async function run(
   return collect(child).exited;
 }
 
+/** How long `platform start` may take to print its block (initdb included) on a loaded machine. */
+const START_LIMIT_MS = 120_000;
+
 /**
  * Starts `platform start` in its own process group (as a terminal would run it, so a group SIGINT is
  * a Ctrl-C) and waits for the block it prints once running.
@@ -196,7 +199,8 @@ export async function startPlatform(args: string[], env: Env, cwd = ROOT): Promi
   await new Promise<void>((resolve, reject) => {
     const onData = () => {
       if (!addressAt && /\n {2}API {8}http/.test(out())) addressAt = performance.now();
-      if (/Get a token: .*\n\n$/.test(out())) {
+      // Not anchored at the end: with LOG_LEVEL info a log line may follow the block in the same chunk.
+      if (/Get a token: [^\n]*\n\n/.test(out())) {
         child.stdout?.off('data', onData);
         resolve();
       }
@@ -205,6 +209,11 @@ export async function startPlatform(args: string[], env: Env, cwd = ROOT): Promi
     void exited.then((result) =>
       reject(new Error(`platform exited (${result.code}) before running:\n${result.stderr}`)),
     );
+    // A start that never says it runs fails with what it printed, not with the test's bare timeout.
+    setTimeout(
+      () => reject(new Error(`platform printed no token line in ${START_LIMIT_MS} ms:\n${out()}\n${err()}`)),
+      START_LIMIT_MS,
+    ).unref();
   });
   return { child, stdout: out(), stderr: err, startMs: Math.round(addressAt - spawnedAt), exited };
 }
