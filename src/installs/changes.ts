@@ -22,7 +22,16 @@ import { auditDecided } from './change-store.ts';
 import { addedHosts, removedHosts } from './hosts.ts';
 import { blockTarget, configIssues, missingSecrets, sameApp } from './plan.ts';
 import { auditDocumentsMove } from './saves.ts';
-import { audit, auditBy, type InstallContext, requireInstall, versionById } from './service.ts';
+import {
+  audit,
+  auditBy,
+  configuredData,
+  type InstallContext,
+  installedData,
+  nextUpdatedAt,
+  requireInstall,
+  versionById,
+} from './service.ts';
 import { appInstallChanges, appInstallSecrets, appInstalls } from './tables.ts';
 import { type InstallRow, storedSecretNames } from './view.ts';
 
@@ -187,12 +196,11 @@ export async function approveChange(
         hosts: change.hosts,
         autoUpgrade: change.autoUpgrade,
         enabled: change.enabled && missing.length === 0,
-        updatedAt: sql`greatest(now(), ${appInstalls.updatedAt} + interval '1 millisecond')`,
+        updatedAt: nextUpdatedAt(),
       })
       .where(eq(appInstalls.id, install.id))
       .returning();
     const applied = row as InstallRow;
-    const configChanged = !isDeepStrictEqual(install.config, applied.config);
     // Cached values: an approved change changing version or config clears them (spec §4.8).
     await clearCacheAfterSave(tx, install, applied, auditBy(ctx));
     const decided = await decide(tx, ctx, change, 'approved', comment);
@@ -200,7 +208,7 @@ export async function approveChange(
       versionId: applied.versionId,
       version: version.version,
       previousVersionId: change.newInstall ? null : install.versionId,
-      configChanged,
+      configChanged: !isDeepStrictEqual(install.config, applied.config),
       enabled: applied.enabled,
       autoUpgrade: applied.autoUpgrade,
       hosts: applied.hosts,
@@ -213,21 +221,15 @@ export async function approveChange(
     // into service, app.configured otherwise (both name the change they came from).
     if (change.newInstall) {
       await audit(tx, ctx, 'app.installed', applied, {
-        versionId: applied.versionId,
-        version: version.version,
-        publisher: version.publisher,
-        autoUpgrade: applied.autoUpgrade,
-        enabled: applied.enabled,
-        hosts: applied.hosts,
+        ...installedData(applied, version),
         comment: change.comment,
         changeId: change.id,
       });
     } else {
       await audit(tx, ctx, 'app.configured', applied, {
-        previousUpdatedAt: install.updatedAt.toISOString(),
-        updatedAt: applied.updatedAt.toISOString(),
-        ...state,
-        previousEnabled: install.enabled,
+        ...configuredData(install, applied, version),
+        hosts: applied.hosts,
+        missingSecrets: missing,
         comment: change.comment,
         changeId: change.id,
       });

@@ -2,8 +2,8 @@
 // install's own failure threshold and open time, each null for the deployment's (APP_CIRCUIT_*), and the
 // reset. The circuit's state is moved by calls (a later issue); until then every circuit is closed with
 // no count, so a reset changes nothing but is still audited.
-import { eq, sql } from 'drizzle-orm';
-import { audit, type InstallContext, requireInstall, view } from './service.ts';
+import { eq } from 'drizzle-orm';
+import { audit, type InstallContext, nextUpdatedAt, requireInstall, view } from './service.ts';
 import { appInstalls } from './tables.ts';
 import type { InstallRow, InstallView } from './view.ts';
 
@@ -34,7 +34,7 @@ export async function configureCircuit(
       .set({
         circuitFailureThreshold: settings.failureThreshold,
         circuitOpenSeconds: settings.openSeconds,
-        updatedAt: sql`greatest(now(), ${appInstalls.updatedAt} + interval '1 millisecond')`,
+        updatedAt: nextUpdatedAt(),
       })
       .where(eq(appInstalls.id, current.id))
       .returning();

@@ -6,7 +6,7 @@
 // Seams for the calls issue: published definitions and runs in flight that call a name (callersOf) and
 // the rewrite of calling definitions (rewriteCallers). No definitions exist in this codebase yet, so both
 // answer nothing; the routes accept and validate `rewrite` and its permissions already.
-import { and, count, eq, sql } from 'drizzle-orm';
+import { and, count, eq } from 'drizzle-orm';
 import { isUniqueViolation } from '../db/errors.ts';
 import type { Tx } from '../db/pool.ts';
 import { ApiError, forbidden, notFound, validationError } from '../http/errors.ts';
@@ -15,6 +15,7 @@ import {
   audit,
   type InstallContext,
   lockTenantInstalls,
+  nextUpdatedAt,
   RESERVED_INSTALL_NAMES,
   requireInstall,
   view,
@@ -158,7 +159,7 @@ export async function renameInstall(
         .update(appInstalls)
         .set({
           name: to,
-          updatedAt: sql`greatest(now(), ${appInstalls.updatedAt} + interval '1 millisecond')`,
+          updatedAt: nextUpdatedAt(),
         })
         .where(eq(appInstalls.id, current.id))
         .returning();

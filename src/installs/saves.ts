@@ -3,7 +3,7 @@
 // adds hosts, waits for a decision (202 { install, change }) while the install keeps serving as approved.
 // Either way the install's open change is superseded. One transaction per save, the install row locked.
 import { isDeepStrictEqual } from 'node:util';
-import { count, eq, sql } from 'drizzle-orm';
+import { count, eq } from 'drizzle-orm';
 import { isUniqueViolation } from '../db/errors.ts';
 import type { Tx } from '../db/pool.ts';
 import { ApiError, validationError } from '../http/errors.ts';
@@ -17,16 +17,18 @@ import {
   requestChange,
   supersedeOpenChange,
 } from './change-store.ts';
-import { addedHosts, removedHosts } from './hosts.ts';
 import { assertConfigured, type Planned, plan } from './plan.ts';
 import {
   assertNameFree,
   audit,
   auditBy,
   type CreateBody,
+  configuredData,
   type InstallContext,
+  installedData,
   lockTenantInstalls,
   MAX_INSTALLS_PER_TENANT,
+  nextUpdatedAt,
   RESERVED_INSTALL_NAMES,
   requireInstall,
   type SaveBody,
@@ -70,7 +72,6 @@ const heldOutcome = async (tx: Tx, ctx: InstallContext, install: InstallRow, cha
   }) as const;
 
 // Strictly later than the write before, even when both transactions started in the same instant.
-const nextUpdatedAt = () => sql`greatest(now(), ${appInstalls.updatedAt} + interval '1 millisecond')`;
 
 export async function createInstall(ctx: InstallContext, body: CreateBody): Promise<SaveOutcome> {
   const tenantId = ctx.principal.tenantId;
@@ -131,12 +132,7 @@ export async function createInstall(ctx: InstallContext, body: CreateBody): Prom
         return heldOutcome(tx, ctx, install, change);
       }
       await audit(tx, ctx, 'app.installed', install, {
-        versionId: install.versionId,
-        version: planned.version.version,
-        publisher: planned.version.publisher,
-        autoUpgrade,
-        enabled: install.enabled,
-        hosts: install.hosts,
+        ...installedData(install, planned.version),
         comment: body.comment,
       });
       await auditDocumentsMove(tx, ctx, install, null, stateOf(planned.version, install.config), {
@@ -236,34 +232,18 @@ async function appliedSave(
     .where(eq(appInstalls.id, current.id))
     .returning();
   const install = row as InstallRow;
-  const configChanged = !isDeepStrictEqual(current.config, next.config);
   // Cached values: a save changing version or config clears them (spec §4.8).
   await clearCacheAfterSave(tx, current, install, auditBy(ctx));
   if (waitingNew) {
     // The install's first save never applied: it comes into service now.
     await audit(tx, ctx, 'app.installed', install, {
-      versionId: install.versionId,
-      version: next.version.version,
-      publisher: next.version.publisher,
-      autoUpgrade,
-      enabled: install.enabled,
-      hosts: install.hosts,
+      ...installedData(install, next.version),
       comment: body.comment,
       supersededChangeId: superseded?.id ?? null,
     });
   } else {
     await audit(tx, ctx, 'app.configured', install, {
-      previousUpdatedAt: current.updatedAt.toISOString(),
-      updatedAt: install.updatedAt.toISOString(),
-      versionId: install.versionId,
-      version: next.version.version,
-      previousVersionId: current.versionId,
-      configChanged,
-      enabled: install.enabled,
-      previousEnabled: current.enabled,
-      autoUpgrade,
-      hostsAdded: addedHosts(current.hosts, install.hosts),
-      hostsRemoved: removedHosts(current.hosts, install.hosts),
+      ...configuredData(current, install, next.version),
       comment: body.comment,
     });
   }
@@ -324,17 +304,7 @@ async function heldSave(
     // The documents switch is config: when it moved, cached values go as for any save changing config.
     await clearCacheAfterSave(tx, current, install, auditBy(ctx));
     await audit(tx, ctx, 'app.configured', install, {
-      previousUpdatedAt: current.updatedAt.toISOString(),
-      updatedAt: install.updatedAt.toISOString(),
-      versionId: install.versionId,
-      version: currentVersion.version,
-      previousVersionId: current.versionId,
-      configChanged,
-      enabled: install.enabled,
-      previousEnabled: current.enabled,
-      autoUpgrade: install.autoUpgrade,
-      hostsAdded: [],
-      hostsRemoved: [],
+      ...configuredData(current, install, currentVersion),
       comment: body.comment,
       appliedAtOnceOf: change.id,
     });

@@ -6,6 +6,7 @@
 // Create and save: saves.ts (the rules of a save: plan.ts); saves held for approval open a change
 // (change-store.ts), decided in changes.ts; secrets: secrets.ts; renames and aliases: rename.ts; circuit
 // settings: circuit.ts. Seam still marked here: callbacks (install_in_use).
+import { isDeepStrictEqual } from 'node:util';
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { actorOf } from '../audit/actor.ts';
 import { recordAudit } from '../audit/trail.ts';
@@ -14,7 +15,7 @@ import { appVersions } from '../catalogue/tables.ts';
 import type { Database, Queryable, Tx } from '../db/pool.ts';
 import type { AuthenticatedPrincipal } from '../http/auth.ts';
 import { ApiError } from '../http/errors.ts';
-import type { HostRuleOptions } from './hosts.ts';
+import { addedHosts, type HostRuleOptions, removedHosts } from './hosts.ts';
 import {
   type AutoUpgrade,
   appInstallAliases,
@@ -82,6 +83,37 @@ export async function requireInstall(db: Queryable, tenantId: string, name: stri
   if (!row) throw await unknownInstallOf(db, tenantId, name);
   return row;
 }
+
+/**
+ * updated_at of a write to an install: strictly later than the write before, even when both transactions
+ * started in the same instant (install_changed and the audit's previousUpdatedAt rely on it).
+ */
+export const nextUpdatedAt = () => sql`greatest(now(), ${appInstalls.updatedAt} + interval '1 millisecond')`;
+
+/** The data of app.installed: the install as it comes into service. */
+export const installedData = (install: InstallRow, version: VersionRow) => ({
+  versionId: install.versionId,
+  version: version.version,
+  publisher: version.publisher,
+  autoUpgrade: install.autoUpgrade,
+  enabled: install.enabled,
+  hosts: install.hosts,
+});
+
+/** The data of app.configured: what a save or an approved change moved, `after` running `version`. */
+export const configuredData = (before: InstallRow, after: InstallRow, version: VersionRow) => ({
+  previousUpdatedAt: before.updatedAt.toISOString(),
+  updatedAt: after.updatedAt.toISOString(),
+  versionId: after.versionId,
+  version: version.version,
+  previousVersionId: before.versionId,
+  configChanged: !isDeepStrictEqual(before.config, after.config),
+  enabled: after.enabled,
+  previousEnabled: before.enabled,
+  autoUpgrade: after.autoUpgrade,
+  hostsAdded: addedHosts(before.hosts, after.hosts),
+  hostsRemoved: removedHosts(before.hosts, after.hosts),
+});
 
 /** Who a request's side effects are audited as: its principal and request id. */
 export const auditBy = (ctx: InstallContext) => ({ actor: actorOf(ctx.principal), requestId: ctx.requestId });
