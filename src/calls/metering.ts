@@ -3,7 +3,7 @@
 // check and the limits record need.
 import { type AnyColumn, and, eq, gt, gte, lt, type SQL, sql } from 'drizzle-orm';
 import type { Queryable } from '../db/pool.ts';
-import { appInstallLimits } from '../installs/tables.ts';
+import { readLimits } from '../installs/limits-record.ts';
 import { actionPrice, dayKey, meteringDays, type PeriodUsage, type UsageSnapshot } from './quotas.ts';
 import { appMetering } from './tables.ts';
 
@@ -27,11 +27,7 @@ export async function priceOf(
   installId: string,
   action: string,
 ): Promise<{ currency: string | null; priceMicros: number }> {
-  const [row] = await db
-    .select({ currency: appInstallLimits.currency, prices: appInstallLimits.prices })
-    .from(appInstallLimits)
-    .where(and(eq(appInstallLimits.installId, installId), eq(appInstallLimits.tenantId, tenantId)));
-  const limits = row ?? { currency: null, prices: {} };
+  const limits = await readLimits(db, tenantId, installId);
   return { currency: limits.currency, priceMicros: actionPrice(limits, action) };
 }
 

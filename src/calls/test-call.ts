@@ -2,11 +2,8 @@
 // install's config, required secrets, approved hosts and cached values, enabled or not. No retries, no
 // circuit, no invocation record; metered and quota-checked like any call. The one trace it leaves is the
 // app.tested audit event (without input or output, which may hold applicants' data).
-
 import { actorOf } from '../audit/actor.ts';
-import { recordAudit } from '../audit/trail.ts';
-import type { InstallContext } from '../installs/service.ts';
-import { requireInstall, versionById } from '../installs/service.ts';
+import { audit, type InstallContext, requireInstall, versionById } from '../installs/service.ts';
 import { webhookUrl } from '../installs/view.ts';
 import { type AttemptDeps, type AttemptOutcome, runAttempt } from './attempt.ts';
 
@@ -45,24 +42,15 @@ export async function testInstall(
     },
     { requireEnabled: false, actor, requestId: ctx.requestId },
   );
-  await recordAudit(db, {
-    tenantId: install.tenantId,
-    action: 'app.tested',
-    actor,
-    resource: { type: 'app_install', id: install.id },
-    data: {
-      name: install.name,
-      appName: install.appName,
-      versionId: version.id,
-      version: version.version,
-      action: body.action,
-      callId: outcome.callId,
-      status: outcome.status,
-      ...(outcome.error ? { error: { code: outcome.error.code, reason: outcome.error.reason } } : {}),
-      durationMs: outcome.durationMs,
-      usage: outcome.usage,
-    },
-    requestId: ctx.requestId,
+  await audit(db, ctx, 'app.tested', install, {
+    versionId: version.id,
+    version: version.version,
+    action: body.action,
+    callId: outcome.callId,
+    status: outcome.status,
+    ...(outcome.error ? { error: { code: outcome.error.code, reason: outcome.error.reason } } : {}),
+    durationMs: outcome.durationMs,
+    usage: outcome.usage,
   });
   return outcome;
 }

@@ -2,34 +2,14 @@
 // its currency, a price per action in micros of that currency, and at most six budgets, one per metric
 // and period. A save replaces the whole record. The quota check (src/calls/quota-check.ts) weighs the
 // budgets before every attempt; metering (src/calls/metering.ts) charges the prices.
-import { and, eq, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import { monthSpendCurrencies } from '../calls/metering.ts';
-import type { Queryable } from '../db/pool.ts';
 import { conflict, type Issue, validationError } from '../http/errors.ts';
+import { type LimitsRecord, readLimits } from './limits-record.ts';
 import { audit, type InstallContext, requireInstall, versionById } from './service.ts';
-import { appInstallLimits, type Budget } from './tables.ts';
+import { appInstallLimits } from './tables.ts';
 
 export const MAX_BUDGETS_PER_INSTALL = 6;
-
-export interface LimitsRecord {
-  /** ISO 4217 code, or null. */
-  currency: string | null;
-  /** Micros of the currency per call, by action name. */
-  prices: Record<string, number>;
-  budgets: Budget[];
-}
-
-/** A fresh empty record (no currency, no prices, no budgets). */
-export const noLimits = (): LimitsRecord => ({ currency: null, prices: {}, budgets: [] });
-
-/** The install's record; no row is no currency, no prices and no budgets. */
-export async function readLimits(db: Queryable, tenantId: string, installId: string): Promise<LimitsRecord> {
-  const [row] = await db
-    .select()
-    .from(appInstallLimits)
-    .where(and(eq(appInstallLimits.installId, installId), eq(appInstallLimits.tenantId, tenantId)));
-  return row ? { currency: row.currency, prices: row.prices, budgets: row.budgets } : noLimits();
-}
 
 /** JSON Pointer escaping of one key (RFC 6901), for issues at /prices/<action>. */
 const pointerKey = (key: string) => key.replaceAll('~', '~0').replaceAll('/', '~1');

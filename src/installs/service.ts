@@ -119,7 +119,7 @@ export const configuredData = (before: InstallRow, after: InstallRow, version: V
 export const auditBy = (ctx: InstallContext) => ({ actor: actorOf(ctx.principal), requestId: ctx.requestId });
 
 export const audit = (
-  tx: Tx,
+  tx: Queryable,
   ctx: InstallContext,
   action: string,
   install: Pick<InstallRow, 'id' | 'name' | 'appName'>,
