@@ -11,7 +11,7 @@ import { handlesAdded, needsAdded, readsDocuments, receivesWebhooks } from './ca
 import { type ChangeRow, SUPERSEDED } from './change-rules.ts';
 import { addedHosts, removedHosts } from './hosts.ts';
 import { audit, type InstallContext } from './service.ts';
-import { type AutoUpgrade, appInstallChanges, appInstalls } from './tables.ts';
+import { type AutoUpgrade, appInstallChanges, appInstalls, type ChangeDecision } from './tables.ts';
 import type { InstallRow, VersionRow } from './view.ts';
 
 export interface ApprovalSettings {
@@ -42,6 +42,14 @@ export async function openChangeOf(db: Queryable, installId: string): Promise<Ch
   return row ?? null;
 }
 
+/** The columns a decision writes: who decided, when, how and why. */
+export const decisionBy = (ctx: InstallContext, decision: ChangeDecision, comment: string | null) => ({
+  decision,
+  decisionComment: comment,
+  decidedBy: ctx.principal.subject,
+  decidedAt: new Date(),
+});
+
 /** Audits a decision on a change (app.install.change.decided), against the install it belongs to. */
 export const auditDecided = (
   tx: Tx,
@@ -66,12 +74,7 @@ export const auditDecided = (
 export async function supersedeOpenChange(tx: Tx, ctx: InstallContext, install: InstallRow) {
   const [superseded] = await tx
     .update(appInstallChanges)
-    .set({
-      decision: 'withdrawn',
-      decisionComment: SUPERSEDED,
-      decidedBy: ctx.principal.subject,
-      decidedAt: new Date(),
-    })
+    .set(decisionBy(ctx, 'withdrawn', SUPERSEDED))
     .where(and(eq(appInstallChanges.installId, install.id), isNull(appInstallChanges.decision)))
     .returning();
   if (superseded) await auditDecided(tx, ctx, install, superseded);

@@ -18,7 +18,7 @@ import {
   sameHosts,
   versionApprovable,
 } from './change-rules.ts';
-import { auditDecided } from './change-store.ts';
+import { auditDecided, decisionBy } from './change-store.ts';
 import { addedHosts, removedHosts } from './hosts.ts';
 import { blockTarget, configIssues, missingSecrets, sameApp } from './plan.ts';
 import { auditDocumentsMove } from './saves.ts';
@@ -32,7 +32,7 @@ import {
   requireInstall,
   versionById,
 } from './service.ts';
-import { appInstallChanges, appInstallSecrets, appInstalls } from './tables.ts';
+import { appInstallChanges, appInstallSecrets, appInstalls, type ChangeDecision } from './tables.ts';
 import { type InstallRow, storedSecretNames } from './view.ts';
 
 export type ChangeStatus = 'open' | 'decided';
@@ -123,12 +123,12 @@ const decide = async (
   tx: Tx,
   ctx: InstallContext,
   change: ChangeRow,
-  decision: ChangeRow['decision'],
+  decision: ChangeDecision,
   comment: string | null,
 ) => {
   const [row] = await tx
     .update(appInstallChanges)
-    .set({ decision, decisionComment: comment, decidedBy: ctx.principal.subject, decidedAt: new Date() })
+    .set(decisionBy(ctx, decision, comment))
     .where(eq(appInstallChanges.id, change.id))
     .returning();
   return row as ChangeRow;
