@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
-import { bigserial, index, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { bigserial, index, jsonb, pgTable, text, uuid } from 'drizzle-orm/pg-core';
+import { timestamptz } from '../db/columns.ts';
 
 /**
  * The audit trail: one row per recorded change, written in the change's own transaction.
@@ -18,7 +19,7 @@ export const auditEvents = pgTable(
     resourceId: text('resource_id').notNull(),
     data: jsonb('data').$type<Record<string, unknown>>().notNull().default({}),
     requestId: text('request_id'),
-    occurredAt: timestamp('occurred_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    occurredAt: timestamptz('occurred_at').notNull().defaultNow(),
   },
   (table) => [
     index('audit_events_tenant_id_idx').on(table.tenantId, table.id.desc()),

@@ -2,9 +2,8 @@
 // vendor's webhook. The calls and callbacks issues write and complete them; installs read them now
 // (DELETE answers install_in_use while runs wait on an install's sessions). Sessions outlive their
 // install, so install_id is not a foreign key.
-import { index, jsonb, pgTable, text, timestamp, unique, uuid } from 'drizzle-orm/pg-core';
-
-const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+import { index, jsonb, pgTable, text, unique, uuid } from 'drizzle-orm/pg-core';
+import { timestamptz } from '../db/columns.ts';
 
 export type CallbackStatus = 'pending' | 'completed' | 'failed' | 'timed_out';
 
@@ -24,8 +23,8 @@ export const appCallbacks = pgTable(
     status: text('status').$type<CallbackStatus>().notNull().default('pending'),
     output: jsonb('output'),
     error: text('error'),
-    createdAt: at('created_at').notNull().defaultNow(),
-    completedAt: at('completed_at'),
+    createdAt: timestamptz('created_at').notNull().defaultNow(),
+    completedAt: timestamptz('completed_at'),
   },
   (t) => [
     unique('app_callbacks_install_external_id').on(t.installId, t.externalId),

@@ -1,8 +1,8 @@
 // Quotas and metering of app calls (spec part 1 §4.8 "Quotas and metering", part 2 §8.3).
-import { bigint, index, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { bigint, index, pgTable, primaryKey, text, uuid } from 'drizzle-orm/pg-core';
+import { timestamptz } from '../db/columns.ts';
 import type { BudgetMetric, BudgetPeriod } from '../installs/tables.ts';
 
-const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 const counter = (name: string) => bigint(name, { mode: 'number' }).notNull().default(0);
 
 /**
@@ -42,7 +42,7 @@ export const appTenantQuotas = pgTable(
     metric: text('metric').$type<Exclude<BudgetMetric, 'spend'>>().notNull(),
     period: text('period').$type<BudgetPeriod>().notNull(),
     max: bigint('max', { mode: 'number' }).notNull(),
-    updatedAt: at('updated_at').notNull().defaultNow(),
+    updatedAt: timestamptz('updated_at').notNull().defaultNow(),
   },
   (t) => [primaryKey({ name: 'app_tenant_quotas_pk', columns: [t.tenantId, t.metric, t.period] })],
 );
@@ -56,8 +56,8 @@ export const appQuotaRefusals = pgTable(
   {
     tenantId: uuid('tenant_id').notNull(),
     limitKey: text('limit_key').notNull(),
-    periodStart: at('period_start').notNull(),
-    createdAt: at('created_at').notNull().defaultNow(),
+    periodStart: timestamptz('period_start').notNull(),
+    createdAt: timestamptz('created_at').notNull().defaultNow(),
   },
   (t) => [primaryKey({ name: 'app_quota_refusals_pk', columns: [t.tenantId, t.limitKey, t.periodStart] })],
 );

@@ -1,19 +1,7 @@
 import { sql } from 'drizzle-orm';
-import {
-  bigint,
-  boolean,
-  index,
-  jsonb,
-  pgTable,
-  text,
-  timestamp,
-  unique,
-  uniqueIndex,
-  uuid,
-} from 'drizzle-orm/pg-core';
+import { bigint, boolean, index, jsonb, pgTable, text, unique, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { timestamptz } from '../db/columns.ts';
 import type { Manifest } from '../module/manifest.ts';
-
-const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
 /** One immutable module per publisher, name and version. tenant_id is null for platform versions. */
 export const appVersions = pgTable(
@@ -33,9 +21,9 @@ export const appVersions = pgTable(
     uploadedBy: text('uploaded_by'),
     /** Set when the operator withdrew a platform version: a release never republishes it. */
     withdrawnByOperator: boolean('withdrawn_by_operator').notNull().default(false),
-    createdAt: at('created_at').notNull().defaultNow(),
-    publishedAt: at('published_at'),
-    withdrawnAt: at('withdrawn_at'),
+    createdAt: timestamptz('created_at').notNull().defaultNow(),
+    publishedAt: timestamptz('published_at'),
+    withdrawnAt: timestamptz('withdrawn_at'),
   },
   (t) => [
     unique('app_versions_publisher_name_version').on(t.tenantId, t.name, t.version).nullsNotDistinct(),
@@ -56,9 +44,9 @@ export const appPublishRequests = pgTable(
     fourEyes: boolean('four_eyes').notNull(),
     requestedBy: text('requested_by').notNull(),
     requestedByName: text('requested_by_name'),
-    requestedAt: at('requested_at').notNull().defaultNow(),
+    requestedAt: timestamptz('requested_at').notNull().defaultNow(),
     decidedBy: text('decided_by'),
-    decidedAt: at('decided_at'),
+    decidedAt: timestamptz('decided_at'),
     comment: text('comment'),
   },
   (t) => [
@@ -76,9 +64,9 @@ export const appReviews = pgTable(
     versionId: uuid('version_id').notNull(),
     status: text('status').$type<'pending' | 'approved' | 'rejected' | 'withdrawn'>().notNull(),
     requestedBy: text('requested_by').notNull(),
-    requestedAt: at('requested_at').notNull().defaultNow(),
+    requestedAt: timestamptz('requested_at').notNull().defaultNow(),
     decidedBy: text('decided_by'),
-    decidedAt: at('decided_at'),
+    decidedAt: timestamptz('decided_at'),
     comment: text('comment'),
   },
   (t) => [
@@ -101,9 +89,9 @@ export const appBlocks = pgTable(
     appName: text('app_name'),
     reason: text('reason').notNull(),
     createdBy: text('created_by').notNull(),
-    createdAt: at('created_at').notNull().defaultNow(),
+    createdAt: timestamptz('created_at').notNull().defaultNow(),
     liftedBy: text('lifted_by'),
-    liftedAt: at('lifted_at'),
+    liftedAt: timestamptz('lifted_at'),
   },
   (t) => [index('app_blocks_sha256_idx').on(t.sha256), index('app_blocks_app_idx').on(t.appName)],
 );

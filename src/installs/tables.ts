@@ -6,22 +6,17 @@ import { sql } from 'drizzle-orm';
 import {
   bigint,
   boolean,
-  customType,
   index,
   integer,
   jsonb,
   pgTable,
   primaryKey,
   text,
-  timestamp,
   unique,
   uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core';
-
-const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
-
-const bytea = customType<{ data: Buffer; driverData: Buffer }>({ dataType: () => 'bytea' });
+import { bytea, timestamptz } from '../db/columns.ts';
 
 export type AutoUpgrade = 'off' | 'compatible';
 
@@ -49,8 +44,8 @@ export const appInstalls = pgTable(
      * while the generation it read is still current, so a clear also holds for calls already running.
      */
     cacheGeneration: integer('cache_generation').notNull().default(0),
-    createdAt: at('created_at').notNull().defaultNow(),
-    updatedAt: at('updated_at').notNull().defaultNow(),
+    createdAt: timestamptz('created_at').notNull().defaultNow(),
+    updatedAt: timestamptz('updated_at').notNull().defaultNow(),
   },
   (t) => [
     unique('app_installs_tenant_name').on(t.tenantId, t.name),
@@ -67,7 +62,7 @@ export const appInstallAliases = pgTable(
       .notNull()
       .references(() => appInstalls.id, { onDelete: 'cascade' }),
     alias: text('alias').notNull(),
-    createdAt: at('created_at').notNull().defaultNow(),
+    createdAt: timestamptz('created_at').notNull().defaultNow(),
   },
   (t) => [
     unique('app_install_aliases_tenant_alias').on(t.tenantId, t.alias),
@@ -85,7 +80,7 @@ export const appInstallSecrets = pgTable(
     tenantId: uuid('tenant_id').notNull(),
     name: text('name').notNull(),
     sealed: bytea('sealed').notNull(),
-    updatedAt: at('updated_at').notNull().defaultNow(),
+    updatedAt: timestamptz('updated_at').notNull().defaultNow(),
   },
   (t) => [primaryKey({ name: 'app_install_secrets_pk', columns: [t.installId, t.name] })],
 );
@@ -121,16 +116,16 @@ export const appInstallChanges = pgTable(
     handlesAdded: jsonb('handles_added').$type<string[]>().notNull().default([]),
     newInstall: boolean('new_install').notNull(),
     /** The install's updated_at when requested: approval refuses install_changed when it moved since. */
-    installUpdatedAt: at('install_updated_at').notNull(),
+    installUpdatedAt: timestamptz('install_updated_at').notNull(),
     /** The tenant's approval settings in force when requested, which the decision follows. */
     approvalRequired: boolean('approval_required').notNull(),
     fourEyes: boolean('four_eyes').notNull(),
     requestedBy: text('requested_by').notNull(),
     requestedByName: text('requested_by_name'),
-    requestedAt: at('requested_at').notNull().defaultNow(),
+    requestedAt: timestamptz('requested_at').notNull().defaultNow(),
     comment: text('comment'),
     decidedBy: text('decided_by'),
-    decidedAt: at('decided_at'),
+    decidedAt: timestamptz('decided_at'),
     decision: text('decision').$type<ChangeDecision>(),
     decisionComment: text('decision_comment'),
   },
@@ -159,7 +154,7 @@ export const appInstallLimits = pgTable('app_install_limits', {
   /** Micros of the currency per call, by action name. */
   prices: jsonb('prices').$type<Record<string, number>>().notNull().default({}),
   budgets: jsonb('budgets').$type<Budget[]>().notNull().default([]),
-  updatedAt: at('updated_at').notNull().defaultNow(),
+  updatedAt: timestamptz('updated_at').notNull().defaultNow(),
 });
 
 /**
@@ -176,8 +171,8 @@ export const appInstallCache = pgTable(
     name: text('name').notNull(),
     sealed: bytea('sealed').notNull(),
     sizeBytes: integer('size_bytes').notNull(),
-    expiresAt: at('expires_at').notNull(),
-    updatedAt: at('updated_at').notNull().defaultNow(),
+    expiresAt: timestamptz('expires_at').notNull(),
+    updatedAt: timestamptz('updated_at').notNull().defaultNow(),
     /** Strictly increasing per write, so "written longest ago" has no ties. */
     writeSeq: bigint('write_seq', { mode: 'number' }).notNull().generatedAlwaysAsIdentity(),
   },

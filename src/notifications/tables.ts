@@ -1,4 +1,5 @@
-import { index, jsonb, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { index, jsonb, pgTable, primaryKey, text, uuid } from 'drizzle-orm/pg-core';
+import { timestamptz } from '../db/columns.ts';
 
 /**
  * Console notifications. A notification goes to the holders of a permission in a tenant (audience), or
@@ -15,7 +16,7 @@ export const notifications = pgTable(
     resourceType: text('resource_type').notNull(),
     resourceId: text('resource_id').notNull(),
     data: jsonb('data').$type<Record<string, unknown>>().notNull().default({}),
-    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    createdAt: timestamptz('created_at').notNull().defaultNow(),
   },
   (t) => [index('notifications_tenant_idx').on(t.tenantId, t.createdAt)],
 );
@@ -25,7 +26,7 @@ export const notificationReads = pgTable(
   {
     notificationId: uuid('notification_id').notNull(),
     principal: text('principal').notNull(),
-    readAt: timestamp('read_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    readAt: timestamptz('read_at').notNull().defaultNow(),
   },
   (t) => [primaryKey({ columns: [t.notificationId, t.principal] })],
 );

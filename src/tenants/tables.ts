@@ -1,4 +1,5 @@
-import { jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { jsonb, pgTable, text, uuid } from 'drizzle-orm/pg-core';
+import { timestamptz } from '../db/columns.ts';
 import type { TenantSettings } from './settings.ts';
 
 export const tenants = pgTable('tenants', {
@@ -7,6 +8,6 @@ export const tenants = pgTable('tenants', {
   settings: jsonb('settings').$type<TenantSettings>().notNull(),
   /** Operator review of the tenant's module publishes (APP_REVIEW_DEFAULT for new tenants). */
   appReview: text('app_review').$type<'off' | 'required'>().notNull().default('off'),
-  createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
-  updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  createdAt: timestamptz('created_at').notNull().defaultNow(),
+  updatedAt: timestamptz('updated_at').notNull().defaultNow(),
 });

@@ -1,0 +1,8 @@
+// Column types every domain's tables share: timestamps with time zone read as Dates, and raw bytes.
+import { customType, timestamp } from 'drizzle-orm/pg-core';
+
+/** timestamp with time zone, read and written as a Date. */
+export const timestamptz = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+
+/** bytea, read and written as a Buffer (sealed secrets and cached values). */
+export const bytea = customType<{ data: Buffer; driverData: Buffer }>({ dataType: () => 'bytea' });
