@@ -2,7 +2,6 @@
 // workflows (calls issue), not over HTTP.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { principalOf } from '../http/auth.ts';
 import { type InstallRouteDeps, installContextOf } from '../installs/context.ts';
 import { InstallParams, Name } from '../installs/routes.ts';
 import { meteringReport } from './metering-report.ts';
@@ -39,7 +38,7 @@ export function callRoutes(deps: InstallRouteDeps): FastifyPluginAsyncTypebox {
         return meteringReport(ctx.database.db, {
           tenantId: ctx.principal.tenantId,
           ...request.query,
-          withSpend: principalOf(request).permissions.has('apps:write'),
+          withSpend: ctx.principal.permissions.has('apps:write'),
         });
       },
     );
