@@ -12,7 +12,6 @@
 // and ratios to the runner alone; never asserts timings and is never part of the tests.
 import '../src/runner/quiet-wasi.ts';
 import { randomBytes, randomUUID } from 'node:crypto';
-import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -21,15 +20,13 @@ import pino from 'pino';
 import { startApi } from '../src/api/index.ts';
 import { startEchoVendor } from '../src/app-cli/vendor-double.ts';
 import { readOrCreateLocalSecrets } from '../src/auth/local-keys.ts';
-import { localVerifier, signLocalToken } from '../src/auth/tokens.ts';
+import { localVerifier } from '../src/auth/tokens.ts';
 import { loadConfig } from '../src/config.ts';
-import { ensureDatabase, startEmbeddedPostgres } from '../src/db/embedded.ts';
-import { applyMigrations } from '../src/db/migrate.ts';
 import { openDatabase } from '../src/db/pool.ts';
 import { createRunnerClient } from '../src/runner/client.ts';
 import { startRunnerFromConfig } from '../src/runner/index.ts';
-import { ensureTenant } from '../src/tenants/service.ts';
 import { freePort } from '../test/support/free-port.ts';
+import { benchAdmin, withBenchDatabase } from './support.ts';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 300);
 /** The runner's default per-tenant concurrency: every call of this benchmark is one tenant's. */
@@ -119,15 +116,9 @@ const signed = (ms: number) => `${ms >= 0 ? '+' : ''}${ms.toFixed(2)}`;
 type Json = any;
 
 async function main() {
-  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'apps-platform-bench-installs-'));
-  await fs.chmod(dir, 0o755); // PostgreSQL runs as its own user and must reach its directory
-  const server = await startEmbeddedPostgres({ dataDir: dir, port: await freePort() });
-  const closers: (() => Promise<void>)[] = [];
-  try {
-    await ensureDatabase(server.url('postgres'), 'bench');
-    await applyMigrations(server.url('bench'));
+  await withBenchDatabase('apps-platform-bench-installs-', async ({ dir, url, closers }) => {
     const silent = pino({ level: 'silent' });
-    const database = openDatabase(server.url('bench'), { max: 20 });
+    const database = openDatabase(url, { max: 20 });
     closers.push(() => database.close());
 
     // The runner first (its port is drawn when it listens); it reaches the api's internal listener, whose
@@ -135,7 +126,7 @@ async function main() {
     const internalPort = await freePort();
     const runner = await startRunnerFromConfig(
       loadConfig({
-        DATABASE_URL: server.url('bench'),
+        DATABASE_URL: url,
         DATA_DIR: dir,
         RUNNER_PORT: '0',
         HOST: '127.0.0.1',
@@ -149,7 +140,7 @@ async function main() {
     closers.unshift(() => runner.close());
 
     const config = loadConfig({
-      DATABASE_URL: server.url('bench'),
+      DATABASE_URL: url,
       DATA_DIR: dir,
       HOST: '127.0.0.1',
       PORT: '0',
@@ -172,12 +163,7 @@ async function main() {
     const vendor = await startEchoVendor(0);
     closers.unshift(() => vendor.close());
 
-    const { tenant } = await ensureTenant(database.db, 'bench');
-    const token = await signLocalToken(local.signingKey.privateJwk, {
-      tenant: tenant.id,
-      sub: 'user:bench',
-      roles: ['admin'],
-    });
+    const { tenantId, token } = await benchAdmin(database, local.signingKey);
     const auth = { authorization: `Bearer ${token}` };
     const call = async (method: string, route: string, body?: unknown): Promise<Json> => {
       const response = await fetch(`${api.url}${route}`, {
@@ -221,7 +207,7 @@ async function main() {
     const runnerAlone = async () => {
       const result = await client.invoke({
         module: { sha256: version.sha256 },
-        call: { id: randomUUID(), tenantId: tenant.id, callbackUrl: install.webhookUrl },
+        call: { id: randomUUID(), tenantId, callbackUrl: install.webhookUrl },
         action: 'request',
         idempotencyKey: null,
         input: INPUT,
@@ -326,11 +312,7 @@ async function main() {
       `metered: ${calls} test calls, ${(spent / 1_000_000).toFixed(4)} EUR spent ` +
         `(${PRICE_MICROS} micros a budgeted call)`,
     );
-  } finally {
-    for (const close of closers) await close().catch(() => {});
-    await server.stop();
-    await fs.rm(dir, { recursive: true, force: true });
-  }
+  });
 }
 
 await main();

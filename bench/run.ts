@@ -1,19 +1,12 @@
-// Foundation benchmark: what authentication and the audited write cost per request, against the
-// real api on embedded PostgreSQL over loopback HTTP. Prints figures and ratios; never part of the tests.
-import fs from 'node:fs/promises';
 import os from 'node:os';
-import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { startApi } from '../src/api/index.ts';
 import { readOrCreateLocalSecrets } from '../src/auth/local-keys.ts';
-import { localVerifier, signLocalToken } from '../src/auth/tokens.ts';
+import { localVerifier } from '../src/auth/tokens.ts';
 import { loadConfig } from '../src/config.ts';
-import { ensureDatabase, startEmbeddedPostgres } from '../src/db/embedded.ts';
-import { applyMigrations } from '../src/db/migrate.ts';
 import { openDatabase } from '../src/db/pool.ts';
 import { createLogger } from '../src/logging.ts';
-import { ensureTenant } from '../src/tenants/service.ts';
-import { freePort } from '../test/support/free-port.ts';
+import { benchAdmin, withBenchDatabase } from './support.ts';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 3000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
@@ -48,29 +41,19 @@ async function measure(name: string, send: () => Promise<Response>): Promise<Res
 }
 
 async function main() {
-  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'apps-platform-bench-'));
-  await fs.chmod(dir, 0o755);
-  const server = await startEmbeddedPostgres({ dataDir: dir, port: await freePort() });
-  try {
-    await ensureDatabase(server.url('postgres'), 'bench');
-    await applyMigrations(server.url('bench'));
+  await withBenchDatabase('apps-platform-bench-', async ({ dir, url }) => {
     const config = loadConfig({
-      DATABASE_URL: server.url('bench'),
+      DATABASE_URL: url,
       DATA_DIR: dir,
       PORT: '0',
       API_INTERNAL_PORT: '0',
       API_RATE_LIMIT_PER_MINUTE: '0',
     });
     const local = await readOrCreateLocalSecrets(dir);
-    const database = openDatabase(server.url('bench'), { max: 20 });
+    const database = openDatabase(url, { max: 20 });
     const logger = createLogger({ service: 'bench', level: 'silent', env: 'bench' });
     const api = await startApi({ config, database, verifier: localVerifier(local.signingKey), logger });
-    const { tenant } = await ensureTenant(database.db, 'bench');
-    const token = await signLocalToken(local.signingKey.privateJwk, {
-      tenant: tenant.id,
-      sub: 'user:bench',
-      roles: ['admin'],
-    });
+    const { token } = await benchAdmin(database, local.signingKey);
     const auth = { authorization: `Bearer ${token}` };
     const settings = JSON.stringify({
       approvals: { required: false, requiredFor: ['apps'], fourEyes: true },
@@ -100,10 +83,7 @@ async function main() {
     }
     await api.close();
     await database.close();
-  } finally {
-    await server.stop();
-    await fs.rm(dir, { recursive: true, force: true });
-  }
+  });
 }
 
 await main();

@@ -7,7 +7,6 @@
 // floor; never part of the tests.
 import '../src/runner/quiet-wasi.ts';
 import { randomUUID } from 'node:crypto';
-import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -19,8 +18,6 @@ import { moduleStorageOf, startApi } from '../src/api/index.ts';
 import { readOrCreateLocalSecrets } from '../src/auth/local-keys.ts';
 import { localVerifier } from '../src/auth/tokens.ts';
 import { loadConfig } from '../src/config.ts';
-import { ensureDatabase, startEmbeddedPostgres } from '../src/db/embedded.ts';
-import { applyMigrations } from '../src/db/migrate.ts';
 import { openDatabase } from '../src/db/pool.ts';
 import { HOST_FUNCTIONS } from '../src/module/imports.ts';
 import { capMemory } from '../src/module/wasm.ts';
@@ -28,7 +25,7 @@ import { drawSecretTag, tagConfig } from '../src/runner/envelope.ts';
 import { startRunnerFromConfig } from '../src/runner/index.ts';
 import { Instance } from '../src/runner/sandbox.ts';
 import { buildFixture } from '../test/support/assemblyscript.ts';
-import { freePort } from '../test/support/free-port.ts';
+import { withBenchDatabase } from './support.ts';
 
 const CALLS = Number(process.env.BENCH_RUNNER_CALLS ?? 300);
 const THROUGHPUT_CALLS = Number(process.env.BENCH_RUNNER_THROUGHPUT_CALLS ?? 1000);
@@ -282,15 +279,9 @@ function printTable(rows: Row[], floorP50: number) {
 }
 
 async function main() {
-  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'apps-platform-bench-runner-'));
-  await fs.chmod(dir, 0o755); // PostgreSQL runs as its own user and must reach its directory
-  const server = await startEmbeddedPostgres({ dataDir: dir, port: await freePort() });
-  const closers: (() => Promise<void>)[] = [];
-  try {
-    await ensureDatabase(server.url('postgres'), 'bench');
-    await applyMigrations(server.url('bench'));
+  await withBenchDatabase('apps-platform-bench-runner-', async ({ dir, url, closers }) => {
     const apiConfig = loadConfig({
-      DATABASE_URL: server.url('bench'),
+      DATABASE_URL: url,
       DATA_DIR: dir,
       PORT: '0',
       API_INTERNAL_PORT: '0',
@@ -298,7 +289,7 @@ async function main() {
       APP_RUNNER_TOKEN: RUNNER_TOKEN,
     });
     const local = await readOrCreateLocalSecrets(dir);
-    const database = openDatabase(server.url('bench'));
+    const database = openDatabase(url);
     closers.push(() => database.close());
     const silent = pino({ level: 'silent' });
     const storage = moduleStorageOf({ config: apiConfig });
@@ -319,7 +310,7 @@ async function main() {
 
     const startRunner = async (warmPlugins: number) => {
       const config = loadConfig({
-        DATABASE_URL: server.url('bench'),
+        DATABASE_URL: url,
         DATA_DIR: dir,
         RUNNER_PORT: '0',
         HOST: '127.0.0.1',
@@ -400,11 +391,7 @@ async function main() {
       `goal: at least ${GOAL_CALLS_PER_SECOND} calls/s with ${CALLERS} callers (warm pool): ` +
         `${fmt(perSecond, 0)} calls/s — ${perSecond >= GOAL_CALLS_PER_SECOND ? 'met' : 'MISSED'}`,
     );
-  } finally {
-    for (const close of closers) await close().catch(() => {});
-    await server.stop();
-    await fs.rm(dir, { recursive: true, force: true });
-  }
+  });
 }
 
 await main();
