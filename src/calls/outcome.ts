@@ -4,7 +4,7 @@ import type { ErrorObject } from 'ajv';
 import { issuesUnder } from '../http/errors.ts';
 import type { ActionDeclaration } from '../module/manifest-types.ts';
 import type { RunnerFailureResult } from '../runner/client.ts';
-import type { Usage } from '../runner/host/call-state.ts';
+import { noUsage, type Usage } from '../runner/host/call-state.ts';
 
 export type AttemptStatus = 'success' | 'pending' | 'error' | 'timeout';
 
@@ -41,8 +41,6 @@ const MAY_HAVE_RUN: ReadonlySet<string> = new Set([
 
 /** Whether the module ran, or may have, for a runner failure code (not_sent, busy and the like: it did not). */
 export const mayHaveRun = (failureCode: string): boolean => MAY_HAVE_RUN.has(failureCode);
-
-export const EMPTY_USAGE: Usage = { httpRequests: 0, reusedConnections: 0, documentReads: 0, logLines: 0 };
 
 type OutputCheck = (output: unknown) => ErrorObject[] | null;
 
@@ -113,7 +111,7 @@ export function resultOfFailure(failure: RunnerFailureResult): AttemptResult {
 export function usageOfFailure(failure: RunnerFailureResult): Usage {
   const details = 'details' in failure ? failure.details : undefined;
   const usage = details?.usage as Usage | undefined;
-  return usage && typeof usage.httpRequests === 'number' ? usage : EMPTY_USAGE;
+  return usage && typeof usage.httpRequests === 'number' ? usage : noUsage();
 }
 
 /** Whether the attempt is charged the action's price: it succeeded or started asynchronous work. */

@@ -3,7 +3,14 @@
 import { randomUUID } from 'node:crypto';
 import { drawSecretTag, type ExportName, readAnswer, tagConfig } from './envelope.ts';
 import { RunnerFailure } from './errors.ts';
-import type { CacheChange, CacheEntry, CallState, LogLine, Usage } from './host/call-state.ts';
+import {
+  type CacheChange,
+  type CacheEntry,
+  type CallState,
+  type LogLine,
+  noUsage,
+  type Usage,
+} from './host/call-state.ts';
 import type { HostBinding } from './host/refusal.ts';
 import { functionExports, type ModuleStore } from './modules.ts';
 import { Redactor } from './redaction.ts';
@@ -54,7 +61,7 @@ export function newCallState(request: ExportRequest, apiInternalUrl: string): Ca
     secrets: new Map(Object.entries(request.secrets)),
     hosts: request.hosts,
     redactor,
-    usage: { httpRequests: 0, reusedConnections: 0, documentReads: 0, logLines: 0 },
+    usage: noUsage(),
     logs: [],
     cache: request.cache ? new Map(request.cache.map((entry) => [entry.name, entry])) : null,
     cacheChanges: [],

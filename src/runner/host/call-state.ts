@@ -9,6 +9,14 @@ export interface Usage {
   ai?: { requests: number; inputTokens: number; outputTokens: number };
 }
 
+/** The usage of a call that has used nothing yet (a fresh object: a call's counters grow in place). */
+export const noUsage = (): Usage => ({
+  httpRequests: 0,
+  reusedConnections: 0,
+  documentReads: 0,
+  logLines: 0,
+});
+
 export interface LogLine {
   level: 'debug' | 'info' | 'warn' | 'error';
   message: string;
