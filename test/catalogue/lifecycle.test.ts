@@ -2,33 +2,21 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appReviews } from '../../src/catalogue/tables.ts';
 import { tenants } from '../../src/tenants/tables.ts';
-import { appModule, type CataloguePlatform, startCataloguePlatform } from './support.ts';
+import { expectError } from '../http/expect.ts';
+import { type CataloguePlatform, catalogueActions, startCataloguePlatform } from './support.ts';
 
 let platform: CataloguePlatform;
+let act: ReturnType<typeof catalogueActions>;
 beforeAll(async () => {
   platform = await startCataloguePlatform();
+  act = catalogueActions(platform);
 }, 120_000);
 afterAll(async () => platform?.close());
 
-const as = (tenant: string, user = 'ada', roles = ['admin']) => platform.token({ tenant, user, roles });
-
-async function uploaded(tenant: string, name: string, version: string) {
-  const response = await platform.upload(await appModule(name, version), await as(tenant));
-  expect(response.status).toBe(201);
-  return (await response.json()) as { id: string; name: string; version: string };
-}
-
-const post = async (path: string, token: string, json?: unknown) =>
-  platform.fetch(path, { method: 'POST', token, json });
-
-async function requireApprovals(tenant: string, fourEyes = true) {
-  const response = await platform.fetch('/tenants/me/settings', {
-    method: 'PUT',
-    token: await as(tenant),
-    json: { approvals: { required: true, requiredFor: ['apps'], fourEyes }, collection: { flowUrl: null } },
-  });
-  expect(response.status).toBe(200);
-}
+const as = (tenant: string, user?: string, roles?: string[]) => act.as(tenant, user, roles);
+const uploaded = (tenant: string, name: string, version: string) => act.uploaded(tenant, name, version);
+const post = (path: string, token: string, json?: unknown) => act.post(path, token, json);
+const requireApprovals = (tenant: string, fourEyes = true) => act.requireApprovals(tenant, fourEyes);
 
 describe('publish', () => {
   it('publishes at once when the tenant requires no approval, audited app.published', async () => {
@@ -43,9 +31,7 @@ describe('publish', () => {
       resource: { id: v.id },
       data: { name: 'screen', version: '1.0.0' },
     });
-    const again = await post(`/apps/screen/versions/${v.id}/publish`, token);
-    expect(again.status).toBe(409);
-    expect((await again.json()).error.code).toBe('conflict');
+    await act.refused(v.id, 409, 'conflict', () => post(`/apps/screen/versions/${v.id}/publish`, token));
   });
 
   it('answers 404 for another tenant’s version and for an unknown id', async () => {
@@ -55,11 +41,9 @@ describe('publish', () => {
       `/apps/private-app/versions/${v.id}/publish`,
       `/apps/private-app/versions/${crypto.randomUUID()}/publish`,
     ]) {
-      const response = await post(path, stranger);
-      expect(response.status).toBe(404);
-      expect((await response.json()).error.code).toBe('not_found');
+      await act.refused(v.id, 404, 'not_found', () => post(path, stranger));
     }
-    expect((await platform.fetch('/apps/private-app', { token: stranger })).status).toBe(404);
+    await expectError(await platform.fetch('/apps/private-app', { token: stranger }), 404, 'not_found');
     expect(
       (await (await platform.fetch('/apps', { token: stranger })).json()).items.map(
         (a: { name: string }) => a.name,
@@ -99,11 +83,10 @@ describe('approvals', () => {
 
     const open = await (await platform.fetch('/apps/approvals', { token: approver })).json();
     expect(open.items.map((a: { id: string }) => a.id)).toEqual([body.approval.id]);
-    expect((await post(`/apps/kyc/versions/${v.id}/publish`, requester)).status).toBe(409);
-
-    const own = await post(`/apps/kyc/versions/${v.id}/approve`, requester, {});
-    expect(own.status).toBe(403);
-    expect((await own.json()).error.code).toBe('four_eyes');
+    await act.refused(v.id, 409, 'conflict', () => post(`/apps/kyc/versions/${v.id}/publish`, requester));
+    await act.refused(v.id, 403, 'four_eyes', () =>
+      post(`/apps/kyc/versions/${v.id}/approve`, requester, {}),
+    );
 
     const approved = await post(`/apps/kyc/versions/${v.id}/approve`, approver, { comment: 'looks right' });
     expect(approved.status).toBe(200);
@@ -123,8 +106,7 @@ describe('approvals', () => {
     ).json();
     expect(decidedList.items[0]).toMatchObject({ id: body.approval.id, status: 'approved' });
 
-    const twice = await post(`/apps/kyc/versions/${v.id}/approve`, approver, {});
-    expect(twice.status).toBe(409);
+    await act.refused(v.id, 409, 'conflict', () => post(`/apps/kyc/versions/${v.id}/approve`, approver, {}));
   });
 
   it('lets the requester approve when four-eyes is off', async () => {
@@ -144,8 +126,8 @@ describe('approvals', () => {
     });
     expect(rejected.status).toBe(200);
     expect((await rejected.json()).approval).toMatchObject({ status: 'rejected', comment: 'no' });
-    const reject = await post(`/apps/screen/versions/${v.id}/reject`, await as('picky', 'grace'), {});
-    expect(reject.status).toBe(409);
+    const grace = await as('picky', 'grace');
+    await act.refused(v.id, 409, 'conflict', () => post(`/apps/screen/versions/${v.id}/reject`, grace, {}));
     expect((await post(`/apps/screen/versions/${v.id}/publish`, await as('picky', 'ada'))).status).toBe(202);
   });
 
@@ -158,18 +140,58 @@ describe('approvals', () => {
       post(`/apps/screen/versions/${v.id}/approve`, await as('busy', 'linus'), {}),
     ]);
     expect([a.status, b.status].sort()).toEqual([200, 409]);
-    await Promise.all([a.text(), b.text()]);
+    const loser = (await (a.status === 409 ? a : b).json()).error;
+    expect(loser.code).toBe('conflict');
+    await (a.status === 200 ? a : b).text();
     const audit = await (
       await platform.fetch('/audit-events?action=app.published', { token: await as('busy') })
     ).json();
     expect(audit.total).toBe(1);
   });
 
-  it('refuses approving without an open request', async () => {
+  it('refuses approving or rejecting without an open request', async () => {
     const v = await uploaded('idle', 'screen', '1.0.0');
-    const response = await post(`/apps/screen/versions/${v.id}/approve`, await as('idle'), {});
-    expect(response.status).toBe(409);
-    expect((await response.json()).error.code).toBe('conflict');
+    const token = await as('idle');
+    for (const action of ['approve', 'reject'])
+      await act.refused(v.id, 409, 'conflict', () =>
+        post(`/apps/screen/versions/${v.id}/${action}`, token, {}),
+      );
+  });
+});
+
+describe('without apps:publish', () => {
+  it('refuses publish, approve, reject and withdraw with 403 forbidden, changing nothing', async () => {
+    await requireApprovals('guarded', false);
+    const fresh = await uploaded('guarded', 'screen', '1.0.0');
+    const requested = await uploaded('guarded', 'screen', '1.1.0');
+    expect((await post(`/apps/screen/versions/${requested.id}/publish`, await as('guarded'))).status).toBe(
+      202,
+    );
+    const readers = [
+      await as('guarded', 'ann', ['analyst']),
+      await platform.token({
+        tenant: 'guarded',
+        user: 'wes',
+        roles: [],
+        permissions: ['apps:read', 'apps:write'],
+      }),
+    ];
+    for (const token of readers) {
+      const calls: [string, () => Promise<Response>][] = [
+        [fresh.id, () => post(`/apps/screen/versions/${fresh.id}/publish`, token)],
+        [requested.id, () => post(`/apps/screen/versions/${requested.id}/approve`, token, {})],
+        [requested.id, () => post(`/apps/screen/versions/${requested.id}/reject`, token, {})],
+        [
+          requested.id,
+          () => platform.fetch(`/apps/screen/versions/${requested.id}`, { method: 'DELETE', token }),
+        ],
+        [fresh.id, () => platform.fetch(`/apps/screen/versions/${fresh.id}`, { method: 'DELETE', token })],
+      ];
+      for (const [id, call] of calls) {
+        const error = await act.refused(id, 403, 'forbidden', call);
+        expect(error.details).toEqual({ permission: 'apps:publish' });
+      }
+    }
   });
 });
 
@@ -190,7 +212,7 @@ describe('operator review', () => {
     });
     const versions = await (await platform.fetch('/apps/screen/versions', { token })).json();
     expect(versions.items[0].review).toMatchObject({ status: 'pending' });
-    expect((await post(`/apps/screen/versions/${v.id}/publish`, token)).status).toBe(409);
+    await act.refused(v.id, 409, 'conflict', () => post(`/apps/screen/versions/${v.id}/publish`, token));
   });
 });
 
@@ -207,8 +229,9 @@ describe('withdraw', () => {
     expect(approvals.items[0]).toMatchObject({ id: request.approval.id, status: 'withdrawn' });
     const audit = await (await platform.fetch('/audit-events?action=app.withdrawn', { token })).json();
     expect(audit.items[0].data).toMatchObject({ approvalId: request.approval.id, reviewId: null });
-    const again = await platform.fetch(`/apps/screen/versions/${v.id}`, { method: 'DELETE', token });
-    expect(again.status).toBe(409);
+    await act.refused(v.id, 409, 'conflict', () =>
+      platform.fetch(`/apps/screen/versions/${v.id}`, { method: 'DELETE', token }),
+    );
   });
 
   it('withdraws the pending review too', async () => {

@@ -1,8 +1,14 @@
 // A platform whose api inspects uploads with a real runner, and module variants to upload.
+import { asc, eq } from 'drizzle-orm';
 import pino from 'pino';
+import { expect } from 'vitest';
 import type { DocumentSource } from '../../src/api/internal.ts';
+import { auditEvents } from '../../src/audit/tables.ts';
+import { appPublishRequests, appReviews, appVersions } from '../../src/catalogue/tables.ts';
 import { loadConfig } from '../../src/config.ts';
+import type { Database } from '../../src/db/pool.ts';
 import { startRunnerFromConfig } from '../../src/runner/index.ts';
+import { expectError } from '../http/expect.ts';
 import { buildFixture } from '../support/assemblyscript.ts';
 import { freePort } from '../support/free-port.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
@@ -64,4 +70,67 @@ export function appModule(name: string, version: string, extra = ''): Promise<Ui
     '"name":"echo","version":"1.0.0"': `"name":"${name}","version":"${version}"`,
     '"hosts":["api.vendor.test"]': `"hosts":["api.vendor.test"${extra ? `,"${extra}"` : ''}]`,
   });
+}
+
+/**
+ * Everything a decision on a version may change: the version row, its publish requests and reviews, and
+ * the audit rows about it. A refusal leaves it equal (compare with toEqual).
+ */
+export async function versionState(database: Database, versionId: string) {
+  const db = database.db;
+  const [version] = await db.select().from(appVersions).where(eq(appVersions.id, versionId));
+  return {
+    version,
+    requests: await db
+      .select()
+      .from(appPublishRequests)
+      .where(eq(appPublishRequests.versionId, versionId))
+      .orderBy(asc(appPublishRequests.requestedAt)),
+    reviews: await db
+      .select()
+      .from(appReviews)
+      .where(eq(appReviews.versionId, versionId))
+      .orderBy(asc(appReviews.requestedAt)),
+    audit: await db
+      .select({ id: auditEvents.id, action: auditEvents.action })
+      .from(auditEvents)
+      .where(eq(auditEvents.resourceId, versionId))
+      .orderBy(asc(auditEvents.id)),
+  };
+}
+
+/** The calls the lifecycle tests make, as a tenant's user (an admin unless roles say otherwise). */
+export function catalogueActions(platform: CataloguePlatform) {
+  const as = (tenant: string, user = 'ada', roles = ['admin']) => platform.token({ tenant, user, roles });
+  return {
+    as,
+    post: (path: string, token: string, json?: unknown) =>
+      platform.fetch(path, { method: 'POST', token, json }),
+    async uploaded(tenant: string, name: string, version = '1.0.0') {
+      const response = await platform.upload(await appModule(name, version), await as(tenant));
+      const body = await response.json();
+      if (response.status !== 201)
+        throw new Error(`upload answered ${response.status}: ${JSON.stringify(body)}`);
+      return body as { id: string; name: string; version: string };
+    },
+    /** Expects the call refused with that status and code, and nothing about the version changed. */
+    async refused(versionId: string, status: number, code: string, call: () => Promise<Response>) {
+      const before = await versionState(platform.database, versionId);
+      const error = await expectError(await call(), status, code);
+      expect(await versionState(platform.database, versionId)).toEqual(before);
+      return error;
+    },
+    async requireApprovals(tenant: string, fourEyes = true) {
+      const response = await platform.fetch('/tenants/me/settings', {
+        method: 'PUT',
+        token: await as(tenant),
+        json: {
+          approvals: { required: true, requiredFor: ['apps'], fourEyes },
+          collection: { flowUrl: null },
+        },
+      });
+      if (response.status !== 200)
+        throw new Error(`settings answered ${response.status}: ${await response.text()}`);
+    },
+  };
 }
