@@ -9,7 +9,7 @@ import { ApiError, conflict, notFound } from '../http/errors.ts';
 import { notify } from '../notifications/service.ts';
 import { tenants } from '../tenants/tables.ts';
 import { assertNotBlocked } from './blocks.ts';
-import { publishRoute } from './rules.ts';
+import { approvedRoute, publishRoute } from './rules.ts';
 import { appPublishRequests, appReviews, appVersions } from './tables.ts';
 import { versionSummary } from './views.ts';
 
@@ -185,9 +185,10 @@ async function decide(
       .where(eq(appPublishRequests.id, request.id))
       .returning();
     const approval = approvalView(decided as RequestRow, version);
+    await auditDecision(tx, ctx, version, approval);
     if (decision === 'rejected') return { status: 200, body: { version: versionSummary(version), approval } };
     const tenant = await tenantOf(tx, ctx.principal.tenantId);
-    if (tenant.appReview === 'required') {
+    if (approvedRoute(tenant.appReview) === 'operator_review') {
       const review = await openReview(tx, ctx, version);
       return {
         status: 202,
@@ -200,6 +201,29 @@ async function decide(
     }
     const published = await publishNow(tx, ctx, version, { approvalId: approval.id });
     return { status: 200, body: { version: versionSummary(published), approval } };
+  });
+}
+
+/** Every decision on a publish request, in the tenant's trail (a publish that follows is audited too). */
+async function auditDecision(
+  tx: Tx,
+  ctx: LifecycleContext,
+  version: VersionRow,
+  approval: ReturnType<typeof approvalView>,
+) {
+  await recordAudit(tx, {
+    tenantId: ctx.principal.tenantId,
+    action: 'app.approval.decided',
+    actor: actorOf(ctx.principal),
+    resource: { type: 'app_version', id: version.id },
+    data: {
+      name: version.name,
+      version: version.version,
+      approvalId: approval.id,
+      decision: approval.status,
+      comment: approval.comment,
+    },
+    requestId: ctx.requestId,
   });
 }
 
