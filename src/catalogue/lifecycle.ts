@@ -1,7 +1,7 @@
 // Publish, approve, reject and withdraw a tenant's version (spec part 1 §3.1). Each action locks the
 // version row, so two decisions on one version take turns and the second sees the first's result.
 import { and, desc, eq } from 'drizzle-orm';
-import { actorOf } from '../audit/actor.ts';
+import { auditedBy } from '../audit/actor.ts';
 import { recordAudit } from '../audit/trail.ts';
 import type { Database, Tx } from '../db/pool.ts';
 import type { AuthenticatedPrincipal } from '../http/auth.ts';
@@ -79,20 +79,28 @@ const blockTarget = (v: VersionRow) => ({
   name: v.name,
 });
 
+/** A change to a tenant's own version, in its trail, naming the version (data adds the rest). */
+const auditVersion = (
+  tx: Tx,
+  ctx: LifecycleContext,
+  action: string,
+  version: VersionRow,
+  data: Record<string, unknown>,
+) =>
+  recordAudit(tx, {
+    ...auditedBy(ctx),
+    action,
+    resource: { type: 'app_version', id: version.id },
+    data: { name: version.name, version: version.version, ...data },
+  });
+
 async function publishNow(tx: Tx, ctx: LifecycleContext, version: VersionRow, via: Record<string, unknown>) {
   const [published] = await tx
     .update(appVersions)
     .set({ status: 'published', publishedAt: new Date() })
     .where(eq(appVersions.id, version.id))
     .returning();
-  await recordAudit(tx, {
-    tenantId: ctx.principal.tenantId,
-    action: 'app.published',
-    actor: actorOf(ctx.principal),
-    resource: { type: 'app_version', id: version.id },
-    data: { name: version.name, version: version.version, sha256: version.sha256, ...via },
-    requestId: ctx.requestId,
-  });
+  await auditVersion(tx, ctx, 'app.published', version, { sha256: version.sha256, ...via });
   return published as VersionRow;
 }
 
@@ -140,14 +148,7 @@ export async function publishVersion(ctx: LifecycleContext, name: string, id: st
       })
       .returning();
     const approval = approvalView(request as RequestRow, version);
-    await recordAudit(tx, {
-      tenantId: ctx.principal.tenantId,
-      action: 'app.approval.requested',
-      actor: actorOf(ctx.principal),
-      resource: { type: 'app_version', id: version.id },
-      data: { name: version.name, version: version.version, approvalId: approval.id },
-      requestId: ctx.requestId,
-    });
+    await auditVersion(tx, ctx, 'app.approval.requested', version, { approvalId: approval.id });
     await notify(tx, {
       tenantId: ctx.principal.tenantId,
       kind: 'approval_requested',
@@ -185,7 +186,12 @@ async function decide(
       .where(eq(appPublishRequests.id, request.id))
       .returning();
     const approval = approvalView(decided as RequestRow, version);
-    await auditDecision(tx, ctx, version, approval);
+    // Every decision, in the tenant's trail (a publish that follows is audited too).
+    await auditVersion(tx, ctx, 'app.approval.decided', version, {
+      approvalId: approval.id,
+      decision: approval.status,
+      comment: approval.comment,
+    });
     if (decision === 'rejected') return { status: 200, body: { version: versionSummary(version), approval } };
     const tenant = await tenantOf(tx, ctx.principal.tenantId);
     if (approvedRoute(tenant.appReview) === 'operator_review') {
@@ -201,29 +207,6 @@ async function decide(
     }
     const published = await publishNow(tx, ctx, version, { approvalId: approval.id });
     return { status: 200, body: { version: versionSummary(published), approval } };
-  });
-}
-
-/** Every decision on a publish request, in the tenant's trail (a publish that follows is audited too). */
-async function auditDecision(
-  tx: Tx,
-  ctx: LifecycleContext,
-  version: VersionRow,
-  approval: ReturnType<typeof approvalView>,
-) {
-  await recordAudit(tx, {
-    tenantId: ctx.principal.tenantId,
-    action: 'app.approval.decided',
-    actor: actorOf(ctx.principal),
-    resource: { type: 'app_version', id: version.id },
-    data: {
-      name: version.name,
-      version: version.version,
-      approvalId: approval.id,
-      decision: approval.status,
-      comment: approval.comment,
-    },
-    requestId: ctx.requestId,
   });
 }
 
@@ -253,18 +236,9 @@ export async function withdrawVersion(ctx: LifecycleContext, name: string, id: s
       .set({ status: 'withdrawn', withdrawnAt: now })
       .where(eq(appVersions.id, version.id))
       .returning();
-    await recordAudit(tx, {
-      tenantId: ctx.principal.tenantId,
-      action: 'app.withdrawn',
-      actor: actorOf(ctx.principal),
-      resource: { type: 'app_version', id: version.id },
-      data: {
-        name: version.name,
-        version: version.version,
-        approvalId: request?.id ?? null,
-        reviewId: review?.id ?? null,
-      },
-      requestId: ctx.requestId,
+    await auditVersion(tx, ctx, 'app.withdrawn', version, {
+      approvalId: request?.id ?? null,
+      reviewId: review?.id ?? null,
     });
     const [latestReview] = await tx
       .select()

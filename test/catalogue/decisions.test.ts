@@ -1,22 +1,17 @@
 // Publish requests under the operator's review, decisions without a body, their audit rows, and who
 // sees versions through the approvals listing.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { decideReview, setTenantReview } from '../../src/catalogue/reviews.ts';
-import { type CataloguePlatform, catalogueActions, startCataloguePlatform, versionState } from './support.ts';
+import { catalogueSuite, versionState } from './support.ts';
 
-let platform: CataloguePlatform;
-let act: ReturnType<typeof catalogueActions>;
-beforeAll(async () => {
-  platform = await startCataloguePlatform();
-  act = catalogueActions(platform);
-}, 120_000);
-afterAll(async () => platform?.close());
+const suite = catalogueSuite();
+const act = suite.act;
 
 const underReview = async (tenant: string) =>
-  setTenantReview(platform.database, await platform.tenantId(tenant), 'required', 'olga');
+  setTenantReview(suite.platform.database, await suite.platform.tenantId(tenant), 'required', 'olga');
 const path = (name: string, id: string, action: string) => `/apps/${name}/versions/${id}/${action}`;
 const actions = async (versionId: string) =>
-  (await versionState(platform.database, versionId)).audit.map((a) => a.action);
+  (await versionState(suite.platform.database, versionId)).audit.map((a) => a.action);
 
 describe('under the operator’s review', () => {
   it('with approvals required, publish opens the tenant’s request first; approving it opens the review', async () => {
@@ -29,11 +24,11 @@ describe('under the operator’s review', () => {
     expect(requested.approval).toMatchObject({ versionId: v.id, status: 'pending', fourEyes: true });
     expect(requested.review).toBeUndefined();
     expect(requested.version).toMatchObject({ status: 'uploaded', review: null });
-    let state = await versionState(platform.database, v.id);
+    let state = await versionState(suite.platform.database, v.id);
     expect(state.reviews).toEqual([]);
     expect(await actions(v.id)).toEqual(['app.uploaded', 'app.approval.requested']);
     const grace = await act.as('twofold', 'grace');
-    const notes = await (await platform.fetch('/notifications', { token: grace })).json();
+    const notes = await (await suite.platform.fetch('/notifications', { token: grace })).json();
     expect(notes.items[0]).toMatchObject({ kind: 'approval_requested', resource: { id: v.id } });
 
     const approve = await act.post(path('screen', v.id, 'approve'), grace, { comment: 'fine' });
@@ -42,19 +37,19 @@ describe('under the operator’s review', () => {
     expect(approved.approval).toMatchObject({ status: 'approved', decidedBy: 'user:grace' });
     expect(approved.review).toMatchObject({ versionId: v.id, status: 'pending' });
     expect(approved.version).toMatchObject({ status: 'uploaded', review: { status: 'pending' } });
-    state = await versionState(platform.database, v.id);
+    state = await versionState(suite.platform.database, v.id);
     expect(state.version?.status).toBe('uploaded');
     expect(state.reviews.map((r) => r.status)).toEqual(['pending']);
     expect(await actions(v.id)).toEqual(['app.uploaded', 'app.approval.requested', 'app.approval.decided']);
 
     // The operator's approval then publishes it.
-    await decideReview(platform.database, {
+    await decideReview(suite.platform.database, {
       reviewId: approved.review.id,
       decision: 'approved',
       by: 'olga',
       comment: null,
     });
-    expect((await versionState(platform.database, v.id)).version?.status).toBe('published');
+    expect((await versionState(suite.platform.database, v.id)).version?.status).toBe('published');
   });
 
   it('without approvals required, publish opens the operator’s review at once', async () => {
@@ -65,7 +60,7 @@ describe('under the operator’s review', () => {
     expect(publish.status, JSON.stringify(body)).toBe(202);
     expect(body.review).toMatchObject({ versionId: v.id, status: 'pending' });
     expect(body.approval).toBeUndefined();
-    const state = await versionState(platform.database, v.id);
+    const state = await versionState(suite.platform.database, v.id);
     expect(state.requests).toEqual([]);
     expect(state.reviews.map((r) => r.status)).toEqual(['pending']);
   });
@@ -77,7 +72,10 @@ describe('approve and reject without a body', () => {
     const v = await act.uploaded('bare', 'screen');
     const ada = await act.as('bare');
     expect((await act.post(path('screen', v.id, 'publish'), ada)).status).toBe(202);
-    const response = await platform.fetch(path('screen', v.id, 'approve'), { method: 'POST', token: ada });
+    const response = await suite.platform.fetch(path('screen', v.id, 'approve'), {
+      method: 'POST',
+      token: ada,
+    });
     const body = await response.json();
     expect(response.status, JSON.stringify(body)).toBe(200);
     expect(body.approval).toMatchObject({ status: 'approved', comment: null });
@@ -91,12 +89,15 @@ describe('approve and reject without a body', () => {
       await act.post(path('screen', v.id, 'publish'), await act.as('bare-reject', 'ada'))
     ).json();
     const grace = await act.as('bare-reject', 'grace');
-    const response = await platform.fetch(path('screen', v.id, 'reject'), { method: 'POST', token: grace });
+    const response = await suite.platform.fetch(path('screen', v.id, 'reject'), {
+      method: 'POST',
+      token: grace,
+    });
     const body = await response.json();
     expect(response.status, JSON.stringify(body)).toBe(200);
     expect(body.approval).toMatchObject({ status: 'rejected', comment: null, decidedBy: 'user:grace' });
     const audit = await (
-      await platform.fetch('/audit-events?action=app.approval.decided', { token: grace })
+      await suite.platform.fetch('/audit-events?action=app.approval.decided', { token: grace })
     ).json();
     expect(audit.items).toHaveLength(1);
     expect(audit.items[0]).toMatchObject({
@@ -116,7 +117,7 @@ describe('approve and reject without a body', () => {
     await act.requireApprovals('shaped');
     const v = await act.uploaded('shaped', 'screen');
     await act.post(path('screen', v.id, 'publish'), await act.as('shaped', 'ada'));
-    const before = await versionState(platform.database, v.id);
+    const before = await versionState(suite.platform.database, v.id);
     const response = await act.post(path('screen', v.id, 'reject'), await act.as('shaped', 'grace'), {
       comment: 'x'.repeat(2001),
     });
@@ -126,7 +127,7 @@ describe('approve and reject without a body', () => {
       code: 'validation_error',
       details: { issues: [expect.objectContaining({ path: '/comment' })] },
     });
-    expect(await versionState(platform.database, v.id)).toEqual(before);
+    expect(await versionState(suite.platform.database, v.id)).toEqual(before);
   });
 });
 
@@ -144,7 +145,7 @@ describe('who sees versions through the approvals listing', () => {
     expect((await act.post(path(approved.name, approved.id, 'approve'), grace, {})).status).toBe(200);
 
     const names = async (token: string, query: string) =>
-      (await (await platform.fetch(`/apps/approvals?open=${query}`, { token })).json()).items.map(
+      (await (await suite.platform.fetch(`/apps/approvals?open=${query}`, { token })).json()).items.map(
         (a: { name: string }) => a.name,
       );
     expect(await names(grace, 'true')).toEqual(['hidden-app']);
@@ -154,11 +155,11 @@ describe('who sees versions through the approvals listing', () => {
     expect(await names(analyst, 'false')).toEqual(['public-app']);
 
     // The other listings agree: the analyst sees the published app only.
-    const apps = await (await platform.fetch('/apps', { token: analyst })).json();
+    const apps = await (await suite.platform.fetch('/apps', { token: analyst })).json();
     expect(apps.items.map((a: { name: string }) => a.name)).toEqual(['public-app']);
     for (const hidden of ['hidden-app', 'dropped-app']) {
-      expect((await platform.fetch(`/apps/${hidden}`, { token: analyst })).status).toBe(404);
-      expect((await platform.fetch(`/apps/${hidden}/versions`, { token: analyst })).status).toBe(404);
+      expect((await suite.platform.fetch(`/apps/${hidden}`, { token: analyst })).status).toBe(404);
+      expect((await suite.platform.fetch(`/apps/${hidden}/versions`, { token: analyst })).status).toBe(404);
     }
   });
 });

@@ -1,7 +1,7 @@
 // A platform whose api inspects uploads with a real runner, and module variants to upload.
 import { asc, eq } from 'drizzle-orm';
 import pino from 'pino';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import type { DocumentSource } from '../../src/api/internal.ts';
 import { auditEvents } from '../../src/audit/tables.ts';
 import { appPublishRequests, appReviews, appVersions } from '../../src/catalogue/tables.ts';
@@ -99,15 +99,18 @@ export async function versionState(database: Database, versionId: string) {
   };
 }
 
-/** The calls the lifecycle tests make, as a tenant's user (an admin unless roles say otherwise). */
-export function catalogueActions(platform: CataloguePlatform) {
-  const as = (tenant: string, user = 'ada', roles = ['admin']) => platform.token({ tenant, user, roles });
+/**
+ * The calls the lifecycle tests make, as a tenant's user (an admin unless roles say otherwise), on the
+ * platform the getter gives (started in the file's beforeAll).
+ */
+export function catalogueActions(current: () => CataloguePlatform) {
+  const as = (tenant: string, user = 'ada', roles = ['admin']) => current().token({ tenant, user, roles });
   return {
     as,
     post: (path: string, token: string, json?: unknown) =>
-      platform.fetch(path, { method: 'POST', token, json }),
+      current().fetch(path, { method: 'POST', token, json }),
     async uploaded(tenant: string, name: string, version = '1.0.0') {
-      const response = await platform.upload(await appModule(name, version), await as(tenant));
+      const response = await current().upload(await appModule(name, version), await as(tenant));
       const body = await response.json();
       if (response.status !== 201)
         throw new Error(`upload answered ${response.status}: ${JSON.stringify(body)}`);
@@ -115,13 +118,13 @@ export function catalogueActions(platform: CataloguePlatform) {
     },
     /** Expects the call refused with that status and code, and nothing about the version changed. */
     async refused(versionId: string, status: number, code: string, call: () => Promise<Response>) {
-      const before = await versionState(platform.database, versionId);
+      const before = await versionState(current().database, versionId);
       const error = await expectError(await call(), status, code);
-      expect(await versionState(platform.database, versionId)).toEqual(before);
+      expect(await versionState(current().database, versionId)).toEqual(before);
       return error;
     },
     async requireApprovals(tenant: string, fourEyes = true) {
-      const response = await platform.fetch('/tenants/me/settings', {
+      const response = await current().fetch('/tenants/me/settings', {
         method: 'PUT',
         token: await as(tenant),
         json: {
@@ -133,4 +136,17 @@ export function catalogueActions(platform: CataloguePlatform) {
         throw new Error(`settings answered ${response.status}: ${await response.text()}`);
     },
   };
+}
+
+/** One catalogue platform for a test file (started before its tests, closed after), with the actions. */
+export function catalogueSuite() {
+  const suite: { platform: CataloguePlatform; act: ReturnType<typeof catalogueActions> } = {
+    platform: undefined as unknown as CataloguePlatform,
+    act: catalogueActions(() => suite.platform),
+  };
+  beforeAll(async () => {
+    suite.platform = await startCataloguePlatform();
+  }, 120_000);
+  afterAll(async () => suite.platform?.close());
+  return suite;
 }
