@@ -2,6 +2,7 @@
 // sees versions through the approvals listing.
 import { describe, expect, it } from 'vitest';
 import { decideReview, setTenantReview } from '../../src/catalogue/reviews.ts';
+import { expectError } from '../http/expect.ts';
 import { catalogueSuite, versionState } from './support.ts';
 
 const suite = catalogueSuite();
@@ -121,12 +122,8 @@ describe('approve and reject without a body', () => {
     const response = await act.post(path('screen', v.id, 'reject'), await act.as('shaped', 'grace'), {
       comment: 'x'.repeat(2001),
     });
-    const body = await response.json();
-    expect(response.status).toBe(400);
-    expect(body.error).toMatchObject({
-      code: 'validation_error',
-      details: { issues: [expect.objectContaining({ path: '/comment' })] },
-    });
+    const error = await expectError(response, 400, 'validation_error');
+    expect(error.details).toMatchObject({ issues: [expect.objectContaining({ path: '/comment' })] });
     expect(await versionState(suite.platform.database, v.id)).toEqual(before);
   });
 });
@@ -158,8 +155,8 @@ describe('who sees versions through the approvals listing', () => {
     const apps = await (await suite.platform.fetch('/apps', { token: analyst })).json();
     expect(apps.items.map((a: { name: string }) => a.name)).toEqual(['public-app']);
     for (const hidden of ['hidden-app', 'dropped-app']) {
-      expect((await suite.platform.fetch(`/apps/${hidden}`, { token: analyst })).status).toBe(404);
-      expect((await suite.platform.fetch(`/apps/${hidden}/versions`, { token: analyst })).status).toBe(404);
+      for (const route of [`/apps/${hidden}`, `/apps/${hidden}/versions`])
+        await expectError(await suite.platform.fetch(route, { token: analyst }), 404, 'not_found');
     }
   });
 });
