@@ -1,5 +1,6 @@
 // Catalogue routes (spec part 1 §4.1): thin — parse, authorize, call the service, shape the answer.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Database } from '../db/pool.ts';
 import { principalOf } from '../http/auth.ts';
@@ -24,6 +25,11 @@ const Decision = Type.Object(
   { comment: Type.Optional(Type.String({ maxLength: 2000 })) },
   { additionalProperties: false },
 );
+
+/** The decision's body is optional: none at all (or an empty one) reads as {}, before validation. */
+async function absentBodyIsEmpty(request: FastifyRequest) {
+  request.body ??= {};
+}
 
 export function catalogueRoutes(deps: CatalogueDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -160,11 +166,12 @@ export function catalogueRoutes(deps: CatalogueDeps): FastifyPluginAsyncTypebox 
         `/apps/:name/versions/:id/${action}`,
         {
           config: { permission: 'apps:publish' },
-          schema: { tags: ['apps'], params: VersionParams, body: Type.Optional(Decision) },
+          schema: { tags: ['apps'], params: VersionParams, body: Decision },
+          preValidation: absentBodyIsEmpty,
         },
         async (request, reply) => {
           available();
-          const comment = (request.body as { comment?: string } | undefined)?.comment ?? null;
+          const comment = request.body.comment ?? null;
           const result = await decide(context(request), request.params.name, request.params.id, comment);
           return reply.status(result.status).send(result.body);
         },

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appBlocks, appVersions } from '../../src/catalogue/tables.ts';
 import { capMemory, sha256Hex } from '../../src/module/wasm.ts';
@@ -123,7 +124,12 @@ describe('POST /apps/uploads', () => {
       await platform.token({ roles: ['analyst'] }),
     );
     expect(response.status).toBe(403);
-    expect((await response.json()).error.details).toEqual({ permission: 'apps:publish' });
+    expect((await response.json()).error).toMatchObject({
+      code: 'forbidden',
+      details: { permission: 'apps:publish' },
+    });
+    const rows = await platform.database.db.select().from(appVersions).where(eq(appVersions.name, 'nope'));
+    expect(rows).toEqual([]);
   });
 
   it('refuses a blocked module and a blocked app with 409 app_blocked, storing nothing', async () => {
