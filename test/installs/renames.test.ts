@@ -5,7 +5,10 @@ import { errorOf, ok, publishEcho, SECRET_KEY_HEX } from './support.ts';
 
 let platform: CataloguePlatform;
 beforeAll(async () => {
-  platform = await startCataloguePlatform({ SECRET_STORE_KEY: SECRET_KEY_HEX });
+  platform = await startCataloguePlatform({
+    SECRET_STORE_KEY: SECRET_KEY_HEX,
+    WEBHOOK_PUBLIC_URL: 'https://hooks.example.com',
+  });
 }, 120_000);
 afterAll(async () => platform?.close());
 
@@ -69,6 +72,7 @@ describe('renames', () => {
       skipped: [],
     });
     expect(renamed.install.storedSecrets).toEqual(['API_KEY']);
+    expect(renamed.install.webhookUrl).toBe(`https://hooks.example.com/webhooks/app-installs/${ids.kyc}`);
     expect(renamed.install.webhookUrl).toBe(before.webhookUrl);
     expect((await ok<View>(await call('/app-installs/screening', token))).aliases).toEqual(['kyc']);
 

@@ -1,5 +1,6 @@
 // Installs through the real api: a catalogue platform (real runner inspecting uploads), versions uploaded
 // and published by a tenant, platform versions through the release reconciliation, and small helpers.
+import { request as httpRequest } from 'node:http';
 import pino from 'pino';
 import { expect } from 'vitest';
 import { moduleStorageOf } from '../../src/api/index.ts';
@@ -88,4 +89,39 @@ export async function ok<T = Record<string, unknown>>(response: Response, status
   const text = await response.text();
   expect(response.status, text).toBe(status);
   return (text ? JSON.parse(text) : null) as T;
+}
+
+/**
+ * A request to the api with the Host header a caller chose (fetch always sends the address it dials):
+ * answers like fetch, so errorOf and ok read it.
+ */
+export function fetchWithHost(
+  platform: CataloguePlatform,
+  pathname: string,
+  init: { host: string; token: string; method?: string; json?: unknown },
+): Promise<Response> {
+  const body = init.json === undefined ? undefined : JSON.stringify(init.json);
+  return new Promise((resolve, reject) => {
+    const sent = httpRequest(
+      `${platform.url}${pathname}`,
+      {
+        method: init.method ?? 'GET',
+        headers: {
+          host: init.host,
+          authorization: `Bearer ${init.token}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+      },
+      (answer) => {
+        const chunks: Buffer[] = [];
+        answer.on('data', (chunk: Buffer) => chunks.push(chunk));
+        answer.on('end', () =>
+          resolve(new Response(Buffer.concat(chunks), { status: answer.statusCode ?? 500 })),
+        );
+        answer.on('error', reject);
+      },
+    );
+    sent.on('error', reject);
+    sent.end(body);
+  });
 }
