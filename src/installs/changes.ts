@@ -109,10 +109,13 @@ async function lockedChange(tx: Tx, ctx: InstallContext, installName: string, ch
   return { install, change };
 }
 
-/** Whether the install is as it was when the change was requested (compared in the database, exactly). */
+/**
+ * Whether what the change was asked against (version, config, hosts, enabled, autoUpgrade) is as it was
+ * when requested: the install's revision has not moved. A rename or a circuit-settings save does not move it.
+ */
 async function installUnchanged(tx: Tx, change: ChangeRow): Promise<boolean> {
   const [row] = await tx
-    .select({ unchanged: sql<boolean>`${appInstalls.updatedAt} = ${appInstallChanges.installUpdatedAt}` })
+    .select({ unchanged: sql<boolean>`${appInstalls.revision} = ${appInstallChanges.installRevision}` })
     .from(appInstallChanges)
     .innerJoin(appInstalls, eq(appInstalls.id, appInstallChanges.installId))
     .where(eq(appInstallChanges.id, change.id));

@@ -86,7 +86,7 @@ export async function requireInstall(db: Queryable, tenantId: string, name: stri
 
 /**
  * updated_at of a write to an install: strictly later than the write before, even when both transactions
- * started in the same instant (install_changed and the audit's previousUpdatedAt rely on it).
+ * started in the same instant (the audit's previousUpdatedAt relies on it).
  */
 export const nextUpdatedAt = () => sql`greatest(now(), ${appInstalls.updatedAt} + interval '1 millisecond')`;
 
