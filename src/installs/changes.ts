@@ -4,6 +4,7 @@
 // the same order a save takes, so a decision and a save of one install take turns and neither is lost.
 import { isDeepStrictEqual } from 'node:util';
 import { and, asc, desc, eq, inArray, isNotNull, isNull, or, type SQL, sql } from 'drizzle-orm';
+import { nameMeteringRows } from '../calls/metering.ts';
 import { assertNotBlocked } from '../catalogue/blocks.ts';
 import type { Tx } from '../db/pool.ts';
 import { ApiError, conflict, notFound } from '../http/errors.ts';
@@ -280,6 +281,8 @@ async function closeChange(
       .delete(appInstallSecrets)
       .where(eq(appInstallSecrets.installId, install.id))
       .returning({ name: appInstallSecrets.name });
+    // A waiting new install may have had test calls: its metering keeps the name it had.
+    await nameMeteringRows(tx, install.id, install.name);
     await tx.delete(appInstalls).where(eq(appInstalls.id, install.id));
     await auditDecided(tx, ctx, install, decided, {
       installRemoved: true,

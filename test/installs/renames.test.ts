@@ -204,6 +204,26 @@ describe('renames', () => {
   });
 });
 
+describe('metering across a rename', () => {
+  interface Report {
+    items: { installId: string; installName: string; calls: number }[];
+  }
+  const meteringOf = async (token: string, install: string) =>
+    (await ok<Report>(await call(`/app-installs/metering?install=${install}`, token))).items;
+
+  it('shows the install’s calls under its current name, found by it, and by its last name once removed', async () => {
+    const { token, ids } = await tenantWith('ren-meter', ['kyc']);
+    await ok(await call('/app-installs/kyc/secrets/API_KEY', token, 'POST', { value: 'hush' }));
+    await ok(await call('/app-installs/kyc/test', token, 'POST', { action: 'echo', input: {} }));
+    await ok(await rename(token, 'kyc', { name: 'screening', keepAlias: false }));
+    const metered = [{ installId: ids.kyc, installName: 'screening', calls: 1 }];
+    expect(await meteringOf(token, 'screening')).toMatchObject(metered);
+    expect(await meteringOf(token, 'kyc')).toEqual([]);
+    await ok(await call('/app-installs/screening', token, 'DELETE'), 204);
+    expect(await meteringOf(token, 'screening')).toMatchObject(metered);
+  });
+});
+
 describe('removing an alias', () => {
   it('frees the former name, is audited, and answers 404 for an alias the install does not keep', async () => {
     const { token, ids } = await tenantWith('alias-rm', ['old', 'other']);
