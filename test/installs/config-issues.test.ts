@@ -76,11 +76,10 @@ describe('configIssues of any schema’s not and if rules', () => {
   });
 
   it('answers the failing branch of an if rule without the rule’s own text', () => {
-    const schema = {
-      type: 'object',
-      if: { properties: { kind: { const: 'a' } }, required: ['kind'] },
-      then: { required: ['aValue'] },
-    };
+    // Parsed, as manifests are: an object literal holding `then` reads as a thenable to the linter.
+    const schema = JSON.parse(
+      '{"type":"object","if":{"properties":{"kind":{"const":"a"}},"required":["kind"]},"then":{"required":["aValue"]}}',
+    );
     expect(issuesOf(withSchema(schema), { kind: 'a' })).toEqual([
       { path: '/aValue', message: 'is required' },
     ]);

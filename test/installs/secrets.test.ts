@@ -6,7 +6,15 @@ import { auditEvents } from '../../src/audit/tables.ts';
 import { open } from '../../src/installs/seal.ts';
 import { appInstallSecrets } from '../../src/installs/tables.ts';
 import { type CataloguePlatform, startCataloguePlatform } from '../catalogue/support.ts';
-import { configurableModule, errorOf, ok, publishEcho, published, SECRET_KEY_HEX } from './support.ts';
+import {
+  configurableModule,
+  errorOf,
+  ok,
+  publishEcho,
+  published,
+  SECRET_KEY_HEX,
+  untilBlockedBy,
+} from './support.ts';
 
 let platform: CataloguePlatform;
 beforeAll(async () => {
@@ -154,14 +162,8 @@ describe('secrets', () => {
     await db.transaction(async (tx) => {
       await tx.execute(sql`select id from app_installs where id = ${created.id as string} for update`);
       store = kept(call('/app-installs/r/secrets/API_KEY', token, 'POST', { value: VALUES[1] }), 404);
-      // Proceed once the store is waiting on the row lock (a state, not a timing).
-      for (;;) {
-        const waiting = await db.execute(
-          sql`select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query ilike '%app_installs%'`,
-        );
-        if ((waiting.rows[0] as { n: number }).n > 0) break;
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
+      // Proceed once the store is waiting on this transaction's row lock.
+      await untilBlockedBy(db, tx);
       await tx.execute(sql`delete from app_install_secrets where install_id = ${created.id as string}`);
       await tx.execute(sql`delete from app_installs where id = ${created.id as string}`);
     });

@@ -1,10 +1,13 @@
 // Installs through the real api: a catalogue platform (real runner inspecting uploads), versions uploaded
 // and published by a tenant, platform versions through the release reconciliation, and small helpers.
 import { request as httpRequest } from 'node:http';
+import { setTimeout as delay } from 'node:timers/promises';
+import { sql } from 'drizzle-orm';
 import pino from 'pino';
 import { expect } from 'vitest';
 import { moduleStorageOf } from '../../src/api/index.ts';
 import { type ReleaseModule, reconcileRelease } from '../../src/catalogue/release.ts';
+import type { Queryable, Tx } from '../../src/db/pool.ts';
 import { parseManifest } from '../../src/module/manifest.ts';
 import { capMemory, sha256Hex } from '../../src/module/wasm.ts';
 import { appModule, type CataloguePlatform } from '../catalogue/support.ts';
@@ -124,4 +127,21 @@ export function fetchWithHost(
     sent.on('error', reject);
     sent.end(body);
   });
+}
+
+/**
+ * Resolves once another session of this test's database waits on a lock the transaction `tx` holds: a
+ * state, not a timing. Only sessions `tx` blocks count, so other test files sharing the server (and
+ * their lock waits) play no part.
+ */
+export async function untilBlockedBy(db: Queryable, tx: Tx): Promise<void> {
+  const holder = (await tx.execute(sql`select pg_backend_pid() as pid`)).rows[0] as { pid: number };
+  for (;;) {
+    const waiting = await db.execute(
+      sql`select count(*)::int as n from pg_stat_activity
+          where datname = current_database() and ${holder.pid}::int = any(pg_blocking_pids(pid))`,
+    );
+    if ((waiting.rows[0] as { n: number }).n > 0) return;
+    await delay(10);
+  }
 }
