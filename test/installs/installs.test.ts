@@ -7,12 +7,14 @@ import { type CataloguePlatform, startCataloguePlatform } from '../catalogue/sup
 import { startTestPlatform } from '../support/platform.ts';
 import {
   configurableModule,
+  echoInstall,
   errorOf,
   ok,
   publishEcho,
   published,
   publishPlatformApp,
   SECRET_KEY_HEX,
+  seenThroughForgedHost,
 } from './support.ts';
 
 let platform: CataloguePlatform;
@@ -455,6 +457,15 @@ describe('install rules', () => {
         details: { issues: [{ path: '/versionId' }] },
       });
     }
+  });
+
+  it('builds webhookUrl and callbackUrl from WEBHOOK_PUBLIC_URL alone, whatever Host the caller sends', async () => {
+    const token = await as('public-url');
+    const id = await echoInstall(platform, token);
+    const seen = await seenThroughForgedHost(platform, token);
+    const expected = `https://hooks.example.com/base/webhooks/app-installs/${id}`;
+    expect(seen.webhookUrl).toBe(expected);
+    expect(seen.call.callbackUrl).toBe(expected);
   });
 
   it('answers 404 unknown_install for another tenant’s install and checks permissions', async () => {

@@ -8,11 +8,13 @@ import { appInstallSecrets } from '../../src/installs/tables.ts';
 import { type CataloguePlatform, startCataloguePlatform } from '../catalogue/support.ts';
 import {
   configurableModule,
+  echoInstall,
   errorOf,
   ok,
   publishEcho,
   published,
   SECRET_KEY_HEX,
+  seenThroughForgedHost,
   untilBlockedBy,
 } from './support.ts';
 
@@ -209,6 +211,17 @@ describe('secrets', () => {
     for (const value of VALUES) {
       expect(everything.filter((text) => text.includes(value))).toEqual([]);
     }
+  });
+});
+
+describe('without WEBHOOK_PUBLIC_URL', () => {
+  it('shows webhookUrl null and sends no callbackUrl, whatever Host the caller sends', async () => {
+    const token = await as('no-public-url');
+    await echoInstall(platform, token);
+    const seen = await seenThroughForgedHost(platform, token);
+    expect(seen.webhookUrl).toBeNull();
+    expect(seen.call).not.toHaveProperty('callbackUrl');
+    expect(JSON.stringify(seen.call)).not.toContain('evil.example.com');
   });
 });
 

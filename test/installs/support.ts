@@ -145,3 +145,44 @@ export async function untilBlockedBy(db: Queryable, tx: Tx): Promise<void> {
     await delay(10);
   }
 }
+
+/** A test call's answer of the echo fixture: the envelope it was sent. */
+interface EchoAnswer {
+  status: string;
+  output: { envelope: { call: Record<string, unknown> } };
+}
+
+/** Installs the echo app as `w` with its secret stored; answers the install's id. */
+export async function echoInstall(platform: CataloguePlatform, token: string): Promise<string> {
+  const v = await publishEcho(platform, token, 'hooked-app');
+  const created = await ok<{ id: string }>(
+    await platform.fetch('/app-installs', {
+      method: 'POST',
+      token,
+      json: { name: 'w', versionId: v.id, enabled: false, approveHosts: ['api.vendor.test'] },
+    }),
+    201,
+  );
+  await ok(
+    await platform.fetch('/app-installs/w/secrets/API_KEY', { method: 'POST', token, json: { value: 'k' } }),
+  );
+  return created.id;
+}
+
+/** The view and a test call's call object, both asked for with a forged Host header. */
+export async function seenThroughForgedHost(platform: CataloguePlatform, token: string) {
+  const host = 'evil.example.com';
+  const view = await ok<{ webhookUrl: string | null }>(
+    await fetchWithHost(platform, '/app-installs/w', { host, token }),
+  );
+  const tested = await ok<EchoAnswer>(
+    await fetchWithHost(platform, '/app-installs/w/test', {
+      host,
+      token,
+      method: 'POST',
+      json: { action: 'echo', input: {} },
+    }),
+  );
+  expect(tested.status).toBe('success');
+  return { webhookUrl: view.webhookUrl, call: tested.output.envelope.call };
+}
