@@ -15,7 +15,7 @@ import { type AutoUpgrade, appInstallChanges, appInstalls, type ChangeDecision }
 import type { InstallRow, VersionRow } from './view.ts';
 
 export interface ApprovalSettings {
-  /** The tenant requires approvals for apps (approvals.required with apps among requiredFor). */
+  /** The tenant requires approvals for apps (approvals.required with requiredFor unset or naming app). */
   required: boolean;
   fourEyes: boolean;
 }
