@@ -177,6 +177,25 @@ describe('a new install under approvals', () => {
     );
     expect(applied.hosts).toEqual([VENDOR]);
   });
+  it.each([
+    ['unset (every area)', undefined],
+    ['naming app', ['app']],
+    ['naming apps, as settings saved before app was accepted', ['apps']],
+  ])('holds a save adding hosts with requiredFor %s', async (_name, requiredFor) => {
+    const ada = await api.admin(`new-areas-${requiredFor?.[0] ?? 'unset'}`);
+    const v = await published(platform, ada, changeModule('areas-app', '1.0.0'));
+    await ok(
+      await api.call('/tenants/me/settings', ada, 'PUT', {
+        approvals: { required: true, ...(requiredFor ? { requiredFor } : {}), fourEyes: true },
+        collection: { flowUrl: null },
+      }),
+    );
+    const { change } = await api.held(
+      await api.install(ada, { name: 'n', versionId: v.id, enabled: false, approveHosts: [VENDOR] }),
+    );
+    expect(change).toMatchObject({ hostsAdded: [VENDOR], approvalSettings: { required: true } });
+  });
+
   it('saved again, a waiting new install waits as new with the newly asked state; applied, it comes into service', async () => {
     const ada = await api.admin('new-again');
     const v1 = await published(platform, ada, changeModule('again-app', '1.0.0'));

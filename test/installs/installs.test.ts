@@ -7,12 +7,14 @@ import { type CataloguePlatform, startCataloguePlatform } from '../catalogue/sup
 import { startTestPlatform } from '../support/platform.ts';
 import {
   configurableModule,
+  echoInstall,
   errorOf,
   ok,
   publishEcho,
   published,
   publishPlatformApp,
   SECRET_KEY_HEX,
+  seenThroughForgedHost,
 } from './support.ts';
 
 let platform: CataloguePlatform;
@@ -457,6 +459,15 @@ describe('install rules', () => {
     }
   });
 
+  it('builds webhookUrl and callbackUrl from WEBHOOK_PUBLIC_URL alone, whatever Host the caller sends', async () => {
+    const token = await as('public-url');
+    const id = await echoInstall(platform, token);
+    const seen = await seenThroughForgedHost(platform, token);
+    const expected = `https://hooks.example.com/base/webhooks/app-installs/${id}`;
+    expect(seen.webhookUrl).toBe(expected);
+    expect(seen.call.callbackUrl).toBe(expected);
+  });
+
   it('answers 404 unknown_install for another tenant’s install and checks permissions', async () => {
     const token = await as('owner');
     const v = await publishEcho(platform, token, 'owned-app');
@@ -481,16 +492,34 @@ describe('install rules', () => {
       expect(error.code, `${method} ${path}`).toBe('unknown_install');
     }
     const reader = await platform.token({ tenant: 'owner', roles: ['analyst'] });
-    await ok(await call('/app-installs/mine', reader));
+    const before = await ok(await call('/app-installs/mine', reader));
     await ok(await call('/app-installs', reader));
     for (const [method, path, json] of [
-      ['POST', '/app-installs', { name: 'r', versionId: v.id }],
-      ['PUT', '/app-installs/mine', { versionId: v.id, enabled: false }],
+      [
+        'POST',
+        '/app-installs',
+        { name: 'r', versionId: v.id, enabled: false, approveHosts: ['api.vendor.test'] },
+      ],
+      ['PUT', '/app-installs/mine', { versionId: v.id, enabled: false, config: { changed: true } }],
       ['DELETE', '/app-installs/mine', undefined],
       ['POST', '/app-installs/mine/secrets/API_KEY', { value: 'v' }],
+      ['DELETE', '/app-installs/mine/secrets/API_KEY', undefined],
     ] as const) {
-      expect((await call(path, reader, method, json)).status, `${method} ${path}`).toBe(403);
+      const error = await errorOf(await call(path, reader, method, json), 403);
+      expect(error, `${method} ${path}`).toMatchObject({
+        code: 'forbidden',
+        details: { permission: 'apps:write' },
+      });
     }
+    // Nothing changed: the install as it was, no other install, no secret stored, nothing audited.
+    expect(await ok(await call('/app-installs/mine', token))).toEqual(before);
+    const listed = await ok<{ items: { name: string }[] }>(await call('/app-installs', token));
+    expect(listed.items.map((item) => item.name)).toEqual(['mine']);
+    const trail = await ok<{ items: { action: string }[] }>(await call('/audit-events', token));
+    expect(trail.items.map((item) => item.action)).not.toEqual(
+      expect.arrayContaining([expect.stringMatching(/^app\.(configured|uninstalled|secret\.)/)]),
+    );
+    expect(trail.items.filter((item) => item.action === 'app.installed')).toHaveLength(1);
   });
 
   it('serializes two saves of one install: both apply in turn, the second from the first’s result', async () => {
