@@ -175,6 +175,30 @@ describe('POST /v1/invoke', () => {
     expect((await response.json()).error.code).toBe('trapped');
   });
 
+  it('carries the trap text into trapped, redacted', async () => {
+    const trapped = await invoke(hostile, { action: 'trap' });
+    expect(trapped.status).toBe(502);
+    expect((await trapped.json()).error).toMatchObject({
+      code: 'trapped',
+      message: 'the module trapped: unreachable',
+    });
+    const failed = await invoke(hostile, { action: 'fail', input: { key: 'sk-live-123456' } });
+    expect(failed.status).toBe(502);
+    const error = (await failed.json()).error;
+    expect(error).toMatchObject({
+      code: 'trapped',
+      message: 'the module trapped: Plugin-originated error: failed on "input":{"key":"[secret:API_KEY]"}}',
+    });
+  });
+
+  it('hands the module a null idempotencyKey when there is none, and an empty one as it is', async () => {
+    const keyOf = async (overrides: Record<string, unknown>) =>
+      (await (await invoke(echo, overrides)).json()).answer.output.envelope.idempotencyKey;
+    expect(await keyOf({ idempotencyKey: null })).toBeNull();
+    expect(await keyOf({ idempotencyKey: undefined })).toBeNull();
+    expect(await keyOf({ idempotencyKey: '' })).toBe('');
+  });
+
   it.each([
     ['big', 'bad_output'],
     ['garbage', 'bad_output'],
