@@ -113,7 +113,7 @@ export class ModuleStore {
     }
     if (response.status === 404) {
       await response.body?.cancel();
-      throw new RunnerFailure('module_not_found', 'no published module has that hash');
+      throw new RunnerFailure('module_not_found', 'no published module of that hash, or blocked');
     }
     if (!response.ok) {
       await response.body?.cancel();

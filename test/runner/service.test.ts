@@ -1,7 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appBlocks } from '../../src/catalogue/tables.ts';
+import { appCallbacks } from '../../src/callbacks/tables.ts';
+import { appBlocks, appVersions } from '../../src/catalogue/tables.ts';
+import { appInstalls } from '../../src/installs/tables.ts';
 import { buildFixture } from '../support/assemblyscript.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { RUNNER_TOKEN, startTestRunner, type TestRunner } from '../support/runner.ts';
@@ -277,5 +280,65 @@ describe('health', () => {
     expect(body.warmPlugins).toBeGreaterThan(0);
     expect((await fs.readdir(runner.cacheDir)).filter((f) => f.endsWith('.wasm'))).toHaveLength(2);
     expect((await fetch(`${runner.url}/health/ready`)).status).toBe(200);
+  });
+});
+
+// After the health check, which counts the modules fetched so far.
+describe('which modules the runner may fetch', () => {
+  const variant = (version: string) =>
+    buildFixture('echo', { '"version":"1.0.0"': `"version":"${version}"` });
+  const versionIdOf = async (sha256: string) => {
+    const [row] = await platform.database.db
+      .select({ id: appVersions.id })
+      .from(appVersions)
+      .where(eq(appVersions.sha256, sha256));
+    if (!row) throw new Error('no version row');
+    return row.id;
+  };
+  const expectNotFound = async (sha256: string) => {
+    const response = await invoke(sha256);
+    expect(response.status).toBe(404);
+    expect((await response.json()).error).toMatchObject({
+      code: 'module_not_found',
+      message: 'no published module of that hash, or blocked',
+    });
+  };
+
+  it('refuses stored bytes that no published version uses: an upload, a withdrawn version, bytes alone', async () => {
+    await expectNotFound(await runner.store(await variant('2.0.0'), 16, null));
+    await expectNotFound(await runner.store(await variant('2.0.1'), 16, 'uploaded'));
+    await expectNotFound(await runner.store(await variant('2.0.2'), 16, 'withdrawn'));
+  });
+
+  it('serves a withdrawn version while an install runs it or a pending vendor session waits on it', async () => {
+    const installed = await runner.store(await variant('3.0.0'), 16, 'withdrawn');
+    const [install] = await platform.database.db
+      .insert(appInstalls)
+      .values({
+        tenantId,
+        name: 'still-running',
+        appName: 'echo',
+        versionId: await versionIdOf(installed),
+        enabled: true,
+        config: {},
+        hosts: [],
+      })
+      .returning();
+    expect((await invoke(installed)).status).toBe(200);
+
+    const waited = await runner.store(await variant('3.0.1'), 16, 'withdrawn');
+    const session = {
+      tenantId,
+      installId: install?.id as string,
+      installName: 'still-running',
+      versionId: await versionIdOf(waited),
+      action: 'echo',
+    };
+    await platform.database.db
+      .insert(appCallbacks)
+      .values({ ...session, externalId: 'done-1', status: 'completed' });
+    await expectNotFound(waited);
+    await platform.database.db.insert(appCallbacks).values({ ...session, externalId: 'open-1' });
+    expect((await invoke(waited)).status).toBe(200);
   });
 });
