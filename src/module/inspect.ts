@@ -2,6 +2,7 @@
 // alone first (inspectModuleBytes), then, once the manifest export has answered, the exports it promises
 // (checkExports) and the stored form of the module (prepareModule). Pure.
 import { checkImports } from './imports.ts';
+import { checkInstanceSize } from './instance-size.ts';
 import type { Manifest } from './manifest-types.ts';
 import { type ModuleRefusal, refuse } from './refusal.ts';
 import { capMemory, readModule, sha256Hex, type WasmExport, type WasmImport } from './wasm.ts';
@@ -17,7 +18,8 @@ export interface ModuleInspection {
 /**
  * Everything that can be known without running the module: at most 32 MiB (too_large), the WebAssembly
  * header (not_wasm), valid WebAssembly with well-formed sections (invalid_module), the import policy
- * (imported_memory, forbidden_import), exactly one memory of its own (invalid_module) and the manifest and
+ * (imported_memory, forbidden_import), exactly one memory of its own (invalid_module), the bounds on tables,
+ * globals and segments (table_too_large, instance_too_large) and the manifest and
  * invoke exports (missing_export), so a module without them is never run.
  */
 export function inspectModuleBytes(bytes: Uint8Array): ModuleInspection | ModuleRefusal {
@@ -33,6 +35,8 @@ export function inspectModuleBytes(bytes: Uint8Array): ModuleInspection | Module
         : `module defines ${read.memories.length} memories; it must define exactly one`,
     );
   }
+  const sized = checkInstanceSize(read.instanceSize);
+  if (sized) return sized;
   const missing = checkNamedExports(BASE_EXPORTS, read.exports);
   if (missing) return missing;
   return { ok: true, imports: read.imports, exports: read.exports };

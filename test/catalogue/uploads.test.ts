@@ -1,9 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appBlocks, appVersions } from '../../src/catalogue/tables.ts';
 import { capMemory, sha256Hex } from '../../src/module/wasm.ts';
+import { withTableLimits } from '../module/wat.ts';
 import { startTestPlatform } from '../support/platform.ts';
 import { appModule, type CataloguePlatform, startCataloguePlatform } from './support.ts';
 
@@ -103,6 +105,24 @@ describe('POST /apps/uploads', () => {
     const error = (await response.json()).error;
     expect(error.message).toMatch(/^manifest: colour: unknown field/);
     expect(error.details.issues).toEqual([{ path: 'manifest.colour', message: error.message }]);
+  });
+
+  it('refuses a module declaring a table of 10,000,000 entries (table_too_large), storing nothing', async () => {
+    const bytes = withTableLimits(await appModule('big-table', '1.0.0'), '10000000');
+    expect(bytes.byteLength).toBeLessThan(64 * 1024);
+    const response = await platform.upload(bytes);
+    expect(response.status).toBe(400);
+    const error = (await response.json()).error;
+    expect(error).toMatchObject({
+      code: 'validation_error',
+      message: expect.stringMatching(/table without a maximum/),
+      details: { code: 'table_too_large', issues: [{ path: '/' }] },
+    });
+    const rows = await platform.database.db
+      .select()
+      .from(appVersions)
+      .where(eq(appVersions.name, 'big-table'));
+    expect(rows).toEqual([]);
   });
 
   it('answers 413 payload_too_large over 32 MiB', async () => {

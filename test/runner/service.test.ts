@@ -5,6 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appCallbacks } from '../../src/callbacks/tables.ts';
 import { appBlocks, appVersions } from '../../src/catalogue/tables.ts';
 import { appInstalls } from '../../src/installs/tables.ts';
+import { MAX_TABLE_ENTRIES } from '../../src/module/instance-size.ts';
+import { withTableLimits } from '../module/wat.ts';
 import { buildFixture } from '../support/assemblyscript.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { RUNNER_TOKEN, startTestRunner, type TestRunner } from '../support/runner.ts';
@@ -172,6 +174,14 @@ describe('POST /v1/invoke', () => {
     expect(next.status).toBe(200);
   });
 
+  it('runs a module whose tables are at the bound', async () => {
+    const limits = `${MAX_TABLE_ENTRIES} ${MAX_TABLE_ENTRIES}`;
+    const atBound = await runner.store(withTableLimits(await buildFixture('echo'), limits), 16);
+    const response = await invoke(atBound, { input: { n: 2 } });
+    expect(response.status).toBe(200);
+    expect((await response.json()).answer.output.envelope.input).toEqual({ n: 2 });
+  });
+
   it('stops unbounded memory growth at the module cap', async () => {
     const response = await invoke(hostile, { action: 'grow', timeoutMs: 20_000 });
     expect(response.status).toBe(502);
@@ -276,9 +286,9 @@ describe('health', () => {
       body = await (await fetch(`${runner.url}/health`)).json();
     }
     expect(body).toMatchObject({ status: 'ok', inFlight: 0, concurrency: 3 });
-    expect(body.cachedModules).toBe(2); // the blocked module was never fetched
+    expect(body.cachedModules).toBe(3); // echo, hostile and the table at the bound; the blocked module was never fetched
     expect(body.warmPlugins).toBeGreaterThan(0);
-    expect((await fs.readdir(runner.cacheDir)).filter((f) => f.endsWith('.wasm'))).toHaveLength(2);
+    expect((await fs.readdir(runner.cacheDir)).filter((f) => f.endsWith('.wasm'))).toHaveLength(3);
     expect((await fetch(`${runner.url}/health/ready`)).status).toBe(200);
   });
 });
