@@ -30,6 +30,7 @@ export interface Version {
   id: string;
   name: string;
   version: string;
+  sha256: string;
 }
 
 /** Uploads and publishes a tenant's own version. */

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
+import path from 'node:path';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appCallbacks } from '../../src/callbacks/tables.ts';
@@ -9,7 +10,7 @@ import { MAX_TABLE_ENTRIES } from '../../src/module/instance-size.ts';
 import { withTableLimits } from '../module/wat.ts';
 import { buildFixture } from '../support/assemblyscript.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
-import { RUNNER_TOKEN, startTestRunner, type TestRunner } from '../support/runner.ts';
+import { RUNNER_TOKEN, startTestRunner, type TestRunner, waitForRunner } from '../support/runner.ts';
 
 let platform: TestPlatform;
 let runner: TestRunner;
@@ -223,6 +224,25 @@ describe('POST /v1/invoke', () => {
     expect((await response.json()).error.code).toBe(code);
   });
 
+  it('refuses a module whose fetched bytes do not match their hash (module_unavailable), keeping nothing', async () => {
+    const sha256 = await runner.store(
+      await buildFixture('echo', { '"version":"1.0.0"': '"version":"4.0.0"' }),
+    );
+    const stored = path.join(platform.config.dataDir, 'modules', `${sha256}.wasm`);
+    const bytes = await fs.readFile(stored);
+    await fs.appendFile(stored, Buffer.from([0]));
+    const refused = await invoke(sha256);
+    expect(refused.status).toBe(503);
+    expect((await refused.json()).error).toMatchObject({
+      code: 'module_unavailable',
+      message: 'the fetched module does not match its hash',
+    });
+    // Nothing was kept: once the api holds the right bytes the call runs.
+    expect(await fs.readdir(runner.cacheDir)).not.toContain(`${sha256}.wasm`);
+    await fs.writeFile(stored, bytes);
+    expect((await invoke(sha256)).status).toBe(200);
+  });
+
   it('answers missing_export when the module lacks the export', async () => {
     const response = await runner.post('/v1/handoff', {
       module: { sha256: hostile },
@@ -240,7 +260,7 @@ describe('POST /v1/invoke', () => {
       invoke(hostile, { action: 'spin', timeoutMs: 1500 }),
       invoke(hostile, { action: 'spin', timeoutMs: 1500 }),
     ];
-    await new Promise((r) => setTimeout(r, 200));
+    await waitForRunner(runner.url, (health) => health.inFlight === 2);
     const third = await invoke(echo);
     expect(third.status).toBe(429);
     expect((await third.json()).error.code).toBe('busy');
@@ -280,15 +300,11 @@ describe('webhooks and hand-off', () => {
 describe('health', () => {
   it('reports in-flight calls, capacity, cached modules and warm instances', async () => {
     // The pool tops itself up after each call, in the background: wait (boundedly) until it has.
-    let body = await (await fetch(`${runner.url}/health`)).json();
-    for (let i = 0; i < 50 && body.warmPlugins === 0; i++) {
-      await new Promise((r) => setTimeout(r, 100));
-      body = await (await fetch(`${runner.url}/health`)).json();
-    }
+    const body = await waitForRunner(runner.url, (health) => health.warmPlugins > 0);
     expect(body).toMatchObject({ status: 'ok', inFlight: 0, concurrency: 3 });
-    expect(body.cachedModules).toBe(3); // echo, hostile and the table at the bound; the blocked module was never fetched
+    expect(body.cachedModules).toBe(4); // echo, hostile, the table at the bound and the one fetched again; the blocked module was never fetched
     expect(body.warmPlugins).toBeGreaterThan(0);
-    expect((await fs.readdir(runner.cacheDir)).filter((f) => f.endsWith('.wasm'))).toHaveLength(3);
+    expect((await fs.readdir(runner.cacheDir)).filter((f) => f.endsWith('.wasm'))).toHaveLength(4);
     expect((await fetch(`${runner.url}/health/ready`)).status).toBe(200);
   });
 });

@@ -94,3 +94,23 @@ export async function startTestRunner(
     },
   };
 }
+
+export interface RunnerHealth {
+  inFlight: number;
+  cachedModules: number;
+  warmPlugins: number;
+}
+
+/**
+ * Polls a runner's GET /health until it shows the state asked for: how tests wait for calls to be in
+ * flight, rather than sleeping. Bounded, so a runner that never gets there fails the test.
+ */
+export async function waitForRunner(runnerUrl: string, until: (health: RunnerHealth) => boolean) {
+  const giveUpAt = Date.now() + 10_000;
+  while (Date.now() < giveUpAt) {
+    const health = (await (await fetch(`${runnerUrl}/health`)).json()) as RunnerHealth;
+    if (until(health)) return health;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  throw new Error('the runner did not reach the state waited for within 10 s');
+}
