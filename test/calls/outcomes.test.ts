@@ -153,6 +153,13 @@ describe("a test call's judgement of the module's answer", () => {
 });
 
 describe('how a failed call is counted', () => {
+  /** A test call of the sync action that fails in the runner or on the way there, for that reason. */
+  async function failsWith(name: string, reason: string) {
+    const answer = await test(name, 'sync', { status: 'ok', output: { n: 1 } });
+    expect(answer).toMatchObject({ status: 'error', error: { code: 'app_call_failed', reason } });
+    return answer.error;
+  }
+
   /** Today's calls of an action of the install (0 when it has no row). */
   const callsOf = async (name: string, action: string) =>
     (await metered(name)).find((row) => row.action === action)?.calls ?? 0;
@@ -161,15 +168,7 @@ describe('how a failed call is counted', () => {
     const before = await callsOf('answers', 'sync');
     await link.pause();
     try {
-      const answer = await test('answers', 'sync', { status: 'ok', output: { n: 1 } });
-      expect(answer).toMatchObject({
-        status: 'error',
-        error: {
-          code: 'app_call_failed',
-          reason: 'not_sent',
-          message: expect.stringMatching(/^no runner took the call/),
-        },
-      });
+      expect((await failsWith('answers', 'not_sent'))?.message).toMatch(/^no runner took the call/);
     } finally {
       await link.resume();
     }
@@ -180,11 +179,7 @@ describe('how a failed call is counted', () => {
     const before = await callsOf('answers', 'sync');
     link.mode = 'cut';
     try {
-      const answer = await test('answers', 'sync', { status: 'ok', output: { n: 1 } });
-      expect(answer).toMatchObject({
-        status: 'error',
-        error: { code: 'app_call_failed', reason: 'unreachable' },
-      });
+      await failsWith('answers', 'unreachable');
     } finally {
       link.mode = 'forward';
     }
@@ -206,8 +201,7 @@ describe('how a failed call is counted', () => {
     const before = await callsOf('answers', 'sync');
     const holding = test('slow', 'spin', {});
     await waitForRunner(platform.runnerUrl, (health) => health.inFlight === 1);
-    const busy = await test('answers', 'sync', { status: 'ok', output: { n: 1 } });
-    expect(busy).toMatchObject({ status: 'error', error: { code: 'app_call_failed', reason: 'busy' } });
+    await failsWith('answers', 'busy');
     expect(await holding).toMatchObject({ status: 'timeout', error: { reason: 'timeout' } });
     expect(await callsOf('answers', 'sync')).toBe(before);
     expect(await callsOf('slow', 'spin')).toBe(1);
@@ -218,15 +212,9 @@ describe('how a failed call is counted', () => {
     await install('corrupted', version.id);
     const stored = path.join(platform.config.dataDir, 'modules', `${version.sha256}.wasm`);
     await fs.appendFile(stored, Buffer.from([0]));
-    const answer = await test('corrupted', 'sync', { status: 'ok', output: { n: 1 } });
-    expect(answer).toMatchObject({
-      status: 'error',
-      error: {
-        code: 'app_call_failed',
-        reason: 'module_unavailable',
-        message: 'the fetched module does not match its hash',
-      },
-    });
+    expect((await failsWith('corrupted', 'module_unavailable'))?.message).toBe(
+      'the fetched module does not match its hash',
+    );
     expect(await metered('corrupted')).toEqual([]);
   });
 
@@ -237,11 +225,7 @@ describe('how a failed call is counted', () => {
     await fs.rm(cacheDir, { recursive: true, force: true });
     await fs.writeFile(cacheDir, 'not a directory');
     try {
-      const answer = await test('broken-runner', 'sync', { status: 'ok', output: { n: 1 } });
-      expect(answer).toMatchObject({
-        status: 'error',
-        error: { code: 'app_call_failed', reason: 'internal' },
-      });
+      await failsWith('broken-runner', 'internal');
     } finally {
       await fs.rm(cacheDir, { force: true });
       await fs.mkdir(cacheDir);
