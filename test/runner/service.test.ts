@@ -3,19 +3,29 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { moduleStorageOf } from '../../src/api/index.ts';
 import { appCallbacks } from '../../src/callbacks/tables.ts';
 import { appBlocks, appVersions } from '../../src/catalogue/tables.ts';
 import { appInstalls } from '../../src/installs/tables.ts';
 import { MAX_TABLE_ENTRIES } from '../../src/module/instance-size.ts';
+import { capMemory } from '../../src/module/wasm.ts';
 import { withTableLimits } from '../module/wat.ts';
 import { buildFixture } from '../support/assemblyscript.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
-import { RUNNER_TOKEN, startTestRunner, type TestRunner, waitForRunner } from '../support/runner.ts';
+import {
+  insertVersionRow,
+  RUNNER_TOKEN,
+  startTestRunner,
+  type TestRunner,
+  waitForRunner,
+} from '../support/runner.ts';
 
 let platform: TestPlatform;
 let runner: TestRunner;
 let echo: string;
 let hostile: string;
+/** A module the operator blocked (set by its test). */
+let blocked: string;
 const tenantId = randomUUID();
 
 beforeAll(async () => {
@@ -153,9 +163,7 @@ describe('POST /v1/invoke', () => {
   });
 
   it('cannot fetch a blocked module: module_not_found', async () => {
-    const blocked = await runner.store(
-      await buildFixture('echo', { '"version":"1.0.0"': '"version":"9.9.9"' }),
-    );
+    blocked = await runner.store(await buildFixture('echo', { '"version":"1.0.0"': '"version":"9.9.9"' }));
     await platform.database.db
       .insert(appBlocks)
       .values({ sha256: blocked, reason: 'malware', createdBy: 'op' });
@@ -181,6 +189,19 @@ describe('POST /v1/invoke', () => {
     const response = await invoke(atBound, { input: { n: 2 } });
     expect(response.status).toBe(200);
     expect((await response.json()).answer.output.envelope.input).toEqual({ n: 2 });
+  });
+
+  it('does not run a stored module whose tables pass the bound (one stored before the bound existed)', async () => {
+    const capped = capMemory(await buildFixture('echo', { '"version":"1.0.0"': '"version":"5.0.0"' }), 16);
+    if (!capped.ok) throw new Error(capped.message);
+    const unbounded = await moduleStorageOf(platform).put(withTableLimits(capped.bytes, '10000000'));
+    await insertVersionRow(platform.database, unbounded);
+    const response = await invoke(unbounded);
+    expect(response.status).toBe(422);
+    expect((await response.json()).error).toMatchObject({
+      code: 'invalid_module',
+      message: expect.stringMatching(/table without a maximum/),
+    });
   });
 
   it('stops unbounded memory growth at the module cap', async () => {
@@ -302,9 +323,11 @@ describe('health', () => {
     // The pool tops itself up after each call, in the background: wait (boundedly) until it has.
     const body = await waitForRunner(runner.url, (health) => health.warmPlugins > 0);
     expect(body).toMatchObject({ status: 'ok', inFlight: 0, concurrency: 3 });
-    expect(body.cachedModules).toBe(4); // echo, hostile, the table at the bound and the one fetched again; the blocked module was never fetched
+    const cached = (await fs.readdir(runner.cacheDir)).filter((f) => f.endsWith('.wasm'));
+    expect(body.cachedModules).toBe(cached.length);
+    expect(cached).toEqual(expect.arrayContaining([`${echo}.wasm`, `${hostile}.wasm`]));
+    expect(cached).not.toContain(`${blocked}.wasm`); // never fetched
     expect(body.warmPlugins).toBeGreaterThan(0);
-    expect((await fs.readdir(runner.cacheDir)).filter((f) => f.endsWith('.wasm'))).toHaveLength(4);
     expect((await fetch(`${runner.url}/health/ready`)).status).toBe(200);
   });
 });
