@@ -5,7 +5,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appBlocks, appVersions } from '../../src/catalogue/tables.ts';
 import { capMemory, sha256Hex } from '../../src/module/wasm.ts';
-import { withTableLimits } from '../module/wat.ts';
+import { wat, withTableLimits } from '../module/wat.ts';
 import { startTestPlatform } from '../support/platform.ts';
 import { appModule, type CataloguePlatform, startCataloguePlatform } from './support.ts';
 
@@ -123,6 +123,28 @@ describe('POST /apps/uploads', () => {
       .from(appVersions)
       .where(eq(appVersions.name, 'big-table'));
     expect(rows).toEqual([]);
+  });
+
+  it('names what the manifest export trapped on, and refuses a module without manifest as missing_export', async () => {
+    const trapping = wat(
+      '(module (memory (export "memory") 1) (func (export "invoke") (result i32) i32.const 0) ' +
+        '(func (export "manifest") (result i32) unreachable))',
+    );
+    const trapped = (await (await platform.upload(trapping)).json()).error;
+    expect(trapped).toMatchObject({
+      code: 'validation_error',
+      message: 'the manifest export trapped: unreachable',
+      details: { code: 'invalid_module' },
+    });
+    const noManifest = wat(
+      '(module (memory (export "memory") 1) (func (export "invoke") (result i32) i32.const 0))',
+    );
+    const missing = (await (await platform.upload(noManifest)).json()).error;
+    expect(missing).toMatchObject({
+      code: 'validation_error',
+      message: 'module does not export the function manifest',
+      details: { code: 'missing_export' },
+    });
   });
 
   it('answers 413 payload_too_large over 32 MiB', async () => {
