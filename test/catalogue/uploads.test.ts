@@ -126,25 +126,25 @@ describe('POST /apps/uploads', () => {
   });
 
   it('names what the manifest export trapped on, and refuses a module without manifest as missing_export', async () => {
-    const trapping = wat(
-      '(module (memory (export "memory") 1) (func (export "invoke") (result i32) i32.const 0) ' +
-        '(func (export "manifest") (result i32) unreachable))',
-    );
-    const trapped = (await (await platform.upload(trapping)).json()).error;
-    expect(trapped).toMatchObject({
-      code: 'validation_error',
-      message: 'the manifest export trapped: unreachable',
-      details: { code: 'invalid_module' },
-    });
-    const noManifest = wat(
-      '(module (memory (export "memory") 1) (func (export "invoke") (result i32) i32.const 0))',
-    );
-    const missing = (await (await platform.upload(noManifest)).json()).error;
-    expect(missing).toMatchObject({
-      code: 'validation_error',
-      message: 'module does not export the function manifest',
-      details: { code: 'missing_export' },
-    });
+    const invoke = '(func (export "invoke") (result i32) i32.const 0)';
+    const cases = [
+      [
+        '(func (export "manifest") (result i32) unreachable)',
+        'invalid_module',
+        'the manifest export trapped: unreachable',
+      ],
+      ['', 'missing_export', 'module does not export the function manifest'],
+    ] as const;
+    for (const [manifest, code, message] of cases) {
+      const bytes = wat(`(module (memory (export "memory") 1) ${invoke} ${manifest})`);
+      const response = await platform.upload(bytes);
+      expect(response.status).toBe(400);
+      expect((await response.json()).error).toMatchObject({
+        code: 'validation_error',
+        message,
+        details: { code, issues: [{ path: '/', message }] },
+      });
+    }
   });
 
   it('answers 413 payload_too_large over 32 MiB', async () => {
