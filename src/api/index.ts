@@ -4,9 +4,9 @@ import type { FastifyBaseLogger } from 'fastify';
 import { auditRoutes } from '../audit/routes.ts';
 import type { TokenVerifier } from '../auth/tokens.ts';
 import { callRoutes } from '../calls/routes.ts';
-import { moduleFetchable } from '../catalogue/blocks.ts';
 import { loadRelease, reconcileRelease } from '../catalogue/release.ts';
 import { catalogueRoutes } from '../catalogue/routes.ts';
+import { moduleServable } from '../catalogue/servable.ts';
 import type { Inspector } from '../catalogue/uploads.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/pool.ts';
@@ -91,7 +91,7 @@ export async function buildInternalApi(deps: Omit<ApiDeps, 'verifier'>) {
       internalRoutes({
         runnerToken: deps.config.appRunnerToken,
         modules,
-        servable: (sha256) => moduleFetchable(deps.database.db, sha256),
+        servable: (sha256) => moduleServable(deps.database.db, sha256),
       }),
     );
   }
