@@ -11,7 +11,8 @@ import Fastify, {
 } from 'fastify';
 import type { TokenVerifier } from '../auth/tokens.ts';
 import { installAuth, type TenantLookup } from './auth.ts';
-import { ApiError, installErrorHandling, sendError } from './errors.ts';
+import { ApiError, installErrorHandling, sendError, validationError } from './errors.ts';
+import { depthExcess, depthMessage } from './json-depth.ts';
 import { installOpenApi } from './openapi.ts';
 import { genReqId } from './request-id.ts';
 
@@ -45,6 +46,7 @@ export async function createServer(options: ServerOptions) {
   }).withTypeProvider<TypeBoxTypeProvider>();
   // The API speaks JSON: a text/plain body is refused (415) rather than handed to a route as a string.
   app.removeContentTypeParser('text/plain');
+  installJsonParser(app);
 
   installConventions(app);
   installErrorHandling(app);
@@ -52,6 +54,23 @@ export async function createServer(options: ServerOptions) {
   if (options.rateLimitPerMinute) await installRateLimit(app, options.rateLimitPerMinute);
   if (options.auth) installAuth(app, options.auth.verifier, options.auth.findTenant);
   return app;
+}
+
+/**
+ * JSON bodies: an empty one is no body (the route's schema decides whether it needs one), and one nested
+ * deeper than MAX_JSON_DEPTH is refused before it is parsed, so no recursive code ever walks it.
+ */
+function installJsonParser(app: FastifyInstance): void {
+  const parse = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = String(body);
+    if (text.trim() === '') return done(null, undefined);
+    const pointer = depthExcess(text);
+    if (pointer !== null)
+      return done(validationError([{ path: pointer, message: depthMessage() }]), undefined);
+    parse(request, text, done);
+  });
 }
 
 function installConventions(app: FastifyInstance): void {
