@@ -15,9 +15,14 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(async () => platform?.close());
 
+/** A request whose body is the given text, sent as JSON. */
+const rawJson = (path: string, token: string, method: string, body: string) =>
+  platform.fetch(path, { method, token, body, headers: { 'content-type': 'application/json' } });
 /** A request whose body is empty but says it is JSON (as some clients send every request). */
-const emptyJson = (path: string, token: string, method: string) =>
-  platform.fetch(path, { method, token, body: '', headers: { 'content-type': 'application/json' } });
+const emptyJson = (path: string, token: string, method: string) => rawJson(path, token, method, '');
+/** The issues of a body refused as too deep. */
+const refusedIssues = async (path: string, token: string, method: string, body: string) =>
+  (await expectError(await rawJson(path, token, method, body), 400, 'validation_error')).details;
 
 async function withInstall(tenant: string) {
   const token = await api.admin(tenant);
@@ -98,18 +103,8 @@ describe('JSON nested deeper than 64 levels', () => {
     const { token } = await withInstall('deep-arrays');
     const before = await ok(await api.call('/app-installs/kyc', token));
     const body = `{"config":{"note":${'['.repeat(5000)}${']'.repeat(5000)}}}`;
-    const error = await expectError(
-      await platform.fetch('/app-installs/kyc', {
-        method: 'PUT',
-        token,
-        body,
-        headers: { 'content-type': 'application/json' },
-      }),
-      400,
-      'validation_error',
-    );
     // The body is level 1, config 2, note's outer array 3: the array at 65 is note's 62nd item down.
-    expect(error.details).toEqual({
+    expect(await refusedIssues('/app-installs/kyc', token, 'PUT', body)).toEqual({
       issues: [
         {
           path: pointer('config', 'note', ...Array(62).fill('0')),
@@ -123,40 +118,22 @@ describe('JSON nested deeper than 64 levels', () => {
   it('a config of objects nested 3000 levels is never saved', async () => {
     const { token } = await withInstall('deep-objects');
     const before = await ok(await api.call('/app-installs/kyc', token));
-    const error = await expectError(
-      await platform.fetch('/app-installs/kyc', {
-        method: 'PUT',
-        token,
-        body: `{"config":${nestedObjectsText(3000)}}`,
-        headers: { 'content-type': 'application/json' },
-      }),
-      400,
-      'validation_error',
-    );
-    expect(error.details).toEqual({
+    const body = `{"config":${nestedObjectsText(3000)}}`;
+    expect(await refusedIssues('/app-installs/kyc', token, 'PUT', body)).toEqual({
       issues: [{ path: pointer('config', ...Array(63).fill('k')), message: expect.any(String) }],
     });
     expect(await ok(await api.call('/app-installs/kyc', token))).toEqual(before);
     const test = await ok<{ status: string }>(
       await api.call('/app-installs/kyc/test', token, 'POST', { action: 'echo', input: { a: 1 } }),
     );
-    expect(test.status).not.toBe('error');
+    // Its calls still work: nothing deep reached the install.
+    expect(test.status).toBe('success');
   });
 
   it('a test input nested 5000 levels: 400 at /input/…', async () => {
     const { token } = await withInstall('deep-input');
     const body = `{"action":"echo","input":{"a":${'['.repeat(5000)}${']'.repeat(5000)}}}`;
-    const error = await expectError(
-      await platform.fetch('/app-installs/kyc/test', {
-        method: 'POST',
-        token,
-        body,
-        headers: { 'content-type': 'application/json' },
-      }),
-      400,
-      'validation_error',
-    );
-    expect(error.details).toEqual({
+    expect(await refusedIssues('/app-installs/kyc/test', token, 'POST', body)).toEqual({
       issues: [{ path: pointer('input', 'a', ...Array(62).fill('0')), message: expect.any(String) }],
     });
   });
