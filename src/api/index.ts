@@ -41,6 +41,8 @@ export async function buildPublicApi(deps: ApiDeps) {
   const app = await createServer({
     logger: deps.logger,
     rateLimitPerMinute: deps.config.rateLimitPerMinute,
+    authFailuresPerMinute: deps.config.http.authFailuresPerMinute,
+    timeouts: httpTimeouts(deps.config),
     openApi: true,
     auth: { verifier: deps.verifier, findTenant: (id) => findTenantById(deps.database.db, id) },
   });
@@ -71,6 +73,11 @@ export async function buildPublicApi(deps: ApiDeps) {
   return app;
 }
 
+const httpTimeouts = (config: Config) => ({
+  requestMs: config.http.requestTimeoutMs,
+  connectionMs: config.http.connectionTimeoutMs,
+});
+
 /** The catalogue's view of the runner: an inspection verdict, or the runner's failure code. */
 export function inspectorOf(runner: RunnerClient): Inspector {
   return async (bytes) => {
@@ -82,7 +89,11 @@ export function inspectorOf(runner: RunnerClient): Inspector {
 }
 
 export async function buildInternalApi(deps: Omit<ApiDeps, 'verifier'>) {
-  const app = await createServer({ logger: deps.logger, bodyLimit: 64 * 1024 });
+  const app = await createServer({
+    logger: deps.logger,
+    bodyLimit: 64 * 1024,
+    timeouts: httpTimeouts(deps.config),
+  });
   await app.register(healthRoutes(deps.database));
   const modules = optionalModuleStorage(deps);
   // Without module storage there is nothing to serve: module fetches answer 404.
