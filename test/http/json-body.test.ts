@@ -76,6 +76,29 @@ describe('an empty body sent as application/json', () => {
     await expectError(await api.call('/app-installs/screening', token), 404, 'unknown_install');
   });
 
+  it('is no decision body for approve and reject of an install change, nor is no body at all', async () => {
+    const { token, versionId } = await withInstall('empty-decision');
+    await api.requireApprovals(token, false);
+    const first = await api.held(
+      await api.install(token, { name: 'first', versionId, approveHosts: ['api.vendor.test'] }),
+    );
+    const approved = await ok<{ decision: string; comment: string | null }>(
+      await emptyJson(`/app-installs/first/changes/${first.change.id}/approve`, token, 'POST'),
+    );
+    expect(approved).toMatchObject({ id: first.change.id, decision: 'approved', comment: null });
+
+    const second = await api.held(
+      await api.install(token, { name: 'second', versionId, approveHosts: ['api.vendor.test'] }),
+    );
+    const rejected = await ok<{ decision: string }>(
+      await platform.fetch(`/app-installs/second/changes/${second.change.id}/reject`, {
+        method: 'POST',
+        token,
+      }),
+    );
+    expect(rejected).toMatchObject({ id: second.change.id, decision: 'rejected', comment: null });
+  });
+
   it('is still refused by a route that needs a body: 400 validation_error at /', async () => {
     const { token } = await withInstall('empty-required');
     const error = await expectError(
