@@ -102,7 +102,9 @@ describe('a new install under approvals', () => {
     expect((await ok<{ items: unknown[] }>(await api.call('/notifications', reader))).items).toEqual([]);
 
     // Its secret can be stored while it waits; the requester may not approve under four-eyes.
-    await ok(await api.call('/app-installs/screening/secrets/API_KEY', ada, 'POST', { value: 'sk-test-value' }));
+    await ok(
+      await api.call('/app-installs/screening/secrets/API_KEY', ada, 'POST', { value: 'sk-test-value' }),
+    );
     const own = await errorOf(await api.approve(ada, 'screening', change.id), 403);
     expect(own).toMatchObject({ code: 'four_eyes', details: { changeId: change.id } });
 
