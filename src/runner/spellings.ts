@@ -94,7 +94,8 @@ function percentSpellings(text: string): string[] {
 
 /** Every spelling of `value` the redactor looks for, each once, the value itself first. */
 export function spellingsOf(value: string): string[] {
-  const cased = [value, value.toLowerCase(), value.toUpperCase()];
+  // HTTP trims a header value's outer spaces: a vendor echoes what it got.
+  const cased = [value, value.toLowerCase(), value.toUpperCase(), value.trim()];
   // The matcher ignores ASCII case, also in %-escapes; other letters change their bytes with their case.
   const encoded = Buffer.byteLength(value) !== value.length ? cased : [value];
   const all = [
