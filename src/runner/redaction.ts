@@ -75,6 +75,7 @@ class Matcher {
 }
 
 export class Redactor {
+  readonly #values = new Set<string>();
   /** Spelling → label, for every value registered; the first label given to a spelling wins. */
   readonly #all = new Map<string, string>();
   /** The same without cached values: what a vendor's answer is redacted of before the module reads it. */
@@ -84,7 +85,9 @@ export class Redactor {
 
   /** Registers a value under its label, in every spelling. */
   add(value: string, label: string, cached = false): void {
-    if (value.length < MIN_REDACTED_LENGTH || this.#all.has(value)) return;
+    // Values, not spellings: a value may be another's spelling (its lower case) and still needs its own.
+    if (value.length < MIN_REDACTED_LENGTH || this.#values.has(value)) return;
+    this.#values.add(value);
     for (const spelling of spellingsOf(value)) {
       if (spelling.length < MIN_REDACTED_LENGTH) continue;
       if (!this.#all.has(spelling)) this.#all.set(spelling, label);

@@ -54,6 +54,13 @@ describe('Redactor.apply', () => {
     expect(r.apply('x abcdefgh-ijkl y ABCDEFGH z')).toBe('x [secret:LONG] y [secret:SHORT] z');
   });
 
+  it('registers every spelling of a value that is another value’s spelling', () => {
+    const r = new Redactor();
+    r.secret('UPPER', 'ABCDEFGH-XYZ');
+    r.secret('LOWER', 'abcdefgh-xyz');
+    expect(r.apply(Buffer.from('abcdefgh-xyz').toString('base64'))).toContain('[secret:');
+  });
+
   it('leaves values under the minimum length alone', () => {
     const r = new Redactor();
     r.secret('TINY', 'a'.repeat(MIN_REDACTED_LENGTH - 1));
