@@ -82,6 +82,7 @@ export class Redactor {
   readonly #secrets = new Map<string, string>();
   #allMatcher: Matcher | null = null;
   #secretsMatcher: Matcher | null = null;
+  #bytesMatcher: Matcher | null = null;
 
   /** Registers a value under its label, in every spelling. */
   add(value: string, label: string, cached = false): void {
@@ -94,7 +95,10 @@ export class Redactor {
       if (!cached && !this.#secrets.has(spelling)) this.#secrets.set(spelling, label);
     }
     this.#allMatcher = null;
-    if (!cached) this.#secretsMatcher = null;
+    if (!cached) {
+      this.#secretsMatcher = null;
+      this.#bytesMatcher = null;
+    }
   }
 
   secret(name: string, value: string): void {
@@ -130,6 +134,17 @@ export class Redactor {
   }
 
   /**
+   * applySecrets over bytes (a vendor body that is not UTF-8), read one character a byte: each spelling as
+   * its UTF-8 bytes, and as Latin-1 bytes where it has them (how a header value travels).
+   */
+  applySecretsToBytes(bytes: Buffer): Buffer {
+    this.#bytesMatcher ??= new Matcher(byteSpellings(this.#secrets));
+    const text = bytes.toString('latin1');
+    const out = this.#bytesMatcher.apply(text);
+    return out === text ? bytes : Buffer.from(out, 'latin1');
+  }
+
+  /**
    * Redacts a parsed answer: every string and member name, and inside strings that hold JSON (up to three
    * levels) what that JSON means, whatever escapes it was written with. Walks without recursion, so an
    * answer of any depth is read. Changes the value in place; answers the redacted value.
@@ -137,6 +152,19 @@ export class Redactor {
   applyDeep(value: unknown): unknown {
     return redactTree(value, (text) => this.apply(text), NESTED_JSON_DEPTH);
   }
+}
+
+/** Spellings as strings of one character a byte (Latin-1), for matching bytes. */
+function byteSpellings(spellings: ReadonlyMap<string, string>): Map<string, string> {
+  const bytes = new Map<string, string>();
+  for (const [spelling, label] of spellings) {
+    const utf8 = Buffer.from(spelling, 'utf8').toString('latin1');
+    if (!bytes.has(utf8)) bytes.set(utf8, label);
+    // Below U+0100 every character is one Latin-1 byte.
+    const latin1 = [...spelling].every((char) => (char.codePointAt(0) as number) <= 0xff);
+    if (latin1 && !bytes.has(spelling)) bytes.set(spelling, label);
+  }
+  return bytes;
 }
 
 type Container = Record<string, unknown> | unknown[];

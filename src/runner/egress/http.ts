@@ -51,7 +51,7 @@
 //
 // Values derived from secrets are redacted from the call's answer: a Basic credential as [auth:basic],
 // a Digest Authorization as [auth:digest], a Bearer header as [auth:bearer]. What the vendor answers
-// (header values, a UTF-8 body, error texts) reaches the module already redacted of every secret, value
+// (header values, the body, error texts) reaches the module already redacted of every secret, value
 // derived from one and the tag, in any spelling (redaction.ts); cached values stay as they are.
 import { PLATFORM_VERSION } from '../../version.ts';
 import type { Redactor } from '../redaction.ts';
@@ -189,7 +189,7 @@ const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 /**
  * The exchange as the module reads it, redacted of every secret, derived value and the tag: a vendor that
  * echoes what it was sent cannot hand a secret to the module, whose own cuts, escapes and encodings of
- * the text the host could not follow. A body that is not UTF-8 goes as it came.
+ * the text the host could not follow. A body that is not UTF-8 is redacted byte for byte.
  */
 function toAnswer(exchange: Exchange, redactor: Redactor): HttpResponseAnswer {
   const headers: Record<string, string> = {};
@@ -200,7 +200,8 @@ function toAnswer(exchange: Exchange, redactor: Redactor): HttpResponseAnswer {
   try {
     return { status: exchange.status, headers, body: redactor.applySecrets(decoder.decode(exchange.body)) };
   } catch {
-    return { status: exchange.status, headers, bodyBase64: exchange.body.toString('base64') };
+    const body = redactor.applySecretsToBytes(exchange.body);
+    return { status: exchange.status, headers, bodyBase64: body.toString('base64') };
   }
 }
 

@@ -31,6 +31,12 @@ beforeAll(async () => {
     response.writeHead(404, { 'content-type': 'text/html', 'x-echo': encodeURI(request.url) });
     response.end(`<p>No page at ${request.url} (${decodeURIComponent(request.url)})</p>`);
   });
+  // Not UTF-8: a 0xff byte, then the header as it arrived (Latin-1) and the URL's query decoded (UTF-8).
+  vendor.route('/binary', (request, response) => {
+    const query = decodeURIComponent(request.url.split('?q=')[1] ?? '');
+    const header = Buffer.from(String(request.headers['x-acct'] ?? ''), 'latin1');
+    response.end(Buffer.concat([Buffer.from([0xff]), header, Buffer.from(` ${query}`, 'utf8')]));
+  });
   vendor.route('/away', (request, response) => {
     const to = decodeURIComponent(request.url.split('?q=')[1] ?? '');
     response.writeHead(302, { location: `http://${to}.vendor.test:${vendor.port}/page` }).end();
@@ -118,6 +124,22 @@ describe('what the vendor answers', () => {
       expect(text).not.toContain(spelling);
       expect(text.toLowerCase()).not.toContain(spelling.toLowerCase());
     }
+  });
+
+  it('reaches the module redacted when the body is not UTF-8', async () => {
+    const secret = 'Kéy-Über-123';
+    const answer = await performHttpRequest(
+      {
+        method: 'GET',
+        url: `${base}/binary?q=${placeholder('ACCT')}`,
+        headers: { 'x-acct': placeholder('ACCT') },
+      },
+      ctx({ ACCT: secret }),
+    );
+    const bytes = Buffer.from((answer as { bodyBase64: string }).bodyBase64, 'base64');
+    expect(bytes.includes(Buffer.from(secret, 'latin1'))).toBe(false);
+    expect(bytes.includes(Buffer.from(secret, 'utf8'))).toBe(false);
+    expect(bytes.toString('latin1')).toBe('\u00ff[secret:ACCT] [secret:ACCT]');
   });
 
   it('cannot echo a secret through a redirect’s host into a refusal', async () => {
