@@ -137,8 +137,9 @@ const validators = Object.fromEntries(
 );
 
 /**
- * Reads an export's answer: at most 1 MiB, redacted before it is parsed (so no secret, derived credential,
- * cached value or tag survives into it), JSON, and one of the export's answer shapes.
+ * Reads an export's answer: at most 1 MiB, redacted before it is parsed and again once parsed (so no
+ * secret, derived credential, cached value or tag survives into it in any spelling), JSON, and one of the
+ * export's answer shapes.
  */
 export function readAnswer(exportName: ExportName, output: Uint8Array, redactor: Redactor): unknown {
   if (output.byteLength > MAX_ANSWER_BYTES) {
@@ -159,6 +160,8 @@ export function readAnswer(exportName: ExportName, output: Uint8Array, redactor:
     throw new RunnerFailure('bad_output', `the ${exportName} answer is not JSON`);
   }
   if (exportName === 'manifest') return answer;
+  // Then what it means: strings written with other escapes, JSON nested in strings.
+  answer = redactor.applyDeep(answer);
   const validate = validators[exportName];
   if (validate && !validate(answer)) {
     throw new RunnerFailure('bad_output', `the ${exportName} answer does not match the module contract`);
