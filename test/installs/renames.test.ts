@@ -213,7 +213,7 @@ describe('metering across a rename', () => {
 
   it('shows the install’s calls under its current name, found by it, and by its last name once removed', async () => {
     const { token, ids } = await tenantWith('ren-meter', ['kyc']);
-    await ok(await call('/app-installs/kyc/secrets/API_KEY', token, 'POST', { value: 'hush' }));
+    await ok(await call('/app-installs/kyc/secrets/API_KEY', token, 'POST', { value: 'sk-hush-hush' }));
     await ok(await call('/app-installs/kyc/test', token, 'POST', { action: 'echo', input: {} }));
     await ok(await rename(token, 'kyc', { name: 'screening', keepAlias: false }));
     const metered = [{ installId: ids.kyc, installName: 'screening', calls: 1 }];

@@ -165,7 +165,11 @@ export async function echoInstall(platform: CataloguePlatform, token: string): P
     201,
   );
   await ok(
-    await platform.fetch('/app-installs/w/secrets/API_KEY', { method: 'POST', token, json: { value: 'k' } }),
+    await platform.fetch('/app-installs/w/secrets/API_KEY', {
+      method: 'POST',
+      token,
+      json: { value: 'sk-echo-key' },
+    }),
   );
   return created.id;
 }
