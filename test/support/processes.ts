@@ -2,7 +2,7 @@
 // under a temporary DATA_DIR, free ports, a clean environment, and the exact lines they print. Every
 // directory and child made here is recorded; a test file cleans up by calling cleanUpProcesses() from
 // its afterEach and removeTempDirs() from its afterAll (PostgreSQL left running is stopped too).
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import net from 'node:net';
@@ -76,6 +76,15 @@ export async function portOpen(port: number, host = '127.0.0.1'): Promise<boolea
     });
     socket.once('error', () => resolve(false));
   });
+}
+
+/** The processes left in the process group a detached child led, as `ps` lines (pid, state, command). */
+export function groupMembers(leader: ChildProcess): string[] {
+  const lines = execFileSync('ps', ['-eo', 'pgid=,pid=,stat=,args='], { encoding: 'utf8' }).split('\n');
+  return lines
+    .map((line) => line.trim().split(/\s+/))
+    .filter(([pgid]) => Number(pgid) === leader.pid)
+    .map((fields) => fields.slice(1).join(' '));
 }
 
 /** No PostgreSQL left for this DATA_DIR: pg_ctl says so (exit 3), no pid file, and its port is closed. */
@@ -189,9 +198,15 @@ const START_LIMIT_MS = 120_000;
  * Starts `platform start` in its own process group (as a terminal would run it, so a group SIGINT is
  * a Ctrl-C) and waits for the block it prints once running.
  */
-export async function startPlatform(args: string[], env: Env, cwd = ROOT): Promise<Running> {
+export function startPlatform(args: string[], env: Env, cwd = ROOT): Promise<Running> {
+  return startCommand([process.execPath, BIN, 'start', ...args], env, cwd);
+}
+
+/** Starts a command that runs the platform (`npm start`, say) the same way, and waits for its block. */
+export async function startCommand(command: string[], env: Env, cwd = ROOT): Promise<Running> {
   const spawnedAt = performance.now();
-  const child = spawn(process.execPath, [BIN, 'start', ...args], { cwd, env, detached: true });
+  const [file, ...args] = command as [string, ...string[]];
+  const child = spawn(file, args, { cwd, env, detached: true });
   children.add(child);
   child.stdin?.end();
   const { exited, out, err } = collect(child);
