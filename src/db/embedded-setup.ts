@@ -72,7 +72,7 @@ export async function choosePort(configured: number | null, dataDir: string): Pr
   for (const candidate of [recorded, DEFAULT_PORT]) {
     if (candidate !== null && (await portFree(candidate))) return candidate;
   }
-  return anyFreePort();
+  return freePort();
 }
 
 export function portTaken(port: number): EmbeddedSetupError {
@@ -100,7 +100,8 @@ export function portFree(port: number): Promise<boolean> {
   });
 }
 
-function anyFreePort(): Promise<number> {
+/** A port free on 127.0.0.1 now, chosen by the system. */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.once('error', reject);
