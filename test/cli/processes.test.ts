@@ -15,7 +15,7 @@ import {
   type Env,
   expectNoPostgres,
   freePorts,
-  groupMembers,
+  groupLeftovers,
   pgCtl,
   portOpen,
   type Result,
@@ -70,7 +70,7 @@ async function stopAndCheck(
   for (const port of [env.PORT, env.API_INTERNAL_PORT, env.RUNNER_PORT, env.WORKER_HEALTH_PORT])
     expect(await portOpen(Number(port))).toBe(false);
   await expectNoPostgres(dataDir, postgresPort);
-  expect(groupMembers(running.child)).toEqual([]);
+  expect(await groupLeftovers(running.child)).toEqual([]);
   expect(existsSync(path.join(dataDir, 'platform.lock'))).toBe(false);
 }
 

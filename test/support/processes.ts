@@ -78,8 +78,21 @@ export async function portOpen(port: number, host = '127.0.0.1'): Promise<boolea
   });
 }
 
-/** The processes left in the process group a detached child led, as `ps` lines (pid, state, command). */
-export function groupMembers(leader: ChildProcess): string[] {
+/**
+ * The live processes (`ps` lines: pid, state, command) of the process group a detached child led, once
+ * the group has drained or 10 s have passed. Helpers that end with their parent (tsx's esbuild service
+ * exits when its pipe closes) may outlive it by a moment; zombies are dead, waiting for init to reap them.
+ */
+export async function groupLeftovers(leader: ChildProcess): Promise<string[]> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const live = groupMembers(leader).filter((line) => !/^\d+ Z/.test(line));
+    if (live.length === 0 || Date.now() > deadline) return live;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+function groupMembers(leader: ChildProcess): string[] {
   const lines = execFileSync('ps', ['-eo', 'pgid=,pid=,stat=,args='], { encoding: 'utf8' }).split('\n');
   return lines
     .map((line) => line.trim().split(/\s+/))
