@@ -1,6 +1,7 @@
 // The platform's processes as a user and a process manager meet them: `npm start` itself, two stacks on
 // one machine, commands run while the platform runs, a database that goes away, and stopping by signal.
 // Each embedded start costs seconds, so one DATA_DIR serves the file's tests in order.
+import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import net from 'node:net';
@@ -63,14 +64,17 @@ async function stopAndCheck(
   dataDir: string,
   postgresPort: number,
 ): Promise<void> {
+  const npmExited = once(running.child, 'exit');
   process.kill(running.child.pid as number, name);
+  await npmExited;
+  // Before its output closes: a platform left behind would hold it open.
+  expect(await groupLeftovers(running.child)).toEqual([]);
   const result = await running.exited;
   expect(result.code, result.stderr).toBe(0);
   expect(result.stderr).not.toMatch(NODE_WARNING);
   for (const port of [env.PORT, env.API_INTERNAL_PORT, env.RUNNER_PORT, env.WORKER_HEALTH_PORT])
     expect(await portOpen(Number(port))).toBe(false);
   await expectNoPostgres(dataDir, postgresPort);
-  expect(await groupLeftovers(running.child)).toEqual([]);
   expect(existsSync(path.join(dataDir, 'platform.lock'))).toBe(false);
 }
 

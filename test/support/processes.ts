@@ -109,14 +109,15 @@ export async function expectNoPostgres(dataDir: string, port: number): Promise<v
   expect(await portOpen(port)).toBe(false);
 }
 
-/** For afterEach: kills every child's process group still alive, then stops any PostgreSQL left behind. */
+/**
+ * For afterEach: kills what is left of every child's process group (a leader that exited may have left
+ * a member behind), then stops any PostgreSQL left behind.
+ */
 export async function cleanUpProcesses(): Promise<void> {
   for (const child of children) {
-    if (child.exitCode === null && child.signalCode === null && child.pid) {
-      try {
-        process.kill(-child.pid, 'SIGKILL');
-      } catch {}
-    }
+    try {
+      if (child.pid) process.kill(-child.pid, 'SIGKILL');
+    } catch {}
   }
   children.clear();
   for (const dir of dataDirs) {
