@@ -7,3 +7,10 @@ const ACTOR_TYPE = { human: 'user', machine: 'machine', applicant: 'applicant' }
 export function actorOf(principal: AuthenticatedPrincipal): Actor {
   return { type: ACTOR_TYPE[principal.kind], id: principal.subject, name: principal.name };
 }
+
+/** Who and where a request's change is audited: the principal's tenant trail, actor and request id. */
+export const auditedBy = (ctx: { principal: AuthenticatedPrincipal; requestId: string }) => ({
+  tenantId: ctx.principal.tenantId,
+  actor: actorOf(ctx.principal),
+  requestId: ctx.requestId,
+});

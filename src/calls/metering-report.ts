@@ -1,10 +1,11 @@
 // GET /app-installs/metering: what the tenant's installs used, per UTC day, install and action (spec
-// part 2 §5: apps:read reads metering without spend data; apps:write adds spend). Rows outlive their
-// install and keep the name the install had when metered, so `install` finds earlier installs of that
-// name too.
-import { and, desc, eq, gte, lte, type SQL, sql } from 'drizzle-orm';
+// part 2 §5: apps:read reads metering without spend data; apps:write adds spend). Rows are kept per
+// install id and outlive their install: a live install is shown, and found by `install`, under its current
+// name whatever it was called when metered; a removed one under the name it last had (nameMeteringRows).
+import { and, desc, eq, gte, isNull, lte, or, type SQL, sql } from 'drizzle-orm';
 import type { Queryable } from '../db/pool.ts';
 import { validationError } from '../http/errors.ts';
+import { appInstalls } from '../installs/tables.ts';
 import { dayKey } from './quotas.ts';
 import { appMetering } from './tables.ts';
 
@@ -60,11 +61,18 @@ export async function meteringReport(db: Queryable, query: MeteringQuery, now = 
     gte(appMetering.day, range.from),
     lte(appMetering.day, range.to),
   ];
-  if (query.install) where.push(eq(appMetering.installName, query.install));
+  if (query.install) {
+    where.push(
+      or(
+        eq(appInstalls.name, query.install),
+        and(isNull(appInstalls.id), eq(appMetering.installName, query.install)),
+      ) as SQL,
+    );
+  }
   const rows = await db
     .select({
       installId: appMetering.installId,
-      installName: sql<string>`max(${appMetering.installName})`,
+      installName: sql<string>`coalesce(max(${appInstalls.name}), max(${appMetering.installName}))`,
       appName: sql<string>`max(${appMetering.appName})`,
       action: appMetering.action,
       day: appMetering.day,
@@ -75,6 +83,7 @@ export async function meteringReport(db: Queryable, query: MeteringQuery, now = 
       >`coalesce(jsonb_agg(jsonb_build_object('currency', ${appMetering.currency}, 'micros', ${appMetering.spendMicros})) filter (where ${appMetering.spendMicros} > 0), '[]'::jsonb)`,
     })
     .from(appMetering)
+    .leftJoin(appInstalls, eq(appInstalls.id, appMetering.installId))
     .where(and(...where) as SQL)
     .groupBy(appMetering.installId, appMetering.action, appMetering.day)
     .orderBy(desc(appMetering.day), sql`2`, appMetering.action);

@@ -1,7 +1,7 @@
 // Metering of app calls (spec part 1 §4.8 "Quotas and metering"): what each attempt the module ran on
 // used, summed per install, UTC day, action and currency in app_metering, and the readers the quota
 // check and the limits record need.
-import { type AnyColumn, and, eq, gt, gte, lt, type SQL, sql } from 'drizzle-orm';
+import { type AnyColumn, and, eq, gt, gte, lt, ne, type SQL, sql } from 'drizzle-orm';
 import type { Queryable } from '../db/pool.ts';
 import { readLimits } from '../installs/limits-record.ts';
 import { actionPrice, dayKey, meteringDays, type PeriodUsage, type UsageSnapshot } from './quotas.ts';
@@ -10,7 +10,7 @@ import { appMetering } from './tables.ts';
 export interface MeteredCall {
   tenantId: string;
   installId: string;
-  /** The install's name and app now, kept on the row for reports after a rename or removal. */
+  /** The install's name and app now, kept on the row for reports after the install's removal. */
   installName: string;
   appName: string;
   action: string;
@@ -68,6 +68,17 @@ export async function meterCall(db: Queryable, call: MeteredCall, now: Date = ne
         spendMicros: sql`${appMetering.spendMicros} + excluded.spend_micros`,
       },
     });
+}
+
+/**
+ * Names every metering row of a removed install as the install was last named (called in the removal's
+ * transaction): the report shows live installs under their current name and removed ones under this one.
+ */
+export async function nameMeteringRows(db: Queryable, installId: string, name: string): Promise<void> {
+  await db
+    .update(appMetering)
+    .set({ installName: name })
+    .where(and(eq(appMetering.installId, installId), ne(appMetering.installName, name)));
 }
 
 const total = (column: AnyColumn, filter?: SQL) =>

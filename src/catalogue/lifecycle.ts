@@ -1,7 +1,7 @@
 // Publish, approve, reject and withdraw a tenant's version (spec part 1 §3.1). Each action locks the
 // version row, so two decisions on one version take turns and the second sees the first's result.
 import { and, desc, eq } from 'drizzle-orm';
-import { actorOf } from '../audit/actor.ts';
+import { auditedBy } from '../audit/actor.ts';
 import { recordAudit } from '../audit/trail.ts';
 import type { Database, Tx } from '../db/pool.ts';
 import type { AuthenticatedPrincipal } from '../http/auth.ts';
@@ -9,7 +9,7 @@ import { ApiError, conflict, notFound } from '../http/errors.ts';
 import { notify } from '../notifications/service.ts';
 import { tenants } from '../tenants/tables.ts';
 import { assertNotBlocked } from './blocks.ts';
-import { publishRoute } from './rules.ts';
+import { approvedRoute, publishRoute } from './rules.ts';
 import { appPublishRequests, appReviews, appVersions } from './tables.ts';
 import { versionSummary } from './views.ts';
 
@@ -79,20 +79,28 @@ const blockTarget = (v: VersionRow) => ({
   name: v.name,
 });
 
+/** A change to a tenant's own version, in its trail, naming the version (data adds the rest). */
+const auditVersion = (
+  tx: Tx,
+  ctx: LifecycleContext,
+  action: string,
+  version: VersionRow,
+  data: Record<string, unknown>,
+) =>
+  recordAudit(tx, {
+    ...auditedBy(ctx),
+    action,
+    resource: { type: 'app_version', id: version.id },
+    data: { name: version.name, version: version.version, ...data },
+  });
+
 async function publishNow(tx: Tx, ctx: LifecycleContext, version: VersionRow, via: Record<string, unknown>) {
   const [published] = await tx
     .update(appVersions)
     .set({ status: 'published', publishedAt: new Date() })
     .where(eq(appVersions.id, version.id))
     .returning();
-  await recordAudit(tx, {
-    tenantId: ctx.principal.tenantId,
-    action: 'app.published',
-    actor: actorOf(ctx.principal),
-    resource: { type: 'app_version', id: version.id },
-    data: { name: version.name, version: version.version, sha256: version.sha256, ...via },
-    requestId: ctx.requestId,
-  });
+  await auditVersion(tx, ctx, 'app.published', version, { sha256: version.sha256, ...via });
   return published as VersionRow;
 }
 
@@ -140,14 +148,7 @@ export async function publishVersion(ctx: LifecycleContext, name: string, id: st
       })
       .returning();
     const approval = approvalView(request as RequestRow, version);
-    await recordAudit(tx, {
-      tenantId: ctx.principal.tenantId,
-      action: 'app.approval.requested',
-      actor: actorOf(ctx.principal),
-      resource: { type: 'app_version', id: version.id },
-      data: { name: version.name, version: version.version, approvalId: approval.id },
-      requestId: ctx.requestId,
-    });
+    await auditVersion(tx, ctx, 'app.approval.requested', version, { approvalId: approval.id });
     await notify(tx, {
       tenantId: ctx.principal.tenantId,
       kind: 'approval_requested',
@@ -185,9 +186,15 @@ async function decide(
       .where(eq(appPublishRequests.id, request.id))
       .returning();
     const approval = approvalView(decided as RequestRow, version);
+    // Every decision, in the tenant's trail (a publish that follows is audited too).
+    await auditVersion(tx, ctx, 'app.approval.decided', version, {
+      approvalId: approval.id,
+      decision: approval.status,
+      comment: approval.comment,
+    });
     if (decision === 'rejected') return { status: 200, body: { version: versionSummary(version), approval } };
     const tenant = await tenantOf(tx, ctx.principal.tenantId);
-    if (tenant.appReview === 'required') {
+    if (approvedRoute(tenant.appReview) === 'operator_review') {
       const review = await openReview(tx, ctx, version);
       return {
         status: 202,
@@ -229,18 +236,9 @@ export async function withdrawVersion(ctx: LifecycleContext, name: string, id: s
       .set({ status: 'withdrawn', withdrawnAt: now })
       .where(eq(appVersions.id, version.id))
       .returning();
-    await recordAudit(tx, {
-      tenantId: ctx.principal.tenantId,
-      action: 'app.withdrawn',
-      actor: actorOf(ctx.principal),
-      resource: { type: 'app_version', id: version.id },
-      data: {
-        name: version.name,
-        version: version.version,
-        approvalId: request?.id ?? null,
-        reviewId: review?.id ?? null,
-      },
-      requestId: ctx.requestId,
+    await auditVersion(tx, ctx, 'app.withdrawn', version, {
+      approvalId: request?.id ?? null,
+      reviewId: review?.id ?? null,
     });
     const [latestReview] = await tx
       .select()

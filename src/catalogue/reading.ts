@@ -104,14 +104,17 @@ export async function getApp(
   };
 }
 
-/** Publish requests of the tenant's own versions: open oldest first, or decided newest first. */
+/**
+ * Publish requests of the tenant's own versions: open oldest first, or decided newest first. Only those
+ * of versions the caller sees: without apps:publish, none of a version still uploaded.
+ */
 export async function listApprovals(db: Queryable, principal: AuthenticatedPrincipal, open: boolean) {
   const status = open ? eq(appPublishRequests.status, 'pending') : ne(appPublishRequests.status, 'pending');
   const rows = await db
     .select({ request: appPublishRequests, name: appVersions.name, version: appVersions.version })
     .from(appPublishRequests)
     .innerJoin(appVersions, eq(appVersions.id, appPublishRequests.versionId))
-    .where(and(eq(appPublishRequests.tenantId, principal.tenantId), status))
+    .where(and(eq(appPublishRequests.tenantId, principal.tenantId), status, visibleTo(principal)))
     .orderBy(open ? asc(appPublishRequests.requestedAt) : desc(appPublishRequests.decidedAt));
   return rows.map((r) => approvalView(r.request, r));
 }

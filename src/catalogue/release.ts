@@ -7,7 +7,7 @@ import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { and, eq, isNull } from 'drizzle-orm';
 import { recordAudit } from '../audit/trail.ts';
-import type { Database } from '../db/pool.ts';
+import type { Database, Tx } from '../db/pool.ts';
 import { inspectModuleBytes } from '../module/inspect.ts';
 import { type Manifest, parseManifest } from '../module/manifest.ts';
 import { sha256Hex } from '../module/wasm.ts';
@@ -57,6 +57,20 @@ export async function loadRelease(indexFile: string): Promise<ReleaseModule[]> {
   return modules;
 }
 
+/** A release version published, first or again, in the instance trail. */
+const auditPublished = (
+  tx: Tx,
+  v: { id: string; name: string; version: string; sha256: string },
+  extra: Record<string, unknown>,
+) =>
+  recordAudit(tx, {
+    tenantId: null,
+    action: 'app.published',
+    actor: SYSTEM,
+    resource: { type: 'app_version', id: v.id },
+    data: { name: v.name, version: v.version, sha256: v.sha256, platformSource: 'release', ...extra },
+  });
+
 export async function reconcileRelease(
   database: Database,
   storage: ModuleStorage,
@@ -86,19 +100,8 @@ export async function reconcileRelease(
             manifest,
             publishedAt: new Date(),
           })
-          .returning({ id: appVersions.id });
-        await recordAudit(tx, {
-          tenantId: null,
-          action: 'app.published',
-          actor: SYSTEM,
-          resource: { type: 'app_version', id: row?.id ?? '' },
-          data: {
-            name: manifest.name,
-            version: manifest.version,
-            sha256: module.sha256,
-            platformSource: 'release',
-          },
-        });
+          .returning();
+        if (row) await auditPublished(tx, row, {});
         report.published.push(label(manifest));
       } else if (existing.platformSource === 'operator') {
         if (isDeepStrictEqual(existing.manifest, manifest)) {
@@ -119,6 +122,7 @@ export async function reconcileRelease(
           .update(appVersions)
           .set({ status: 'published', publishedAt: new Date(), withdrawnAt: null })
           .where(eq(appVersions.id, existing.id));
+        await auditPublished(tx, existing, { reason: 'back in the release' });
         report.published.push(label(manifest));
       }
     }

@@ -4,6 +4,7 @@ import { Type } from 'typebox';
 import type { Database } from '../db/pool.ts';
 import { principalOf } from '../http/auth.ts';
 import { ApiError, notFound } from '../http/errors.ts';
+import { absentBodyIsEmpty } from '../http/optional-body.ts';
 import { MAX_MODULE_BYTES } from '../module/wasm.ts';
 import type { ModuleStorage } from '../storage/module-storage.ts';
 import { approveVersion, publishVersion, rejectVersion, withdrawVersion } from './lifecycle.ts';
@@ -160,11 +161,12 @@ export function catalogueRoutes(deps: CatalogueDeps): FastifyPluginAsyncTypebox 
         `/apps/:name/versions/:id/${action}`,
         {
           config: { permission: 'apps:publish' },
-          schema: { tags: ['apps'], params: VersionParams, body: Type.Optional(Decision) },
+          schema: { tags: ['apps'], params: VersionParams, body: Decision },
+          preValidation: absentBodyIsEmpty,
         },
         async (request, reply) => {
           available();
-          const comment = (request.body as { comment?: string } | undefined)?.comment ?? null;
+          const comment = request.body.comment ?? null;
           const result = await decide(context(request), request.params.name, request.params.id, comment);
           return reply.status(result.status).send(result.body);
         },

@@ -24,8 +24,14 @@ export function latestOf<T extends { version: string; status: VersionStatus }>(
 
 export type PublishRoute = 'publish' | 'request_approval' | 'operator_review';
 
-/** Where a tenant's publish goes: the operator's review first, then the tenant's own approvals. */
+/**
+ * Where a tenant's publish goes: the tenant's own approval first when its settings require one (approving
+ * it then goes on to the operator's review), else the operator's review, else it publishes.
+ */
 export function publishRoute(settings: TenantSettings, appReview: 'off' | 'required'): PublishRoute {
-  if (appReview === 'required') return 'operator_review';
-  return approvalRequired(settings, 'apps') ? 'request_approval' : 'publish';
+  return approvalRequired(settings, 'apps') ? 'request_approval' : approvedRoute(appReview);
 }
+
+/** Where an approved publish request goes: the operator's review for a tenant under it, else it publishes. */
+export const approvedRoute = (appReview: 'off' | 'required'): Exclude<PublishRoute, 'request_approval'> =>
+  appReview === 'required' ? 'operator_review' : 'publish';

@@ -15,7 +15,7 @@ import { type AutoUpgrade, appInstallChanges, appInstalls, type ChangeDecision }
 import type { InstallRow, VersionRow } from './view.ts';
 
 export interface ApprovalSettings {
-  /** The tenant requires approvals for apps (approvals.required with apps among requiredFor). */
+  /** The tenant requires approvals for apps (approvals.required with requiredFor unset or naming app). */
   required: boolean;
   fourEyes: boolean;
 }
@@ -129,6 +129,8 @@ export async function requestChange(tx: Tx, ctx: InstallContext, request: Change
       newInstall: request.newInstall,
       // Read in the database: the exact timestamp the approval compares with (no rounding through JS).
       installUpdatedAt: sql`(select ${appInstalls.updatedAt} from ${appInstalls} where ${appInstalls.id} = ${install.id})`,
+      // The revision the approval compares with: read in the database too, after this save's own writes.
+      installRevision: sql`(select ${appInstalls.revision} from ${appInstalls} where ${appInstalls.id} = ${install.id})`,
       approvalRequired: request.settings.required,
       fourEyes: request.settings.fourEyes,
       requestedBy: ctx.principal.subject,

@@ -4,6 +4,7 @@
 // the same order a save takes, so a decision and a save of one install take turns and neither is lost.
 import { isDeepStrictEqual } from 'node:util';
 import { and, asc, desc, eq, inArray, isNotNull, isNull, or, type SQL, sql } from 'drizzle-orm';
+import { nameMeteringRows } from '../calls/metering.ts';
 import { assertNotBlocked } from '../catalogue/blocks.ts';
 import type { Tx } from '../db/pool.ts';
 import { ApiError, conflict, notFound } from '../http/errors.ts';
@@ -109,10 +110,13 @@ async function lockedChange(tx: Tx, ctx: InstallContext, installName: string, ch
   return { install, change };
 }
 
-/** Whether the install is as it was when the change was requested (compared in the database, exactly). */
+/**
+ * Whether what the change was asked against (version, config, hosts, enabled, autoUpgrade) is as it was
+ * when requested: the install's revision has not moved. A rename or a circuit-settings save does not move it.
+ */
 async function installUnchanged(tx: Tx, change: ChangeRow): Promise<boolean> {
   const [row] = await tx
-    .select({ unchanged: sql<boolean>`${appInstalls.updatedAt} = ${appInstallChanges.installUpdatedAt}` })
+    .select({ unchanged: sql<boolean>`${appInstalls.revision} = ${appInstallChanges.installRevision}` })
     .from(appInstallChanges)
     .innerJoin(appInstalls, eq(appInstalls.id, appInstallChanges.installId))
     .where(eq(appInstallChanges.id, change.id));
@@ -277,6 +281,8 @@ async function closeChange(
       .delete(appInstallSecrets)
       .where(eq(appInstallSecrets.installId, install.id))
       .returning({ name: appInstallSecrets.name });
+    // A waiting new install may have had test calls: its metering keeps the name it had.
+    await nameMeteringRows(tx, install.id, install.name);
     await tx.delete(appInstalls).where(eq(appInstalls.id, install.id));
     await auditDecided(tx, ctx, install, decided, {
       installRemoved: true,

@@ -26,7 +26,8 @@ export function installContextOf(deps: InstallRouteDeps, request: FastifyRequest
     principal: principalOf(request),
     requestId: request.id,
     settings: {
-      webhookBase: deps.config.webhookPublicUrl ?? `${request.protocol}://${request.host}`,
+      // Never from the request: its Host header is the caller's to choose (vendors' webhooks would follow).
+      webhookBase: deps.config.webhookPublicUrl,
       circuitDefaults: deps.config.circuit,
       hostRules: {
         allowPrivateNetworks: deps.config.allowPrivateNetworks,

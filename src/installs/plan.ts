@@ -5,11 +5,11 @@ import semver from 'semver';
 import { assertNotBlocked } from '../catalogue/blocks.ts';
 import { appVersions } from '../catalogue/tables.ts';
 import type { Tx } from '../db/pool.ts';
-import { ApiError, issuesFromAjv, validationError } from '../http/errors.ts';
+import { ApiError, validationError } from '../http/errors.ts';
 import type { Manifest } from '../module/manifest-types.ts';
 import { createSchemaAjv } from '../module/schemas.ts';
-import type { ConfigIssue } from './config-pointers.ts';
 import { addedHosts, type HostRuleOptions, installHosts } from './hosts.ts';
+import { schemaIssues, withRuleIssues } from './schema-issues.ts';
 import { checkSecretReferences, checkSecretVariables, requiredSecrets } from './secret-rules.ts';
 import type { InstallContext, SaveBody } from './service.ts';
 import type { AutoUpgrade } from './tables.ts';
@@ -36,17 +36,21 @@ export const blockTarget = (v: VersionRow) => ({
 export const sameApp = (a: VersionRow, b: VersionRow) =>
   a.name === b.name && a.publisher === b.publisher && a.tenantId === b.tenantId;
 
-/** The config's issues under a manifest: its schema first, then its URLs and secret references. */
+/**
+ * The config's issues under a manifest: its schema and its secret variables first (the variables' rules
+ * point more precisely than a schema can), then its URLs and secret references.
+ */
 export function configIssues(
   manifest: Manifest,
   config: Record<string, unknown>,
   hostRules: HostRuleOptions,
 ) {
-  const validate = createSchemaAjv({ allErrors: true }).compile(manifest.configSchema);
+  const validate = createSchemaAjv({ allErrors: true, verbose: true }).compile(manifest.configSchema);
+  const variables = checkSecretVariables(manifest, config);
   if (!validate(config)) {
-    return { issues: issuesFromAjv(validate.errors ?? [], 'body') as ConfigIssue[], hosts: [] as string[] };
+    return { issues: withRuleIssues(schemaIssues(validate.errors ?? []), variables), hosts: [] as string[] };
   }
-  const issues = [...checkSecretVariables(manifest, config), ...checkSecretReferences(manifest, config)];
+  const issues = [...variables, ...checkSecretReferences(manifest, config)];
   const hosts = installHosts(manifest, config, hostRules);
   if (!hosts.ok) issues.push(...hosts.issues);
   return { issues, hosts: hosts.ok ? hosts.hosts : [] };

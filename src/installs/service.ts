@@ -11,6 +11,7 @@ import { and, asc, eq, sql } from 'drizzle-orm';
 import { actorOf } from '../audit/actor.ts';
 import { recordAudit } from '../audit/trail.ts';
 import { failPendingCallbacks, pendingCallbacksOf } from '../callbacks/sessions.ts';
+import { nameMeteringRows } from '../calls/metering.ts';
 import { appVersions } from '../catalogue/tables.ts';
 import type { Database, Queryable, Tx } from '../db/pool.ts';
 import type { AuthenticatedPrincipal } from '../http/auth.ts';
@@ -86,7 +87,7 @@ export async function requireInstall(db: Queryable, tenantId: string, name: stri
 
 /**
  * updated_at of a write to an install: strictly later than the write before, even when both transactions
- * started in the same instant (install_changed and the audit's previousUpdatedAt rely on it).
+ * started in the same instant (the audit's previousUpdatedAt relies on it).
  */
 export const nextUpdatedAt = () => sql`greatest(now(), ${appInstalls.updatedAt} + interval '1 millisecond')`;
 
@@ -246,6 +247,7 @@ export async function deleteInstall(ctx: InstallContext, name: string, force: bo
       .where(eq(appInstallChanges.installId, install.id))
       .returning({ id: appInstallChanges.id });
     const failedCallbacks = force ? await failPendingCallbacks(tx, install.id) : 0;
+    await nameMeteringRows(tx, install.id, install.name);
     await tx.delete(appInstalls).where(eq(appInstalls.id, install.id));
     await audit(tx, ctx, 'app.uninstalled', install, {
       versionId: install.versionId,

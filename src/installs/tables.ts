@@ -44,6 +44,12 @@ export const appInstalls = pgTable(
      * while the generation it read is still current, so a clear also holds for calls already running.
      */
     cacheGeneration: integer('cache_generation').notNull().default(0),
+    /**
+     * Moves whenever what an install change is asked against moves: version, config, hosts, enabled or
+     * autoUpgrade. A trigger moves it (migration 0004), so every writer does, and a rename or a
+     * circuit-settings save, which move updated_at only, leave an open change approvable.
+     */
+    revision: integer('revision').notNull().default(0),
     createdAt: timestamptz('created_at').notNull().defaultNow(),
     updatedAt: timestamptz('updated_at').notNull().defaultNow(),
   },
@@ -115,8 +121,10 @@ export const appInstallChanges = pgTable(
     needsAdded: jsonb('needs_added').$type<string[]>().notNull().default([]),
     handlesAdded: jsonb('handles_added').$type<string[]>().notNull().default([]),
     newInstall: boolean('new_install').notNull(),
-    /** The install's updated_at when requested: approval refuses install_changed when it moved since. */
+    /** The install's updated_at when requested (shown in the change view). */
     installUpdatedAt: timestamptz('install_updated_at').notNull(),
+    /** The install's revision when requested: approval refuses install_changed when it moved since. */
+    installRevision: integer('install_revision').notNull().default(0),
     /** The tenant's approval settings in force when requested, which the decision follows. */
     approvalRequired: boolean('approval_required').notNull(),
     fourEyes: boolean('four_eyes').notNull(),

@@ -17,8 +17,8 @@ export type VersionRow = typeof appVersions.$inferSelect;
 
 /** What the view reads of the deployment. */
 export interface ViewSettings {
-  /** WEBHOOK_PUBLIC_URL, else the api's own base URL as the request reached it. */
-  webhookBase: string;
+  /** WEBHOOK_PUBLIC_URL; null: the deployment has no public webhook address. */
+  webhookBase: string | null;
   /** APP_CIRCUIT_FAILURE_THRESHOLD and APP_CIRCUIT_OPEN_SECONDS. */
   circuitDefaults: { failureThreshold: number; openSeconds: number };
 }
@@ -82,16 +82,17 @@ export function updateAvailable(running: string, published: readonly { version: 
 }
 
 /**
- * Where vendors send this install's webhooks, or null when it receives none: the version handles no
- * webhooks, or it reads the id source from config (webhookExternalIdFromConfig) and the config holds none.
+ * Where vendors send this install's webhooks, or null when it receives none: the deployment has no public
+ * webhook address (WEBHOOK_PUBLIC_URL), the version handles no webhooks, or it reads the id source from
+ * config (webhookExternalIdFromConfig) and the config holds none.
  */
 export function webhookUrl(
   manifest: Pick<Manifest, 'handles'>,
   config: unknown,
   installId: string,
-  base: string,
+  base: string | null,
 ): string | null {
-  if (!receivesWebhooks(manifest, config)) return null;
+  if (base === null || !receivesWebhooks(manifest, config)) return null;
   return `${base.replace(/\/+$/, '')}/webhooks/app-installs/${installId}`;
 }
 

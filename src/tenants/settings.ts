@@ -1,20 +1,35 @@
 // Tenant settings that later features read: who must approve what, and where applicants are sent.
 import { type Static, Type } from 'typebox';
 
+/** The areas code asks about (approvalRequired); each is spelled in requiredFor as REQUIRED_FOR names it. */
 export const APPROVAL_AREAS = ['apps', 'definitions'] as const;
 export type ApprovalArea = (typeof APPROVAL_AREAS)[number];
+
+/**
+ * How each area is named in requiredFor. `app` is the spec's name for apps; `apps`, the name this platform
+ * first took, is still accepted and stored settings holding it keep their meaning.
+ */
+const REQUIRED_FOR: Record<ApprovalArea, readonly string[]> = {
+  apps: ['app', 'apps'],
+  definitions: ['definitions'],
+};
 
 export const TenantSettingsSchema = Type.Object(
   {
     approvals: Type.Object(
       {
         required: Type.Boolean({
-          description: 'Master switch: changes in the areas of requiredFor wait for approval.',
+          description:
+            'Master switch: changes in the areas of requiredFor (every area when unset) wait for approval.',
         }),
-        requiredFor: Type.Array(Type.Union([Type.Literal('apps'), Type.Literal('definitions')]), {
-          uniqueItems: true,
-          description: 'Areas whose changes need approval while required is true.',
-        }),
+        requiredFor: Type.Optional(
+          Type.Array(Type.Union([Type.Literal('app'), Type.Literal('definitions'), Type.Literal('apps')]), {
+            uniqueItems: true,
+            description:
+              'Areas whose changes need approval while required is true: app (apps; the older spelling apps ' +
+              'is read the same) and definitions. Unset: every area.',
+          }),
+        ),
         fourEyes: Type.Boolean({ description: 'The requester may not approve their own request.' }),
       },
       { additionalProperties: false },
@@ -39,12 +54,18 @@ export type TenantSettings = Static<typeof TenantSettingsSchema>;
 
 export function defaultTenantSettings(): TenantSettings {
   return {
-    approvals: { required: false, requiredFor: ['apps', 'definitions'], fourEyes: true },
+    approvals: { required: false, requiredFor: ['app', 'definitions'], fourEyes: true },
     collection: { flowUrl: null },
   };
 }
 
-/** Whether changes in an area wait for approval under these settings. */
+/**
+ * Whether changes in an area wait for approval under these settings: approvals.required with requiredFor
+ * unset (every area) or naming the area.
+ */
 export function approvalRequired(settings: TenantSettings, area: ApprovalArea): boolean {
-  return settings.approvals.required && settings.approvals.requiredFor.includes(area);
+  const { required, requiredFor } = settings.approvals;
+  if (!required) return false;
+  if (requiredFor === undefined) return true;
+  return requiredFor.some((name) => REQUIRED_FOR[area].includes(name));
 }

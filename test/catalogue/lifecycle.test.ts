@@ -1,34 +1,17 @@
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { appReviews } from '../../src/catalogue/tables.ts';
 import { tenants } from '../../src/tenants/tables.ts';
-import { appModule, type CataloguePlatform, startCataloguePlatform } from './support.ts';
+import { expectError } from '../http/expect.ts';
+import { catalogueSuite } from './support.ts';
 
-let platform: CataloguePlatform;
-beforeAll(async () => {
-  platform = await startCataloguePlatform();
-}, 120_000);
-afterAll(async () => platform?.close());
+const suite = catalogueSuite();
+const act = suite.act;
 
-const as = (tenant: string, user = 'ada', roles = ['admin']) => platform.token({ tenant, user, roles });
-
-async function uploaded(tenant: string, name: string, version: string) {
-  const response = await platform.upload(await appModule(name, version), await as(tenant));
-  expect(response.status).toBe(201);
-  return (await response.json()) as { id: string; name: string; version: string };
-}
-
-const post = async (path: string, token: string, json?: unknown) =>
-  platform.fetch(path, { method: 'POST', token, json });
-
-async function requireApprovals(tenant: string, fourEyes = true) {
-  const response = await platform.fetch('/tenants/me/settings', {
-    method: 'PUT',
-    token: await as(tenant),
-    json: { approvals: { required: true, requiredFor: ['apps'], fourEyes }, collection: { flowUrl: null } },
-  });
-  expect(response.status).toBe(200);
-}
+const as = (tenant: string, user?: string, roles?: string[]) => act.as(tenant, user, roles);
+const uploaded = (tenant: string, name: string, version: string) => act.uploaded(tenant, name, version);
+const post = (path: string, token: string, json?: unknown) => act.post(path, token, json);
+const requireApprovals = (tenant: string, fourEyes = true) => act.requireApprovals(tenant, fourEyes);
 
 describe('publish', () => {
   it('publishes at once when the tenant requires no approval, audited app.published', async () => {
@@ -38,14 +21,12 @@ describe('publish', () => {
     expect(response.status).toBe(200);
     const body = await response.json();
     expect(body.version).toMatchObject({ id: v.id, status: 'published', publishedAt: expect.any(String) });
-    const audit = await (await platform.fetch('/audit-events?action=app.published', { token })).json();
+    const audit = await (await suite.platform.fetch('/audit-events?action=app.published', { token })).json();
     expect(audit.items[0]).toMatchObject({
       resource: { id: v.id },
       data: { name: 'screen', version: '1.0.0' },
     });
-    const again = await post(`/apps/screen/versions/${v.id}/publish`, token);
-    expect(again.status).toBe(409);
-    expect((await again.json()).error.code).toBe('conflict');
+    await act.refused(v.id, 409, 'conflict', () => post(`/apps/screen/versions/${v.id}/publish`, token));
   });
 
   it('answers 404 for another tenant’s version and for an unknown id', async () => {
@@ -55,13 +36,11 @@ describe('publish', () => {
       `/apps/private-app/versions/${v.id}/publish`,
       `/apps/private-app/versions/${crypto.randomUUID()}/publish`,
     ]) {
-      const response = await post(path, stranger);
-      expect(response.status).toBe(404);
-      expect((await response.json()).error.code).toBe('not_found');
+      await act.refused(v.id, 404, 'not_found', () => post(path, stranger));
     }
-    expect((await platform.fetch('/apps/private-app', { token: stranger })).status).toBe(404);
+    await expectError(await suite.platform.fetch('/apps/private-app', { token: stranger }), 404, 'not_found');
     expect(
-      (await (await platform.fetch('/apps', { token: stranger })).json()).items.map(
+      (await (await suite.platform.fetch('/apps', { token: stranger })).json()).items.map(
         (a: { name: string }) => a.name,
       ),
     ).not.toContain('private-app');
@@ -86,24 +65,23 @@ describe('approvals', () => {
     });
 
     const approver = await as('careful', 'grace');
-    const notes = await (await platform.fetch('/notifications', { token: approver })).json();
+    const notes = await (await suite.platform.fetch('/notifications', { token: approver })).json();
     expect(notes.items[0]).toMatchObject({
       kind: 'approval_requested',
       resource: { type: 'app_version', id: v.id },
       read: false,
     });
     const analystNotes = await (
-      await platform.fetch('/notifications', { token: await as('careful', 'ann', ['analyst']) })
+      await suite.platform.fetch('/notifications', { token: await as('careful', 'ann', ['analyst']) })
     ).json();
     expect(analystNotes.total).toBe(0);
 
-    const open = await (await platform.fetch('/apps/approvals', { token: approver })).json();
+    const open = await (await suite.platform.fetch('/apps/approvals', { token: approver })).json();
     expect(open.items.map((a: { id: string }) => a.id)).toEqual([body.approval.id]);
-    expect((await post(`/apps/kyc/versions/${v.id}/publish`, requester)).status).toBe(409);
-
-    const own = await post(`/apps/kyc/versions/${v.id}/approve`, requester, {});
-    expect(own.status).toBe(403);
-    expect((await own.json()).error.code).toBe('four_eyes');
+    await act.refused(v.id, 409, 'conflict', () => post(`/apps/kyc/versions/${v.id}/publish`, requester));
+    await act.refused(v.id, 403, 'four_eyes', () =>
+      post(`/apps/kyc/versions/${v.id}/approve`, requester, {}),
+    );
 
     const approved = await post(`/apps/kyc/versions/${v.id}/approve`, approver, { comment: 'looks right' });
     expect(approved.status).toBe(200);
@@ -115,16 +93,15 @@ describe('approvals', () => {
       comment: 'looks right',
     });
     const audit = await (
-      await platform.fetch('/audit-events?action=app.published', { token: approver })
+      await suite.platform.fetch('/audit-events?action=app.published', { token: approver })
     ).json();
     expect(audit.items[0].data.approvalId).toBe(body.approval.id);
     const decidedList = await (
-      await platform.fetch('/apps/approvals?open=false', { token: approver })
+      await suite.platform.fetch('/apps/approvals?open=false', { token: approver })
     ).json();
     expect(decidedList.items[0]).toMatchObject({ id: body.approval.id, status: 'approved' });
 
-    const twice = await post(`/apps/kyc/versions/${v.id}/approve`, approver, {});
-    expect(twice.status).toBe(409);
+    await act.refused(v.id, 409, 'conflict', () => post(`/apps/kyc/versions/${v.id}/approve`, approver, {}));
   });
 
   it('lets the requester approve when four-eyes is off', async () => {
@@ -144,8 +121,8 @@ describe('approvals', () => {
     });
     expect(rejected.status).toBe(200);
     expect((await rejected.json()).approval).toMatchObject({ status: 'rejected', comment: 'no' });
-    const reject = await post(`/apps/screen/versions/${v.id}/reject`, await as('picky', 'grace'), {});
-    expect(reject.status).toBe(409);
+    const grace = await as('picky', 'grace');
+    await act.refused(v.id, 409, 'conflict', () => post(`/apps/screen/versions/${v.id}/reject`, grace, {}));
     expect((await post(`/apps/screen/versions/${v.id}/publish`, await as('picky', 'ada'))).status).toBe(202);
   });
 
@@ -158,25 +135,68 @@ describe('approvals', () => {
       post(`/apps/screen/versions/${v.id}/approve`, await as('busy', 'linus'), {}),
     ]);
     expect([a.status, b.status].sort()).toEqual([200, 409]);
-    await Promise.all([a.text(), b.text()]);
+    const loser = (await (a.status === 409 ? a : b).json()).error;
+    expect(loser.code).toBe('conflict');
+    await (a.status === 200 ? a : b).text();
     const audit = await (
-      await platform.fetch('/audit-events?action=app.published', { token: await as('busy') })
+      await suite.platform.fetch('/audit-events?action=app.published', { token: await as('busy') })
     ).json();
     expect(audit.total).toBe(1);
   });
 
-  it('refuses approving without an open request', async () => {
+  it('refuses approving or rejecting without an open request', async () => {
     const v = await uploaded('idle', 'screen', '1.0.0');
-    const response = await post(`/apps/screen/versions/${v.id}/approve`, await as('idle'), {});
-    expect(response.status).toBe(409);
-    expect((await response.json()).error.code).toBe('conflict');
+    const token = await as('idle');
+    for (const action of ['approve', 'reject'])
+      await act.refused(v.id, 409, 'conflict', () =>
+        post(`/apps/screen/versions/${v.id}/${action}`, token, {}),
+      );
+  });
+});
+
+describe('without apps:publish', () => {
+  it('refuses publish, approve, reject and withdraw with 403 forbidden, changing nothing', async () => {
+    await requireApprovals('guarded', false);
+    const fresh = await uploaded('guarded', 'screen', '1.0.0');
+    const requested = await uploaded('guarded', 'screen', '1.1.0');
+    expect((await post(`/apps/screen/versions/${requested.id}/publish`, await as('guarded'))).status).toBe(
+      202,
+    );
+    const readers = [
+      await as('guarded', 'ann', ['analyst']),
+      await suite.platform.token({
+        tenant: 'guarded',
+        user: 'wes',
+        roles: [],
+        permissions: ['apps:read', 'apps:write'],
+      }),
+    ];
+    for (const token of readers) {
+      const calls: [string, () => Promise<Response>][] = [
+        [fresh.id, () => post(`/apps/screen/versions/${fresh.id}/publish`, token)],
+        [requested.id, () => post(`/apps/screen/versions/${requested.id}/approve`, token, {})],
+        [requested.id, () => post(`/apps/screen/versions/${requested.id}/reject`, token, {})],
+        [
+          requested.id,
+          () => suite.platform.fetch(`/apps/screen/versions/${requested.id}`, { method: 'DELETE', token }),
+        ],
+        [
+          fresh.id,
+          () => suite.platform.fetch(`/apps/screen/versions/${fresh.id}`, { method: 'DELETE', token }),
+        ],
+      ];
+      for (const [id, call] of calls) {
+        const error = await act.refused(id, 403, 'forbidden', call);
+        expect(error.details).toEqual({ permission: 'apps:publish' });
+      }
+    }
   });
 });
 
 describe('operator review', () => {
   it('opens the operator’s review when the tenant is under review, shown on the version', async () => {
     const v = await uploaded('reviewed', 'screen', '1.0.0');
-    await platform.database.db
+    await suite.platform.database.db
       .update(tenants)
       .set({ appReview: 'required' })
       .where(eq(tenants.name, 'reviewed'));
@@ -188,9 +208,9 @@ describe('operator review', () => {
       status: 'pending',
       decidedBy: null,
     });
-    const versions = await (await platform.fetch('/apps/screen/versions', { token })).json();
+    const versions = await (await suite.platform.fetch('/apps/screen/versions', { token })).json();
     expect(versions.items[0].review).toMatchObject({ status: 'pending' });
-    expect((await post(`/apps/screen/versions/${v.id}/publish`, token)).status).toBe(409);
+    await act.refused(v.id, 409, 'conflict', () => post(`/apps/screen/versions/${v.id}/publish`, token));
   });
 });
 
@@ -200,27 +220,28 @@ describe('withdraw', () => {
     const v = await uploaded('retract', 'screen', '1.0.0');
     const token = await as('retract');
     const request = await (await post(`/apps/screen/versions/${v.id}/publish`, token)).json();
-    const response = await platform.fetch(`/apps/screen/versions/${v.id}`, { method: 'DELETE', token });
+    const response = await suite.platform.fetch(`/apps/screen/versions/${v.id}`, { method: 'DELETE', token });
     expect(response.status).toBe(200);
     expect((await response.json()).status).toBe('withdrawn');
-    const approvals = await (await platform.fetch('/apps/approvals?open=false', { token })).json();
+    const approvals = await (await suite.platform.fetch('/apps/approvals?open=false', { token })).json();
     expect(approvals.items[0]).toMatchObject({ id: request.approval.id, status: 'withdrawn' });
-    const audit = await (await platform.fetch('/audit-events?action=app.withdrawn', { token })).json();
+    const audit = await (await suite.platform.fetch('/audit-events?action=app.withdrawn', { token })).json();
     expect(audit.items[0].data).toMatchObject({ approvalId: request.approval.id, reviewId: null });
-    const again = await platform.fetch(`/apps/screen/versions/${v.id}`, { method: 'DELETE', token });
-    expect(again.status).toBe(409);
+    await act.refused(v.id, 409, 'conflict', () =>
+      suite.platform.fetch(`/apps/screen/versions/${v.id}`, { method: 'DELETE', token }),
+    );
   });
 
   it('withdraws the pending review too', async () => {
     const v = await uploaded('retract-review', 'screen', '1.0.0');
-    await platform.database.db
+    await suite.platform.database.db
       .update(tenants)
       .set({ appReview: 'required' })
       .where(eq(tenants.name, 'retract-review'));
     const token = await as('retract-review');
     await post(`/apps/screen/versions/${v.id}/publish`, token);
-    await platform.fetch(`/apps/screen/versions/${v.id}`, { method: 'DELETE', token });
-    const [review] = await platform.database.db
+    await suite.platform.fetch(`/apps/screen/versions/${v.id}`, { method: 'DELETE', token });
+    const [review] = await suite.platform.database.db
       .select()
       .from(appReviews)
       .where(eq(appReviews.versionId, v.id));
@@ -235,7 +256,7 @@ describe('reading', () => {
     for (const version of ['1.9.0', '1.10.0', '1.10.0-rc.1', '2.0.0-alpha.1']) {
       ids[version] = (await uploaded('orderly', 'ordered', version)).id;
     }
-    const listed = await (await platform.fetch('/apps/ordered/versions', { token })).json();
+    const listed = await (await suite.platform.fetch('/apps/ordered/versions', { token })).json();
     expect(listed.items.map((v: { version: string }) => v.version)).toEqual([
       '2.0.0-alpha.1',
       '1.10.0',
@@ -243,13 +264,13 @@ describe('reading', () => {
       '1.9.0',
     ]);
     // Nothing published: the latest is the highest of any status.
-    let app = await (await platform.fetch('/apps/ordered', { token })).json();
+    let app = await (await suite.platform.fetch('/apps/ordered', { token })).json();
     expect(app.latest.version).toBe('2.0.0-alpha.1');
     await post(`/apps/ordered/versions/${ids['2.0.0-alpha.1']}/publish`, token);
-    app = await (await platform.fetch('/apps/ordered', { token })).json();
+    app = await (await suite.platform.fetch('/apps/ordered', { token })).json();
     expect(app.latest.version).toBe('2.0.0-alpha.1'); // a prerelease only while no release is published
     await post(`/apps/ordered/versions/${ids['1.9.0']}/publish`, token);
-    app = await (await platform.fetch('/apps/ordered', { token })).json();
+    app = await (await suite.platform.fetch('/apps/ordered', { token })).json();
     expect(app.latest.version).toBe('1.9.0');
     expect(app).toMatchObject({
       name: 'ordered',
@@ -259,7 +280,7 @@ describe('reading', () => {
       signatures: 'off',
     });
     expect(app.items).toHaveLength(4);
-    const all = await (await platform.fetch('/apps', { token })).json();
+    const all = await (await suite.platform.fetch('/apps', { token })).json();
     expect(all.signatures).toBe('off');
     expect(all.items.find((a: { name: string }) => a.name === 'ordered').latest.version).toBe('1.9.0');
   });
@@ -269,7 +290,7 @@ describe('reading', () => {
     await uploaded('mixed', 'half', '1.1.0');
     await post(`/apps/half/versions/${v.id}/publish`, await as('mixed'));
     const analyst = await as('mixed', 'ann', ['analyst']);
-    const seen = await (await platform.fetch('/apps/half/versions', { token: analyst })).json();
+    const seen = await (await suite.platform.fetch('/apps/half/versions', { token: analyst })).json();
     expect(seen.items.map((x: { version: string }) => x.version)).toEqual(['1.0.0']);
   });
 });

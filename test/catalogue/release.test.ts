@@ -1,7 +1,8 @@
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, asc, eq, isNull } from 'drizzle-orm';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { moduleStorageOf } from '../../src/api/index.ts';
+import { auditEvents } from '../../src/audit/tables.ts';
 import { type ReleaseModule, reconcileRelease } from '../../src/catalogue/release.ts';
 import { appVersions } from '../../src/catalogue/tables.ts';
 import { parseManifest } from '../../src/module/manifest.ts';
@@ -102,7 +103,27 @@ describe('release catalogue reconciliation', () => {
     expect(report.published).toEqual(['sanctions-screening@1.0.0']);
     const rows = await platformRows();
     expect(rows.find((r) => r.name === 'http-connector')?.status).toBe('withdrawn');
-    expect(rows.find((r) => r.name === 'sanctions-screening')?.status).toBe('published');
+    const back = rows.find((r) => r.name === 'sanctions-screening');
+    expect(back?.status).toBe('published');
+    // The republish is audited in the instance trail, like the release's first publish.
+    const audit = await platform.database.db
+      .select()
+      .from(auditEvents)
+      .where(and(eq(auditEvents.resourceId, back?.id ?? ''), eq(auditEvents.action, 'app.published')))
+      .orderBy(asc(auditEvents.id));
+    expect(audit).toHaveLength(2);
+    expect(audit[1]).toMatchObject({
+      tenantId: null,
+      actorType: 'system',
+      actorId: 'release',
+      data: {
+        name: 'sanctions-screening',
+        version: '1.0.0',
+        sha256: back?.sha256,
+        platformSource: 'release',
+        reason: 'back in the release',
+      },
+    });
   });
 
   it('adopts an operator version with the same manifest, and skips one with another manifest', async () => {

@@ -1,7 +1,7 @@
 // Cached values of an install (spec part 1 §2.11, §4.2, §4.8 "Cached values of an install", part 2 §8.1):
 // the service functions calls use, against the real test database, and the listing and clearing routes
 // through the real api.
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditEvents } from '../../src/audit/tables.ts';
 import {
@@ -15,7 +15,7 @@ import { cacheBinding, open, seal } from '../../src/installs/seal.ts';
 import { appInstallCache } from '../../src/installs/tables.ts';
 import type { CacheChange } from '../../src/runner/host/call-state.ts';
 import { type CataloguePlatform, startCataloguePlatform } from '../catalogue/support.ts';
-import { errorOf, ok, publishEcho, SECRET_KEY_HEX } from './support.ts';
+import { errorOf, ok, publishEcho, SECRET_KEY_HEX, untilBlockedBy } from './support.ts';
 
 let platform: CataloguePlatform;
 beforeAll(async () => {
@@ -268,14 +268,8 @@ describe('changes of calls', () => {
     await db().transaction(async (tx) => {
       expect(await clearInstallCache(tx, install, 'version', SYSTEM, t0)).toBe(1);
       stored = store(install, running, [set('y', cached('y'))], t0);
-      // Commit once the store is waiting on the install's row lock (a state, not a timing).
-      for (;;) {
-        const waiting = await db().execute(
-          sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query ilike '%app_installs%'`,
-        );
-        if ((waiting.rows[0] as { n: number }).n > 0) break;
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
+      // Commit once the store is waiting on this transaction's lock of the install's row.
+      await untilBlockedBy(db(), tx);
     });
     expect(await stored).toEqual(NOTHING_STORED);
     expect(await rowsOf(install)).toEqual([]);

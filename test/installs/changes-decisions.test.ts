@@ -1,7 +1,7 @@
 // Deciding install changes through the real api (spec part 1 §3.3, §4.2, §4.8 "Approvals of install
 // saves", part 2 §5, §7.2): refusals of approve, reject and withdraw, the list, tenant isolation and a
 // decision racing a save.
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appBlocks } from '../../src/catalogue/tables.ts';
 import { appInstallChanges } from '../../src/installs/tables.ts';
@@ -82,15 +82,37 @@ describe('approve refusals', () => {
     }
   });
 
-  it('answers install_changed when the install moved since the request', async () => {
-    const { ada, grace, v1 } = await setUp('moved', { install: true });
+  it('approves after a rename or a circuit-settings save: neither moves what the change was asked against', async () => {
+    const { ada, grace, v1 } = await setUp('kept-open', { install: true });
     const { change } = await heldSave(ada, 'i', v1.id, 'm');
     await ok(
       await api.call('/app-installs/i/circuit', ada, 'PUT', { failureThreshold: 3, openSeconds: null }),
     );
+    await ok(await api.call('/app-installs/i/rename', ada, 'POST', { name: 'renamed' }));
+    expect(await ok(await api.approve(grace, 'renamed', change.id))).toMatchObject({
+      decision: 'approved',
+      installName: 'renamed',
+    });
+    expect(await api.installOf(ada, 'renamed')).toMatchObject({
+      hosts: [VENDOR, 'm.vendor.example'],
+      circuit: { settings: { failureThreshold: 3, openSeconds: null } },
+    });
+  });
+
+  it('answers install_changed when what the change was asked against moved since the request', async () => {
+    const { ada, grace, v1 } = await setUp('moved', { install: true });
+    const { change } = await heldSave(ada, 'i', v1.id, 'm');
+    // Saves supersede the open change; another writer of the install's state (as automatic upgrades
+    // will be) moves it under the change.
+    await platform.database.db.execute(
+      sql`update app_installs set enabled = true where id = ${change.installId as string}`,
+    );
     const changed = await errorOf(await api.approve(grace, 'i', change.id), 409);
     expect(changed).toMatchObject({ code: 'install_changed', details: { changeId: change.id } });
-    expect((await api.installOf(ada, 'i')).hosts).toEqual([VENDOR]);
+    expect(await api.installOf(ada, 'i')).toMatchObject({
+      hosts: [VENDOR],
+      pendingChange: { id: change.id },
+    });
   });
 
   it('checks the version again: withdrawn is a conflict, blocked is app_blocked', async () => {
@@ -173,7 +195,7 @@ describe('reject and withdraw', () => {
 
     // The requester may reject (four-eyes guards approval only); the new install goes.
     const fresh = await heldNew(ada, 'fresh', v1.id);
-    await ok(await api.call('/app-installs/fresh/secrets/API_KEY', ada, 'POST', { value: 'k' }));
+    await ok(await api.call('/app-installs/fresh/secrets/API_KEY', ada, 'POST', { value: 'sk-test-value' }));
     const gone = await ok<Record<string, unknown>>(await api.reject(ada, 'fresh', fresh.change.id));
     expect(gone).toMatchObject({
       decision: 'rejected',

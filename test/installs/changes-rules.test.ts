@@ -213,6 +213,7 @@ describe('changeView', () => {
     needsAdded: [],
     handlesAdded: ['webhook'],
     newInstall: false,
+    installRevision: 3,
     installUpdatedAt: new Date('2026-01-01T00:00:00.000Z'),
     approvalRequired: true,
     fourEyes: true,

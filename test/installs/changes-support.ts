@@ -62,7 +62,7 @@ export function changeCalls(platform: CataloguePlatform) {
     async requireApprovals(token: string, fourEyes = true) {
       await ok(
         await call('/tenants/me/settings', token, 'PUT', {
-          approvals: { required: true, requiredFor: ['apps'], fourEyes },
+          approvals: { required: true, requiredFor: ['app'], fourEyes },
           collection: { flowUrl: null },
         }),
       );

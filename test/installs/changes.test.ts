@@ -102,7 +102,9 @@ describe('a new install under approvals', () => {
     expect((await ok<{ items: unknown[] }>(await api.call('/notifications', reader))).items).toEqual([]);
 
     // Its secret can be stored while it waits; the requester may not approve under four-eyes.
-    await ok(await api.call('/app-installs/screening/secrets/API_KEY', ada, 'POST', { value: 'k' }));
+    await ok(
+      await api.call('/app-installs/screening/secrets/API_KEY', ada, 'POST', { value: 'sk-test-value' }),
+    );
     const own = await errorOf(await api.approve(ada, 'screening', change.id), 403);
     expect(own).toMatchObject({ code: 'four_eyes', details: { changeId: change.id } });
 
@@ -177,6 +179,25 @@ describe('a new install under approvals', () => {
     );
     expect(applied.hosts).toEqual([VENDOR]);
   });
+  it.each([
+    ['unset (every area)', undefined],
+    ['naming app', ['app']],
+    ['naming apps, as settings saved before app was accepted', ['apps']],
+  ])('holds a save adding hosts with requiredFor %s', async (_name, requiredFor) => {
+    const ada = await api.admin(`new-areas-${requiredFor?.[0] ?? 'unset'}`);
+    const v = await published(platform, ada, changeModule('areas-app', '1.0.0'));
+    await ok(
+      await api.call('/tenants/me/settings', ada, 'PUT', {
+        approvals: { required: true, ...(requiredFor ? { requiredFor } : {}), fourEyes: true },
+        collection: { flowUrl: null },
+      }),
+    );
+    const { change } = await api.held(
+      await api.install(ada, { name: 'n', versionId: v.id, enabled: false, approveHosts: [VENDOR] }),
+    );
+    expect(change).toMatchObject({ hostsAdded: [VENDOR], approvalSettings: { required: true } });
+  });
+
   it('saved again, a waiting new install waits as new with the newly asked state; applied, it comes into service', async () => {
     const ada = await api.admin('new-again');
     const v1 = await published(platform, ada, changeModule('again-app', '1.0.0'));
@@ -231,7 +252,7 @@ describe('a save of an existing install under approvals', () => {
       await api.install(ada, { name: 'm', versionId: v1.id, enabled: false, approveHosts: [VENDOR] }),
       201,
     );
-    await ok(await api.call('/app-installs/m/secrets/API_KEY', ada, 'POST', { value: 'k' }));
+    await ok(await api.call('/app-installs/m/secrets/API_KEY', ada, 'POST', { value: 'sk-test-value' }));
     const before = await ok<Record<string, unknown>>(await api.save(ada, 'm', { versionId: v1.id }));
     await api.requireApprovals(ada);
 
@@ -328,7 +349,7 @@ describe('a save of an existing install under approvals', () => {
       }),
       201,
     );
-    await ok(await api.call('/app-installs/d/secrets/API_KEY', ada, 'POST', { value: 'k' }));
+    await ok(await api.call('/app-installs/d/secrets/API_KEY', ada, 'POST', { value: 'sk-test-value' }));
     await ok(await api.save(ada, 'd', { versionId: v.id, config: { documents: true } }));
     expect((await api.auditOf(ada, 'app.install.documents.enabled')).map((a) => a.data.via)).toEqual([
       'save',
@@ -381,7 +402,7 @@ describe('a save of an existing install under approvals', () => {
     );
     await api.requireApprovals(ada);
     const refused = await errorOf(
-      await api.call('/app-installs/p/secrets/VAR_TOKEN', ada, 'POST', { value: 'x' }),
+      await api.call('/app-installs/p/secrets/VAR_TOKEN', ada, 'POST', { value: 'var-token-value' }),
       400,
     );
     expect(refused.code).toBe('validation_error');
@@ -394,7 +415,7 @@ describe('a save of an existing install under approvals', () => {
       }),
     );
     const stored = await ok<{ storedSecrets: string[] }>(
-      await api.call('/app-installs/p/secrets/VAR_TOKEN', ada, 'POST', { value: 'x' }),
+      await api.call('/app-installs/p/secrets/VAR_TOKEN', ada, 'POST', { value: 'var-token-value' }),
     );
     expect(stored.storedSecrets).toEqual(['VAR_TOKEN']);
   });

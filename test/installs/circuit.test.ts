@@ -155,8 +155,16 @@ describe('circuit settings', () => {
       expect((await errorOf(await call(path, stranger, method, json), 404)).code).toBe('unknown_install');
     }
     const reader = await platform.token({ tenant: 'circ-owner', roles: ['analyst'] });
-    expect((await configure(reader, 'kyc', { failureThreshold: 3, openSeconds: 30 })).status).toBe(403);
-    expect((await call('/app-installs/kyc/circuit/reset', reader, 'POST')).status).toBe(403);
+    for (const refused of [
+      await configure(reader, 'kyc', { failureThreshold: 3, openSeconds: 30 }),
+      await call('/app-installs/kyc/circuit/reset', reader, 'POST'),
+    ]) {
+      expect(await errorOf(refused, 403)).toMatchObject({
+        code: 'forbidden',
+        details: { permission: 'apps:write' },
+      });
+    }
     expect((await circuitOf(token)).settings).toBeNull();
+    expect(await auditOf(token, 'app.circuit.')).toEqual([]);
   });
 });

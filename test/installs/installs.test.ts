@@ -7,12 +7,14 @@ import { type CataloguePlatform, startCataloguePlatform } from '../catalogue/sup
 import { startTestPlatform } from '../support/platform.ts';
 import {
   configurableModule,
+  echoInstall,
   errorOf,
   ok,
   publishEcho,
   published,
   publishPlatformApp,
   SECRET_KEY_HEX,
+  seenThroughForgedHost,
 } from './support.ts';
 
 let platform: CataloguePlatform;
@@ -414,7 +416,7 @@ describe('install rules', () => {
     await ok(await install(token, { ...body, enabled: false }), 201);
     const still = await errorOf(await save(token, 'e', { versionId: v.id, enabled: true }), 409);
     expect(still).toMatchObject({ code: 'install_not_configured', details: { missingSecrets: ['API_KEY'] } });
-    await ok(await call('/app-installs/e/secrets/API_KEY', token, 'POST', { value: 'k' }));
+    await ok(await call('/app-installs/e/secrets/API_KEY', token, 'POST', { value: 'sk-test-value' }));
     expect((await ok<{ enabled: boolean }>(await save(token, 'e', { versionId: v.id }))).enabled).toBe(true);
 
     // Blocked afterwards: switching on (or anything else) is refused, switching off never is.
@@ -457,6 +459,15 @@ describe('install rules', () => {
     }
   });
 
+  it('builds webhookUrl and callbackUrl from WEBHOOK_PUBLIC_URL alone, whatever Host the caller sends', async () => {
+    const token = await as('public-url');
+    const id = await echoInstall(platform, token);
+    const seen = await seenThroughForgedHost(platform, token);
+    const expected = `https://hooks.example.com/base/webhooks/app-installs/${id}`;
+    expect(seen.webhookUrl).toBe(expected);
+    expect(seen.call.callbackUrl).toBe(expected);
+  });
+
   it('answers 404 unknown_install for another tenant’s install and checks permissions', async () => {
     const token = await as('owner');
     const v = await publishEcho(platform, token, 'owned-app');
@@ -474,23 +485,41 @@ describe('install rules', () => {
       ['GET', '/app-installs/mine', undefined],
       ['PUT', '/app-installs/mine', { versionId: v.id, enabled: false }],
       ['DELETE', '/app-installs/mine', undefined],
-      ['POST', '/app-installs/mine/secrets/API_KEY', { value: 'v' }],
+      ['POST', '/app-installs/mine/secrets/API_KEY', { value: 'sk-test-value' }],
       ['DELETE', '/app-installs/mine/secrets/API_KEY', undefined],
     ] as const) {
       const error = await errorOf(await call(path, stranger, method, json), 404);
       expect(error.code, `${method} ${path}`).toBe('unknown_install');
     }
     const reader = await platform.token({ tenant: 'owner', roles: ['analyst'] });
-    await ok(await call('/app-installs/mine', reader));
+    const before = await ok(await call('/app-installs/mine', reader));
     await ok(await call('/app-installs', reader));
     for (const [method, path, json] of [
-      ['POST', '/app-installs', { name: 'r', versionId: v.id }],
-      ['PUT', '/app-installs/mine', { versionId: v.id, enabled: false }],
+      [
+        'POST',
+        '/app-installs',
+        { name: 'r', versionId: v.id, enabled: false, approveHosts: ['api.vendor.test'] },
+      ],
+      ['PUT', '/app-installs/mine', { versionId: v.id, enabled: false, config: { changed: true } }],
       ['DELETE', '/app-installs/mine', undefined],
-      ['POST', '/app-installs/mine/secrets/API_KEY', { value: 'v' }],
+      ['POST', '/app-installs/mine/secrets/API_KEY', { value: 'sk-test-value' }],
+      ['DELETE', '/app-installs/mine/secrets/API_KEY', undefined],
     ] as const) {
-      expect((await call(path, reader, method, json)).status, `${method} ${path}`).toBe(403);
+      const error = await errorOf(await call(path, reader, method, json), 403);
+      expect(error, `${method} ${path}`).toMatchObject({
+        code: 'forbidden',
+        details: { permission: 'apps:write' },
+      });
     }
+    // Nothing changed: the install as it was, no other install, no secret stored, nothing audited.
+    expect(await ok(await call('/app-installs/mine', token))).toEqual(before);
+    const listed = await ok<{ items: { name: string }[] }>(await call('/app-installs', token));
+    expect(listed.items.map((item) => item.name)).toEqual(['mine']);
+    const trail = await ok<{ items: { action: string }[] }>(await call('/audit-events', token));
+    expect(trail.items.map((item) => item.action)).not.toEqual(
+      expect.arrayContaining([expect.stringMatching(/^app\.(configured|uninstalled|secret\.)/)]),
+    );
+    expect(trail.items.filter((item) => item.action === 'app.installed')).toHaveLength(1);
   });
 
   it('serializes two saves of one install: both apply in turn, the second from the first’s result', async () => {

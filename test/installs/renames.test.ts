@@ -5,7 +5,10 @@ import { errorOf, ok, publishEcho, SECRET_KEY_HEX } from './support.ts';
 
 let platform: CataloguePlatform;
 beforeAll(async () => {
-  platform = await startCataloguePlatform({ SECRET_STORE_KEY: SECRET_KEY_HEX });
+  platform = await startCataloguePlatform({
+    SECRET_STORE_KEY: SECRET_KEY_HEX,
+    WEBHOOK_PUBLIC_URL: 'https://hooks.example.com',
+  });
 }, 120_000);
 afterAll(async () => platform?.close());
 
@@ -59,7 +62,7 @@ async function tenantWith(tenant: string, names: string[]) {
 describe('renames', () => {
   it('renames keeping the id, secrets and webhook URL; the former name stays an alias and answers renamedTo', async () => {
     const { token, ids } = await tenantWith('ren-keep', ['kyc']);
-    await ok(await call('/app-installs/kyc/secrets/API_KEY', token, 'POST', { value: 'hush' }));
+    await ok(await call('/app-installs/kyc/secrets/API_KEY', token, 'POST', { value: 'hush-hush-value' }));
     const before = await ok<View>(await call('/app-installs/kyc', token));
     const renamed = await ok<Renamed>(await rename(token, 'kyc', { name: 'screening' }));
     expect(renamed).toEqual({
@@ -69,6 +72,7 @@ describe('renames', () => {
       skipped: [],
     });
     expect(renamed.install.storedSecrets).toEqual(['API_KEY']);
+    expect(renamed.install.webhookUrl).toBe(`https://hooks.example.com/webhooks/app-installs/${ids.kyc}`);
     expect(renamed.install.webhookUrl).toBe(before.webhookUrl);
     expect((await ok<View>(await call('/app-installs/screening', token))).aliases).toEqual(['kyc']);
 
@@ -77,7 +81,7 @@ describe('renames', () => {
       ['GET', '/app-installs/kyc', undefined],
       ['PUT', '/app-installs/kyc', { versionId: before.id, enabled: false }],
       ['DELETE', '/app-installs/kyc', undefined],
-      ['POST', '/app-installs/kyc/secrets/API_KEY', { value: 'v' }],
+      ['POST', '/app-installs/kyc/secrets/API_KEY', { value: 'sk-test-value' }],
       ['DELETE', '/app-installs/kyc/secrets/API_KEY', undefined],
       ['POST', '/app-installs/kyc/rename', { name: 'other' }],
       ['PUT', '/app-installs/kyc/circuit', { failureThreshold: null, openSeconds: null }],
@@ -197,6 +201,26 @@ describe('renames', () => {
       'unknown_install',
     );
     await ok(await call('/app-installs/q', token));
+  });
+});
+
+describe('metering across a rename', () => {
+  interface Report {
+    items: { installId: string; installName: string; calls: number }[];
+  }
+  const meteringOf = async (token: string, install: string) =>
+    (await ok<Report>(await call(`/app-installs/metering?install=${install}`, token))).items;
+
+  it('shows the install’s calls under its current name, found by it, and by its last name once removed', async () => {
+    const { token, ids } = await tenantWith('ren-meter', ['kyc']);
+    await ok(await call('/app-installs/kyc/secrets/API_KEY', token, 'POST', { value: 'hush' }));
+    await ok(await call('/app-installs/kyc/test', token, 'POST', { action: 'echo', input: {} }));
+    await ok(await rename(token, 'kyc', { name: 'screening', keepAlias: false }));
+    const metered = [{ installId: ids.kyc, installName: 'screening', calls: 1 }];
+    expect(await meteringOf(token, 'screening')).toMatchObject(metered);
+    expect(await meteringOf(token, 'kyc')).toEqual([]);
+    await ok(await call('/app-installs/screening', token, 'DELETE'), 204);
+    expect(await meteringOf(token, 'screening')).toMatchObject(metered);
   });
 });
 

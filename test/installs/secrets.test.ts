@@ -6,7 +6,17 @@ import { auditEvents } from '../../src/audit/tables.ts';
 import { open } from '../../src/installs/seal.ts';
 import { appInstallSecrets } from '../../src/installs/tables.ts';
 import { type CataloguePlatform, startCataloguePlatform } from '../catalogue/support.ts';
-import { configurableModule, errorOf, ok, publishEcho, published, SECRET_KEY_HEX } from './support.ts';
+import {
+  configurableModule,
+  echoInstall,
+  errorOf,
+  ok,
+  publishEcho,
+  published,
+  SECRET_KEY_HEX,
+  seenThroughForgedHost,
+  untilBlockedBy,
+} from './support.ts';
 
 let platform: CataloguePlatform;
 beforeAll(async () => {
@@ -133,6 +143,40 @@ describe('secrets', () => {
     ).toBe('unknown_install');
   });
 
+  it('refuses a value too short to be redacted at /value, and keeps what was stored', async () => {
+    const token = await as('short');
+    const v = await publishEcho(platform, token, 'short-app');
+    await kept(
+      call('/app-installs', token, 'POST', {
+        name: 'short',
+        versionId: v.id,
+        enabled: false,
+        approveHosts: ['api.vendor.test'],
+      }),
+      201,
+    );
+    await kept(call('/app-installs/short/secrets/API_KEY', token, 'POST', { value: VALUES[0] }), 200);
+    for (const value of ['k', 'hush', '1234567']) {
+      const refused = await kept(call('/app-installs/short/secrets/API_KEY', token, 'POST', { value }), 400);
+      expect(refused.error).toMatchObject({
+        code: 'validation_error',
+        details: {
+          issues: [
+            {
+              path: '/value',
+              message:
+                'a secret is at least 8 characters: a shorter value could not be told apart from ordinary text, so it could not be redacted',
+            },
+          ],
+        },
+      });
+    }
+    const trail = (await kept(call('/audit-events?action=app.secret.*', token), 200)).items as unknown[];
+    expect(trail).toHaveLength(1);
+    const view = await kept(call('/app-installs/short', token), 200);
+    expect(view).toMatchObject({ storedSecrets: ['API_KEY'] });
+  });
+
   it('removes secrets with the install, and a store racing the removal answers 404 unknown_install', async () => {
     const token = await as('removal');
     const v = await publishEcho(platform, token, 'removal-app');
@@ -154,14 +198,8 @@ describe('secrets', () => {
     await db.transaction(async (tx) => {
       await tx.execute(sql`select id from app_installs where id = ${created.id as string} for update`);
       store = kept(call('/app-installs/r/secrets/API_KEY', token, 'POST', { value: VALUES[1] }), 404);
-      // Proceed once the store is waiting on the row lock (a state, not a timing).
-      for (;;) {
-        const waiting = await db.execute(
-          sql`select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query ilike '%app_installs%'`,
-        );
-        if ((waiting.rows[0] as { n: number }).n > 0) break;
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
+      // Proceed once the store is waiting on this transaction's row lock.
+      await untilBlockedBy(db, tx);
       await tx.execute(sql`delete from app_install_secrets where install_id = ${created.id as string}`);
       await tx.execute(sql`delete from app_installs where id = ${created.id as string}`);
     });
@@ -210,6 +248,17 @@ describe('secrets', () => {
   });
 });
 
+describe('without WEBHOOK_PUBLIC_URL', () => {
+  it('shows webhookUrl null and sends no callbackUrl, whatever Host the caller sends', async () => {
+    const token = await as('no-public-url');
+    await echoInstall(platform, token);
+    const seen = await seenThroughForgedHost(platform, token);
+    expect(seen.webhookUrl).toBeNull();
+    expect(seen.call).not.toHaveProperty('callbackUrl');
+    expect(JSON.stringify(seen.call)).not.toContain('evil.example.com');
+  });
+});
+
 describe('without SECRET_STORE_KEY', () => {
   let bare: CataloguePlatform;
   beforeAll(async () => {
@@ -217,11 +266,11 @@ describe('without SECRET_STORE_KEY', () => {
   }, 120_000);
   afterAll(async () => bare?.close());
 
-  it('answers 503 secret_store_unavailable to store and remove, and webhook urls use the api’s own base', async () => {
+  it('answers 503 secret_store_unavailable to store and remove', async () => {
     expect(bare.config.secretStoreKey).toBeNull();
     const token = await bare.token({ tenant: 'keyless' });
     const v = await publishEcho(bare, token, 'keyless-app');
-    const created = await ok<{ id: string; webhookUrl: string }>(
+    await ok(
       await bare.fetch('/app-installs', {
         method: 'POST',
         token,
@@ -229,7 +278,6 @@ describe('without SECRET_STORE_KEY', () => {
       }),
       201,
     );
-    expect(created.webhookUrl).toBe(`${bare.url}/webhooks/app-installs/${created.id}`);
     for (const method of ['POST', 'DELETE']) {
       const response = await bare.fetch('/app-installs/k/secrets/API_KEY', {
         method,

@@ -23,7 +23,7 @@ describe('GET /tenants/me', () => {
 
 describe('tenant settings', () => {
   const settings = {
-    approvals: { required: true, requiredFor: ['apps'], fourEyes: false },
+    approvals: { required: true, requiredFor: ['app'], fourEyes: false },
     collection: { flowUrl: 'https://collect.example.com' },
   };
 
@@ -33,7 +33,7 @@ describe('tenant settings', () => {
     });
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({
-      approvals: { required: false, requiredFor: ['apps', 'definitions'], fourEyes: true },
+      approvals: { required: false, requiredFor: ['app', 'definitions'], fourEyes: true },
       collection: { flowUrl: null },
     });
   });
@@ -54,6 +54,19 @@ describe('tenant settings', () => {
       data: { before: { approvals: { required: false } }, after: settings },
       requestId: put.headers.get('x-request-id'),
     });
+  });
+
+  it.each([
+    ['unset (every area)', { required: true, fourEyes: true }],
+    ['the spec’s app', { required: true, requiredFor: ['app'], fourEyes: true }],
+    ['the older spelling apps', { required: true, requiredFor: ['apps', 'definitions'], fourEyes: true }],
+  ])('accepts requiredFor %s and reads it back as saved', async (_name, approvals) => {
+    const token = await platform.token({ tenant: 'areas' });
+    const body = { approvals, collection: { flowUrl: null } };
+    const put = await platform.fetch('/tenants/me/settings', { method: 'PUT', token, json: body });
+    expect(put.status).toBe(200);
+    expect(await put.json()).toEqual(body);
+    expect(await (await platform.fetch('/tenants/me/settings', { token })).json()).toEqual(body);
   });
 
   it('keeps one tenant’s settings away from another', async () => {
@@ -85,10 +98,9 @@ describe('tenant settings', () => {
       { ...settings, approvals: { ...settings.approvals, requiredFor: ['everything'] } },
       '/approvals/requiredFor/0',
     ],
-    [{ ...settings, approvals: { required: true, fourEyes: true } }, '/approvals/requiredFor'],
     [{ approvals: settings.approvals }, '/collection'],
     [
-      { ...settings, approvals: { ...settings.approvals, requiredFor: ['apps', 'apps'] } },
+      { ...settings, approvals: { ...settings.approvals, requiredFor: ['app', 'app'] } },
       '/approvals/requiredFor',
     ],
   ])('refuses invalid settings %# at the path at fault, writing nothing', async (body, path) => {
