@@ -41,7 +41,8 @@ export interface Config {
   logLevel: string;
   dataDir: string;
   databaseUrl: string | null;
-  embeddedPostgresPort: number;
+  /** EMBEDDED_POSTGRES_PORT; null (unset): the port DATA_DIR recorded, 54329, or any free one. */
+  embeddedPostgresPort: number | null;
   host: string;
   port: number;
   internalHost: string;
@@ -231,7 +232,8 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     logLevel: read.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
     dataDir,
     databaseUrl,
-    embeddedPostgresPort: read.int('EMBEDDED_POSTGRES_PORT', 54329, 1, 65535),
+    embeddedPostgresPort:
+      read.text('EMBEDDED_POSTGRES_PORT') === null ? null : read.int('EMBEDDED_POSTGRES_PORT', 0, 1, 65535),
     host: read.text('HOST') ?? (mode === 'embedded' ? '127.0.0.1' : '0.0.0.0'),
     port,
     internalHost: read.text('API_INTERNAL_HOST') ?? '127.0.0.1',

@@ -1,6 +1,6 @@
 // The `platform` command: start, migrate, token.
 import { Command, Option } from 'commander';
-import { openPlatformDatabase } from './cli/database.ts';
+import { openDatabaseForCommand } from './cli/database.ts';
 import { start } from './cli/start.ts';
 import { mintToken, UsageError } from './cli/token.ts';
 import { ConfigError, loadConfig, type Role } from './config.ts';
@@ -24,9 +24,9 @@ program
 
 program
   .command('migrate')
-  .description('apply database migrations and exit')
+  .description("apply database migrations and exit (through the running platform's database, if any)")
   .action(async () => {
-    const handle = await openPlatformDatabase(loadConfig());
+    const handle = await openDatabaseForCommand(loadConfig());
     await handle.stop();
     process.stdout.write('migrations applied\n');
   });

@@ -50,7 +50,7 @@ export async function start(baseConfig: Config, role: Role): Promise<void> {
       logger.warn({ err: error }, 'start-up interrupted');
       return;
     }
-    throw error;
+    throw portInUse(error, config) ?? error;
   }
   if (lines) {
     process.stdout.write(
@@ -126,6 +126,21 @@ async function startParts(
     if (parts.stopRequested) return null;
   }
   return lines;
+}
+
+/** A listener's port held by another program, as one line naming the setting that chose it. */
+function portInUse(error: unknown, config: Config): Error | null {
+  const e = error as { code?: unknown; port?: unknown };
+  if (e?.code !== 'EADDRINUSE') return null;
+  const settings: [string, number | null][] = [
+    ['PORT', config.port],
+    ['API_INTERNAL_PORT', config.internalPort],
+    ['RUNNER_PORT', config.runnerPort],
+    ['WORKER_HEALTH_PORT', config.workerHealthPort],
+  ];
+  const setting = settings.find(([, port]) => port === e.port)?.[0];
+  if (!setting) return null;
+  return new Error(`${setting} ${e.port} is in use by another program; set ${setting} to a free port`);
 }
 
 function describeMode(config: Config): string {

@@ -4,9 +4,8 @@ import { isPermission, ROLES } from '../auth/permissions.ts';
 import { lifetimeSeconds, MAX_LOCAL_TOKEN_LIFETIME_SECONDS, signLocalToken } from '../auth/tokens.ts';
 import type { Config } from '../config.ts';
 import { openDatabase } from '../db/pool.ts';
-import { databaseAnswers } from '../db/probe.ts';
 import { ensureTenant, TENANT_NAME } from '../tenants/service.ts';
-import { embeddedUrl, openPlatformDatabase } from './database.ts';
+import { openDatabaseForCommand } from './database.ts';
 
 export interface TokenOptions {
   tenant: string;
@@ -50,11 +49,13 @@ export async function mintToken(config: Config, options: TokenOptions): Promise<
   );
 }
 
-/** Creates the tenant through the running platform's database, or starts the embedded one briefly. */
+/**
+ * Creates the tenant through the running platform's database (left running), or through the embedded
+ * one started for the command and stopped after it.
+ */
 async function withTenant(config: Config, name: string): Promise<string> {
-  const running = config.databaseUrl ?? (await reachableEmbeddedUrl(config));
-  const handle = running ? null : await openPlatformDatabase(config);
-  const database = openDatabase(running ?? (handle?.url as string), {
+  const handle = config.databaseUrl ? null : await openDatabaseForCommand(config);
+  const database = openDatabase(config.databaseUrl ?? (handle?.url as string), {
     max: 1,
     applicationName: 'apps-platform-token',
   });
@@ -64,9 +65,4 @@ async function withTenant(config: Config, name: string): Promise<string> {
     await database.close();
     await handle?.stop();
   }
-}
-
-async function reachableEmbeddedUrl(config: Config): Promise<string | null> {
-  const url = embeddedUrl(config);
-  return (await databaseAnswers(url, 1000)) ? url : null;
 }

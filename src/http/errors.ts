@@ -1,5 +1,6 @@
 // The one error body of spec part 2 §7.1, and the translation of everything thrown into it.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isUnavailable } from '../db/errors.ts';
 
 export interface Issue {
   path: string;
@@ -94,6 +95,14 @@ function translate(error: FastifyError & { validation?: AjvIssue[]; validationCo
   if (error.statusCode === 429) return new ApiError(429, 'rate_limited', error.message);
   if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
     return new ApiError(error.statusCode, 'bad_request', 'request could not be processed');
+  }
+  // The database went away (stopped, restarting): the request may succeed once it is back.
+  if (isUnavailable(error)) {
+    return new ApiError(
+      503,
+      'service_unavailable',
+      "the platform's database is not answering; try again shortly",
+    );
   }
   return new ApiError(500, 'internal', 'internal error');
 }

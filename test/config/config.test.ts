@@ -28,7 +28,7 @@ describe('loadConfig defaults', () => {
   it('runs embedded without DATABASE_URL', () => {
     expect(config.mode).toBe('embedded');
     expect(config.databaseUrl).toBeNull();
-    expect(config.embeddedPostgresPort).toBe(54329);
+    expect(config.embeddedPostgresPort).toBeNull(); // unset: DATA_DIR's recorded port, 54329, or any free one
   });
 
   it('listens on the documented ports, the internal listener and the api on loopback', () => {
