@@ -155,3 +155,23 @@ relative path, so keep the directory where it was created (or fix the two import
 }
 
 export const GITIGNORE = 'build/\n';
+
+// An app created inside the platform repository (not in its release catalogue, apps/) is not the
+// repository's: ignoring all of it keeps `git status` of the platform clean.
+export const GITIGNORE_IN_REPO = `# Created inside the platform repository, which does not keep it: git ignores this whole folder.
+# To keep the app in a repository of its own, create it outside the clone.
+*
+`;
+
+// The app's own vitest settings, plain data (no import: an app outside the repository has no
+// node_modules). `--root <dir>` makes vitest take the config nearest to <dir>, so this one, not the
+// platform repository's (its suite's include list and database setup) when the app lives inside it.
+export const VITEST_CONFIG = `// vitest settings of this app: npx vitest run --root <this directory>, from the platform repository.
+export default {
+  test: {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 120_000,
+  },
+};
+`;
