@@ -41,7 +41,9 @@ describe('app new', () => {
     made.push(path.join(ROOT, name));
     const created = await exec(process.execPath, ['bin/app.js', 'new', name]);
     expect(created.code, created.stderr).toBe(0);
-    expect(created.stdout).toContain(`${name} is inside the platform repository: its .gitignore keeps it out`);
+    expect(created.stdout).toContain(
+      `${name} is inside the platform repository: its .gitignore keeps it out`,
+    );
 
     const status = await exec('git', ['status', '--porcelain', '--untracked-files=all', '--', name]);
     expect(status).toMatchObject({ code: 0, stdout: '' });
