@@ -1,7 +1,7 @@
 // `platform token`: a development JWT signed with the local key in DATA_DIR, for a tenant created on demand.
 import { readOrCreateLocalSecrets } from '../auth/local-keys.ts';
 import { isPermission, ROLES } from '../auth/permissions.ts';
-import { signLocalToken } from '../auth/tokens.ts';
+import { lifetimeSeconds, MAX_LOCAL_TOKEN_LIFETIME_SECONDS, signLocalToken } from '../auth/tokens.ts';
 import type { Config } from '../config.ts';
 import { openDatabase } from '../db/pool.ts';
 import { databaseAnswers } from '../db/probe.ts';
@@ -19,10 +19,6 @@ export interface TokenOptions {
 
 export class UsageError extends Error {}
 
-/** The positive part of the duration grammar jose's setExpirationTime reads. */
-const LIFETIME =
-  /^(\d+|\d+\.\d+) ?(seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d|weeks?|w|years?|yrs?|y)$/i;
-
 export async function mintToken(config: Config, options: TokenOptions): Promise<string> {
   if (!TENANT_NAME.test(options.tenant))
     throw new UsageError('--tenant: 1 to 100 lower-case letters, digits or hyphens');
@@ -31,9 +27,10 @@ export async function mintToken(config: Config, options: TokenOptions): Promise<
   if (unknown.length > 0) throw new UsageError(`--permission: unknown ${unknown.join(', ')}`);
   // Checked here, before the key, the database or the tenant is touched: left to the signer, a bad
   // lifetime failed only after all three (and jose takes "-5m" or "5m ago", an already expired token).
-  const lifetime = LIFETIME.exec(options.expiresIn);
-  if (!lifetime || !(Number(lifetime[1]) > 0))
-    throw new UsageError('--expires-in: a lifetime such as 30m, 12h or 7d');
+  const lifetime = lifetimeSeconds(options.expiresIn);
+  if (lifetime === null) throw new UsageError('--expires-in: a lifetime such as 30m, 12h or 7d');
+  if (lifetime > MAX_LOCAL_TOKEN_LIFETIME_SECONDS)
+    throw new UsageError('--expires-in: a token lives at most 30d');
   const kind = options.machine ? 'machine' : 'human';
   const user = options.user ?? (options.machine ? 'service' : 'developer');
 

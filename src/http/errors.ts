@@ -105,10 +105,16 @@ declare module 'fastify' {
   }
 }
 
+/** Refusals that may come before the body is read: the rest of it is not waited for. */
+const CLOSING = new Set([401, 413, 415, 429]);
+
 /** Answers with the error body for anything thrown, remembering the failure for the request's log line. */
 export function sendError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   const api = translate(error);
   request.failure = { code: api.code, error: api.statusCode >= 500 ? error : undefined };
+  // Node would read (and drop) the unread body to keep the connection alive, so a client trickling it
+  // would hold the socket; Connection: close makes Node close it once the answer is out.
+  if (CLOSING.has(api.statusCode) && !request.raw.complete) reply.header('connection', 'close');
   reply.status(api.statusCode).send(errorBody(request.id, api.code, api.message, api.details));
 }
 

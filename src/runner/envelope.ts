@@ -2,6 +2,7 @@
 // module reads it, and the answers each export may give.
 import { randomBytes } from 'node:crypto';
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import { depthExcess, depthMessage } from '../http/json-depth.ts';
 import { RunnerFailure } from './errors.ts';
 import type { Redactor } from './redaction.ts';
 
@@ -149,6 +150,8 @@ export function readAnswer(exportName: ExportName, output: Uint8Array, redactor:
   } catch {
     throw new RunnerFailure('bad_output', `the ${exportName} answer is not UTF-8 text`);
   }
+  if (depthExcess(text) !== null)
+    throw new RunnerFailure('bad_output', `the ${exportName} answer ${depthMessage()}`);
   let answer: unknown;
   try {
     answer = JSON.parse(redactor.apply(text));

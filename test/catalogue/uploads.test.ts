@@ -5,6 +5,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appBlocks, appVersions } from '../../src/catalogue/tables.ts';
 import { capMemory, sha256Hex } from '../../src/module/wasm.ts';
+import { wat, withTableLimits } from '../module/wat.ts';
 import { startTestPlatform } from '../support/platform.ts';
 import { appModule, type CataloguePlatform, startCataloguePlatform } from './support.ts';
 
@@ -104,6 +105,46 @@ describe('POST /apps/uploads', () => {
     const error = (await response.json()).error;
     expect(error.message).toMatch(/^manifest: colour: unknown field/);
     expect(error.details.issues).toEqual([{ path: 'manifest.colour', message: error.message }]);
+  });
+
+  it('refuses a module declaring a table of 10,000,000 entries (table_too_large), storing nothing', async () => {
+    const bytes = withTableLimits(await appModule('big-table', '1.0.0'), '10000000');
+    expect(bytes.byteLength).toBeLessThan(64 * 1024);
+    const response = await platform.upload(bytes);
+    expect(response.status).toBe(400);
+    const error = (await response.json()).error;
+    expect(error).toMatchObject({
+      code: 'validation_error',
+      message: expect.stringMatching(/table without a maximum/),
+      details: { code: 'table_too_large', issues: [{ path: '/' }] },
+    });
+    const rows = await platform.database.db
+      .select()
+      .from(appVersions)
+      .where(eq(appVersions.name, 'big-table'));
+    expect(rows).toEqual([]);
+  });
+
+  it('names what the manifest export trapped on, and refuses a module without manifest as missing_export', async () => {
+    const invoke = '(func (export "invoke") (result i32) i32.const 0)';
+    const cases = [
+      [
+        '(func (export "manifest") (result i32) unreachable)',
+        'invalid_module',
+        'the manifest export trapped: unreachable',
+      ],
+      ['', 'missing_export', 'module does not export the function manifest'],
+    ] as const;
+    for (const [manifest, code, message] of cases) {
+      const bytes = wat(`(module (memory (export "memory") 1) ${invoke} ${manifest})`);
+      const response = await platform.upload(bytes);
+      expect(response.status).toBe(400);
+      expect((await response.json()).error).toMatchObject({
+        code: 'validation_error',
+        message,
+        details: { code, issues: [{ path: '/', message }] },
+      });
+    }
   });
 
   it('answers 413 payload_too_large over 32 MiB', async () => {

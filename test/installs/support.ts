@@ -34,6 +34,7 @@ export interface Version {
   id: string;
   name: string;
   version: string;
+  sha256: string;
 }
 
 /** Uploads and publishes a tenant's own version. */
