@@ -3,12 +3,14 @@ import { Command, Option } from 'commander';
 import { openDatabaseForCommand } from './cli/database.ts';
 import { start } from './cli/start.ts';
 import { mintToken, UsageError } from './cli/token.ts';
+import { exitUsage } from './cli/usage.ts';
 import { ConfigError, loadConfig, type Role } from './config.ts';
 import { PLATFORM_VERSION } from './version.ts';
 
 const program = new Command('platform')
   .version(PLATFORM_VERSION)
-  .description('Apps Platform: api, worker and runner');
+  .description('Apps Platform: api, worker and runner')
+  .exitOverride(exitUsage);
 
 program
   .command('start')

@@ -50,7 +50,7 @@ export function catalogueRoutes(deps: CatalogueDeps): FastifyPluginAsyncTypebox 
       '/apps/uploads',
       {
         bodyLimit: MAX_MODULE_BYTES,
-        config: { permission: 'apps:publish' },
+        config: { permission: 'apps:publish', accepts: 'application/wasm' },
         schema: {
           tags: ['apps'],
           summary:

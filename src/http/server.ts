@@ -13,6 +13,7 @@ import type { TokenVerifier } from '../auth/tokens.ts';
 import { installAuth, type TenantLookup } from './auth.ts';
 import { ApiError, installErrorHandling, sendError, validationError } from './errors.ts';
 import { depthExcess, depthMessage } from './json-depth.ts';
+import { jsonErrorPlace } from './json-position.ts';
 import { installOpenApi } from './openapi.ts';
 import { installRefusalLimit } from './refusal-limit.ts';
 import { genReqId } from './request-id.ts';
@@ -91,7 +92,12 @@ function installJsonParser(app: FastifyInstance): void {
     const pointer = depthExcess(text);
     if (pointer !== null)
       return done(validationError([{ path: pointer, message: depthMessage() }]), undefined);
-    parse(request, text, done);
+    parse(request, text, (error, json) => {
+      const place = error ? jsonErrorPlace(text) : null;
+      if (place === null) return done(error, json);
+      const message = `body is not valid JSON ${place}`;
+      done(validationError([{ path: '/', message }], message), undefined);
+    });
   });
 }
 

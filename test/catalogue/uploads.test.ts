@@ -153,10 +153,20 @@ describe('POST /apps/uploads', () => {
     expect((await response.json()).error.code).toBe('payload_too_large');
   });
 
-  it('answers 415 for a body that is not application/wasm', async () => {
-    const response = await platform.fetch('/apps/uploads', { method: 'POST', json: { module: 'no' } });
-    expect(response.status).toBe(415);
-    expect((await response.json()).error.code).toBe('unsupported_media_type');
+  it('answers 415 for a body that is not application/wasm, naming it', async () => {
+    const json = await platform.fetch('/apps/uploads', { method: 'POST', json: { module: 'no' } });
+    const text = await platform.fetch('/apps/uploads', {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain' },
+      body: 'no',
+    });
+    for (const response of [json, text]) {
+      expect(response.status).toBe(415);
+      expect((await response.json()).error).toMatchObject({
+        code: 'unsupported_media_type',
+        message: expect.stringMatching(/send .*application\/wasm$/),
+      });
+    }
   });
 
   it('needs apps:publish', async () => {

@@ -172,8 +172,15 @@ describe('README: try an app (http-connector against a vendor double)', () => {
         usage: { httpRequests: 1 },
       });
       expect(tested.body.output.body.received.headers['x-api-key']).toBe('[secret:API_KEY]');
-      // Terminal 2 printed the request the vendor received.
-      await expect.poll(vendor.stderr).toMatch(/^\S+ GET \/hello$/m);
+      // Terminal 2 printed the request the vendor received, with the real key.
+      await expect.poll(vendor.stderr).toMatch(/^\S+ GET \/hello \{"query":\{\},"headers":\{.*\}/m);
+      const printed =
+        vendor
+          .stderr()
+          .split('\n')
+          .find((line) => line.includes(' GET /hello ')) ?? '';
+      const received = JSON.parse(printed.slice(printed.indexOf('{')));
+      expect(received.headers['x-api-key']).toBe(SECRET);
 
       // 5. the call is metered (calls and HTTP requests per day and action). Soft: the rest still runs
       // (and the test still fails) while the route is missing.
