@@ -121,6 +121,9 @@ async function startParts(
     const verifier = config.auth.jwksUrl || !keys ? remoteVerifier(config.auth) : localVerifier(keys);
     const api = await startApi({ config, database, verifier, logger: logger.child({ role: 'api' }) });
     parts.add({ name: 'api', stop: api.close });
+    // A development stack receives its vendors' webhooks at its own address unless told otherwise; it is set
+    // after loadConfig so the address does not join ownHosts (loopback vendors stay callable there).
+    if (config.mode === 'embedded') config.webhookPublicUrl ??= api.url;
     lines.unshift(`  API        ${api.url}`, `  API docs   ${api.url}/docs`);
     if (keys) lines.push('', `Get a token:  ${tokenCommand(config)}`);
     if (parts.stopRequested) return null;

@@ -148,6 +148,18 @@ describe('README: try an app (http-connector against a vendor double)', () => {
       });
       expect(installed.status, installed.text).toBe(201);
       expect(installed.body).toMatchObject({ name: 'vendor', enabled: false, missingSecrets: ['API_KEY'] });
+      expect(installed.body.webhookUrl).toBeNull(); // http-connector receives no webhooks
+      // An app that does: without WEBHOOK_PUBLIC_URL a development stack names its own printed address.
+      const idvVersions = await call('GET', '/apps/identity-verification/versions');
+      const idv = await call('POST', '/app-installs', {
+        name: 'idv',
+        versionId: idvVersions.body.items[0].id,
+        enabled: false,
+        config: { baseUrl: `http://${vendorHost}` },
+        approveHosts: [vendorHost],
+      });
+      expect(idv.status, idv.text).toBe(201);
+      expect(idv.body.webhookUrl).toBe(`${api}/webhooks/app-installs/${idv.body.id}`);
 
       // 3. store the secret (sealed; never answered), then enable
       const stored = await call('POST', '/app-installs/vendor/secrets/API_KEY', { value: SECRET });
