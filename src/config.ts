@@ -41,7 +41,8 @@ export interface Config {
   logLevel: string;
   dataDir: string;
   databaseUrl: string | null;
-  embeddedPostgresPort: number;
+  /** EMBEDDED_POSTGRES_PORT; null (unset): the port DATA_DIR recorded, 54329, or any free one. */
+  embeddedPostgresPort: number | null;
   host: string;
   port: number;
   internalHost: string;
@@ -63,6 +64,8 @@ export interface Config {
   secretStoreKey: Buffer | null;
   auth: AuthSettings;
   rateLimitPerMinute: number;
+  /** The api's HTTP listeners: how long a request may take to arrive, idle sockets, refused tokens. */
+  http: HttpSettings;
   /**
    * The deployment's install circuit defaults (spec part 1 §4.8 "Circuit counting", part 2 §8.2):
    * APP_CIRCUIT_FAILURE_THRESHOLD (outages in a row that open it, 1 to 100, default 5) and
@@ -98,6 +101,15 @@ export interface Config {
    * STORAGE_PUBLIC_ENDPOINT. An install's config URL may name none of them, at any port (spec part 1 §4.8).
    */
   ownHosts: string[];
+}
+
+export interface HttpSettings {
+  /** HTTP_REQUEST_TIMEOUT_MS: headers and body must have arrived within it, else 408 and the socket closes. */
+  requestTimeoutMs: number;
+  /** HTTP_CONNECTION_TIMEOUT_MS: a socket silent this long is closed (longer than any route takes to answer). */
+  connectionTimeoutMs: number;
+  /** API_AUTH_FAILURE_LIMIT_PER_MINUTE: refused tokens per client address per minute; 0 off. */
+  authFailuresPerMinute: number;
 }
 
 export class ConfigError extends Error {
@@ -220,7 +232,8 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     logLevel: read.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
     dataDir,
     databaseUrl,
-    embeddedPostgresPort: read.int('EMBEDDED_POSTGRES_PORT', 54329, 1, 65535),
+    embeddedPostgresPort:
+      read.text('EMBEDDED_POSTGRES_PORT') === null ? null : read.int('EMBEDDED_POSTGRES_PORT', 0, 1, 65535),
     host: read.text('HOST') ?? (mode === 'embedded' ? '127.0.0.1' : '0.0.0.0'),
     port,
     internalHost: read.text('API_INTERNAL_HOST') ?? '127.0.0.1',
@@ -252,6 +265,11 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       audience: read.text('AUTH_AUDIENCE'),
     },
     rateLimitPerMinute: read.int('API_RATE_LIMIT_PER_MINUTE', 600, 0, 1_000_000),
+    http: {
+      requestTimeoutMs: read.int('HTTP_REQUEST_TIMEOUT_MS', 120_000, 100, 3_600_000),
+      connectionTimeoutMs: read.int('HTTP_CONNECTION_TIMEOUT_MS', 180_000, 100, 3_600_000),
+      authFailuresPerMinute: read.int('API_AUTH_FAILURE_LIMIT_PER_MINUTE', 60, 0, 1_000_000),
+    },
     circuit: {
       failureThreshold: read.int('APP_CIRCUIT_FAILURE_THRESHOLD', 5, 1, 100),
       openSeconds: read.int('APP_CIRCUIT_OPEN_SECONDS', 30, 5, 3600),

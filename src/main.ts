@@ -1,14 +1,16 @@
 // The `platform` command: start, migrate, token.
 import { Command, Option } from 'commander';
-import { openPlatformDatabase } from './cli/database.ts';
+import { openDatabaseForCommand } from './cli/database.ts';
 import { start } from './cli/start.ts';
 import { mintToken, UsageError } from './cli/token.ts';
+import { exitUsage } from './cli/usage.ts';
 import { ConfigError, loadConfig, type Role } from './config.ts';
 import { PLATFORM_VERSION } from './version.ts';
 
 const program = new Command('platform')
   .version(PLATFORM_VERSION)
-  .description('Apps Platform: api, worker and runner');
+  .description('Apps Platform: api, worker and runner')
+  .exitOverride(exitUsage);
 
 program
   .command('start')
@@ -24,9 +26,9 @@ program
 
 program
   .command('migrate')
-  .description('apply database migrations and exit')
+  .description("apply database migrations and exit (through the running platform's database, if any)")
   .action(async () => {
-    const handle = await openPlatformDatabase(loadConfig());
+    const handle = await openDatabaseForCommand(loadConfig());
     await handle.stop();
     process.stdout.write('migrations applied\n');
   });

@@ -4,9 +4,9 @@ import type { FastifyBaseLogger } from 'fastify';
 import { auditRoutes } from '../audit/routes.ts';
 import type { TokenVerifier } from '../auth/tokens.ts';
 import { callRoutes } from '../calls/routes.ts';
-import { moduleFetchable } from '../catalogue/blocks.ts';
 import { loadRelease, reconcileRelease } from '../catalogue/release.ts';
 import { catalogueRoutes } from '../catalogue/routes.ts';
+import { moduleServable } from '../catalogue/servable.ts';
 import type { Inspector } from '../catalogue/uploads.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/pool.ts';
@@ -41,6 +41,8 @@ export async function buildPublicApi(deps: ApiDeps) {
   const app = await createServer({
     logger: deps.logger,
     rateLimitPerMinute: deps.config.rateLimitPerMinute,
+    authFailuresPerMinute: deps.config.http.authFailuresPerMinute,
+    timeouts: httpTimeouts(deps.config),
     openApi: true,
     auth: { verifier: deps.verifier, findTenant: (id) => findTenantById(deps.database.db, id) },
   });
@@ -71,6 +73,11 @@ export async function buildPublicApi(deps: ApiDeps) {
   return app;
 }
 
+const httpTimeouts = (config: Config) => ({
+  requestMs: config.http.requestTimeoutMs,
+  connectionMs: config.http.connectionTimeoutMs,
+});
+
 /** The catalogue's view of the runner: an inspection verdict, or the runner's failure code. */
 export function inspectorOf(runner: RunnerClient): Inspector {
   return async (bytes) => {
@@ -82,7 +89,11 @@ export function inspectorOf(runner: RunnerClient): Inspector {
 }
 
 export async function buildInternalApi(deps: Omit<ApiDeps, 'verifier'>) {
-  const app = await createServer({ logger: deps.logger, bodyLimit: 64 * 1024 });
+  const app = await createServer({
+    logger: deps.logger,
+    bodyLimit: 64 * 1024,
+    timeouts: httpTimeouts(deps.config),
+  });
   await app.register(healthRoutes(deps.database));
   const modules = optionalModuleStorage(deps);
   // Without module storage there is nothing to serve: module fetches answer 404.
@@ -91,7 +102,7 @@ export async function buildInternalApi(deps: Omit<ApiDeps, 'verifier'>) {
       internalRoutes({
         runnerToken: deps.config.appRunnerToken,
         modules,
-        servable: (sha256) => moduleFetchable(deps.database.db, sha256),
+        servable: (sha256) => moduleServable(deps.database.db, sha256),
       }),
     );
   }

@@ -10,9 +10,11 @@ import type { ModuleStorage } from '../storage/module-storage.ts';
 export interface InternalDeps {
   runnerToken: string;
   modules: ModuleStorage;
-  /** Whether a stored module may be served (published and not blocked; the catalogue decides). */
+  /** Whether a stored module may be served (published or still running, not blocked; the catalogue decides). */
   servable?: (sha256: string) => Promise<boolean>;
 }
+
+const NOT_SERVED = 'no published module of that hash, or blocked';
 
 export function internalRoutes(deps: InternalDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -28,10 +30,9 @@ export function internalRoutes(deps: InternalDeps): FastifyPluginAsyncTypebox {
           throw new ApiError(401, 'unauthorized', 'the runner bearer token is missing or wrong');
         }
         const { sha256 } = request.params;
-        if (deps.servable && !(await deps.servable(sha256)))
-          throw notFound('no published module has that hash');
+        if (deps.servable && !(await deps.servable(sha256))) throw notFound(NOT_SERVED);
         const bytes = await deps.modules.get(sha256);
-        if (!bytes) throw notFound('no published module has that hash');
+        if (!bytes) throw notFound(NOT_SERVED);
         return reply.header('content-type', 'application/wasm').send(Buffer.from(bytes));
       },
     );

@@ -1,18 +1,22 @@
 // The `app` command: scaffold, build and test apps against the real host.
 import { Command } from 'commander';
+import { exitUsage } from '../cli/usage.ts';
 import { PLATFORM_VERSION } from '../version.ts';
 import { registerBuild } from './build.ts';
 import { AppUsageError } from './errors.ts';
 import { registerNew } from './new.ts';
+import { registerPublish } from './publish.ts';
 import { registerTest } from './test.ts';
 import { registerVendorDouble } from './vendor-double.ts';
 
 const program = new Command('app')
   .version(PLATFORM_VERSION)
-  .description('Write, build and test Apps Platform apps');
+  .description('Write, build and test Apps Platform apps')
+  .exitOverride(exitUsage);
 registerNew(program);
 registerBuild(program);
 registerTest(program);
+registerPublish(program);
 registerVendorDouble(program);
 
 program.parseAsync().catch((error: unknown) => {

@@ -5,7 +5,16 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { nameProblem } from '../module/names.ts';
 import { AppUsageError } from './errors.ts';
-import { appSource, conformanceJson, GITIGNORE, readme, type ScaffoldInput, testSource } from './scaffold.ts';
+import {
+  appSource,
+  conformanceJson,
+  GITIGNORE,
+  GITIGNORE_IN_REPO,
+  readme,
+  type ScaffoldInput,
+  testSource,
+  VITEST_CONFIG,
+} from './scaffold.ts';
 
 const REPO = path.resolve(import.meta.dirname, '../..');
 
@@ -39,6 +48,14 @@ export interface NewAppResult {
   dir: string;
   name: string;
   files: string[];
+  /** Created inside this repository, outside its release catalogue: git ignores it (its .gitignore). */
+  ignoredByRepo: boolean;
+}
+
+/** Whether target lies inside this repository but outside apps/, where the release catalogue lives. */
+export function insideRepoOutsideCatalogue(target: string): boolean {
+  const within = (parent: string) => !path.relative(parent, target).startsWith('..');
+  return within(REPO) && !within(path.join(REPO, 'apps'));
 }
 
 /** Writes the scaffold into dir (absent or empty); throws AppUsageError for a bad name or a used dir. */
@@ -55,18 +72,20 @@ export async function newApp(dir: string, name = nameFromDir(dir)): Promise<NewA
     repoFromTest: path.relative(path.join(target, 'test'), REPO).split(path.sep).join('/'),
     dirForCommands: dir,
   };
+  const ignoredByRepo = insideRepoOutsideCatalogue(target);
   const files: [string, string][] = [
     ['assembly/index.ts', appSource(input)],
     ['conformance.json', conformanceJson()],
     ['test/app.test.ts', testSource(input)],
+    ['vitest.config.mjs', VITEST_CONFIG],
     ['README.md', readme(input)],
-    ['.gitignore', GITIGNORE],
+    ['.gitignore', ignoredByRepo ? GITIGNORE_IN_REPO : GITIGNORE],
   ];
   for (const [file, text] of files) {
     await fs.mkdir(path.dirname(path.join(target, file)), { recursive: true });
     await fs.writeFile(path.join(target, file), text, { flag: 'wx' });
   }
-  return { dir: target, name, files: files.map(([file]) => file) };
+  return { dir: target, name, files: files.map(([file]) => file), ignoredByRepo };
 }
 
 export function registerNew(program: Command): void {
@@ -79,6 +98,9 @@ export function registerNew(program: Command): void {
       const created = await newApp(dir, options.name);
       process.stdout.write(
         `created app ${created.name} in ${dir}: ${created.files.join(', ')}\n` +
+          (created.ignoredByRepo
+            ? `${dir} is inside the platform repository: its .gitignore keeps it out of the repository's git status (create apps outside the clone to keep them in a repository of their own)\n`
+            : '') +
           `next: app build ${dir} && app test ${dir}\n`,
       );
     });

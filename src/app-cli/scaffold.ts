@@ -129,6 +129,7 @@ export function readme({ name, title, dirForCommands: dir }: ScaffoldInput): str
 | \`assembly/index.ts\` | the app: its manifest and the \`manifest\` and \`invoke\` exports |
 | \`conformance.json\` | the conformance check's install config and samples (\`app test\`) |
 | \`test/app.test.ts\` | tests through the platform's real host |
+| \`vitest.config.mjs\` | this app's vitest settings, used by \`--root\` (not the repository's) |
 
 ## Build, check, test
 
@@ -137,6 +138,17 @@ app build ${dir}      # compile, check the manifest as an upload does, write bui
 app test ${dir}       # the conformance check through the real host
 npx vitest run --root ${dir}   # the tests in test/, from the platform repository
 \`\`\`
+
+## Publish and try it
+
+With the platform running (\`npm start\` in the repository) and a token of your tenant:
+
+\`\`\`sh
+export TOKEN=$(npx platform token --tenant demo --role admin)
+app publish ${dir}/build/${name}-0.1.0.wasm   # upload and publish; prints the version id
+\`\`\`
+
+Then install that version and test-call it (\`docs/writing-apps.md\`, "From app new to a test call").
 
 \`app build\` prints the module's path and its sha256: the hash the platform stores an upload of it
 under. The module is built with the platform repository's toolchain: \`@apps-platform/app-sdk\`
@@ -155,3 +167,23 @@ relative path, so keep the directory where it was created (or fix the two import
 }
 
 export const GITIGNORE = 'build/\n';
+
+// An app created inside the platform repository (not in its release catalogue, apps/) is not the
+// repository's: ignoring all of it keeps `git status` of the platform clean.
+export const GITIGNORE_IN_REPO = `# Created inside the platform repository, which does not keep it: git ignores this whole folder.
+# To keep the app in a repository of its own, create it outside the clone.
+*
+`;
+
+// The app's own vitest settings, plain data (no import: an app outside the repository has no
+// node_modules). `--root <dir>` makes vitest take the config nearest to <dir>, so this one, not the
+// platform repository's (its suite's include list and database setup) when the app lives inside it.
+export const VITEST_CONFIG = `// vitest settings of this app: npx vitest run --root <this directory>, from the platform repository.
+export default {
+  test: {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 120_000,
+  },
+};
+`;

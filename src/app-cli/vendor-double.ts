@@ -1,7 +1,7 @@
 // `app vendor-double`: a vendor double to point an install at while trying the platform locally. It
 // answers every request with what it received — method, path, query, headers and body — as JSON, and
-// prints one line per request, so a newcomer sees what an app sent (and the platform's answer shows
-// where secrets were redacted). Runs until interrupted.
+// prints the same on one line per request (on stderr), so a newcomer sees what an app sent, the real
+// secret values included, while the platform's answer shows them redacted. Runs until interrupted.
 import type { Command } from 'commander';
 import {
   startVendorDouble,
@@ -41,6 +41,12 @@ export async function startEchoVendor(
   );
 }
 
+/** One line of what the vendor received, secrets as they arrived: `GET /path {"query":…,"headers":…,"body":…}`. */
+export function receivedLine(request: VendorRequest): string {
+  const { method, path, ...rest } = echoOf(request).received;
+  return `${method} ${path} ${JSON.stringify(rest)}`;
+}
+
 function portOf(text: string): number {
   const port = Number(text);
   if (!/^\d+$/.test(text) || port < 0 || port > 65_535)
@@ -55,7 +61,7 @@ export function registerVendorDouble(program: Command): void {
     .option('--port <port>', 'port to listen on (0: a free one)', '4010')
     .action(async (options: { port: string }) => {
       const vendor = await startEchoVendor(portOf(options.port), (request) =>
-        process.stderr.write(`${new Date().toISOString()} ${request.method} ${request.path}\n`),
+        process.stderr.write(`${new Date().toISOString()} ${receivedLine(request)}\n`),
       );
       process.stdout.write(`vendor double listening on ${vendor.url} (approve host ${vendor.host})\n`);
       const stop = () => void vendor.close().then(() => process.exit(0));

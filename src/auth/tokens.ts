@@ -17,6 +17,10 @@ export interface TokenVerifier {
   verify(token: string): Promise<JWTPayload>;
 }
 
+/** How far the identity provider's clock may be from this host's, for exp, nbf and iat. */
+export const CLOCK_TOLERANCE_SECONDS = 60;
+
+/** A token must expire (exp), and may not claim to be issued later than now plus the tolerance. */
 function verifierFor(keys: JWTVerifyGetKey, issuer: string, audience: string): TokenVerifier {
   return {
     async verify(token) {
@@ -24,10 +28,18 @@ function verifierFor(keys: JWTVerifyGetKey, issuer: string, audience: string): T
         issuer,
         audience,
         algorithms: ['ES256', 'RS256', 'EdDSA'],
+        requiredClaims: ['exp'],
+        clockTolerance: CLOCK_TOLERANCE_SECONDS,
       });
+      if (issuedInTheFuture(payload, Date.now())) throw new Error('the token is issued in the future');
       return payload;
     },
   };
+}
+
+/** jose checks iat against the clock only with a maximum token age, which the platform does not set. */
+function issuedInTheFuture(payload: JWTPayload, nowMs: number): boolean {
+  return typeof payload.iat === 'number' && payload.iat > nowMs / 1000 + CLOCK_TOLERANCE_SECONDS;
 }
 
 /** Production: the identity provider's JWKS (cached and refreshed by jose) with its issuer and audience. */
@@ -43,6 +55,22 @@ export function localVerifier(keys: LocalKeys): TokenVerifier {
 }
 
 export const DEFAULT_LOCAL_TOKEN_TTL = '12h';
+/** The longest lifetime `platform token --expires-in` mints: 30 days. */
+export const MAX_LOCAL_TOKEN_LIFETIME_SECONDS = 30 * 24 * 3600;
+
+/** The positive part of the duration grammar jose's setExpirationTime reads. */
+const LIFETIME =
+  /^(\d+|\d+\.\d+) ?(seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d|weeks?|w|years?|yrs?|y)$/i;
+/** Seconds per unit, by the unit's first letter (jose's year is 365.25 days). */
+const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400, w: 604_800, y: 31_557_600 };
+
+/** The seconds of a lifetime such as 30m, 12h or 7d; null when the text is none or not positive. */
+export function lifetimeSeconds(text: string): number | null {
+  const match = LIFETIME.exec(text);
+  const unit = UNIT_SECONDS[match?.[2]?.[0]?.toLowerCase() ?? ''];
+  const seconds = match && unit ? Math.round(Number(match[1]) * unit) : 0;
+  return seconds > 0 ? seconds : null;
+}
 
 export async function signLocalToken(
   privateJwk: JWK,

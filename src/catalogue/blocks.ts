@@ -3,7 +3,7 @@
 import { and, eq, isNull, or, sql } from 'drizzle-orm';
 import type { Queryable } from '../db/pool.ts';
 import { ApiError } from '../http/errors.ts';
-import { appBlocks, appVersions } from './tables.ts';
+import { appBlocks } from './tables.ts';
 
 export interface BlockTarget {
   sha256: string;
@@ -42,19 +42,4 @@ export async function assertNotBlocked(db: Queryable, target: BlockTarget): Prom
       reason: block.reason,
     });
   }
-}
-
-/**
- * Whether runners may fetch the module: not when it is blocked by hash, nor when a block covers the app
- * of a version stored under that hash.
- */
-export async function moduleFetchable(db: Queryable, sha256: string): Promise<boolean> {
-  const versions = await db
-    .select({ publisher: appVersions.publisher, tenantId: appVersions.tenantId, name: appVersions.name })
-    .from(appVersions)
-    .where(eq(appVersions.sha256, sha256));
-  if (versions.length === 0)
-    return !(await findBlock(db, { sha256, publisher: 'tenant', tenantId: null, name: '' }));
-  for (const v of versions) if (await findBlock(db, { sha256, ...v })) return false;
-  return true;
 }

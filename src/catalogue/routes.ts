@@ -1,10 +1,10 @@
 // Catalogue routes (spec part 1 §4.1): thin — parse, authorize, call the service, shape the answer.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Database } from '../db/pool.ts';
 import { principalOf } from '../http/auth.ts';
 import { ApiError, notFound } from '../http/errors.ts';
+import { absentBodyIsEmpty } from '../http/optional-body.ts';
 import { MAX_MODULE_BYTES } from '../module/wasm.ts';
 import type { ModuleStorage } from '../storage/module-storage.ts';
 import { approveVersion, publishVersion, rejectVersion, withdrawVersion } from './lifecycle.ts';
@@ -25,11 +25,6 @@ const Decision = Type.Object(
   { comment: Type.Optional(Type.String({ maxLength: 2000 })) },
   { additionalProperties: false },
 );
-
-/** The decision's body is optional: none at all (or an empty one) reads as {}, before validation. */
-async function absentBodyIsEmpty(request: FastifyRequest) {
-  request.body ??= {};
-}
 
 export function catalogueRoutes(deps: CatalogueDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -55,7 +50,7 @@ export function catalogueRoutes(deps: CatalogueDeps): FastifyPluginAsyncTypebox 
       '/apps/uploads',
       {
         bodyLimit: MAX_MODULE_BYTES,
-        config: { permission: 'apps:publish' },
+        config: { permission: 'apps:publish', accepts: 'application/wasm' },
         schema: {
           tags: ['apps'],
           summary:

@@ -1,39 +1,76 @@
 // Where the platform's database is: DATABASE_URL in production, else embedded PostgreSQL under DATA_DIR.
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
-import { ensureDatabase, startEmbeddedPostgres } from '../db/embedded.ts';
+import { embeddedDatabaseUrl, ensureDatabase, runningPort, startEmbeddedPostgres } from '../db/embedded.ts';
 import { applyMigrations } from '../db/migrate.ts';
+import { databaseAnswers } from '../db/probe.ts';
 
 export const EMBEDDED_DATABASE = 'platform';
 
 export interface DatabaseHandle {
   url: string;
   embedded: boolean;
+  /** Stops the embedded server when this process started it; otherwise only lets go of it. */
   stop(): Promise<void>;
 }
 
-export function embeddedUrl(config: Config, database = EMBEDDED_DATABASE): string {
-  return `postgres://postgres:postgres@127.0.0.1:${config.embeddedPostgresPort}/${database}`;
-}
+const nothingToStop = async () => {};
 
-/** Starts (embedded) or names (production) the database, with migrations applied. */
+/**
+ * `platform start`: starts (embedded) or names (production) the database, with migrations applied. A
+ * server that a killed platform left running in DATA_DIR is taken over.
+ */
 export async function openPlatformDatabase(config: Config, logger?: Logger): Promise<DatabaseHandle> {
   if (config.databaseUrl) {
     await applyMigrations(config.databaseUrl);
-    return { url: config.databaseUrl, embedded: false, stop: async () => {} };
+    return { url: config.databaseUrl, embedded: false, stop: nothingToStop };
   }
+  return startEmbedded(config, { adoptOrphan: true, logger });
+}
+
+/**
+ * `platform token` and `platform migrate`: the database a running platform uses (found from DATA_DIR
+ * itself, and left running), else the embedded one started for the command and stopped after it.
+ * Migrations are applied either way (under their advisory lock, so a starting platform and the command
+ * take turns).
+ */
+export async function openDatabaseForCommand(config: Config): Promise<DatabaseHandle> {
+  if (config.databaseUrl) return openPlatformDatabase(config);
+  const running = await runningEmbeddedUrl(config);
+  if (running === null) return startEmbedded(config, { adoptOrphan: false });
+  await prepare(running);
+  return { url: running(EMBEDDED_DATABASE), embedded: true, stop: nothingToStop };
+}
+
+/** The running embedded server's URLs, from the pid file PostgreSQL keeps in DATA_DIR, if it answers. */
+async function runningEmbeddedUrl(config: Config): Promise<((database: string) => string) | null> {
+  const port = await runningPort(config.dataDir);
+  if (port === null) return null;
+  const url = (database: string) => embeddedDatabaseUrl(port, database);
+  return (await databaseAnswers(url('postgres'), 1000)) ? url : null;
+}
+
+async function startEmbedded(
+  config: Config,
+  options: { adoptOrphan: boolean; logger?: Logger },
+): Promise<DatabaseHandle> {
   const server = await startEmbeddedPostgres({
     dataDir: config.dataDir,
     port: config.embeddedPostgresPort,
-    onLog: (line) => logger?.debug({ component: 'postgres' }, line.trim()),
+    adoptOrphan: options.adoptOrphan,
+    onLog: (line) => options.logger?.debug({ component: 'postgres' }, line.trim()),
   });
   try {
-    await ensureDatabase(server.url('postgres'), EMBEDDED_DATABASE);
-    const url = server.url(EMBEDDED_DATABASE);
-    await applyMigrations(url);
-    return { url, embedded: true, stop: () => server.stop() };
+    await prepare(server.url);
+    return { url: server.url(EMBEDDED_DATABASE), embedded: true, stop: server.stop };
   } catch (error) {
     await server.stop();
     throw error;
   }
+}
+
+/** The platform's database on an embedded server: created when missing, migrated. */
+async function prepare(url: (database: string) => string): Promise<void> {
+  await ensureDatabase(url('postgres'), EMBEDDED_DATABASE);
+  await applyMigrations(url(EMBEDDED_DATABASE));
 }

@@ -50,7 +50,7 @@ export async function start(baseConfig: Config, role: Role): Promise<void> {
       logger.warn({ err: error }, 'start-up interrupted');
       return;
     }
-    throw error;
+    throw portInUse(error, config) ?? error;
   }
   if (lines) {
     process.stdout.write(
@@ -121,11 +121,29 @@ async function startParts(
     const verifier = config.auth.jwksUrl || !keys ? remoteVerifier(config.auth) : localVerifier(keys);
     const api = await startApi({ config, database, verifier, logger: logger.child({ role: 'api' }) });
     parts.add({ name: 'api', stop: api.close });
+    // A development stack receives its vendors' webhooks at its own address unless told otherwise; it is set
+    // after loadConfig so the address does not join ownHosts (loopback vendors stay callable there).
+    if (config.mode === 'embedded') config.webhookPublicUrl ??= api.url;
     lines.unshift(`  API        ${api.url}`, `  API docs   ${api.url}/docs`);
     if (keys) lines.push('', `Get a token:  ${tokenCommand(config)}`);
     if (parts.stopRequested) return null;
   }
   return lines;
+}
+
+/** A listener's port held by another program, as one line naming the setting that chose it. */
+function portInUse(error: unknown, config: Config): Error | null {
+  const e = error as { code?: unknown; port?: unknown };
+  if (e?.code !== 'EADDRINUSE') return null;
+  const settings: [string, number | null][] = [
+    ['PORT', config.port],
+    ['API_INTERNAL_PORT', config.internalPort],
+    ['RUNNER_PORT', config.runnerPort],
+    ['WORKER_HEALTH_PORT', config.workerHealthPort],
+  ];
+  const setting = settings.find(([, port]) => port === e.port)?.[0];
+  if (!setting) return null;
+  return new Error(`${setting} ${e.port} is in use by another program; set ${setting} to a free port`);
 }
 
 function describeMode(config: Config): string {

@@ -1,12 +1,11 @@
 // `platform token`: a development JWT signed with the local key in DATA_DIR, for a tenant created on demand.
 import { readOrCreateLocalSecrets } from '../auth/local-keys.ts';
 import { isPermission, ROLES } from '../auth/permissions.ts';
-import { signLocalToken } from '../auth/tokens.ts';
+import { lifetimeSeconds, MAX_LOCAL_TOKEN_LIFETIME_SECONDS, signLocalToken } from '../auth/tokens.ts';
 import type { Config } from '../config.ts';
 import { openDatabase } from '../db/pool.ts';
-import { databaseAnswers } from '../db/probe.ts';
 import { ensureTenant, TENANT_NAME } from '../tenants/service.ts';
-import { embeddedUrl, openPlatformDatabase } from './database.ts';
+import { openDatabaseForCommand } from './database.ts';
 
 export interface TokenOptions {
   tenant: string;
@@ -19,10 +18,6 @@ export interface TokenOptions {
 
 export class UsageError extends Error {}
 
-/** The positive part of the duration grammar jose's setExpirationTime reads. */
-const LIFETIME =
-  /^(\d+|\d+\.\d+) ?(seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d|weeks?|w|years?|yrs?|y)$/i;
-
 export async function mintToken(config: Config, options: TokenOptions): Promise<string> {
   if (!TENANT_NAME.test(options.tenant))
     throw new UsageError('--tenant: 1 to 100 lower-case letters, digits or hyphens');
@@ -31,9 +26,10 @@ export async function mintToken(config: Config, options: TokenOptions): Promise<
   if (unknown.length > 0) throw new UsageError(`--permission: unknown ${unknown.join(', ')}`);
   // Checked here, before the key, the database or the tenant is touched: left to the signer, a bad
   // lifetime failed only after all three (and jose takes "-5m" or "5m ago", an already expired token).
-  const lifetime = LIFETIME.exec(options.expiresIn);
-  if (!lifetime || !(Number(lifetime[1]) > 0))
-    throw new UsageError('--expires-in: a lifetime such as 30m, 12h or 7d');
+  const lifetime = lifetimeSeconds(options.expiresIn);
+  if (lifetime === null) throw new UsageError('--expires-in: a lifetime such as 30m, 12h or 7d');
+  if (lifetime > MAX_LOCAL_TOKEN_LIFETIME_SECONDS)
+    throw new UsageError('--expires-in: a token lives at most 30d');
   const kind = options.machine ? 'machine' : 'human';
   const user = options.user ?? (options.machine ? 'service' : 'developer');
 
@@ -53,11 +49,13 @@ export async function mintToken(config: Config, options: TokenOptions): Promise<
   );
 }
 
-/** Creates the tenant through the running platform's database, or starts the embedded one briefly. */
+/**
+ * Creates the tenant through the running platform's database (left running), or through the embedded
+ * one started for the command and stopped after it.
+ */
 async function withTenant(config: Config, name: string): Promise<string> {
-  const running = config.databaseUrl ?? (await reachableEmbeddedUrl(config));
-  const handle = running ? null : await openPlatformDatabase(config);
-  const database = openDatabase(running ?? (handle?.url as string), {
+  const handle = config.databaseUrl ? null : await openDatabaseForCommand(config);
+  const database = openDatabase(config.databaseUrl ?? (handle?.url as string), {
     max: 1,
     applicationName: 'apps-platform-token',
   });
@@ -67,9 +65,4 @@ async function withTenant(config: Config, name: string): Promise<string> {
     await database.close();
     await handle?.stop();
   }
-}
-
-async function reachableEmbeddedUrl(config: Config): Promise<string | null> {
-  const url = embeddedUrl(config);
-  return (await databaseAnswers(url, 1000)) ? url : null;
 }

@@ -2,6 +2,8 @@
 // initialised once, kept between starts, and run through pg_ctl so the server sits in its own session
 // (a Ctrl-C reaches the platform, which stops its roles first and PostgreSQL last). The package's own
 // class is not used: importing it installs exit hooks that end the process before its roles stop.
+// The command that starts the server holds DATA_DIR's lock until it has stopped it; no command stops a
+// server it did not start.
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
@@ -9,19 +11,36 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import { type DataDirLock, lockDataDir } from './data-dir-lock.ts';
+import {
+  assertReachable,
+  choosePort,
+  ensureDataDir,
+  type Owner,
+  portTaken,
+  recordPort,
+} from './embedded-setup.ts';
 
 const run = promisify(execFile);
 const USER = 'postgres';
 const PASSWORD = 'postgres';
 
 export interface EmbeddedServer {
+  port: number;
   url(database: string): string;
+  /** Stops the server if this process started it (or took over an orphan), then frees DATA_DIR. */
   stop(): Promise<void>;
 }
 
 export interface EmbeddedOptions {
   dataDir: string;
-  port: number;
+  /** EMBEDDED_POSTGRES_PORT; null: the port DATA_DIR recorded, 54329, or any free one. */
+  port: number | null;
+  /**
+   * A server found running while DATA_DIR was free was left by a command that was killed. `platform
+   * start` takes it over (and stops it when it stops); other commands use it and leave it running.
+   */
+  adoptOrphan?: boolean;
   onLog?: (line: string) => void;
 }
 
@@ -36,7 +55,7 @@ async function binaries(): Promise<Binaries> {
 }
 
 /** PostgreSQL refuses to run as root, so as root it runs as the `postgres` user the package creates. */
-async function runAs(): Promise<{ uid?: number; gid?: number }> {
+async function runAs(): Promise<Owner> {
   if (os.userInfo().uid !== 0) return {};
   await run('id', ['-u', USER]).catch(async () => {
     await run('groupadd', ['-f', USER]);
@@ -91,32 +110,85 @@ async function initialise(options: EmbeddedOptions, databaseDir: string): Promis
 }
 
 export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<EmbeddedServer> {
+  const owner = await runAs();
+  await ensureDataDir(options.dataDir, owner);
+  const lock = await lockDataDir(options.dataDir);
+  try {
+    await assertReachable(options.dataDir, owner);
+    return await startLocked(options, lock);
+  } catch (error) {
+    await lock.release();
+    throw error;
+  }
+}
+
+async function startLocked(options: EmbeddedOptions, lock: DataDirLock): Promise<EmbeddedServer> {
   const databaseDir = path.join(options.dataDir, 'postgres');
   if (!existsSync(path.join(databaseDir, 'PG_VERSION'))) await initialise(options, databaseDir);
-  const logFile = path.join(databaseDir, 'server.log');
-  // A server left running by a killed platform is adopted rather than fought over.
-  const status = await pgCtl(['status', '-D', databaseDir]);
-  if (!status.ok) {
-    const flags = `-p ${options.port} -c listen_addresses=127.0.0.1 -c max_connections=300`;
-    const started = await pgCtl(['start', '-D', databaseDir, '-w', '-t', '60', '-l', logFile, '-o', flags]);
-    if (!started.ok) {
-      // pg_ctl can fail with the server it launched still alive: a Ctrl-C reaches pg_ctl too (it then
-      // asks the server to stop, which takes a moment) and `-t` can expire mid-start. Stop whatever is
-      // left, waiting for it, so a failed start never leaves a server behind.
-      await pgCtl(['stop', '-D', databaseDir, '-m', 'fast', '-w', '-t', '60']);
-      const log = await fs.readFile(logFile, 'utf8').catch(() => '');
-      throw new Error(
-        `embedded PostgreSQL did not start: ${started.output.trim()}\n${log.split('\n').slice(-8).join('\n')}`,
-      );
-    }
-  }
+  const stopServer = async () => {
+    await pgCtl(['stop', '-D', databaseDir, '-m', 'fast', '-w', '-t', '60']);
+  };
+  const orphan = (await pgCtl(['status', '-D', databaseDir])).ok ? await runningPort(options.dataDir) : null;
+  const port = orphan ?? (await startServer(options, databaseDir, stopServer));
+  const owned = orphan === null || options.adoptOrphan === true;
+  await recordPort(options.dataDir, port);
   return {
-    url: (database) =>
-      `postgres://${USER}:${PASSWORD}@127.0.0.1:${options.port}/${encodeURIComponent(database)}`,
+    port,
+    url: (database) => embeddedDatabaseUrl(port, database),
     stop: async () => {
-      await pgCtl(['stop', '-D', databaseDir, '-m', 'fast', '-w', '-t', '60']);
+      if (owned) await stopServer();
+      await lock.release();
     },
   };
+}
+
+/** Starts the server on its port; answers the port. A failed start never leaves a server behind. */
+async function startServer(
+  options: EmbeddedOptions,
+  databaseDir: string,
+  stopServer: () => Promise<void>,
+): Promise<number> {
+  const port = await choosePort(options.port, options.dataDir);
+  const logFile = path.join(databaseDir, 'server.log');
+  const flags = `-p ${port} -c listen_addresses=127.0.0.1 -c max_connections=300`;
+  const started = await pgCtl(['start', '-D', databaseDir, '-w', '-t', '60', '-l', logFile, '-o', flags]);
+  if (started.ok) return port;
+  await stopLeftover(databaseDir, stopServer);
+  const log = (await fs.readFile(logFile, 'utf8').catch(() => '')).split('\n').slice(-8).join('\n');
+  // Taken between the check and the start.
+  if (/could not bind/.test(log)) throw portTaken(port);
+  throw new Error(`embedded PostgreSQL did not start: ${started.output.trim()}\n${log}`);
+}
+
+/**
+ * pg_ctl can fail with the server it launched still alive: a Ctrl-C reaches pg_ctl too (it then asks the
+ * server to stop, which takes a moment) and `-t` can expire mid-start. A server caught before it wrote
+ * its pid file cannot be stopped yet, so the pid file is looked for again a moment later.
+ */
+async function stopLeftover(databaseDir: string, stopServer: () => Promise<void>): Promise<void> {
+  const pidFile = path.join(databaseDir, 'postmaster.pid');
+  for (let attempt = 0; attempt < 20; attempt++) {
+    await stopServer();
+    if (existsSync(pidFile)) continue;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    if (!existsSync(pidFile)) return;
+  }
+}
+
+/**
+ * The port of the server running in DATA_DIR, from the pid file PostgreSQL keeps while it runs (its
+ * fourth line), or null when none runs there.
+ */
+export async function runningPort(dataDir: string): Promise<number | null> {
+  const pidFile = path.join(dataDir, 'postgres', 'postmaster.pid');
+  const lines = (await fs.readFile(pidFile, 'utf8').catch(() => '')).split('\n');
+  const port = Number(lines[3]);
+  return Number.isInteger(port) && port > 0 ? port : null;
+}
+
+/** The URL of a database on DATA_DIR's embedded server, at a known port. */
+export function embeddedDatabaseUrl(port: number, database: string): string {
+  return `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${encodeURIComponent(database)}`;
 }
 
 /** Creates the database when missing (embedded servers only: a production database is provisioned). */

@@ -1,5 +1,13 @@
 // The one error body of spec part 2 §7.1, and the translation of everything thrown into it.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isUnavailable } from '../db/errors.ts';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The body type a route takes when not JSON, named by its 415 answer. */
+    accepts?: string;
+  }
+}
 
 export interface Issue {
   path: string;
@@ -76,7 +84,10 @@ export function issuesUnder(pointer: string, errors: AjvIssue[]): Issue[] {
 }
 
 /** Maps Fastify's own errors (parsing, limits) to the spec's codes; anything else unknown is internal. */
-function translate(error: FastifyError & { validation?: AjvIssue[]; validationContext?: string }): ApiError {
+function translate(
+  error: FastifyError & { validation?: AjvIssue[]; validationContext?: string },
+  request: FastifyRequest,
+): ApiError {
   if (error instanceof ApiError) return error;
   if (error.validation) return validationError(issuesFromAjv(error.validation, error.validationContext));
   switch (error.code) {
@@ -87,13 +98,21 @@ function translate(error: FastifyError & { validation?: AjvIssue[]; validationCo
       return new ApiError(413, 'payload_too_large', 'request body is too large');
     // A body shorter or longer than its Content-Length is a bad request (400 below), not a media type problem.
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new ApiError(415, 'unsupported_media_type', 'content type is not accepted by this route');
+      return unsupportedMediaType(request);
     default:
       break;
   }
   if (error.statusCode === 429) return new ApiError(429, 'rate_limited', error.message);
   if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
     return new ApiError(error.statusCode, 'bad_request', 'request could not be processed');
+  }
+  // The database went away (stopped, restarting): the request may succeed once it is back.
+  if (isUnavailable(error)) {
+    return new ApiError(
+      503,
+      'service_unavailable',
+      "the platform's database is not answering; try again shortly",
+    );
   }
   return new ApiError(500, 'internal', 'internal error');
 }
@@ -105,10 +124,24 @@ declare module 'fastify' {
   }
 }
 
+/** 415 naming the type the route takes (its config's `accepts`, else JSON), and the one sent if plain. */
+function unsupportedMediaType(request: FastifyRequest): ApiError {
+  const sent = request.headers['content-type']?.split(';')[0]?.trim() ?? '';
+  const named = /^[\w.+-]{1,60}\/[\w.+-]{1,60}$/.test(sent) ? `Content-Type ${sent}` : 'this Content-Type';
+  const accepted = request.routeOptions?.config?.accepts ?? 'application/json';
+  return new ApiError(415, 'unsupported_media_type', `${named} is not accepted here: send ${accepted}`);
+}
+
+/** Refusals that may come before the body is read: the rest of it is not waited for. */
+const CLOSING = new Set([401, 413, 415, 429]);
+
 /** Answers with the error body for anything thrown, remembering the failure for the request's log line. */
 export function sendError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
-  const api = translate(error);
+  const api = translate(error, request);
   request.failure = { code: api.code, error: api.statusCode >= 500 ? error : undefined };
+  // Node would read (and drop) the unread body to keep the connection alive, so a client trickling it
+  // would hold the socket; Connection: close makes Node close it once the answer is out.
+  if (CLOSING.has(api.statusCode) && !request.raw.complete) reply.header('connection', 'close');
   reply.status(api.statusCode).send(errorBody(request.id, api.code, api.message, api.details));
 }
 

@@ -1,4 +1,5 @@
-// Paging of lists: limit and offset in, items + total + totalIsEstimate out (the count stops at 100,000).
+// Paging of lists: limit and offset (at most 100,000) in, items + total + totalIsEstimate out (the count
+// stops at 100,000).
 
 import { type SQL, sql } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
@@ -6,6 +7,8 @@ import { type TSchema, Type } from 'typebox';
 import type { Queryable } from '../db/pool.ts';
 
 export const COUNT_CAP = 100_000;
+/** The deepest a list pages: where its count stops. A larger offset is refused as input (400). */
+export const MAX_OFFSET = COUNT_CAP;
 
 export function pageQuery(options: { maxLimit?: number; defaultLimit?: number } = {}) {
   return {
@@ -14,7 +17,7 @@ export function pageQuery(options: { maxLimit?: number; defaultLimit?: number } 
       maximum: options.maxLimit ?? 100,
       default: options.defaultLimit ?? 50,
     }),
-    offset: Type.Integer({ minimum: 0, default: 0 }),
+    offset: Type.Integer({ minimum: 0, maximum: MAX_OFFSET, default: 0 }),
   };
 }
 

@@ -11,15 +11,22 @@ import Fastify, {
 } from 'fastify';
 import type { TokenVerifier } from '../auth/tokens.ts';
 import { installAuth, type TenantLookup } from './auth.ts';
-import { ApiError, installErrorHandling, sendError } from './errors.ts';
+import { ApiError, installErrorHandling, sendError, validationError } from './errors.ts';
+import { depthExcess, depthMessage } from './json-depth.ts';
+import { jsonErrorPlace } from './json-position.ts';
 import { installOpenApi } from './openapi.ts';
+import { installRefusalLimit } from './refusal-limit.ts';
 import { genReqId } from './request-id.ts';
 
 export interface ServerOptions {
   logger: FastifyBaseLogger;
   /** Requests per caller per minute on this instance; 0 turns limiting off. */
   rateLimitPerMinute?: number;
+  /** Refused tokens per client address per minute, counted before authentication; 0 or absent: off. */
+  authFailuresPerMinute?: number;
   auth?: { verifier: TokenVerifier; findTenant: TenantLookup };
+  /** How long a request may take to arrive, and how long a socket may stay silent; absent: Node's defaults. */
+  timeouts?: { requestMs: number; connectionMs: number };
   openApi?: boolean;
   bodyLimit?: number;
 }
@@ -32,6 +39,7 @@ export async function createServer(options: ServerOptions) {
     // Fastify's own two lines per request are replaced by the one line of installConventions.
     logController: new LogController({ requestIdLogLabel: 'requestId', disableRequestLogging: true }),
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
+    ...(options.timeouts ? timeoutOptions(options.timeouts) : {}),
     ajv: {
       customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: true },
     },
@@ -45,13 +53,52 @@ export async function createServer(options: ServerOptions) {
   }).withTypeProvider<TypeBoxTypeProvider>();
   // The API speaks JSON: a text/plain body is refused (415) rather than handed to a route as a string.
   app.removeContentTypeParser('text/plain');
+  installJsonParser(app);
 
   installConventions(app);
   installErrorHandling(app);
   if (options.openApi) await installOpenApi(app);
   if (options.rateLimitPerMinute) await installRateLimit(app, options.rateLimitPerMinute);
+  if (options.authFailuresPerMinute) installRefusalLimit(app, options.authFailuresPerMinute);
   if (options.auth) installAuth(app, options.auth.verifier, options.auth.findTenant);
   return app;
+}
+
+/**
+ * A request must arrive whole (headers and body) within requestMs: Node then answers 408 and closes the
+ * socket. Node checks on an interval (30 s by default), tightened here so a short timeout holds.
+ */
+function timeoutOptions(timeouts: { requestMs: number; connectionMs: number }) {
+  return {
+    requestTimeout: timeouts.requestMs,
+    connectionTimeout: timeouts.connectionMs,
+    http: {
+      headersTimeout: Math.min(60_000, timeouts.requestMs),
+      connectionsCheckingInterval: Math.min(30_000, Math.max(50, Math.floor(timeouts.requestMs / 4))),
+    },
+  };
+}
+
+/**
+ * JSON bodies: an empty one is no body (the route's schema decides whether it needs one), and one nested
+ * deeper than MAX_JSON_DEPTH is refused before it is parsed, so no recursive code ever walks it.
+ */
+function installJsonParser(app: FastifyInstance): void {
+  const parse = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = String(body);
+    if (text.trim() === '') return done(null, undefined);
+    const pointer = depthExcess(text);
+    if (pointer !== null)
+      return done(validationError([{ path: pointer, message: depthMessage() }]), undefined);
+    parse(request, text, (error, json) => {
+      const place = error ? jsonErrorPlace(text) : null;
+      if (place === null) return done(error, json);
+      const message = `body is not valid JSON ${place}`;
+      done(validationError([{ path: '/', message }], message), undefined);
+    });
+  });
 }
 
 function installConventions(app: FastifyInstance): void {

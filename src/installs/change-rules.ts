@@ -1,9 +1,9 @@
 // Install changes (spec part 1 §2.7, §3.3, §4.8 "Approvals of install saves"): the change view and the
 // rules of a decision. Pure: rows and principals in, answers out; changes.ts does the reading and writing.
+import type { appVersions } from '../catalogue/tables.ts';
 import type { Manifest } from '../module/manifest-types.ts';
 import { readsDocuments, withDocumentsOff } from './capabilities.ts';
 import type { appInstallChanges } from './tables.ts';
-import type { VersionRow } from './view.ts';
 
 export type ChangeRow = typeof appInstallChanges.$inferSelect;
 
@@ -85,7 +85,7 @@ export const mayWithdraw = (
  * install's last automatic upgrade left (moving back to it is allowed). Blocks are checked apart.
  */
 export const versionApprovable = (
-  version: Pick<VersionRow, 'id' | 'status'>,
+  version: Pick<typeof appVersions.$inferSelect, 'id' | 'status'>,
   install: { upgradedFromVersionId: string | null },
 ) =>
   version.status === 'published' ||

@@ -3,17 +3,16 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { absentBodyIsEmpty } from '../http/optional-body.ts';
 import { pageQuery } from '../http/paging.ts';
 import { approveChange, listChanges, rejectChange, withdrawChange } from './changes.ts';
 import { type InstallRouteDeps, installContextOf } from './context.ts';
 import { Name } from './routes.ts';
 
 const ChangeParams = Type.Object({ install: Name, id: Type.String({ format: 'uuid' }) });
-const DecisionBody = Type.Optional(
-  Type.Object(
-    { comment: Type.Optional(Type.Union([Type.String({ maxLength: 2000 }), Type.Null()])) },
-    { additionalProperties: false },
-  ),
+const DecisionBody = Type.Object(
+  { comment: Type.Optional(Type.Union([Type.String({ maxLength: 2000 }), Type.Null()])) },
+  { additionalProperties: false },
 );
 const ChangesQuery = Type.Object(
   {
@@ -51,13 +50,14 @@ export function changesRoutes(deps: InstallRouteDeps): FastifyPluginAsyncTypebox
           params: ChangeParams,
           body: DecisionBody,
         },
+        preValidation: absentBodyIsEmpty,
       },
       async (request) =>
         approveChange(
           context(request),
           request.params.install,
           request.params.id,
-          request.body?.comment ?? null,
+          request.body.comment ?? null,
         ),
     );
 
@@ -71,13 +71,14 @@ export function changesRoutes(deps: InstallRouteDeps): FastifyPluginAsyncTypebox
           params: ChangeParams,
           body: DecisionBody,
         },
+        preValidation: absentBodyIsEmpty,
       },
       async (request) =>
         rejectChange(
           context(request),
           request.params.install,
           request.params.id,
-          request.body?.comment ?? null,
+          request.body.comment ?? null,
         ),
     );
 

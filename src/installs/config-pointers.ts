@@ -43,20 +43,26 @@ export function childPointer(parent: string, token: string | number): string {
 
 /**
  * Calls `visit` with every text value of the config and its pointer, in document order. Member names are
- * not text values: the platform reads placeholders in values only, as the runner tags them.
+ * not text values: the platform reads placeholders in values only, as the runner tags them. Iterative (an
+ * explicit stack, children pushed in reverse), so no nesting depth can overflow the call stack.
  */
 export function forEachText(
   config: unknown,
   visit: (text: string, pointer: string) => void,
   pointer = '',
 ): void {
-  if (typeof config === 'string') {
-    visit(config, pointer);
-  } else if (Array.isArray(config)) {
-    config.forEach((item, index) => {
-      forEachText(item, visit, childPointer(pointer, index));
-    });
-  } else if (isRecord(config)) {
-    for (const [key, item] of Object.entries(config)) forEachText(item, visit, childPointer(pointer, key));
+  const pending: [unknown, string][] = [[config, pointer]];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [node, at] = next;
+    if (typeof node === 'string') {
+      visit(node, at);
+      continue;
+    }
+    const children: [unknown, string][] = Array.isArray(node)
+      ? node.map((item, index) => [item, childPointer(at, index)])
+      : isRecord(node)
+        ? Object.entries(node).map(([key, item]) => [item, childPointer(at, key)])
+        : [];
+    for (let i = children.length - 1; i >= 0; i -= 1) pending.push(children[i] as [unknown, string]);
   }
 }

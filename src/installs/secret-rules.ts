@@ -1,8 +1,9 @@
 // Which secrets an install may store and which it needs (spec part 1 §2.6 "Secret variable", §4.8 "Secrets
 // of an install", part 2 §8.2). Every rule reads the config as saved: no schema defaults are filled in.
-// Pure: names in, names and issues out; values of secrets are never seen here.
+// Pure: names in, names and issues out; of a value only its length is read (secretValueIssue).
 import type { Manifest, RequiredWhenCondition } from '../module/manifest-types.ts';
 import { SECRET_NAME } from '../module/names.ts';
+import { MIN_REDACTED_LENGTH } from '../runner/redaction.ts';
 import { type ConfigIssue, childPointer, forEachText, valueAt } from './config-pointers.ts';
 
 export const MAX_SECRET_VARIABLES = 20;
@@ -223,4 +224,17 @@ export function mayStoreSecret(name: string, context: StoreContext): boolean {
   if (!SECRET_NAME.test(name)) return false;
   const versions = [context.installed, ...context.published, context.upgradedFrom, context.pendingChange];
   return versions.some((version) => version != null && declares(version, name));
+}
+
+/**
+ * Why a value may not be stored as a secret, at /value, or null. The runner finds a secret in answers and
+ * logs by its value; a value shorter than MIN_REDACTED_LENGTH would match ordinary text, so it is neither
+ * redacted nor filled, and is refused here rather than stored unusable.
+ */
+export function secretValueIssue(value: string): ConfigIssue | null {
+  if (value.length >= MIN_REDACTED_LENGTH) return null;
+  return {
+    path: '/value',
+    message: `a secret is at least ${MIN_REDACTED_LENGTH} characters: a shorter value could not be told apart from ordinary text, so it could not be redacted`,
+  };
 }

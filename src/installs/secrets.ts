@@ -7,7 +7,7 @@ import { ApiError, notFound, validationError } from '../http/errors.ts';
 import { clearInstallCache } from './cache.ts';
 import { openChangeOf } from './change-store.ts';
 import { seal } from './seal.ts';
-import { mayStoreSecret } from './secret-rules.ts';
+import { mayStoreSecret, secretValueIssue } from './secret-rules.ts';
 import { audit, auditBy, type InstallContext, requireInstall, versionById, view } from './service.ts';
 import { appInstallSecrets } from './tables.ts';
 import { type InstallRow, type InstallView, publishedVersionsOf } from './view.ts';
@@ -46,6 +46,8 @@ export async function storeSecret(
   secret: string,
   value: string,
 ): Promise<InstallView> {
+  const issue = secretValueIssue(value);
+  if (issue) throw validationError([issue], 'this value is too short to be kept secret');
   const key = ctx.settings.secretStoreKey;
   if (!key) throw secretStoreUnavailable();
   return ctx.database.db.transaction(async (tx) => {

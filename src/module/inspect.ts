@@ -2,6 +2,7 @@
 // alone first (inspectModuleBytes), then, once the manifest export has answered, the exports it promises
 // (checkExports) and the stored form of the module (prepareModule). Pure.
 import { checkImports } from './imports.ts';
+import { checkInstanceSize } from './instance-size.ts';
 import type { Manifest } from './manifest-types.ts';
 import { type ModuleRefusal, refuse } from './refusal.ts';
 import { capMemory, readModule, sha256Hex, type WasmExport, type WasmImport } from './wasm.ts';
@@ -17,7 +18,9 @@ export interface ModuleInspection {
 /**
  * Everything that can be known without running the module: at most 32 MiB (too_large), the WebAssembly
  * header (not_wasm), valid WebAssembly with well-formed sections (invalid_module), the import policy
- * (imported_memory, forbidden_import) and exactly one memory of its own (invalid_module).
+ * (imported_memory, forbidden_import), exactly one memory of its own (invalid_module), the bounds on tables,
+ * globals and segments (table_too_large, instance_too_large) and the manifest and
+ * invoke exports (missing_export), so a module without them is never run.
  */
 export function inspectModuleBytes(bytes: Uint8Array): ModuleInspection | ModuleRefusal {
   const read = readModule(bytes);
@@ -32,23 +35,32 @@ export function inspectModuleBytes(bytes: Uint8Array): ModuleInspection | Module
         : `module defines ${read.memories.length} memories; it must define exactly one`,
     );
   }
+  const sized = checkInstanceSize(read.instanceSize);
+  if (sized) return sized;
+  const missing = checkNamedExports(BASE_EXPORTS, read.exports);
+  if (missing) return missing;
   return { ok: true, imports: read.imports, exports: read.exports };
 }
+
+/** The exports every module must have, whatever its manifest says (the manifest export is run to read it). */
+export const BASE_EXPORTS = ['manifest', 'invoke'] as const;
 
 /** The exports a module must have: manifest and invoke always, the others when the manifest handles them. */
 export function requiredExports(manifest: Manifest): string[] {
   return [
-    'manifest',
-    'invoke',
+    ...BASE_EXPORTS,
     ...(manifest.handles.webhook ? ['handle_webhook'] : []),
     ...(manifest.handles.handoff ? ['handoff'] : []),
   ];
 }
 
-/** missing_export unless every required export is there as a function. */
-export function checkExports(manifest: Manifest, exports: readonly WasmExport[]): ModuleRefusal | null {
+/** missing_export unless every named export is there as a function. */
+export function checkNamedExports(
+  required: readonly string[],
+  exports: readonly WasmExport[],
+): ModuleRefusal | null {
   const functions = new Set(exports.filter((e) => e.kind === 'function').map((e) => e.name));
-  const missing = requiredExports(manifest).filter((name) => !functions.has(name));
+  const missing = required.filter((name) => !functions.has(name));
   if (missing.length === 0) return null;
   const notFunctions = missing.filter((name) => exports.some((e) => e.name === name));
   const why = notFunctions.length > 0 ? ` (${notFunctions.join(', ')} exported, but not as functions)` : '';
@@ -56,6 +68,11 @@ export function checkExports(manifest: Manifest, exports: readonly WasmExport[])
     'missing_export',
     `module does not export the function${missing.length > 1 ? 's' : ''} ${missing.join(', ')}${why}`,
   );
+}
+
+/** missing_export unless every export the manifest requires is there as a function. */
+export function checkExports(manifest: Manifest, exports: readonly WasmExport[]): ModuleRefusal | null {
+  return checkNamedExports(requiredExports(manifest), exports);
 }
 
 export interface PreparedModule {

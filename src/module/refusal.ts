@@ -1,5 +1,6 @@
 // Why a module is refused. The codes are the upload's details.code of spec part 2 §7.2, plus too_large,
-// which the api answers as 413 payload_too_large rather than as a validation error.
+// which the api answers as 413 payload_too_large rather than as a validation error, and the platform's
+// bounds on what sizes an instance: table_too_large and instance_too_large (docs/module-contract.md).
 
 export type ModuleRefusalCode =
   | 'not_wasm'
@@ -7,7 +8,9 @@ export type ModuleRefusalCode =
   | 'forbidden_import'
   | 'imported_memory'
   | 'missing_export'
-  | 'too_large';
+  | 'too_large'
+  | 'table_too_large'
+  | 'instance_too_large';
 
 export interface ModuleRefusal {
   ok: false;

@@ -2,7 +2,11 @@
 // memory, and the one rewrite the platform makes (spec part 1 §2.14: memoryMiB written in as the memory
 // maximum, so the hash names the capped module). Pure: bytes in, bytes or facts out; nothing is instantiated.
 import { createHash } from 'node:crypto';
+import { byteAt, encodeU32, hasWasmHeader, Malformed, readU32, type Section, sections } from './binary.ts';
+import { checkInstanceSize, type InstanceSize, readInstanceSize, tableBytes } from './instance-size.ts';
 import { type ModuleRefusal, refuse } from './refusal.ts';
+
+export { hasWasmHeader } from './binary.ts';
 
 /** Spec part 2 §8.1: a module is at most 32 MiB (also the upload body limit). */
 export const MAX_MODULE_BYTES = 32 * 1024 * 1024;
@@ -36,6 +40,8 @@ export interface ModuleFacts {
   exports: WasmExport[];
   /** The memories of the memory section (id 5), in order; imported memories are among the imports. */
   memories: MemoryLimits[];
+  /** Tables, globals, element and data segments: what sizes an instance besides its memory. */
+  instanceSize: InstanceSize;
 }
 
 // The TypeScript libraries this project compiles with (ES2023 and Node's types) declare no WebAssembly
@@ -51,69 +57,7 @@ interface WasmApi {
 }
 const wasmApi = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
 
-// "\0asm" and binary format version 1. A component (the component model's version 0x0d) is not a module.
-const HEADER = [0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00];
 const MEMORY_SECTION = 5;
-
-interface Section {
-  id: number;
-  /** Offset of the section id byte. */
-  start: number;
-  contentStart: number;
-  /** Offset just past the section. */
-  end: number;
-}
-
-/** Thrown while walking bytes that do not have the shape the binary format requires. */
-class Malformed extends Error {}
-
-function byteAt(bytes: Uint8Array, offset: number): number {
-  const byte = bytes[offset];
-  if (byte === undefined) throw new Malformed('unexpected end of the module');
-  return byte;
-}
-
-/** An unsigned LEB128 integer of at most 32 bits: its value and the offset after it. */
-function readU32(bytes: Uint8Array, offset: number): [number, number] {
-  let value = 0;
-  for (let shift = 0, at = offset; ; shift += 7) {
-    const byte = byteAt(bytes, at++);
-    // The fifth byte holds the last four bits and ends the number.
-    if (shift === 28 && byte > 0x0f) throw new Malformed('integer too large');
-    value += (byte & 0x7f) * 2 ** shift;
-    if ((byte & 0x80) === 0) return [value, at];
-  }
-}
-
-/** The shortest LEB128 encoding, so a rewrite is deterministic whatever encoding the input used. */
-function encodeU32(value: number): number[] {
-  const out: number[] = [];
-  let rest = value;
-  do {
-    const low = rest & 0x7f;
-    rest = Math.floor(rest / 128);
-    out.push(rest === 0 ? low : low | 0x80);
-  } while (rest !== 0);
-  return out;
-}
-
-export function hasWasmHeader(bytes: Uint8Array): boolean {
-  return bytes.length >= HEADER.length && HEADER.every((byte, i) => bytes[i] === byte);
-}
-
-function sections(bytes: Uint8Array): Section[] {
-  const found: Section[] = [];
-  let at = HEADER.length;
-  while (at < bytes.length) {
-    const id = byteAt(bytes, at);
-    const [size, contentStart] = readU32(bytes, at + 1);
-    const end = contentStart + size;
-    if (end > bytes.length) throw new Malformed(`section ${id} runs past the end of the module`);
-    found.push({ id, start: at, contentStart, end });
-    at = end;
-  }
-  return found;
-}
 
 /**
  * The memory section's entries. Only plain 32-bit memories with 64 KiB pages are run: shared memory
@@ -158,11 +102,13 @@ function layout(bytes: Uint8Array): Layout | ModuleRefusal {
     return refuse('invalid_module', `not valid WebAssembly: ${reason}`);
   }
   try {
-    const memorySection = sections(bytes).find((s) => s.id === MEMORY_SECTION);
+    const all = sections(bytes);
+    const memorySection = all.find((s) => s.id === MEMORY_SECTION);
     return {
       imports: wasmApi.Module.imports(compiled).map((i) => ({ ...i, kind: asKind(i.kind) })),
       exports: wasmApi.Module.exports(compiled).map((e) => ({ ...e, kind: asKind(e.kind) })),
       memories: memorySection ? readMemories(bytes, memorySection) : [],
+      instanceSize: readInstanceSize(bytes, all),
       memorySection,
     };
   } catch (error) {
@@ -178,7 +124,8 @@ function layout(bytes: Uint8Array): Layout | ModuleRefusal {
 export function readModule(bytes: Uint8Array): ({ ok: true } & ModuleFacts) | ModuleRefusal {
   const read = layout(bytes);
   if ('ok' in read) return read;
-  return { ok: true, imports: read.imports, exports: read.exports, memories: read.memories };
+  const { memorySection: _section, ...facts } = read;
+  return { ok: true, ...facts };
 }
 
 /**
@@ -212,6 +159,8 @@ export function capMemory(
       `module memory starts at ${memory.minPages} pages, above the ${maxPages} pages of memoryMiB ${memoryMiB}`,
     );
   }
+  const sized = checkInstanceSize(read.instanceSize) ?? checkTablesFit(read.instanceSize, memory, memoryMiB);
+  if (sized) return sized;
   const content = [...encodeU32(1), 0x01, ...encodeU32(memory.minPages), ...encodeU32(maxPages)];
   const section = read.memorySection;
   const capped = new Uint8Array(
@@ -224,6 +173,17 @@ export function capMemory(
   if (!wasmApi.validate(capped))
     return refuse('invalid_module', 'module is not valid once its memory is capped');
   return { ok: true, bytes: capped };
+}
+
+/** Tables count against memoryMiB: with the memory's start they must fit in it. */
+function checkTablesFit(size: InstanceSize, memory: MemoryLimits, memoryMiB: number): ModuleRefusal | null {
+  const tables = tableBytes(size);
+  if (memory.minPages * WASM_PAGE_BYTES + tables <= memoryMiB * PAGES_PER_MIB * WASM_PAGE_BYTES) return null;
+  return refuse(
+    'table_too_large',
+    `module tables (${size.tableEntries} entries, counted as ${Math.ceil(tables / 1024)} KiB) and its ` +
+      `memory's start of ${memory.minPages} pages need more than memoryMiB ${memoryMiB}`,
+  );
 }
 
 /** The module's name in storage and in the api: 64 lower-case hex characters. */

@@ -9,6 +9,7 @@
 // Which of the two is decided by whether undici handed this request to a connected socket (the
 // request's onConnect, which undici calls right before writing it), never by error codes.
 import { Agent, type Dispatcher } from 'undici';
+import { depthExcess, depthMessage, MAX_JSON_DEPTH } from '../http/json-depth.ts';
 import { RUNNER_FAILURES, type RunnerFailureCode } from './errors.ts';
 import type { ExportOutcome } from './execute.ts';
 import type { CacheEntry } from './host/call-state.ts';
@@ -244,9 +245,13 @@ export function createRunnerClient(options: RunnerClientOptions): RunnerClient {
       const read = await Promise.race([readCapped(response.body), expired]);
       if (read === 'expired') return transport(true, `no whole answer within ${timeoutMs} ms`);
       if (read === null) return transport(true, `the answer is larger than ${MAX_RESPONSE_BYTES} bytes`);
+      // The runner's answer holds the module's (at most MAX_JSON_DEPTH deep) one level down.
+      const text = read.toString('utf8');
+      if (depthExcess(text, MAX_JSON_DEPTH + 1) !== null)
+        return transport(true, `the answer ${depthMessage()}`);
       let json: unknown;
       try {
-        json = JSON.parse(read.toString('utf8'));
+        json = JSON.parse(text);
       } catch {
         return transport(true, `the answer (status ${response.statusCode}) is not JSON`);
       }

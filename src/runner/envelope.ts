@@ -2,6 +2,7 @@
 // module reads it, and the answers each export may give.
 import { randomBytes } from 'node:crypto';
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import { depthExcess, depthMessage } from '../http/json-depth.ts';
 import { RunnerFailure } from './errors.ts';
 import type { Redactor } from './redaction.ts';
 
@@ -136,8 +137,9 @@ const validators = Object.fromEntries(
 );
 
 /**
- * Reads an export's answer: at most 1 MiB, redacted before it is parsed (so no secret, derived credential,
- * cached value or tag survives into it), JSON, and one of the export's answer shapes.
+ * Reads an export's answer: at most 1 MiB, redacted before it is parsed and again once parsed (so no
+ * secret, derived credential, cached value or tag survives into it in any spelling), JSON, and one of the
+ * export's answer shapes.
  */
 export function readAnswer(exportName: ExportName, output: Uint8Array, redactor: Redactor): unknown {
   if (output.byteLength > MAX_ANSWER_BYTES) {
@@ -149,6 +151,8 @@ export function readAnswer(exportName: ExportName, output: Uint8Array, redactor:
   } catch {
     throw new RunnerFailure('bad_output', `the ${exportName} answer is not UTF-8 text`);
   }
+  if (depthExcess(text) !== null)
+    throw new RunnerFailure('bad_output', `the ${exportName} answer ${depthMessage()}`);
   let answer: unknown;
   try {
     answer = JSON.parse(redactor.apply(text));
@@ -156,6 +160,8 @@ export function readAnswer(exportName: ExportName, output: Uint8Array, redactor:
     throw new RunnerFailure('bad_output', `the ${exportName} answer is not JSON`);
   }
   if (exportName === 'manifest') return answer;
+  // Then what it means: strings written with other escapes, JSON nested in strings.
+  answer = redactor.applyDeep(answer);
   const validate = validators[exportName];
   if (validate && !validate(answer)) {
     throw new RunnerFailure('bad_output', `the ${exportName} answer does not match the module contract`);

@@ -114,7 +114,8 @@ export async function executeExport(deps: ExecuteDeps, request: ExportRequest): 
     return {
       answer,
       usage: state.usage,
-      logs: state.logs,
+      // Again at the end: a value registered after a line was logged (a cached value set later) goes too.
+      logs: state.logs.map((line) => ({ ...line, message: state.redactor.apply(line.message) })),
       cacheChanges: state.cacheChanges,
       durationMs: Date.now() - started,
       warm,

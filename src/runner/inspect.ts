@@ -7,7 +7,7 @@ import { capMemory, PAGES_PER_MIB, readModule, sha256Hex } from '../module/wasm.
 import { readAnswer } from './envelope.ts';
 import { RunnerFailure } from './errors.ts';
 import { Redactor } from './redaction.ts';
-import { Instance } from './sandbox.ts';
+import { Instance, trapMessage } from './sandbox.ts';
 
 export const MANIFEST_DEADLINE_MS = 5_000;
 /** Before the manifest names memoryMiB, the manifest export runs under the largest cap a manifest may ask. */
@@ -48,7 +48,7 @@ async function runManifestExport(bytes: Uint8Array): Promise<{ manifest: unknown
   try {
     instance = await Instance.prepare('inspection', await WebAssembly.compile(bytes), maxPages);
   } catch (error) {
-    return { refused: `the module did not start: ${error instanceof Error ? error.message : String(error)}` };
+    return { refused: `the module did not start: ${trapMessage(error)}` };
   }
   try {
     const result = await instance.run('manifest', '', MANIFEST_DEADLINE_MS);

@@ -1,6 +1,7 @@
 // Modules by sha256: compiled once per process, kept on disk in the cache directory, fetched from the
 // api's internal listener (GET /internal/app-modules/:sha256, runner bearer) and verified by hash.
 import fs from 'node:fs/promises';
+import { checkInstanceSize } from '../module/instance-size.ts';
 import { readModule, sha256Hex } from '../module/wasm.ts';
 import { FilesystemModuleStorage } from '../storage/module-storage.ts';
 import { RunnerFailure } from './errors.ts';
@@ -88,6 +89,9 @@ export class ModuleStore {
       throw new RunnerFailure('invalid_module', 'the module does not compile');
     }
     const facts = readModule(bytes);
+    // Bounds checked at upload, checked again: a module stored before they existed is not run.
+    const oversized = 'instanceSize' in facts ? checkInstanceSize(facts.instanceSize) : null;
+    if (oversized) throw new RunnerFailure('invalid_module', oversized.message);
     const maxPages =
       'memories' in facts ? (facts.memories[0]?.maxPages ?? DEFAULT_MAX_PAGES) : DEFAULT_MAX_PAGES;
     functionExports(module);
@@ -113,7 +117,7 @@ export class ModuleStore {
     }
     if (response.status === 404) {
       await response.body?.cancel();
-      throw new RunnerFailure('module_not_found', 'no published module has that hash');
+      throw new RunnerFailure('module_not_found', 'no published module of that hash, or blocked');
     }
     if (!response.ok) {
       await response.body?.cancel();

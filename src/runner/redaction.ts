@@ -1,20 +1,104 @@
 // Redaction of one call's sensitive values before anything the module answered is parsed, logged or
 // recorded: secret values → [secret:NAME], values derived from secrets → [auth:TYPE], cached values →
-// [cache:NAME], the call's tag → [tag].
+// [cache:NAME], the call's tag → [tag]. A value is found in every spelling of spellings.ts and in any
+// letter case, and in a parsed answer also inside strings that are JSON themselves: what the answer
+// means is redacted, not one way of writing it.
+import { spellingsOf } from './spellings.ts';
 
-/** Values shorter than this are not redacted: replacing every "a" in an answer would destroy it. */
-export const MIN_REDACTED_LENGTH = 4;
+/**
+ * Values shorter than this are not redacted: replacing every "abc" in an answer would destroy it. Secrets
+ * shorter than this are neither stored (src/installs/secret-rules.ts) nor filled (egress/placeholders.ts),
+ * and the cache host function refuses shorter values.
+ */
+export const MIN_REDACTED_LENGTH = 8;
+
+/** How many strings deep a parsed answer is opened where a string holds JSON (a vendor's inside a module's). */
+const NESTED_JSON_DEPTH = 3;
+
+interface Entry {
+  /** The spelling lower-cased: matching ignores letter case. */
+  folded: string;
+  length: number;
+  label: string;
+}
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
+
+/**
+ * Finds every spelling in one pass: one compiled expression finds where a spelling may start (its first
+ * MIN_REDACTED_LENGTH characters, any case), then the longest spelling starting there is taken. The
+ * expression stays small however long the values are.
+ */
+class Matcher {
+  readonly #candidates: RegExp | null;
+  /** Lower-cased prefix → the spellings starting with it, longest first. */
+  readonly #buckets = new Map<string, Entry[]>();
+
+  constructor(spellings: ReadonlyMap<string, string>) {
+    const prefixes = new Set<string>();
+    for (const [spelling, label] of spellings) {
+      const prefix = spelling.slice(0, MIN_REDACTED_LENGTH);
+      prefixes.add(prefix);
+      const key = prefix.toLowerCase();
+      const bucket = this.#buckets.get(key) ?? [];
+      bucket.push({ folded: spelling.toLowerCase(), length: spelling.length, label });
+      this.#buckets.set(key, bucket);
+    }
+    for (const bucket of this.#buckets.values()) bucket.sort((a, b) => b.length - a.length);
+    this.#candidates =
+      prefixes.size === 0 ? null : new RegExp([...prefixes].map(escapeRegExp).join('|'), 'gi');
+  }
+
+  apply(text: string): string {
+    const candidates = this.#candidates;
+    if (!candidates) return text;
+    candidates.lastIndex = 0;
+    let out = '';
+    let last = 0;
+    for (let match = candidates.exec(text); match !== null; match = candidates.exec(text)) {
+      const at = match.index;
+      const hit = this.#bucketOf(match[0])?.find(
+        (entry) => text.slice(at, at + entry.length).toLowerCase() === entry.folded,
+      );
+      if (hit) {
+        out += text.slice(last, at) + hit.label;
+        last = at + hit.length;
+      }
+      candidates.lastIndex = hit ? last : at + 1;
+    }
+    return last === 0 ? text : out + text.slice(last);
+  }
+
+  #bucketOf(prefix: string): Entry[] | undefined {
+    return this.#buckets.get(prefix.toLowerCase());
+  }
+}
 
 export class Redactor {
-  readonly #labels = new Map<string, string>();
+  readonly #values = new Set<string>();
+  /** Spelling → label, for every value registered; the first label given to a spelling wins. */
+  readonly #all = new Map<string, string>();
+  /** The same without cached values: what a vendor's answer is redacted of before the module reads it. */
+  readonly #secrets = new Map<string, string>();
+  #allMatcher: Matcher | null = null;
+  #secretsMatcher: Matcher | null = null;
+  #bytesMatcher: Matcher | null = null;
 
-  /** Registers a value under its label; the first label given to a value wins. */
-  add(value: string, label: string): void {
-    if (value.length < MIN_REDACTED_LENGTH || this.#labels.has(value)) return;
-    this.#labels.set(value, label);
-    // A value may also travel JSON-escaped inside an answer; redact that spelling too.
-    const escaped = JSON.stringify(value).slice(1, -1);
-    if (escaped !== value && !this.#labels.has(escaped)) this.#labels.set(escaped, label);
+  /** Registers a value under its label, in every spelling. */
+  add(value: string, label: string, cached = false): void {
+    // Values, not spellings: a value may be another's spelling (its lower case) and still needs its own.
+    if (value.length < MIN_REDACTED_LENGTH || this.#values.has(value)) return;
+    this.#values.add(value);
+    for (const spelling of spellingsOf(value)) {
+      if (spelling.length < MIN_REDACTED_LENGTH) continue;
+      if (!this.#all.has(spelling)) this.#all.set(spelling, label);
+      if (!cached && !this.#secrets.has(spelling)) this.#secrets.set(spelling, label);
+    }
+    this.#allMatcher = null;
+    if (!cached) {
+      this.#secretsMatcher = null;
+      this.#bytesMatcher = null;
+    }
   }
 
   secret(name: string, value: string): void {
@@ -25,20 +109,110 @@ export class Redactor {
     this.add(value, `[auth:${type}]`);
   }
 
+  /** A cached value: the module had it in clear, so only what the module answers is redacted of it. */
   cached(name: string, value: string): void {
-    this.add(value, `[cache:${name}]`);
+    this.add(value, `[cache:${name}]`, true);
   }
 
   tag(tag: string): void {
     this.add(tag, '[tag]');
   }
 
-  /** Replaces every registered value, longest first so a value inside another is not half-replaced. */
+  /** Replaces every registered value in any of its spellings, longest first. */
   apply(text: string): string {
-    if (this.#labels.size === 0) return text;
-    const values = [...this.#labels.keys()].sort((a, b) => b.length - a.length);
-    let out = text;
-    for (const value of values) out = out.split(value).join(this.#labels.get(value) as string);
-    return out;
+    this.#allMatcher ??= new Matcher(this.#all);
+    return this.#allMatcher.apply(text);
   }
+
+  /**
+   * Replaces secrets, values derived from them and the tag, but not cached values: for a vendor's answer
+   * before the module reads it (the module never had a secret, but uses the cached values it keeps).
+   */
+  applySecrets(text: string): string {
+    this.#secretsMatcher ??= new Matcher(this.#secrets);
+    return this.#secretsMatcher.apply(text);
+  }
+
+  /**
+   * applySecrets over bytes (a vendor body that is not UTF-8), read one character a byte: each spelling as
+   * its UTF-8 bytes, and as Latin-1 bytes where it has them (how a header value travels).
+   */
+  applySecretsToBytes(bytes: Buffer): Buffer {
+    this.#bytesMatcher ??= new Matcher(byteSpellings(this.#secrets));
+    const text = bytes.toString('latin1');
+    const out = this.#bytesMatcher.apply(text);
+    return out === text ? bytes : Buffer.from(out, 'latin1');
+  }
+
+  /**
+   * Redacts a parsed answer: every string and member name, and inside strings that hold JSON (up to three
+   * levels) what that JSON means, whatever escapes it was written with. Walks without recursion, so an
+   * answer of any depth is read. Changes the value in place; answers the redacted value.
+   */
+  applyDeep(value: unknown): unknown {
+    return redactTree(value, (text) => this.apply(text), NESTED_JSON_DEPTH);
+  }
+}
+
+/** Spellings as strings of one character a byte (Latin-1), for matching bytes. */
+function byteSpellings(spellings: ReadonlyMap<string, string>): Map<string, string> {
+  const bytes = new Map<string, string>();
+  for (const [spelling, label] of spellings) {
+    const utf8 = Buffer.from(spelling, 'utf8').toString('latin1');
+    if (!bytes.has(utf8)) bytes.set(utf8, label);
+    // Below U+0100 every character is one Latin-1 byte.
+    const latin1 = [...spelling].every((char) => (char.codePointAt(0) as number) <= 0xff);
+    if (latin1 && !bytes.has(spelling)) bytes.set(spelling, label);
+  }
+  return bytes;
+}
+
+type Container = Record<string, unknown> | unknown[];
+
+const isContainer = (value: unknown): value is Container => typeof value === 'object' && value !== null;
+
+/** Whether a string may hold JSON worth opening: an object, an array or a string. */
+const mayBeJson = (text: string) => /^\s*[[{"]/.test(text);
+
+function redactTree(root: unknown, redact: (text: string) => string, nested: number): unknown {
+  const redactString = (text: string): string => {
+    const out = redact(text);
+    if (nested === 0 || !mayBeJson(out)) return out;
+    let inner: unknown;
+    try {
+      inner = JSON.parse(out);
+    } catch {
+      return out;
+    }
+    const before = JSON.stringify(inner);
+    const after = JSON.stringify(redactTree(inner, redact, nested - 1));
+    return after === before ? out : after;
+  };
+  if (typeof root === 'string') return redactString(root);
+  if (!isContainer(root)) return root;
+  const stack: Container[] = [root];
+  for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
+    if (Array.isArray(node)) {
+      for (let i = 0; i < node.length; i++) {
+        const item = node[i];
+        if (typeof item === 'string') node[i] = redactString(item);
+        else if (isContainer(item)) stack.push(item);
+      }
+      continue;
+    }
+    for (const key of Object.keys(node)) {
+      const item = node[key];
+      const value = typeof item === 'string' ? redactString(item) : item;
+      if (isContainer(value)) stack.push(value);
+      const name = redactString(key);
+      if (name === key) {
+        node[key] = value;
+      } else {
+        delete node[key];
+        // defineProperty: a name such as __proto__ stays a plain member, as JSON.parse made it.
+        Object.defineProperty(node, name, { value, enumerable: true, writable: true, configurable: true });
+      }
+    }
+  }
+  return root;
 }

@@ -90,10 +90,7 @@ export class Instance {
     });
     const called = this.plugin.call(exportName, input).then(
       (output): ExportResult => ({ kind: 'answered', output: output?.bytes() ?? new Uint8Array() }),
-      (error: unknown): ExportResult => ({
-        kind: 'trapped',
-        message: error instanceof Error ? error.message : String(error),
-      }),
+      (error: unknown): ExportResult => ({ kind: 'trapped', message: trapMessage(error) }),
     );
     try {
       return await Promise.race([called, timedOut]);
@@ -117,6 +114,19 @@ export class Instance {
   discard(onError?: (error: unknown) => void): void {
     this.close().catch((error: unknown) => onError?.(error));
   }
+}
+
+/**
+ * The text of a trap. The plugin's worker thread posts a trap back as a plain { message, originalStack }
+ * object, not an Error, so String() would give "[object Object]".
+ */
+export function trapMessage(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  if (typeof error === 'object' && error !== null) {
+    const message = (error as { message?: unknown }).message;
+    if (typeof message === 'string') return message;
+  }
+  return typeof error === 'string' ? error : 'the module trapped without a message';
 }
 
 const noop = () => {};

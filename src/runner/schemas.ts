@@ -1,12 +1,20 @@
 // Request bodies of the runner's routes (internal; documented in docs/runner.md).
 import { Type } from 'typebox';
 
+/**
+ * A string or null, as one JSON Schema type list. The server's Ajv coerces types; given a union
+ * (anyOf) it would coerce null into the string branch as "", while with a type list it coerces only a
+ * value of neither type, so null stays null.
+ */
+const StringOrNull = (options: { maxLength: number; default?: null }) =>
+  Type.Unsafe<string | null>({ type: ['string', 'null'], ...options });
+
 const Sha256 = Type.String({ pattern: '^[0-9a-f]{64}$' });
 const Call = Type.Object(
   {
     id: Type.String({ minLength: 1, maxLength: 100 }),
     tenantId: Type.String({ format: 'uuid' }),
-    callbackUrl: Type.Optional(Type.Union([Type.String({ maxLength: 2000 }), Type.Null()])),
+    callbackUrl: Type.Optional(StringOrNull({ maxLength: 2000 })),
   },
   { additionalProperties: false },
 );
@@ -32,7 +40,7 @@ export const InvokeBody = Type.Object(
   {
     ...common,
     action: Type.String({ pattern: '^[A-Za-z][A-Za-z0-9_]{0,99}$' }),
-    idempotencyKey: Type.Union([Type.String({ maxLength: 500 }), Type.Null()], { default: null }),
+    idempotencyKey: StringOrNull({ maxLength: 500, default: null }),
     input: Type.Unknown(),
     documents: Type.Union(
       [Type.Object({ token: Type.String({ minLength: 1 }) }, { additionalProperties: false }), Type.Null()],

@@ -9,6 +9,7 @@ export const TASK_QUEUES = ['platform', 'apps'] as const;
 export type TaskQueue = (typeof TASK_QUEUES)[number];
 
 export const ENGINE_SCHEMA = 'dbos';
+const IDLE_TRANSACTION_TIMEOUT_MS = 60_000;
 
 /** The self-check: a workflow with one durable step, proving a queue is dispatched and steps checkpoint. */
 async function selfCheckStep(queue: string): Promise<string> {
@@ -30,7 +31,7 @@ export async function launchEngine(options: EngineOptions): Promise<void> {
   const log = options.logger.child({ component: 'dbos' });
   DBOS.setConfig({
     name: 'apps-platform',
-    systemDatabaseUrl: options.databaseUrl,
+    systemDatabaseUrl: withIdleTransactionTimeout(options.databaseUrl),
     systemDatabaseSchemaName: ENGINE_SCHEMA,
     systemDatabasePoolSize: 10,
     applicationVersion: PLATFORM_VERSION,
@@ -47,6 +48,21 @@ export async function launchEngine(options: EngineOptions): Promise<void> {
   await DBOS.launch();
   for (const queue of TASK_QUEUES)
     await DBOS.registerQueue(queue, { workerConcurrency: queue === 'apps' ? 8 : 4 });
+}
+
+/**
+ * DBOS bounds idle transactions of its pool at 60 s. Left to itself it queues a `SET` on every new
+ * connection, ahead of the query that asked for the connection, which pg reports as a deprecated
+ * concurrent `client.query()`. Given in the URL, the server applies the same bound as the connection
+ * starts, and DBOS sends nothing.
+ */
+export function withIdleTransactionTimeout(databaseUrl: string): string {
+  const url = new URL(databaseUrl);
+  const options = url.searchParams.get('options');
+  if (options?.includes('idle_in_transaction_session_timeout')) return databaseUrl;
+  const bound = `-c idle_in_transaction_session_timeout=${IDLE_TRANSACTION_TIMEOUT_MS}`;
+  url.searchParams.set('options', options ? `${options} ${bound}` : bound);
+  return url.toString();
 }
 
 /** Runs the self-check through a queue and waits for its result. */

@@ -134,6 +134,11 @@ describe('app new and app build', () => {
       (s) => s.replace('"actions": [', '"handles": { "webhook": true },\n  "actions": ['),
       'app build: manifest: handles.webhook: is true, but module does not export the function handle_webhook',
     ],
+    [
+      'a manifest export that traps',
+      (s) => s.replace('return sendManifest(MANIFEST);', 'unreachable();\n  return sendManifest(MANIFEST);'),
+      'app build: the manifest export trapped: unreachable',
+    ],
   ];
 
   it('prints one line for a refusal, exits 1 and writes no module, not even at --out', async () => {

@@ -235,7 +235,10 @@ describe('loader options', () => {
     try {
       const failure = app.invoke('crash', {});
       await expect(failure).rejects.toBeInstanceOf(RunnerFailure);
-      await expect(failure).rejects.toMatchObject({ code: 'trapped' });
+      await expect(failure).rejects.toMatchObject({
+        code: 'trapped',
+        message: 'the module trapped: unreachable',
+      });
     } finally {
       await app.close();
     }

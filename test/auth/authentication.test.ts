@@ -32,13 +32,15 @@ const claims = (extra: JWTPayload = {}): JWTPayload => ({
   roles: ['admin'],
   ...extra,
 });
-const localToken = (payload: JWTPayload, expiresAt?: number) =>
+const localToken = (payload: JWTPayload, expiresAt?: number | null, issuedAt?: number) =>
   signToken(localKey, payload, {
     kid: LOCAL_KEY_ID,
     issuer: LOCAL_ISSUER,
     audience: LOCAL_AUDIENCE,
     expiresAt,
+    issuedAt,
   });
+const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 const withHeader = (authorization: string) =>
   platform.fetch('/tenants/me', { token: null, headers: { authorization } });
@@ -112,6 +114,31 @@ describe('a request without a usable token is 401 unauthorized', () => {
     const response = await withHeader(`Bearer ${await localToken(claims())}`);
     expect(response.status).toBe(200);
     expect((await response.json()).name).toBe('acme');
+  });
+
+  it('a token without exp (it would never expire)', async () => {
+    const error = await expectError(
+      await withHeader(`Bearer ${await localToken(claims(), null)}`),
+      401,
+      'unauthorized',
+    );
+    expect(error.message).toBe('bearer token is invalid or expired');
+  });
+
+  it('a token issued in the future beyond the 60 s clock tolerance (here a year)', async () => {
+    const year = 365 * 24 * 3600;
+    for (const issuedAt of [nowSeconds() + year, nowSeconds() + 600]) {
+      const token = await localToken(claims(), issuedAt + 3600, issuedAt);
+      const error = await expectError(await withHeader(`Bearer ${token}`), 401, 'unauthorized');
+      expect(error.message).toBe('bearer token is invalid or expired');
+    }
+  });
+
+  it('a token issued a few seconds ahead of this clock is accepted (within the tolerance)', async () => {
+    const issuedAt = nowSeconds() + 20;
+    const response = await withHeader(`Bearer ${await localToken(claims(), issuedAt + 3600, issuedAt)}`);
+    expect(response.status).toBe(200);
+    expect((await response.json()).id).toBe(acme);
   });
 
   it('a token with the wrong issuer or audience', async () => {

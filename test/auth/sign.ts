@@ -5,8 +5,10 @@ export interface SignOptions {
   kid?: string;
   issuer?: string;
   audience?: string;
-  /** Seconds since the epoch; defaults to an hour from now. */
-  expiresAt?: number;
+  /** Seconds since the epoch; defaults to an hour from now; null: no exp claim at all. */
+  expiresAt?: number | null;
+  /** Seconds since the epoch; defaults to now. */
+  issuedAt?: number;
   alg?: string;
 }
 
@@ -18,8 +20,8 @@ export async function signToken(
   const now = Math.floor(Date.now() / 1000);
   let jwt = new SignJWT(claims)
     .setProtectedHeader({ alg: options.alg ?? 'ES256', kid: options.kid, typ: 'JWT' })
-    .setIssuedAt()
-    .setExpirationTime(options.expiresAt ?? now + 3600);
+    .setIssuedAt(options.issuedAt ?? now);
+  if (options.expiresAt !== null) jwt = jwt.setExpirationTime(options.expiresAt ?? now + 3600);
   if (options.issuer !== undefined) jwt = jwt.setIssuer(options.issuer);
   if (options.audience !== undefined) jwt = jwt.setAudience(options.audience);
   return jwt.sign(key);

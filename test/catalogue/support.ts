@@ -19,9 +19,17 @@ export interface CataloguePlatform extends TestPlatform {
   upload(bytes: Uint8Array, token?: string): Promise<Response>;
 }
 
+export interface CataloguePlatformOptions {
+  documents?: DocumentSource;
+  /** More of the runner's settings (its concurrency, its cache directory…). */
+  runnerEnv?: Record<string, string>;
+  /** The URL the api reaches the runner by, given the runner's own (a link in between, for one). */
+  runnerUrlFor?: (runnerUrl: string) => Promise<string>;
+}
+
 export async function startCataloguePlatform(
   env: Record<string, string> = {},
-  options: { documents?: DocumentSource } = {},
+  options: CataloguePlatformOptions = {},
 ): Promise<CataloguePlatform> {
   const internalPort = await freePort();
   const runner = await startRunnerFromConfig(
@@ -35,17 +43,18 @@ export async function startCataloguePlatform(
       ...(env.APP_RUNNER_ALLOW_PRIVATE_NETWORKS
         ? { APP_RUNNER_ALLOW_PRIVATE_NETWORKS: env.APP_RUNNER_ALLOW_PRIVATE_NETWORKS }
         : {}),
+      ...options.runnerEnv,
     }),
     pino({ level: 'silent' }),
   );
   const platform = await startTestPlatform(
     {
       APP_RUNNER_TOKEN: RUNNER_TOKEN,
-      APP_RUNNER_URL: runner.url,
+      APP_RUNNER_URL: options.runnerUrlFor ? await options.runnerUrlFor(runner.url) : runner.url,
       API_INTERNAL_PORT: String(internalPort),
       ...env,
     },
-    options,
+    { documents: options.documents },
   );
   return {
     ...platform,

@@ -5,6 +5,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appBlocks, appVersions } from '../../src/catalogue/tables.ts';
 import { capMemory, sha256Hex } from '../../src/module/wasm.ts';
+import { wat, withTableLimits } from '../module/wat.ts';
 import { startTestPlatform } from '../support/platform.ts';
 import { appModule, type CataloguePlatform, startCataloguePlatform } from './support.ts';
 
@@ -106,16 +107,66 @@ describe('POST /apps/uploads', () => {
     expect(error.details.issues).toEqual([{ path: 'manifest.colour', message: error.message }]);
   });
 
+  it('refuses a module declaring a table of 10,000,000 entries (table_too_large), storing nothing', async () => {
+    const bytes = withTableLimits(await appModule('big-table', '1.0.0'), '10000000');
+    expect(bytes.byteLength).toBeLessThan(64 * 1024);
+    const response = await platform.upload(bytes);
+    expect(response.status).toBe(400);
+    const error = (await response.json()).error;
+    expect(error).toMatchObject({
+      code: 'validation_error',
+      message: expect.stringMatching(/table without a maximum/),
+      details: { code: 'table_too_large', issues: [{ path: '/' }] },
+    });
+    const rows = await platform.database.db
+      .select()
+      .from(appVersions)
+      .where(eq(appVersions.name, 'big-table'));
+    expect(rows).toEqual([]);
+  });
+
+  it('names what the manifest export trapped on, and refuses a module without manifest as missing_export', async () => {
+    const invoke = '(func (export "invoke") (result i32) i32.const 0)';
+    const cases = [
+      [
+        '(func (export "manifest") (result i32) unreachable)',
+        'invalid_module',
+        'the manifest export trapped: unreachable',
+      ],
+      ['', 'missing_export', 'module does not export the function manifest'],
+    ] as const;
+    for (const [manifest, code, message] of cases) {
+      const bytes = wat(`(module (memory (export "memory") 1) ${invoke} ${manifest})`);
+      const response = await platform.upload(bytes);
+      expect(response.status).toBe(400);
+      expect((await response.json()).error).toMatchObject({
+        code: 'validation_error',
+        message,
+        details: { code, issues: [{ path: '/', message }] },
+      });
+    }
+  });
+
   it('answers 413 payload_too_large over 32 MiB', async () => {
     const response = await platform.upload(new Uint8Array(32 * 1024 * 1024 + 1));
     expect(response.status).toBe(413);
     expect((await response.json()).error.code).toBe('payload_too_large');
   });
 
-  it('answers 415 for a body that is not application/wasm', async () => {
-    const response = await platform.fetch('/apps/uploads', { method: 'POST', json: { module: 'no' } });
-    expect(response.status).toBe(415);
-    expect((await response.json()).error.code).toBe('unsupported_media_type');
+  it('answers 415 for a body that is not application/wasm, naming it', async () => {
+    const json = await platform.fetch('/apps/uploads', { method: 'POST', json: { module: 'no' } });
+    const text = await platform.fetch('/apps/uploads', {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain' },
+      body: 'no',
+    });
+    for (const response of [json, text]) {
+      expect(response.status).toBe(415);
+      expect((await response.json()).error).toMatchObject({
+        code: 'unsupported_media_type',
+        message: expect.stringMatching(/send .*application\/wasm$/),
+      });
+    }
   });
 
   it('needs apps:publish', async () => {

@@ -266,7 +266,7 @@ describe('platform start --role all (embedded PostgreSQL)', () => {
   );
 
   it(
-    'exits non-zero and stops what it started when a part cannot start (API port taken)',
+    'exits non-zero, naming the setting of a taken port in one line, and stops what it started',
     async () => {
       const dir = path.join(await tempDir('apps-platform-cli-busy-'), 'data');
       dataDirs.add(dir);
@@ -282,7 +282,9 @@ describe('platform start --role all (embedded PostgreSQL)', () => {
         children.add(child);
         const result = await collect(child).exited;
         expect(result.code).toBe(1);
-        expect(result.stderr).toContain('EADDRINUSE');
+        expect(result.stderr).toBe(
+          `platform: PORT ${busy.PORT} is in use by another program; set PORT to a free port\n`,
+        );
         expect(result.stdout).not.toContain('is running');
         await expectNoPostgres(dir, Number(busy.EMBEDDED_POSTGRES_PORT));
         const { PORT: _taken, ...others } = busy;

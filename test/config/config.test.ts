@@ -28,7 +28,7 @@ describe('loadConfig defaults', () => {
   it('runs embedded without DATABASE_URL', () => {
     expect(config.mode).toBe('embedded');
     expect(config.databaseUrl).toBeNull();
-    expect(config.embeddedPostgresPort).toBe(54329);
+    expect(config.embeddedPostgresPort).toBeNull(); // unset: DATA_DIR's recorded port, 54329, or any free one
   });
 
   it('listens on the documented ports, the internal listener and the api on loopback', () => {
@@ -61,6 +61,11 @@ describe('loadConfig defaults', () => {
     expect(config.appReviewDefault).toBe('off');
     expect(config.circuit).toEqual({ failureThreshold: 5, openSeconds: 30 });
     expect(config.cacheBudget).toEqual({ entries: 16, totalBytes: 65536 });
+    expect(config.http).toEqual({
+      requestTimeoutMs: 120_000,
+      connectionTimeoutMs: 180_000,
+      authFailuresPerMinute: 60,
+    });
   });
 
   it('has none of the deployment URLs and so no own hosts', () => {
@@ -142,6 +147,9 @@ describe('loadConfig with settings', () => {
         AUTH_ISSUER: 'https://idp.example.com/',
         AUTH_AUDIENCE: 'apps-platform',
         API_RATE_LIMIT_PER_MINUTE: '0',
+        HTTP_REQUEST_TIMEOUT_MS: '30000',
+        HTTP_CONNECTION_TIMEOUT_MS: '240000',
+        API_AUTH_FAILURE_LIMIT_PER_MINUTE: '0',
         APP_CIRCUIT_FAILURE_THRESHOLD: '7',
         APP_CIRCUIT_OPEN_SECONDS: '120',
         APP_CACHE_ENTRIES: '64',
@@ -198,6 +206,7 @@ describe('loadConfig with settings', () => {
         audience: 'apps-platform',
       },
       rateLimitPerMinute: 0,
+      http: { requestTimeoutMs: 30_000, connectionTimeoutMs: 240_000, authFailuresPerMinute: 0 },
       circuit: { failureThreshold: 7, openSeconds: 120 },
       cacheBudget: { entries: 64, totalBytes: 524288 },
       retention: { appCallbackDays: 30, submissionEventDays: 0, intervalMinutes: 15 },
@@ -288,6 +297,37 @@ describe('loadConfig with settings', () => {
     expect(low.circuit).toEqual({ failureThreshold: 1, openSeconds: 5 });
     const high = loadConfig({ APP_CIRCUIT_FAILURE_THRESHOLD: '100', APP_CIRCUIT_OPEN_SECONDS: '3600' }, CWD);
     expect(high.circuit).toEqual({ failureThreshold: 100, openSeconds: 3600 });
+  });
+
+  it('takes the HTTP timeouts and the refused-token limit at both ends of their ranges, nothing beyond', () => {
+    const ends = (value: string) =>
+      loadConfig(
+        {
+          HTTP_REQUEST_TIMEOUT_MS: value,
+          HTTP_CONNECTION_TIMEOUT_MS: value,
+          API_AUTH_FAILURE_LIMIT_PER_MINUTE: value === '100' ? '0' : '1000000',
+        },
+        CWD,
+      ).http;
+    expect(ends('100')).toEqual({
+      requestTimeoutMs: 100,
+      connectionTimeoutMs: 100,
+      authFailuresPerMinute: 0,
+    });
+    expect(ends('3600000')).toEqual({
+      requestTimeoutMs: 3_600_000,
+      connectionTimeoutMs: 3_600_000,
+      authFailuresPerMinute: 1_000_000,
+    });
+    for (const name of ['HTTP_REQUEST_TIMEOUT_MS', 'HTTP_CONNECTION_TIMEOUT_MS']) {
+      expect(() => loadConfig({ [name]: '99' }, CWD)).toThrow(
+        new RegExp(`${name}: expected an integer from 100`),
+      );
+      expect(() => loadConfig({ [name]: '0' }, CWD)).toThrow(ConfigError);
+    }
+    expect(() => loadConfig({ API_AUTH_FAILURE_LIMIT_PER_MINUTE: '-1' }, CWD)).toThrow(
+      /API_AUTH_FAILURE_LIMIT_PER_MINUTE: expected an integer from 0/,
+    );
   });
 
   it('takes the cache budget at both ends of its ranges', () => {

@@ -148,6 +148,18 @@ describe('README: try an app (http-connector against a vendor double)', () => {
       });
       expect(installed.status, installed.text).toBe(201);
       expect(installed.body).toMatchObject({ name: 'vendor', enabled: false, missingSecrets: ['API_KEY'] });
+      expect(installed.body.webhookUrl).toBeNull(); // http-connector receives no webhooks
+      // An app that does: without WEBHOOK_PUBLIC_URL a development stack names its own printed address.
+      const idvVersions = await call('GET', '/apps/identity-verification/versions');
+      const idv = await call('POST', '/app-installs', {
+        name: 'idv',
+        versionId: idvVersions.body.items[0].id,
+        enabled: false,
+        config: { baseUrl: `http://${vendorHost}` },
+        approveHosts: [vendorHost],
+      });
+      expect(idv.status, idv.text).toBe(201);
+      expect(idv.body.webhookUrl).toBe(`${api}/webhooks/app-installs/${idv.body.id}`);
 
       // 3. store the secret (sealed; never answered), then enable
       const stored = await call('POST', '/app-installs/vendor/secrets/API_KEY', { value: SECRET });
@@ -172,8 +184,15 @@ describe('README: try an app (http-connector against a vendor double)', () => {
         usage: { httpRequests: 1 },
       });
       expect(tested.body.output.body.received.headers['x-api-key']).toBe('[secret:API_KEY]');
-      // Terminal 2 printed the request the vendor received.
-      await expect.poll(vendor.stderr).toMatch(/^\S+ GET \/hello$/m);
+      // Terminal 2 printed the request the vendor received, with the real key.
+      await expect.poll(vendor.stderr).toMatch(/^\S+ GET \/hello \{"query":\{\},"headers":\{.*\}/m);
+      const printed =
+        vendor
+          .stderr()
+          .split('\n')
+          .find((line) => line.includes(' GET /hello ')) ?? '';
+      const received = JSON.parse(printed.slice(printed.indexOf('{')));
+      expect(received.headers['x-api-key']).toBe(SECRET);
 
       // 5. the call is metered (calls and HTTP requests per day and action). Soft: the rest still runs
       // (and the test still fails) while the route is missing.

@@ -62,25 +62,36 @@ describe('PUT /tenants/me/settings refuses', () => {
     const error = await refused(
       'bad-json',
       '/tenants/me/settings',
+      put('{"approvals": {"required": true,\n "fourEyes" true}}'),
+      400,
+      'validation_error',
+    );
+    // Where it goes wrong, never the body's text (it may hold a secret).
+    const message = 'body is not valid JSON at line 2, column 13';
+    expect(error).toMatchObject({ message, details: { issues: [{ path: '/', message }] } });
+    const unfinished = await refused(
+      'cut-json',
+      '/tenants/me/settings',
       put('{"approvals": '),
       400,
       'validation_error',
     );
-    expect(error.details).toEqual({ issues: [{ path: '/', message: expect.any(String) }] });
+    expect(unfinished.message).toBe('body is not valid JSON at line 1, column 15, where it ends unfinished');
   });
 
   it('an empty JSON body: 400 validation_error', async () => {
     await refused('empty-json', '/tenants/me/settings', put(''), 400, 'validation_error');
   });
 
-  it('a text/plain body: 415 unsupported_media_type', async () => {
-    await refused(
+  it('a text/plain body: 415 unsupported_media_type, naming the type to send', async () => {
+    const error = await refused(
       'text-plain',
       '/tenants/me/settings',
       put(JSON.stringify(SAVED), 'text/plain'),
       415,
       'unsupported_media_type',
     );
+    expect(error.message).toBe('Content-Type text/plain is not accepted here: send application/json');
   });
 
   it('another content type: 415 unsupported_media_type', async () => {

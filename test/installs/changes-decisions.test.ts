@@ -195,7 +195,7 @@ describe('reject and withdraw', () => {
 
     // The requester may reject (four-eyes guards approval only); the new install goes.
     const fresh = await heldNew(ada, 'fresh', v1.id);
-    await ok(await api.call('/app-installs/fresh/secrets/API_KEY', ada, 'POST', { value: 'k' }));
+    await ok(await api.call('/app-installs/fresh/secrets/API_KEY', ada, 'POST', { value: 'sk-test-value' }));
     const gone = await ok<Record<string, unknown>>(await api.reject(ada, 'fresh', fresh.change.id));
     expect(gone).toMatchObject({
       decision: 'rejected',

@@ -102,7 +102,9 @@ describe('a new install under approvals', () => {
     expect((await ok<{ items: unknown[] }>(await api.call('/notifications', reader))).items).toEqual([]);
 
     // Its secret can be stored while it waits; the requester may not approve under four-eyes.
-    await ok(await api.call('/app-installs/screening/secrets/API_KEY', ada, 'POST', { value: 'k' }));
+    await ok(
+      await api.call('/app-installs/screening/secrets/API_KEY', ada, 'POST', { value: 'sk-test-value' }),
+    );
     const own = await errorOf(await api.approve(ada, 'screening', change.id), 403);
     expect(own).toMatchObject({ code: 'four_eyes', details: { changeId: change.id } });
 
@@ -250,7 +252,7 @@ describe('a save of an existing install under approvals', () => {
       await api.install(ada, { name: 'm', versionId: v1.id, enabled: false, approveHosts: [VENDOR] }),
       201,
     );
-    await ok(await api.call('/app-installs/m/secrets/API_KEY', ada, 'POST', { value: 'k' }));
+    await ok(await api.call('/app-installs/m/secrets/API_KEY', ada, 'POST', { value: 'sk-test-value' }));
     const before = await ok<Record<string, unknown>>(await api.save(ada, 'm', { versionId: v1.id }));
     await api.requireApprovals(ada);
 
@@ -347,7 +349,7 @@ describe('a save of an existing install under approvals', () => {
       }),
       201,
     );
-    await ok(await api.call('/app-installs/d/secrets/API_KEY', ada, 'POST', { value: 'k' }));
+    await ok(await api.call('/app-installs/d/secrets/API_KEY', ada, 'POST', { value: 'sk-test-value' }));
     await ok(await api.save(ada, 'd', { versionId: v.id, config: { documents: true } }));
     expect((await api.auditOf(ada, 'app.install.documents.enabled')).map((a) => a.data.via)).toEqual([
       'save',
@@ -400,7 +402,7 @@ describe('a save of an existing install under approvals', () => {
     );
     await api.requireApprovals(ada);
     const refused = await errorOf(
-      await api.call('/app-installs/p/secrets/VAR_TOKEN', ada, 'POST', { value: 'x' }),
+      await api.call('/app-installs/p/secrets/VAR_TOKEN', ada, 'POST', { value: 'var-token-value' }),
       400,
     );
     expect(refused.code).toBe('validation_error');
@@ -413,7 +415,7 @@ describe('a save of an existing install under approvals', () => {
       }),
     );
     const stored = await ok<{ storedSecrets: string[] }>(
-      await api.call('/app-installs/p/secrets/VAR_TOKEN', ada, 'POST', { value: 'x' }),
+      await api.call('/app-installs/p/secrets/VAR_TOKEN', ada, 'POST', { value: 'var-token-value' }),
     );
     expect(stored.storedSecrets).toEqual(['VAR_TOKEN']);
   });

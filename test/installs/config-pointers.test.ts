@@ -75,4 +75,14 @@ describe('forEachText', () => {
     });
     expect(seen).toEqual(['']);
   });
+
+  it('walks a config nested far past any stack without overflowing', () => {
+    let config: unknown = 'deep';
+    for (let i = 0; i < 100_000; i += 1) config = [config];
+    const seen: string[] = [];
+    forEachText(config, (text, p) => {
+      seen.push(`${p.length}:${text}`);
+    });
+    expect(seen).toEqual([`${100_000 * 2}:deep`]);
+  });
 });

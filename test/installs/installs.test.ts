@@ -416,7 +416,7 @@ describe('install rules', () => {
     await ok(await install(token, { ...body, enabled: false }), 201);
     const still = await errorOf(await save(token, 'e', { versionId: v.id, enabled: true }), 409);
     expect(still).toMatchObject({ code: 'install_not_configured', details: { missingSecrets: ['API_KEY'] } });
-    await ok(await call('/app-installs/e/secrets/API_KEY', token, 'POST', { value: 'k' }));
+    await ok(await call('/app-installs/e/secrets/API_KEY', token, 'POST', { value: 'sk-test-value' }));
     expect((await ok<{ enabled: boolean }>(await save(token, 'e', { versionId: v.id }))).enabled).toBe(true);
 
     // Blocked afterwards: switching on (or anything else) is refused, switching off never is.
@@ -485,7 +485,7 @@ describe('install rules', () => {
       ['GET', '/app-installs/mine', undefined],
       ['PUT', '/app-installs/mine', { versionId: v.id, enabled: false }],
       ['DELETE', '/app-installs/mine', undefined],
-      ['POST', '/app-installs/mine/secrets/API_KEY', { value: 'v' }],
+      ['POST', '/app-installs/mine/secrets/API_KEY', { value: 'sk-test-value' }],
       ['DELETE', '/app-installs/mine/secrets/API_KEY', undefined],
     ] as const) {
       const error = await errorOf(await call(path, stranger, method, json), 404);
@@ -502,7 +502,7 @@ describe('install rules', () => {
       ],
       ['PUT', '/app-installs/mine', { versionId: v.id, enabled: false, config: { changed: true } }],
       ['DELETE', '/app-installs/mine', undefined],
-      ['POST', '/app-installs/mine/secrets/API_KEY', { value: 'v' }],
+      ['POST', '/app-installs/mine/secrets/API_KEY', { value: 'sk-test-value' }],
       ['DELETE', '/app-installs/mine/secrets/API_KEY', undefined],
     ] as const) {
       const error = await errorOf(await call(path, reader, method, json), 403);

@@ -62,7 +62,7 @@ async function tenantWith(tenant: string, names: string[]) {
 describe('renames', () => {
   it('renames keeping the id, secrets and webhook URL; the former name stays an alias and answers renamedTo', async () => {
     const { token, ids } = await tenantWith('ren-keep', ['kyc']);
-    await ok(await call('/app-installs/kyc/secrets/API_KEY', token, 'POST', { value: 'hush' }));
+    await ok(await call('/app-installs/kyc/secrets/API_KEY', token, 'POST', { value: 'hush-hush-value' }));
     const before = await ok<View>(await call('/app-installs/kyc', token));
     const renamed = await ok<Renamed>(await rename(token, 'kyc', { name: 'screening' }));
     expect(renamed).toEqual({
@@ -81,7 +81,7 @@ describe('renames', () => {
       ['GET', '/app-installs/kyc', undefined],
       ['PUT', '/app-installs/kyc', { versionId: before.id, enabled: false }],
       ['DELETE', '/app-installs/kyc', undefined],
-      ['POST', '/app-installs/kyc/secrets/API_KEY', { value: 'v' }],
+      ['POST', '/app-installs/kyc/secrets/API_KEY', { value: 'sk-test-value' }],
       ['DELETE', '/app-installs/kyc/secrets/API_KEY', undefined],
       ['POST', '/app-installs/kyc/rename', { name: 'other' }],
       ['PUT', '/app-installs/kyc/circuit', { failureThreshold: null, openSeconds: null }],
@@ -213,7 +213,7 @@ describe('metering across a rename', () => {
 
   it('shows the install’s calls under its current name, found by it, and by its last name once removed', async () => {
     const { token, ids } = await tenantWith('ren-meter', ['kyc']);
-    await ok(await call('/app-installs/kyc/secrets/API_KEY', token, 'POST', { value: 'hush' }));
+    await ok(await call('/app-installs/kyc/secrets/API_KEY', token, 'POST', { value: 'sk-hush-hush' }));
     await ok(await call('/app-installs/kyc/test', token, 'POST', { action: 'echo', input: {} }));
     await ok(await rename(token, 'kyc', { name: 'screening', keepAlias: false }));
     const metered = [{ installId: ids.kyc, installName: 'screening', calls: 1 }];

@@ -143,6 +143,40 @@ describe('secrets', () => {
     ).toBe('unknown_install');
   });
 
+  it('refuses a value too short to be redacted at /value, and keeps what was stored', async () => {
+    const token = await as('short');
+    const v = await publishEcho(platform, token, 'short-app');
+    await kept(
+      call('/app-installs', token, 'POST', {
+        name: 'short',
+        versionId: v.id,
+        enabled: false,
+        approveHosts: ['api.vendor.test'],
+      }),
+      201,
+    );
+    await kept(call('/app-installs/short/secrets/API_KEY', token, 'POST', { value: VALUES[0] }), 200);
+    for (const value of ['k', 'hush', '1234567']) {
+      const refused = await kept(call('/app-installs/short/secrets/API_KEY', token, 'POST', { value }), 400);
+      expect(refused.error).toMatchObject({
+        code: 'validation_error',
+        details: {
+          issues: [
+            {
+              path: '/value',
+              message:
+                'a secret is at least 8 characters: a shorter value could not be told apart from ordinary text, so it could not be redacted',
+            },
+          ],
+        },
+      });
+    }
+    const trail = (await kept(call('/audit-events?action=app.secret.*', token), 200)).items as unknown[];
+    expect(trail).toHaveLength(1);
+    const view = await kept(call('/app-installs/short', token), 200);
+    expect(view).toMatchObject({ storedSecrets: ['API_KEY'] });
+  });
+
   it('removes secrets with the install, and a store racing the removal answers 404 unknown_install', async () => {
     const token = await as('removal');
     const v = await publishEcho(platform, token, 'removal-app');

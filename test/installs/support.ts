@@ -34,6 +34,7 @@ export interface Version {
   id: string;
   name: string;
   version: string;
+  sha256: string;
 }
 
 /** Uploads and publishes a tenant's own version. */
@@ -164,7 +165,11 @@ export async function echoInstall(platform: CataloguePlatform, token: string): P
     201,
   );
   await ok(
-    await platform.fetch('/app-installs/w/secrets/API_KEY', { method: 'POST', token, json: { value: 'k' } }),
+    await platform.fetch('/app-installs/w/secrets/API_KEY', {
+      method: 'POST',
+      token,
+      json: { value: 'sk-echo-key' },
+    }),
   );
   return created.id;
 }

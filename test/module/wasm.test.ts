@@ -98,6 +98,7 @@ describe('readModule', () => {
         { name: 'invoke', kind: 'function' },
       ],
       memories: [{ minPages: 2, maxPages: 10 }],
+      instanceSize: { tableEntries: 0, globals: 1, elementEntries: 0, dataSegments: 0 },
     });
     expect(memoriesOf(wat('(module (memory 3))'))).toEqual([{ minPages: 3, maxPages: null }]);
     expect(memoriesOf(wat('(module)'))).toEqual([]);

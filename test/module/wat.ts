@@ -64,3 +64,32 @@ export function exportedMemory(bytes: Uint8Array, name = 'memory'): WasmMemory {
   const instance = new wasmApi.Instance(new wasmApi.Module(bytes), {});
   return instance.exports[name] as WasmMemory;
 }
+
+/** WebAssembly features the AssemblyScript fixtures use, for reading them back as text. */
+const FIXTURE_FEATURES = {
+  bulk_memory: true,
+  sign_extension: true,
+  mutable_globals: true,
+  sat_float_to_int: true,
+  reference_types: true,
+  multi_value: true,
+} as const;
+
+/**
+ * The module with a table of the given limits, e.g. `10000000` (no maximum) or `100000 100000`: read
+ * back as text, its one table's clause replaced (or one added when it has none), and assembled again.
+ */
+export function withTableLimits(bytes: Uint8Array, limits: string): Uint8Array {
+  const read = wabt.readWasm(bytes, { readDebugNames: false, ...FIXTURE_FEATURES });
+  let text: string;
+  try {
+    text = read.toText({});
+  } finally {
+    read.destroy();
+  }
+  const table = `(table (;0;) ${limits} funcref)`;
+  const tables = text.match(/\(table \(;0;\) [0-9 ]+ funcref\)/g) ?? [];
+  if (tables.length > 1) throw new Error(`expected at most one table, found ${tables.length}`);
+  const changed = tables[0] ? text.replace(tables[0], table) : text.replace(/\)\s*$/, `  ${table})\n`);
+  return wat(changed, FIXTURE_FEATURES);
+}

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { capMemory, sha256Hex } from '../../src/module/wasm.ts';
+import { appModule } from '../module/wat.ts';
 import { buildFixture } from '../support/assemblyscript.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { RUNNER_TOKEN, startTestRunner, type TestRunner } from '../support/runner.ts';
@@ -55,6 +56,32 @@ describe('POST /v1/inspect', () => {
       path: expect.stringMatching(/^actions\./),
     });
     expect(verdict.message).toMatch(/^manifest: actions\./);
+  });
+
+  it('refuses a module without manifest or invoke as missing_export, before running anything', async () => {
+    for (const [exports, missing] of [
+      [['invoke'], 'manifest'],
+      [['manifest'], 'invoke'],
+      [[], 'manifest, invoke'],
+    ] as const) {
+      expect(await (await inspect(appModule({ exports: [...exports] }))).json()).toEqual({
+        accepted: false,
+        code: 'missing_export',
+        message: `module does not export the function${exports.length === 0 ? 's' : ''} ${missing}`,
+      });
+    }
+  });
+
+  it('names what the manifest export trapped on', async () => {
+    const trapping = appModule({
+      exports: ['invoke'],
+      extra: '(func (export "manifest") (result i32) unreachable)',
+    });
+    expect(await (await inspect(trapping)).json()).toEqual({
+      accepted: false,
+      code: 'invalid_module',
+      message: 'the manifest export trapped: unreachable',
+    });
   });
 
   it('refuses bytes that are not WebAssembly', async () => {

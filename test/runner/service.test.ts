@@ -1,15 +1,31 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
+import path from 'node:path';
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appBlocks } from '../../src/catalogue/tables.ts';
+import { moduleStorageOf } from '../../src/api/index.ts';
+import { appCallbacks } from '../../src/callbacks/tables.ts';
+import { appBlocks, appVersions } from '../../src/catalogue/tables.ts';
+import { appInstalls } from '../../src/installs/tables.ts';
+import { MAX_TABLE_ENTRIES } from '../../src/module/instance-size.ts';
+import { capMemory } from '../../src/module/wasm.ts';
+import { withTableLimits } from '../module/wat.ts';
 import { buildFixture } from '../support/assemblyscript.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
-import { RUNNER_TOKEN, startTestRunner, type TestRunner } from '../support/runner.ts';
+import {
+  insertVersionRow,
+  RUNNER_TOKEN,
+  startTestRunner,
+  type TestRunner,
+  waitForRunner,
+} from '../support/runner.ts';
 
 let platform: TestPlatform;
 let runner: TestRunner;
 let echo: string;
 let hostile: string;
+/** A module the operator blocked (set by its test). */
+let blocked: string;
 const tenantId = randomUUID();
 
 beforeAll(async () => {
@@ -147,9 +163,7 @@ describe('POST /v1/invoke', () => {
   });
 
   it('cannot fetch a blocked module: module_not_found', async () => {
-    const blocked = await runner.store(
-      await buildFixture('echo', { '"version":"1.0.0"': '"version":"9.9.9"' }),
-    );
+    blocked = await runner.store(await buildFixture('echo', { '"version":"1.0.0"': '"version":"9.9.9"' }));
     await platform.database.db
       .insert(appBlocks)
       .values({ sha256: blocked, reason: 'malware', createdBy: 'op' });
@@ -169,10 +183,55 @@ describe('POST /v1/invoke', () => {
     expect(next.status).toBe(200);
   });
 
+  it('runs a module whose tables are at the bound', async () => {
+    const limits = `${MAX_TABLE_ENTRIES} ${MAX_TABLE_ENTRIES}`;
+    const atBound = await runner.store(withTableLimits(await buildFixture('echo'), limits), 16);
+    const response = await invoke(atBound, { input: { n: 2 } });
+    expect(response.status).toBe(200);
+    expect((await response.json()).answer.output.envelope.input).toEqual({ n: 2 });
+  });
+
+  it('does not run a stored module whose tables pass the bound (one stored before the bound existed)', async () => {
+    const capped = capMemory(await buildFixture('echo', { '"version":"1.0.0"': '"version":"5.0.0"' }), 16);
+    if (!capped.ok) throw new Error(capped.message);
+    const unbounded = await moduleStorageOf(platform).put(withTableLimits(capped.bytes, '10000000'));
+    await insertVersionRow(platform.database, unbounded);
+    const response = await invoke(unbounded);
+    expect(response.status).toBe(422);
+    expect((await response.json()).error).toMatchObject({
+      code: 'invalid_module',
+      message: expect.stringMatching(/table without a maximum/),
+    });
+  });
+
   it('stops unbounded memory growth at the module cap', async () => {
     const response = await invoke(hostile, { action: 'grow', timeoutMs: 20_000 });
     expect(response.status).toBe(502);
     expect((await response.json()).error.code).toBe('trapped');
+  });
+
+  it('carries the trap text into trapped, redacted', async () => {
+    const trapped = await invoke(hostile, { action: 'trap' });
+    expect(trapped.status).toBe(502);
+    expect((await trapped.json()).error).toMatchObject({
+      code: 'trapped',
+      message: 'the module trapped: unreachable',
+    });
+    const failed = await invoke(hostile, { action: 'fail', input: { key: 'sk-live-123456' } });
+    expect(failed.status).toBe(502);
+    const error = (await failed.json()).error;
+    expect(error).toMatchObject({
+      code: 'trapped',
+      message: 'the module trapped: Plugin-originated error: failed on "input":{"key":"[secret:API_KEY]"}}',
+    });
+  });
+
+  it('hands the module a null idempotencyKey when there is none, and an empty one as it is', async () => {
+    const keyOf = async (overrides: Record<string, unknown>) =>
+      (await (await invoke(echo, overrides)).json()).answer.output.envelope.idempotencyKey;
+    expect(await keyOf({ idempotencyKey: null })).toBeNull();
+    expect(await keyOf({ idempotencyKey: undefined })).toBeNull();
+    expect(await keyOf({ idempotencyKey: '' })).toBe('');
   });
 
   it.each([
@@ -184,6 +243,25 @@ describe('POST /v1/invoke', () => {
     const response = await invoke(hostile, { action });
     expect(response.status).toBe(502);
     expect((await response.json()).error.code).toBe(code);
+  });
+
+  it('refuses a module whose fetched bytes do not match their hash (module_unavailable), keeping nothing', async () => {
+    const sha256 = await runner.store(
+      await buildFixture('echo', { '"version":"1.0.0"': '"version":"4.0.0"' }),
+    );
+    const stored = path.join(platform.config.dataDir, 'modules', `${sha256}.wasm`);
+    const bytes = await fs.readFile(stored);
+    await fs.appendFile(stored, Buffer.from([0]));
+    const refused = await invoke(sha256);
+    expect(refused.status).toBe(503);
+    expect((await refused.json()).error).toMatchObject({
+      code: 'module_unavailable',
+      message: 'the fetched module does not match its hash',
+    });
+    // Nothing was kept: once the api holds the right bytes the call runs.
+    expect(await fs.readdir(runner.cacheDir)).not.toContain(`${sha256}.wasm`);
+    await fs.writeFile(stored, bytes);
+    expect((await invoke(sha256)).status).toBe(200);
   });
 
   it('answers missing_export when the module lacks the export', async () => {
@@ -203,7 +281,7 @@ describe('POST /v1/invoke', () => {
       invoke(hostile, { action: 'spin', timeoutMs: 1500 }),
       invoke(hostile, { action: 'spin', timeoutMs: 1500 }),
     ];
-    await new Promise((r) => setTimeout(r, 200));
+    await waitForRunner(runner.url, (health) => health.inFlight === 2);
     const third = await invoke(echo);
     expect(third.status).toBe(429);
     expect((await third.json()).error.code).toBe('busy');
@@ -243,15 +321,73 @@ describe('webhooks and hand-off', () => {
 describe('health', () => {
   it('reports in-flight calls, capacity, cached modules and warm instances', async () => {
     // The pool tops itself up after each call, in the background: wait (boundedly) until it has.
-    let body = await (await fetch(`${runner.url}/health`)).json();
-    for (let i = 0; i < 50 && body.warmPlugins === 0; i++) {
-      await new Promise((r) => setTimeout(r, 100));
-      body = await (await fetch(`${runner.url}/health`)).json();
-    }
+    const body = await waitForRunner(runner.url, (health) => health.warmPlugins > 0);
     expect(body).toMatchObject({ status: 'ok', inFlight: 0, concurrency: 3 });
-    expect(body.cachedModules).toBe(2); // the blocked module was never fetched
+    const cached = (await fs.readdir(runner.cacheDir)).filter((f) => f.endsWith('.wasm'));
+    expect(body.cachedModules).toBe(cached.length);
+    expect(cached).toEqual(expect.arrayContaining([`${echo}.wasm`, `${hostile}.wasm`]));
+    expect(cached).not.toContain(`${blocked}.wasm`); // never fetched
     expect(body.warmPlugins).toBeGreaterThan(0);
-    expect((await fs.readdir(runner.cacheDir)).filter((f) => f.endsWith('.wasm'))).toHaveLength(2);
     expect((await fetch(`${runner.url}/health/ready`)).status).toBe(200);
+  });
+});
+
+// After the health check, which counts the modules fetched so far.
+describe('which modules the runner may fetch', () => {
+  const variant = (version: string) =>
+    buildFixture('echo', { '"version":"1.0.0"': `"version":"${version}"` });
+  const versionIdOf = async (sha256: string) => {
+    const [row] = await platform.database.db
+      .select({ id: appVersions.id })
+      .from(appVersions)
+      .where(eq(appVersions.sha256, sha256));
+    if (!row) throw new Error('no version row');
+    return row.id;
+  };
+  const expectNotFound = async (sha256: string) => {
+    const response = await invoke(sha256);
+    expect(response.status).toBe(404);
+    expect((await response.json()).error).toMatchObject({
+      code: 'module_not_found',
+      message: 'no published module of that hash, or blocked',
+    });
+  };
+
+  it('refuses stored bytes that no published version uses: an upload, a withdrawn version, bytes alone', async () => {
+    await expectNotFound(await runner.store(await variant('2.0.0'), 16, null));
+    await expectNotFound(await runner.store(await variant('2.0.1'), 16, 'uploaded'));
+    await expectNotFound(await runner.store(await variant('2.0.2'), 16, 'withdrawn'));
+  });
+
+  it('serves a withdrawn version while an install runs it or a pending vendor session waits on it', async () => {
+    const installed = await runner.store(await variant('3.0.0'), 16, 'withdrawn');
+    const [install] = await platform.database.db
+      .insert(appInstalls)
+      .values({
+        tenantId,
+        name: 'still-running',
+        appName: 'echo',
+        versionId: await versionIdOf(installed),
+        enabled: true,
+        config: {},
+        hosts: [],
+      })
+      .returning();
+    expect((await invoke(installed)).status).toBe(200);
+
+    const waited = await runner.store(await variant('3.0.1'), 16, 'withdrawn');
+    const session = {
+      tenantId,
+      installId: install?.id as string,
+      installName: 'still-running',
+      versionId: await versionIdOf(waited),
+      action: 'echo',
+    };
+    await platform.database.db
+      .insert(appCallbacks)
+      .values({ ...session, externalId: 'done-1', status: 'completed' });
+    await expectNotFound(waited);
+    await platform.database.db.insert(appCallbacks).values({ ...session, externalId: 'open-1' });
+    expect((await invoke(waited)).status).toBe(200);
   });
 });

@@ -10,6 +10,7 @@ import { capMemory, sha256Hex } from '../../src/module/wasm.ts';
 import { S3ModuleStorage } from '../../src/storage/index.ts';
 import { appModule } from '../catalogue/support.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
+import { insertVersionRow } from '../support/runner.ts';
 import { type S3Double, startS3Double } from './s3-double.ts';
 
 const BUCKET = 'platform-modules';
@@ -95,6 +96,7 @@ describe('the api over S3-compatible module storage', () => {
     const bytes = await appModule('storage-served', '2.0.0');
     const sha256 = await storage.put(bytes);
     storage.close?.();
+    await insertVersionRow(platform.database, sha256);
     expect(double.buckets.get(BUCKET)?.has(`modules/${sha256}.wasm`)).toBe(true);
     const reads = double.requests.length;
     const response = await fetchModule(platform, sha256);
@@ -140,7 +142,9 @@ describe('a store that fails', () => {
   });
 
   it('answers 500 to the runner (not 404) and logs the failure without the secret', async () => {
-    const response = await fetchModule(platform, sha256Hex(new Uint8Array([7])));
+    const sha256 = sha256Hex(new Uint8Array([7]));
+    await insertVersionRow(platform.database, sha256);
+    const response = await fetchModule(platform, sha256);
     expect(response.status).toBe(500);
     const failed = platform.logs.filter((line) => line.statusCode === 500);
     expect(failed).toHaveLength(1);

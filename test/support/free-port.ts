@@ -1,12 +1,2 @@
-import net from 'node:net';
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
+// The same free-port choice the platform makes for its embedded database.
+export { freePort } from '../../src/db/embedded-setup.ts';

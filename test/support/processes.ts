@@ -2,7 +2,7 @@
 // under a temporary DATA_DIR, free ports, a clean environment, and the exact lines they print. Every
 // directory and child made here is recorded; a test file cleans up by calling cleanUpProcesses() from
 // its afterEach and removeTempDirs() from its afterAll (PostgreSQL left running is stopped too).
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import net from 'node:net';
@@ -78,6 +78,28 @@ export async function portOpen(port: number, host = '127.0.0.1'): Promise<boolea
   });
 }
 
+/**
+ * The live processes (`ps` lines: pid, state, command) of the process group a detached child led, once
+ * the group has drained or 10 s have passed. Helpers that end with their parent (tsx's esbuild service
+ * exits when its pipe closes) may outlive it by a moment; zombies are dead, waiting for init to reap them.
+ */
+export async function groupLeftovers(leader: ChildProcess): Promise<string[]> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const live = groupMembers(leader).filter((line) => !/^\d+ Z/.test(line));
+    if (live.length === 0 || Date.now() > deadline) return live;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+function groupMembers(leader: ChildProcess): string[] {
+  const lines = execFileSync('ps', ['-eo', 'pgid=,pid=,stat=,args='], { encoding: 'utf8' }).split('\n');
+  return lines
+    .map((line) => line.trim().split(/\s+/))
+    .filter(([pgid]) => Number(pgid) === leader.pid)
+    .map((fields) => fields.slice(1).join(' '));
+}
+
 /** No PostgreSQL left for this DATA_DIR: pg_ctl says so (exit 3), no pid file, and its port is closed. */
 export async function expectNoPostgres(dataDir: string, port: number): Promise<void> {
   if (existsSync(path.join(dataDir, 'postgres'))) {
@@ -87,14 +109,15 @@ export async function expectNoPostgres(dataDir: string, port: number): Promise<v
   expect(await portOpen(port)).toBe(false);
 }
 
-/** For afterEach: kills every child's process group still alive, then stops any PostgreSQL left behind. */
+/**
+ * For afterEach: kills what is left of every child's process group (a leader that exited may have left
+ * a member behind), then stops any PostgreSQL left behind.
+ */
 export async function cleanUpProcesses(): Promise<void> {
   for (const child of children) {
-    if (child.exitCode === null && child.signalCode === null && child.pid) {
-      try {
-        process.kill(-child.pid, 'SIGKILL');
-      } catch {}
-    }
+    try {
+      if (child.pid) process.kill(-child.pid, 'SIGKILL');
+    } catch {}
   }
   children.clear();
   for (const dir of dataDirs) {
@@ -189,9 +212,15 @@ const START_LIMIT_MS = 120_000;
  * Starts `platform start` in its own process group (as a terminal would run it, so a group SIGINT is
  * a Ctrl-C) and waits for the block it prints once running.
  */
-export async function startPlatform(args: string[], env: Env, cwd = ROOT): Promise<Running> {
+export function startPlatform(args: string[], env: Env, cwd = ROOT): Promise<Running> {
+  return startCommand([process.execPath, BIN, 'start', ...args], env, cwd);
+}
+
+/** Starts a command that runs the platform (`npm start`, say) the same way, and waits for its block. */
+export async function startCommand(command: string[], env: Env, cwd = ROOT): Promise<Running> {
   const spawnedAt = performance.now();
-  const child = spawn(process.execPath, [BIN, 'start', ...args], { cwd, env, detached: true });
+  const [file, ...args] = command as [string, ...string[]];
+  const child = spawn(file, args, { cwd, env, detached: true });
   children.add(child);
   child.stdin?.end();
   const { exited, out, err } = collect(child);

@@ -1,11 +1,15 @@
 // Starts the real runner service against a test platform's internal listener, and stores modules
-// where that listener serves them (capped like an upload would be).
+// where that listener serves them (capped like an upload would be), under a platform version row: the
+// listener serves only modules that a published (or still running) version uses.
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import { moduleStorageOf } from '../../src/api/index.ts';
+import { appVersions } from '../../src/catalogue/tables.ts';
 import { loadConfig } from '../../src/config.ts';
+import type { Database } from '../../src/db/pool.ts';
+import type { Manifest } from '../../src/module/manifest.ts';
 import { capMemory } from '../../src/module/wasm.ts';
 import type { LookupAll } from '../../src/runner/egress/http.ts';
 import { startRunnerFromConfig } from '../../src/runner/index.ts';
@@ -13,13 +17,39 @@ import type { TestPlatform } from './platform.ts';
 
 export const RUNNER_TOKEN = 'test-runner-token';
 
+type VersionStatus = 'uploaded' | 'published' | 'withdrawn';
+
 export interface TestRunner {
   url: string;
   cacheDir: string;
-  /** Stores a module (memory capped to memoryMiB) and answers its sha256. */
-  store(bytes: Uint8Array, memoryMiB?: number): Promise<string>;
+  /**
+   * Stores a module (memory capped to memoryMiB) with a platform version of the given status using it
+   * (none: the bytes alone), and answers its sha256.
+   */
+  store(bytes: Uint8Array, memoryMiB?: number, status?: VersionStatus | null): Promise<string>;
   post(route: string, body: unknown, token?: string | null): Promise<Response>;
   close(): Promise<void>;
+}
+
+/** A platform version row using the module of that hash (what makes the internal listener serve it). */
+export async function insertVersionRow(
+  database: Database,
+  sha256: string,
+  status: VersionStatus = 'published',
+): Promise<void> {
+  await database.db
+    .insert(appVersions)
+    .values({
+      publisher: 'platform',
+      tenantId: null,
+      name: `stored-${sha256.slice(0, 16)}`,
+      version: '1.0.0',
+      status,
+      sha256,
+      sizeBytes: 0,
+      manifest: {} as Manifest,
+    })
+    .onConflictDoNothing();
 }
 
 export async function startTestRunner(
@@ -42,10 +72,12 @@ export async function startTestRunner(
   return {
     url: runner.url,
     cacheDir,
-    async store(bytes, memoryMiB = 16) {
+    async store(bytes, memoryMiB = 16, status = 'published') {
       const capped = capMemory(bytes, memoryMiB);
       if (!('bytes' in capped)) throw new Error(capped.message);
-      return storage.put(capped.bytes);
+      const sha256 = await storage.put(capped.bytes);
+      if (status) await insertVersionRow(platform.database, sha256, status);
+      return sha256;
     },
     post: (route, body, token = RUNNER_TOKEN) =>
       fetch(`${runner.url}${route}`, {
@@ -61,4 +93,24 @@ export async function startTestRunner(
       await fs.rm(cacheDir, { recursive: true, force: true });
     },
   };
+}
+
+export interface RunnerHealth {
+  inFlight: number;
+  cachedModules: number;
+  warmPlugins: number;
+}
+
+/**
+ * Polls a runner's GET /health until it shows the state asked for: how tests wait for calls to be in
+ * flight, rather than sleeping. Bounded, so a runner that never gets there fails the test.
+ */
+export async function waitForRunner(runnerUrl: string, until: (health: RunnerHealth) => boolean) {
+  const giveUpAt = Date.now() + 10_000;
+  while (Date.now() < giveUpAt) {
+    const health = (await (await fetch(`${runnerUrl}/health`)).json()) as RunnerHealth;
+    if (until(health)) return health;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  throw new Error('the runner did not reach the state waited for within 10 s');
 }

@@ -210,7 +210,11 @@ export function outbound(request: InvokeRequest): Outbound {
   while (base.endsWith('/')) base = base.substring(0, base.length - 1);
 
   const places = new Places(config, request.call.secretTag);
-  let url = base + places.expand(path, PLACE_PATH, AS_PATH);
+  // What follows the first ? is query, whatever field it was written in: a secret allowed in the path
+  // only must not reach the query through it.
+  const mark = path.indexOf('?');
+  let url = base + places.expand(mark < 0 ? path : path.substring(0, mark), PLACE_PATH, AS_PATH);
+  if (mark >= 0) url += '?' + places.expand(path.substring(mark + 1), PLACE_QUERY, AS_PATH);
   const query = input.getObject('query');
   if (query !== null && query.length > 0) {
     const text = queryString(query, places);

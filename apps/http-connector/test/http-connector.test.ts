@@ -208,6 +208,27 @@ describe('variables', () => {
     expect(okOutput(allowed.answer).status).toBe(200);
     expect(sent().headers['x-pin']).toBe('pin-0000');
   });
+
+  it('reads what follows a ? in path as query: a secret allowed in the path only stays out of the query', async () => {
+    const app = await installs.install(
+      {
+        variables: [
+          { key: 'ACCT', secret: true, stepPlaces: ['path'] },
+          { key: 'BOTH', secret: true, stepPlaces: ['path', 'query'] },
+        ],
+      },
+      { ACCT: 'acct-secret-1234', BOTH: 'both-secret-5678' },
+    );
+    const { answer } = await app.invoke('request', { method: 'GET', path: '/echo/x?q=<<ACCT>>' });
+    expect(errorAnswer(answer).message).toBe(
+      'variable <<ACCT>> is secret and may not be placed in the query (its stepPlaces: path)',
+    );
+    expect(suite.vendor.requests).toHaveLength(0);
+
+    await app.invoke('request', { method: 'GET', path: '/echo/<<ACCT>>?q=<<BOTH>>&r=1', query: { s: '2' } });
+    expect(sent().path).toBe('/echo/acct-secret-1234');
+    expect(sent().query).toEqual({ q: 'both-secret-5678', r: '1', s: '2' });
+  });
 });
 
 describe('errors', () => {

@@ -65,7 +65,7 @@ function digestRoute(username: string, password: string) {
   };
 }
 
-export const DIGEST_USER = { username: 'dora', password: 'digest-password-77' };
+export const DIGEST_USER = { username: 'dora-reports', password: 'digest-password-77' };
 
 /** The vendor double of the tests. */
 export async function startVendor(): Promise<VendorDouble> {

@@ -110,7 +110,7 @@ export async function sendOnce(out: Outgoing, ctx: EgressContext): Promise<Sent>
       const kind = addressRefusal(address, ctx.allowPrivateNetworks);
       if (kind)
         return refused(
-          `host ${hostname} resolves to ${address}, a ${kind} address, which apps may not reach`,
+          `host ${hostname} resolves to ${address}, a ${kind} address, which apps may not reach${addressRefusal(address, true) ? '' : ' (a development stack may reach it with APP_RUNNER_ALLOW_PRIVATE_NETWORKS=true)'}`,
         );
     }
 

@@ -72,7 +72,7 @@ export function checkTarget(
       ok: false,
       reason:
         url.protocol === 'http:'
-          ? 'url must use https (http is allowed only with private networks)'
+          ? 'url must use https (http is allowed only with APP_RUNNER_ALLOW_PRIVATE_NETWORKS=true, for development)'
           : 'url must use https',
     };
   }

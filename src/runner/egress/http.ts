@@ -19,7 +19,10 @@
 // Secrets: `{{secret:NAME:TAG}}`, TAG being the call's secretTag, is replaced by the install's secret
 // NAME in url, header values, body and the auth fields. Text carrying the tag anywhere else (a bare tag,
 // a malformed placeholder, a header name, bodyBase64) is refused, and so is a NAME that is not a required
-// secret of the install. `{{secret:NAME}}` without the tag is sent as written.
+// secret of the install or whose value is shorter than 8 characters (too short to redact).
+// `{{secret:NAME}}` without the tag is sent as written. In url a placeholder may stand in the path, query
+// or fragment only (never the scheme, host, port or user info), and its value goes out percent-encoded as
+// one component: every byte but A-Z a-z 0-9 - . _ ~ as %XX.
 //
 // Where a request may go: https only (http too on a private-network development stack); the URL's host
 // must be an approved host of the install at its port (a host approved without a port: the scheme's
@@ -47,8 +50,11 @@
 //       response over 8 MiB (only this last one comes after the vendor received the request).
 //
 // Values derived from secrets are redacted from the call's answer: a Basic credential as [auth:basic],
-// a Digest Authorization as [auth:digest], a Bearer header as [auth:bearer].
+// a Digest Authorization as [auth:digest], a Bearer header as [auth:bearer]. What the vendor answers
+// (header values, the body, error texts) reaches the module already redacted of every secret, value
+// derived from one and the tag, in any spelling (redaction.ts); cached values stay as they are.
 import { PLATFORM_VERSION } from '../../version.ts';
+import type { Redactor } from '../redaction.ts';
 import {
   type EgressContext,
   type HttpAnswer,
@@ -60,7 +66,7 @@ import {
 import { chooseDigestChallenge, digestAuthorization, parseChallenges } from './digest.ts';
 import { type Exchange, sendOnce } from './exchange.ts';
 import { checkTarget } from './hosts.ts';
-import { bytesCarryTag, fillPlaceholders } from './placeholders.ts';
+import { bytesCarryTag, fillPlaceholders, fillUrl } from './placeholders.ts';
 import { type AuthSpec, type HttpRequestSpec, parseHttpRequest } from './request.ts';
 
 export type { EgressContext, HttpAnswer, LookupAll } from './context.ts';
@@ -89,7 +95,7 @@ interface Prepared {
 
 /** Fills placeholders everywhere they may be and refuses the tag everywhere else. */
 function prepare(spec: HttpRequestSpec, ctx: EgressContext): Prepared | Refusal {
-  const url = fillPlaceholders(spec.url, 'url', ctx);
+  const url = fillUrl(spec.url, ctx);
   if (!url.ok) return refused(url.error);
 
   const headers = new Map<string, string>();
@@ -180,15 +186,22 @@ function upfrontAuthorization(prepared: Prepared, ctx: EgressContext): string | 
 
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
-function toAnswer(exchange: Exchange): HttpResponseAnswer {
+/**
+ * The exchange as the module reads it, redacted of every secret, derived value and the tag: a vendor that
+ * echoes what it was sent cannot hand a secret to the module, whose own cuts, escapes and encodings of
+ * the text the host could not follow. A body that is not UTF-8 is redacted byte for byte.
+ */
+function toAnswer(exchange: Exchange, redactor: Redactor): HttpResponseAnswer {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(exchange.headers)) {
-    if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+    if (value === undefined) continue;
+    headers[name.toLowerCase()] = redactor.applySecrets(Array.isArray(value) ? value.join(', ') : value);
   }
   try {
-    return { status: exchange.status, headers, body: decoder.decode(exchange.body) };
+    return { status: exchange.status, headers, body: redactor.applySecrets(decoder.decode(exchange.body)) };
   } catch {
-    return { status: exchange.status, headers, bodyBase64: exchange.body.toString('base64') };
+    const body = redactor.applySecretsToBytes(exchange.body);
+    return { status: exchange.status, headers, bodyBase64: body.toString('base64') };
   }
 }
 
@@ -245,7 +258,7 @@ async function perform(request: unknown, ctx: EgressContext): Promise<HttpAnswer
     }
 
     const location = firstValue(sent.headers.location);
-    if (!REDIRECT_STATUSES.has(sent.status) || location === undefined) return toAnswer(sent);
+    if (!REDIRECT_STATUSES.has(sent.status) || location === undefined) return toAnswer(sent, ctx.redactor);
     if (redirects === MAX_REDIRECTS) return refused(`more than ${MAX_REDIRECTS} redirects`);
     let next: URL;
     try {
@@ -273,13 +286,17 @@ async function perform(request: unknown, ctx: EgressContext): Promise<HttpAnswer
  * every outcome is an answer for the module.
  */
 export async function performHttpRequest(request: unknown, ctx: EgressContext): Promise<HttpAnswer> {
+  let answer: HttpAnswer;
   try {
-    return await perform(request, ctx);
+    answer = await perform(request, ctx);
   } catch (err) {
     // A fault of the host itself: whether anything went out is not known.
-    return {
+    answer = {
       error: `http_request failed: ${err instanceof Error ? err.message : String(err)}`,
       network: 'unknown',
     };
   }
+  // A refusal or failure may quote what a vendor sent (a redirect's host, a resolver's message).
+  if ('error' in answer) answer.error = ctx.redactor.applySecrets(answer.error);
+  return answer;
 }

@@ -203,6 +203,8 @@ export function aiFor(settings: EgressSettings) {
     } catch {
       return { error: 'the model vendor answered something that is not a model answer' };
     }
+    // A model may repeat what it was sent: the module never reads a secret back.
+    read.content = state.redactor.applySecrets(read.content);
     ai.inputTokens += read.usage.inputTokens;
     ai.outputTokens += read.usage.outputTokens;
     if (Buffer.byteLength(JSON.stringify(read)) > MAX_ANSWER_BYTES) {

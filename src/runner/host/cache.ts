@@ -2,11 +2,13 @@
 //   { op: "get", name } → { value: string | null }
 //   { op: "set", name, value, ttlSeconds? } → { ok: true }     value 8 characters to 8 KiB, ttl ≤ 1 day
 //   { op: "delete", name } → { ok: true }
+import { MIN_REDACTED_LENGTH } from '../redaction.ts';
 import type { CallState } from './call-state.ts';
 import { refuse } from './refusal.ts';
 
 export const MAX_SETS_PER_CALL = 64;
-export const MIN_VALUE_CHARS = 8;
+/** Shorter values could not be redacted (redaction.ts). */
+export const MIN_VALUE_CHARS = MIN_REDACTED_LENGTH;
 export const MAX_VALUE_BYTES = 8 * 1024;
 export const MAX_TTL_SECONDS = 86_400;
 const NAME = /^[A-Za-z0-9_.:-]{1,100}$/;

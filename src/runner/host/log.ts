@@ -12,8 +12,9 @@ export function log(state: CallState, request: unknown) {
   if (typeof level !== 'string' || !LEVELS.has(level))
     return refuse('log: level must be debug, info, warn or error');
   if (state.logs.length >= MAX_LOG_LINES) return refuse(`log: at most ${MAX_LOG_LINES} lines a call`);
-  // Redacted as it is kept: a module may log what it must not show.
-  state.logs.push({ level: level as 'info', message: state.redactor.apply(message.slice(0, MAX_LOG_CHARS)) });
+  // Redacted as it is kept (a module may log what it must not show), and only then cut: cut first, a
+  // secret across the cut would leave its first characters, which nothing can redact any more.
+  state.logs.push({ level: level as 'info', message: state.redactor.apply(message).slice(0, MAX_LOG_CHARS) });
   state.usage.logLines += 1;
   return { ok: true };
 }

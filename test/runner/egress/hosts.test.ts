@@ -92,7 +92,7 @@ describe('checkTarget', () => {
 
   it('takes https only, unless private networks are allowed', () => {
     expect(reason('http://api.vendor.com/')).toBe(
-      'url must use https (http is allowed only with private networks)',
+      'url must use https (http is allowed only with APP_RUNNER_ALLOW_PRIVATE_NETWORKS=true, for development)',
     );
     expect(reason('http://api.vendor.com/', APPROVED, true)).toBeNull();
     expect(reason('ftp://api.vendor.com/')).toBe('url must use https');

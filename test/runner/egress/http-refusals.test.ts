@@ -39,7 +39,8 @@ describe('addresses refused while private networks are off', () => {
     const ctx = context({ agents, approvedHosts: [`127.0.0.1:${vendor.port}`], lookup: dns.lookup });
     const answer = await performHttpRequest({ method: 'GET', url: `https://127.0.0.1:${vendor.port}/` }, ctx);
     expect(answer).toEqual({
-      error: 'host 127.0.0.1 resolves to 127.0.0.1, a loopback address, which apps may not reach',
+      error:
+        'host 127.0.0.1 resolves to 127.0.0.1, a loopback address, which apps may not reach (a development stack may reach it with APP_RUNNER_ALLOW_PRIVATE_NETWORKS=true)',
       refused: true,
     });
     expect(dns.calls).toEqual([]);
@@ -69,7 +70,8 @@ describe('addresses refused while private networks are off', () => {
     const ctx = context({ agents, approvedHosts: ['vendor.test'], lookup: dns.lookup });
     const answer = await performHttpRequest({ method: 'GET', url: 'https://vendor.test/' }, ctx);
     expect(answer).toEqual({
-      error: 'host vendor.test resolves to 10.0.0.5, a private address, which apps may not reach',
+      error:
+        'host vendor.test resolves to 10.0.0.5, a private address, which apps may not reach (a development stack may reach it with APP_RUNNER_ALLOW_PRIVATE_NETWORKS=true)',
       refused: true,
     });
     expect(dns.calls).toEqual(['vendor.test']);
@@ -124,7 +126,8 @@ describe('hosts and schemes refused while private networks are off', () => {
     const ctx = context({ agents, approvedHosts: ['api.vendor.test'], lookup: dns.lookup });
     const answer = await performHttpRequest({ method: 'GET', url: 'http://api.vendor.test/' }, ctx);
     expect(answer).toEqual({
-      error: 'url must use https (http is allowed only with private networks)',
+      error:
+        'url must use https (http is allowed only with APP_RUNNER_ALLOW_PRIVATE_NETWORKS=true, for development)',
       refused: true,
     });
     refusedWithoutContact(answer, ctx);

@@ -60,7 +60,10 @@ beforeEach(() => {
 
 afterEach(async () => {
   await agents.close();
+  // Every connection of the test gone before the next one counts closes.
+  await vendor.closedAtLeast(vendor.connections);
   vendor.connections = 0;
+  vendor.closed = 0;
   vendor.requests.length = 0;
   dns.calls.length = 0;
 });
@@ -117,13 +120,14 @@ describe('placeholders', () => {
       },
       c,
     );
-    const request = echoed(answer);
+    // The vendor got the values; its echo reaches the module redacted.
+    expect(JSON.stringify(echoed(answer))).not.toMatch(/sk-live|correct horse/);
+    const request = vendor.requests[0] as (typeof vendor.requests)[0];
     expect(request.url).toBe('/echo?key=sk-live-0123456789');
     expect(request.headers['x-api-key']).toBe('sk-live-0123456789');
     expect(request.headers['x-literal']).toBe('{{secret:API_KEY}}');
     expect(request.body).toBe('password=correct horse battery');
     expect(JSON.stringify(request)).not.toContain(TAG);
-    expect(c.redactor.apply(JSON.stringify(request))).not.toMatch(/sk-live|correct horse/);
     expect(c.redactor.apply('sk-live-0123456789')).toBe('[secret:API_KEY]');
   });
 
@@ -278,14 +282,14 @@ describe('limits', () => {
   });
 
   it('times out a silent vendor as network unknown', async () => {
-    const started = Date.now();
     const answer = await performHttpRequest({ method: 'GET', url: `${base}/silent`, timeoutMs: 200 }, ctx());
     expect(answer).toEqual({
       error: 'request to vendor.test failed: timed out after 200 ms',
       network: 'unknown',
     });
-    expect(Date.now() - started).toBeLessThan(2000);
     expect(vendor.requests).toHaveLength(1);
+    // The request was abandoned, not left waiting: its connection closes though the vendor never answers.
+    await vendor.closedAtLeast(1);
   });
 
   it('never runs past the call deadline', async () => {

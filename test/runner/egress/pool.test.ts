@@ -1,7 +1,6 @@
 // Kept-alive connections per tenant: a tenant's second request goes out on the connection its first left
 // open and is counted as reused; another tenant never gets it; an idle connection closes after the
 // keep-alive time; a kept connection is taken only when its peer is among the addresses just checked.
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { EgressContext } from '../../../src/runner/egress/context.ts';
 import { performHttpRequest } from '../../../src/runner/egress/http.ts';
@@ -36,7 +35,10 @@ beforeAll(async () => {
 
 afterEach(async () => {
   await Promise.all(pools.splice(0).map((p) => p.close()));
+  // Every connection of the test gone before the next one counts closes.
+  await vendor.closedAtLeast(vendor.connections);
   vendor.connections = 0;
+  vendor.closed = 0;
 });
 
 afterAll(async () => {
@@ -97,7 +99,8 @@ describe('AgentPool', () => {
     const agents = pool({ keepAliveMs: 100 });
     const c = ctx({ agents });
     await get(c);
-    await sleep(300);
+    // The vendor keeps connections for 5 s: the close it sees is the pool's keep-alive running out.
+    await vendor.closedAtLeast(1);
     expect(agents.openConnections('tenant-a')).toBe(0);
     await get(c);
     expect(c.usage.reusedConnections).toBe(0);

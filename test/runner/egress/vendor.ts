@@ -18,6 +18,10 @@ export type Route = (request: Received, response: http.ServerResponse) => void;
 export interface Vendor {
   port: number;
   connections: number;
+  /** Connections closed so far (by either side). */
+  closed: number;
+  /** Resolves once `count` connections have closed: a test waits on that state, not on a clock. */
+  closedAtLeast(count: number): Promise<void>;
   requests: Received[];
   route(path: string, handler: Route): void;
   close(): Promise<void>;
@@ -25,9 +29,16 @@ export interface Vendor {
 
 export async function startVendor(host = '127.0.0.1'): Promise<Vendor> {
   const routes = new Map<string, Route>();
+  const waiters: Array<{ count: number; resolve: () => void }> = [];
   const vendor: Vendor = {
     port: 0,
     connections: 0,
+    closed: 0,
+    closedAtLeast: (count) =>
+      new Promise<void>((resolve) => {
+        if (vendor.closed >= count) resolve();
+        else waiters.push({ count, resolve });
+      }),
     requests: [],
     route: (path, handler) => routes.set(path, handler),
     close: () =>
@@ -53,8 +64,15 @@ export async function startVendor(host = '127.0.0.1'): Promise<Vendor> {
       else res.writeHead(404, { 'content-type': 'text/plain' }).end('no route');
     });
   });
-  server.on('connection', () => {
+  server.on('connection', (socket) => {
     vendor.connections += 1;
+    socket.on('close', () => {
+      vendor.closed += 1;
+      for (const waiter of waiters.filter((w) => vendor.closed >= w.count)) {
+        waiters.splice(waiters.indexOf(waiter), 1);
+        waiter.resolve();
+      }
+    });
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -1,0 +1,113 @@
+// `app publish <module>`: the step from a built module to a running platform. Uploads the module
+// (POST /apps/uploads, Content-Type application/wasm) and publishes the version it became (POST
+// /apps/:name/versions/:id/publish) against API_URL with a tenant's token (TOKEN or --token), then says
+// what happened: published, awaiting the tenant's approval, or under the operator's review.
+import fs from 'node:fs/promises';
+import type { Command } from 'commander';
+import { AppUsageError } from './errors.ts';
+
+export const DEFAULT_API_URL = 'http://127.0.0.1:3000';
+
+interface Version {
+  id: string;
+  name: string;
+  version: string;
+  sha256: string;
+}
+
+interface Answer {
+  status: number;
+  body: Record<string, unknown>;
+}
+
+/** The failure of a step (exit 1), printed as one line: the platform's status, code and message. */
+export class PublishError extends Error {}
+
+/** One line for an error answer: `<status> <code>: <message>` and the paths at fault, if any. */
+export function describeRefusal(answer: Answer): string {
+  const error = answer.body.error as
+    | { code?: string; message?: string; details?: { issues?: { path?: string; message?: string }[] } }
+    | undefined;
+  if (!error) return `${answer.status}`;
+  const issues = (error.details?.issues ?? []).map((issue) => `${issue.path}: ${issue.message}`);
+  return [`${answer.status} ${error.code}: ${error.message}`, ...issues].join('; ');
+}
+
+async function call(url: string, init: RequestInit): Promise<Answer> {
+  let response: Response;
+  try {
+    response = await fetch(url, init);
+  } catch (error) {
+    const reason = (error as { cause?: { code?: string } }).cause?.code ?? String(error);
+    throw new PublishError(
+      `cannot reach the platform at ${new URL(url).origin} (${reason}): is it running? API_URL names it`,
+    );
+  }
+  const text = await response.text();
+  return { status: response.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+}
+
+/** What a publish answer means for the author, in words. */
+export function outcomeOf(answer: Answer, version: Version): string {
+  const at = `/apps/${version.name}/versions/${version.id}`;
+  if (answer.status === 200) return 'published: installs of this tenant may use it now';
+  const approval = answer.body.approval as { id: string } | undefined;
+  if (answer.status === 202 && approval) {
+    return `awaiting approval ${approval.id}: another holder of apps:publish approves it (POST ${at}/approve)`;
+  }
+  const review = answer.body.review as { id: string } | undefined;
+  if (answer.status === 202 && review) return `under the operator's review ${review.id}`;
+  throw new PublishError(`publish of version ${version.id} refused: ${describeRefusal(answer)}`);
+}
+
+export interface PublishResult {
+  version: Version;
+  outcome: string;
+}
+
+/** Uploads and publishes; throws PublishError naming the step and the platform's answer. */
+export async function publishModule(file: string, apiUrl: string, token: string): Promise<PublishResult> {
+  let bytes: Buffer;
+  try {
+    bytes = await fs.readFile(file);
+  } catch {
+    throw new AppUsageError(`${file} is not a readable file (give the module app build wrote)`);
+  }
+  const headers = { authorization: `Bearer ${token}` };
+  const base = apiUrl.replace(/\/+$/, '');
+  const upload = await call(`${base}/apps/uploads`, {
+    method: 'POST',
+    headers: { ...headers, 'content-type': 'application/wasm' },
+    body: bytes,
+  });
+  if (upload.status !== 201) throw new PublishError(`upload refused: ${describeRefusal(upload)}`);
+  const version = upload.body as unknown as Version;
+  const publish = await call(`${base}/apps/${version.name}/versions/${version.id}/publish`, {
+    method: 'POST',
+    headers,
+  });
+  return { version, outcome: outcomeOf(publish, version) };
+}
+
+export function registerPublish(program: Command): void {
+  program
+    .command('publish')
+    .description('upload a built module to the platform at API_URL and publish it (token: TOKEN or --token)')
+    .argument('<module>', 'the module app build wrote (<dir>/build/<name>-<version>.wasm)')
+    .option('--token <token>', 'a token of the tenant with apps:publish (default: $TOKEN)')
+    .option('--api-url <url>', `the platform's API (default: $API_URL, else ${DEFAULT_API_URL})`)
+    .action(async (file: string, options: { token?: string; apiUrl?: string }) => {
+      const token = options.token ?? process.env.TOKEN;
+      if (!token) {
+        throw new AppUsageError(
+          'no token: set TOKEN or give --token (npx platform token --tenant <name> --role admin prints one)',
+        );
+      }
+      const apiUrl = options.apiUrl ?? process.env.API_URL ?? DEFAULT_API_URL;
+      // A refusal is thrown: the command prints `app: <step> refused: …` and exits 1.
+      const { version, outcome } = await publishModule(file, apiUrl, token);
+      process.stdout.write(
+        `uploaded ${version.name} ${version.version} as version ${version.id}\n${outcome}\n`,
+      );
+    });
+}

@@ -1,0 +1,132 @@
+// The redactor finds what a value means, not one spelling of it: the value as it is, in another letter
+// case, percent-encoded, JSON-escaped to the depth an answer holds, HTML-escaped, in base64; and in a
+// parsed answer, inside strings that are JSON themselves.
+import { describe, expect, it } from 'vitest';
+import { newCallState } from '../../src/runner/execute.ts';
+import { log, MAX_LOG_CHARS } from '../../src/runner/host/log.ts';
+import { MIN_REDACTED_LENGTH, Redactor } from '../../src/runner/redaction.ts';
+
+const SECRET = 'Key With/Space"\\‹ü>%';
+const json = (text: string) => JSON.stringify(text).slice(1, -1);
+
+function redactor(): Redactor {
+  const r = new Redactor();
+  r.secret('API_KEY', SECRET);
+  return r;
+}
+
+describe('Redactor.apply', () => {
+  it('replaces every spelling a vendor or a module may give the value', () => {
+    const base64 = Buffer.from(SECRET, 'utf8').toString('base64');
+    const spellings = {
+      raw: SECRET,
+      lower: SECRET.toLowerCase(),
+      upper: SECRET.toUpperCase(),
+      component: encodeURIComponent(SECRET),
+      componentLowerHex: encodeURIComponent(SECRET).toLowerCase(),
+      uri: encodeURI(SECRET),
+      form: new URLSearchParams({ q: SECRET }).toString().slice(2),
+      jsonOnce: json(SECRET),
+      jsonTwice: json(json(SECRET)),
+      jsonThrice: json(json(json(SECRET))),
+      jsonAscii: json(SECRET).replace(
+        /[^\x20-\x7e]/g,
+        (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+      ),
+      jsonSlashes: json(SECRET).replaceAll('/', '\\/'),
+      html: SECRET.replaceAll('&', '&amp;').replaceAll('"', '&quot;').replaceAll('>', '&gt;'),
+      base64,
+      base64Shifted: Buffer.from(`x${SECRET}`, 'utf8').toString('base64'),
+      base64Shifted2: Buffer.from(`xy${SECRET}`, 'utf8').toString('base64'),
+    };
+    const r = redactor();
+    for (const [name, spelling] of Object.entries(spellings)) {
+      const out = r.apply(`before ${spelling} after`);
+      expect({ name, out }).toEqual({ name, out: expect.stringContaining('[secret:API_KEY]') });
+      for (const other of Object.values(spellings)) expect(out).not.toContain(other);
+    }
+  });
+
+  it('keeps text around a value, longest value first', () => {
+    const r = new Redactor();
+    r.secret('SHORT', 'abcdefgh');
+    r.secret('LONG', 'abcdefgh-ijkl');
+    expect(r.apply('x abcdefgh-ijkl y ABCDEFGH z')).toBe('x [secret:LONG] y [secret:SHORT] z');
+  });
+
+  it('registers every spelling of a value that is another value’s spelling', () => {
+    const r = new Redactor();
+    r.secret('UPPER', 'ABCDEFGH-XYZ');
+    r.secret('LOWER', 'abcdefgh-xyz');
+    expect(r.apply(Buffer.from('abcdefgh-xyz').toString('base64'))).toContain('[secret:');
+  });
+
+  it('leaves values under the minimum length alone', () => {
+    const r = new Redactor();
+    r.secret('TINY', 'a'.repeat(MIN_REDACTED_LENGTH - 1));
+    expect(r.apply('aaaaaaaaaaaa')).toBe('aaaaaaaaaaaa');
+  });
+
+  it('leaves cached values to the module in what a vendor answered, but not in its answer', () => {
+    const r = new Redactor();
+    r.cached('token', 'cached-token-123');
+    r.secret('API_KEY', 'sk-live-0123456789');
+    expect(r.applySecrets('cached-token-123 sk-live-0123456789')).toBe('cached-token-123 [secret:API_KEY]');
+    expect(r.apply('cached-token-123 sk-live-0123456789')).toBe('[cache:token] [secret:API_KEY]');
+  });
+});
+
+describe('Redactor.applyDeep', () => {
+  it('redacts strings of a parsed answer, its keys and JSON nested in its strings', () => {
+    const r = redactor();
+    const vendorBody = JSON.stringify({ q: SECRET, [SECRET]: 1 }).replace(/ü/g, '\\u00fc');
+    const answer = {
+      body: JSON.stringify({ nested: vendorBody }),
+      list: [`a ${SECRET} b`],
+      [`k-${SECRET}`]: true,
+    };
+    const out = r.applyDeep(answer) as Record<string, unknown>;
+    const text = JSON.stringify(out);
+    expect(text).not.toContain('Key With');
+    expect(text).not.toContain('key with');
+    expect(out.list).toEqual(['a [secret:API_KEY] b']);
+    expect(out['k-[secret:API_KEY]']).toBe(true);
+    const nested = JSON.parse(JSON.parse(out.body as string).nested);
+    expect(nested).toEqual({ q: '[secret:API_KEY]', '[secret:API_KEY]': 1 });
+  });
+
+  it('walks an answer nested deeper than the stack would allow', () => {
+    const r = redactor();
+    let deep: unknown = [SECRET];
+    for (let i = 0; i < 100_000; i++) deep = [deep];
+    let out = r.applyDeep(deep);
+    for (let i = 0; i < 100_000; i++) out = (out as unknown[])[0];
+    expect(out).toEqual(['[secret:API_KEY]']);
+  });
+});
+
+describe('log', () => {
+  it('redacts a line before cutting it, so a secret across the cut leaves nothing of itself', () => {
+    const state = newCallState(
+      {
+        exportName: 'invoke',
+        sha256: 'x',
+        call: { id: 'c', tenantId: 't' },
+        config: {},
+        secrets: { API_KEY: 'sk-live-straddle' },
+        hosts: [],
+        cache: null,
+        documents: null,
+        timeoutMs: 1000,
+        fields: {},
+      },
+      'http://127.0.0.1:1',
+    );
+    const message = `${'y'.repeat(MAX_LOG_CHARS - 8)}sk-live-straddle`;
+    expect(log(state, { message })).toEqual({ ok: true });
+    expect(state.logs[0]?.message).toBe(
+      `${'y'.repeat(MAX_LOG_CHARS - 8)}[secret:API_KEY]`.slice(0, MAX_LOG_CHARS),
+    );
+    expect(state.logs[0]?.message).not.toContain('sk-');
+  });
+});
