@@ -162,7 +162,7 @@ export function catalogueRoutes(deps: CatalogueDeps): FastifyPluginAsyncTypebox 
           summary:
             'Publish requests of the tenant’s own versions: open oldest first, or decided newest first',
           querystring: Type.Object(
-            { open: Type.Boolean({ default: true }) },
+            { open: Type.Optional(Type.Boolean({ default: true, description: 'false: the decided ones' })) },
             { additionalProperties: false },
           ),
           response: { 200: ApprovalList },
@@ -170,7 +170,7 @@ export function catalogueRoutes(deps: CatalogueDeps): FastifyPluginAsyncTypebox 
       },
       async (request) => {
         available();
-        return { items: await listApprovals(db, principalOf(request), request.query.open) };
+        return { items: await listApprovals(db, principalOf(request), request.query.open !== false) };
       },
     );
 

@@ -32,13 +32,17 @@ export function notificationRoutes(database: Database): FastifyPluginAsyncTypebo
           operationId: 'listNotifications',
           summary: 'The current principal’s notifications, newest first',
           querystring: Type.Object(
-            { ...pageQuery(), unread: Type.Boolean({ default: false }) },
+            { ...pageQuery(), unread: Type.Optional(Type.Boolean({ default: false })) },
             { additionalProperties: false },
           ),
           response: { 200: pageOf(Notification) },
         },
       },
-      async (request) => listNotifications(database.db, principalOf(request), request.query),
+      async (request) =>
+        listNotifications(database.db, principalOf(request), {
+          ...request.query,
+          unread: request.query.unread === true,
+        }),
     );
     app.post(
       '/notifications/:id/read',

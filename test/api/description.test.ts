@@ -100,4 +100,14 @@ describe('the description of the catalogue, tenant, audit, notification, health 
     expect(decision?.schema.required).toBeUndefined();
     expect(decision?.example).toEqual({ comment: expect.any(String) });
   });
+
+  it('marks the query switches with defaults (open, unread) as optional', () => {
+    const parameter = (path: string, name: string) =>
+      (
+        (operation('get', path) as Operation & { parameters: { name: string; required?: boolean }[] })
+          .parameters ?? []
+      ).find((p) => p.name === name);
+    expect(parameter('/apps/approvals', 'open')?.required).not.toBe(true);
+    expect(parameter('/notifications', 'unread')?.required).not.toBe(true);
+  });
 });
