@@ -9,61 +9,22 @@ import { approvalView } from '../../src/catalogue/lifecycle.ts';
 import { Approval, Review, VersionSummary } from '../../src/catalogue/schemas.ts';
 import type { appPublishRequests, appReviews, appVersions } from '../../src/catalogue/tables.ts';
 import { reviewView, versionSummary } from '../../src/catalogue/views.ts';
-import type { Manifest } from '../../src/module/manifest.ts';
+import { accepted, fullManifest, fullWith, minimalManifest } from '../module/manifests.ts';
 
 const at = new Date('2026-11-24T08:00:00.000Z');
 const VERSION_ID = '0f3c2a6e-8d1b-4c57-9a1e-2b7d5e4f6a10';
 const TENANT_ID = '6b1d0c52-3f0e-4a7b-9c8d-1e2f3a4b5c6d';
 
-/** A manifest with every optional field the platform keeps. */
-const manifest: Manifest = {
-  interface: 2,
-  name: 'screen',
-  version: '1.2.3-rc.1',
-  title: 'Screen',
-  description: 'Screens people',
-  category: 'compliance',
-  vendor: 'Vendor Ltd',
-  docsUrl: 'https://docs.vendor.example',
-  pricingNote: 'per call',
-  capabilities: ['screening'],
-  configSchema: { type: 'object' },
-  secrets: [
-    { name: 'API_KEY', description: 'the key', requiredWhen: [{ config: '/mode', in: ['live', 2, true] }] },
-  ],
-  actions: [
-    {
-      name: 'screen',
-      description: 'one person',
-      input: { type: 'object' },
-      output: true,
-      timeoutMs: 15000,
-      retry: { maxAttempts: 3, backoffMs: 100 },
-      idempotent: true,
-      async: { callbackTimeoutSeconds: 3600 },
-      mappable: ['/name'],
-      outputFromInput: [
-        { kind: 'schema', output: '/a', input: '/b' },
-        { kind: 'keys', output: '/c', input: '/d', key: 'id' },
-      ],
-    },
-  ],
-  hosts: ['api.vendor.example'],
-  hostsFromConfig: ['/baseUrl'],
-  secretsFromConfig: '/variables',
-  needs: ['documents'],
-  documentsFromConfig: '/readDocuments',
-  memoryMiB: 64,
-  handles: { webhook: true, webhookExternalId: { header: 'x-session' }, handoff: true },
-};
+/** Every field the manifest may hold, as the parser keeps it. */
+const manifest = accepted(fullManifest());
 
 const version: typeof appVersions.$inferSelect = {
   id: VERSION_ID,
   publisher: 'tenant',
   tenantId: TENANT_ID,
   platformSource: null,
-  name: 'screen',
-  version: '1.2.3-rc.1',
+  name: manifest.name,
+  version: manifest.version,
   status: 'published',
   sha256: 'a'.repeat(64),
   sizeBytes: 1234,
@@ -103,8 +64,17 @@ describe('catalogue answer schemas', () => {
     expect(problems(Review, reviewView(review))).toEqual([]);
   });
 
-  it('hold a platform version without manifest extras, review or provenance', () => {
-    const { title: _t, secretsFromConfig: _s, documentsFromConfig: _d, ...bare } = manifest;
+  it('hold a version whose webhook external id the manifest names itself', () => {
+    const named = accepted(
+      fullWith((m) => {
+        m.handles = { webhook: true, webhookExternalId: { header: 'x-session' }, handoff: false };
+      }),
+    );
+    expect(problems(VersionSummary, versionSummary({ ...version, manifest: named }))).toEqual([]);
+  });
+
+  it('hold a platform version of the least manifest, without review or provenance', () => {
+    const bare = accepted(minimalManifest());
     const platform = {
       ...version,
       publisher: 'platform' as const,
