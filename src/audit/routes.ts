@@ -6,22 +6,28 @@ import { validationError } from '../http/errors.ts';
 import { pageOf, pageQuery } from '../http/paging.ts';
 import { listAuditEvents } from './trail.ts';
 
-const Actor = Type.Object({
-  type: Type.String({ description: 'user, machine, applicant, operator or system' }),
-  id: Type.String(),
-  name: Type.Union([Type.String(), Type.Null()]),
-});
+const Actor = Type.Object(
+  {
+    type: Type.String({ description: 'user, machine, applicant, operator or system' }),
+    id: Type.String(),
+    name: Type.Union([Type.String(), Type.Null()]),
+  },
+  { additionalProperties: false },
+);
 
-export const AuditEventSchema = Type.Object({
-  id: Type.Integer({ description: 'Grows with every record; later records have higher ids.' }),
-  tenantId: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
-  action: Type.String(),
-  actor: Actor,
-  resource: Type.Object({ type: Type.String(), id: Type.String() }),
-  data: Type.Record(Type.String(), Type.Unknown()),
-  requestId: Type.Union([Type.String(), Type.Null()]),
-  occurredAt: Type.String({ format: 'date-time' }),
-});
+export const AuditEventSchema = Type.Object(
+  {
+    id: Type.Integer({ description: 'Grows with every record; later records have higher ids.' }),
+    tenantId: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
+    action: Type.String(),
+    actor: Actor,
+    resource: Type.Object({ type: Type.String(), id: Type.String() }, { additionalProperties: false }),
+    data: Type.Record(Type.String(), Type.Unknown()),
+    requestId: Type.Union([Type.String(), Type.Null()]),
+    occurredAt: Type.String({ format: 'date-time' }),
+  },
+  { additionalProperties: false, title: 'AuditEvent' },
+);
 
 const Query = Type.Object(
   {
@@ -52,6 +58,7 @@ export function auditRoutes(database: Database): FastifyPluginAsyncTypebox {
         config: { permission: 'audit:read' },
         schema: {
           tags: ['audit'],
+          operationId: 'listAuditEvents',
           summary: 'The tenant audit trail, newest first',
           querystring: Query,
           response: { 200: pageOf(AuditEventSchema) },

@@ -2,17 +2,22 @@
 // workflows (calls issue), not over HTTP.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { errors } from '../http/responses.ts';
 import { type InstallRouteDeps, installContextOf } from '../installs/context.ts';
 import { InstallParams, Name } from '../installs/routes.ts';
 import { meteringReport } from './metering-report.ts';
+import { MeteringReport, TestCallAnswer } from './schemas.ts';
 import { testCallAnswer, testInstall } from './test-call.ts';
 
 const TestBody = Type.Object(
   {
     action: Type.String({ minLength: 1, maxLength: 100 }),
-    input: Type.Unknown({ default: {} }),
+    input: Type.Optional(Type.Unknown({ default: {}, description: 'The action’s input; {} when left out' })),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [{ action: 'screen', input: { fullName: 'Ada Lovelace', birthDate: '1815-12-10' } }],
+  },
 );
 
 const Day = Type.String({ pattern: '^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])$' });
@@ -29,8 +34,10 @@ export function callRoutes(deps: InstallRouteDeps): FastifyPluginAsyncTypebox {
         config: { permission: 'apps:read' },
         schema: {
           tags: ['app-installs'],
+          operationId: 'getInstallMetering',
           summary: 'What installs used per UTC day and action (spend only with apps:write)',
           querystring: MeteringQuery,
+          response: { 200: MeteringReport },
         },
       },
       async (request) => {
@@ -49,9 +56,12 @@ export function callRoutes(deps: InstallRouteDeps): FastifyPluginAsyncTypebox {
         config: { permission: 'apps:write' },
         schema: {
           tags: ['app-installs'],
+          operationId: 'testInstall',
           summary: 'Call one action of the install once (enabled or not); metered, not recorded',
           params: InstallParams,
           body: TestBody,
+          // 404 unknown_install; 409 install_not_configured (secrets missing) or app_blocked
+          response: { 200: TestCallAnswer, ...errors(404, 409) },
         },
       },
       async (request) => {

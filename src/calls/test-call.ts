@@ -9,7 +9,8 @@ import { type AttemptDeps, type AttemptOutcome, runAttempt } from './attempt.ts'
 
 export interface TestCallBody {
   action: string;
-  input: unknown;
+  /** The route fills in {} when the body leaves it out. */
+  input?: unknown;
 }
 
 /** The answer of a test call: the attempt's result with its duration, usage and the module's log lines. */

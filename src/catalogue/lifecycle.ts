@@ -127,12 +127,15 @@ export async function publishVersion(ctx: LifecycleContext, name: string, id: st
     const tenant = await tenantOf(tx, ctx.principal.tenantId);
     const route = publishRoute(tenant.settings, tenant.appReview);
     if (route === 'publish') {
-      return { status: 200, body: { version: versionSummary(await publishNow(tx, ctx, version, {})) } };
+      return {
+        status: 200 as const,
+        body: { version: versionSummary(await publishNow(tx, ctx, version, {})) },
+      };
     }
     if (route === 'operator_review') {
       const review = await openReview(tx, ctx, version);
       return {
-        status: 202,
+        status: 202 as const,
         body: { version: versionSummary(version, review), review: versionSummary(version, review).review },
       };
     }
@@ -161,7 +164,7 @@ export async function publishVersion(ctx: LifecycleContext, name: string, id: st
         requestedBy: ctx.principal.name,
       },
     });
-    return { status: 202, body: { version: versionSummary(version), approval } };
+    return { status: 202 as const, body: { version: versionSummary(version), approval } };
   });
 }
 
@@ -192,12 +195,13 @@ async function decide(
       decision: approval.status,
       comment: approval.comment,
     });
-    if (decision === 'rejected') return { status: 200, body: { version: versionSummary(version), approval } };
+    if (decision === 'rejected')
+      return { status: 200 as const, body: { version: versionSummary(version), approval } };
     const tenant = await tenantOf(tx, ctx.principal.tenantId);
     if (approvedRoute(tenant.appReview) === 'operator_review') {
       const review = await openReview(tx, ctx, version);
       return {
-        status: 202,
+        status: 202 as const,
         body: {
           version: versionSummary(version, review),
           approval,
@@ -206,7 +210,7 @@ async function decide(
       };
     }
     const published = await publishNow(tx, ctx, version, { approvalId: approval.id });
-    return { status: 200, body: { version: versionSummary(published), approval } };
+    return { status: 200 as const, body: { version: versionSummary(published), approval } };
   });
 }
 

@@ -1,14 +1,28 @@
 // Catalogue routes (spec part 1 §4.1): thin — parse, authorize, call the service, shape the answer.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
+import { type TSchema, Type } from 'typebox';
 import type { Database } from '../db/pool.ts';
 import { principalOf } from '../http/auth.ts';
 import { ApiError, notFound } from '../http/errors.ts';
 import { absentBodyIsEmpty } from '../http/optional-body.ts';
+import { errors } from '../http/responses.ts';
 import { MAX_MODULE_BYTES } from '../module/wasm.ts';
 import type { ModuleStorage } from '../storage/module-storage.ts';
+import { uploadedExample } from './examples.ts';
 import { approveVersion, publishVersion, rejectVersion, withdrawVersion } from './lifecycle.ts';
 import { getApp, type InstallNames, listApprovals, listApps, listVersions, noInstalls } from './reading.ts';
+import {
+  AppDetail,
+  AppList,
+  AppName,
+  ApprovalList,
+  Decided,
+  DecidedForReview,
+  Published,
+  PublishHeld,
+  VersionList,
+  VersionSummary,
+} from './schemas.ts';
 import { type Inspector, uploadVersion } from './uploads.ts';
 
 export interface CatalogueDeps {
@@ -19,12 +33,46 @@ export interface CatalogueDeps {
   installs?: InstallNames;
 }
 
-const AppName = Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,99}$' });
 const VersionParams = Type.Object({ name: AppName, id: Type.String({ format: 'uuid' }) });
 const Decision = Type.Object(
   { comment: Type.Optional(Type.String({ maxLength: 2000 })) },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ comment: 'Checked the hosts and the pricing note' }] },
 );
+
+/** The upload body as described: the module's bytes (the content type parser hands the route a Buffer). */
+const ModuleBytes = Type.String({
+  format: 'binary',
+  description: 'The WebAssembly module as built (e.g. by `app build`), at most 32 MiB',
+  examples: ['\u0000asm\u0001\u0000\u0000\u0000'],
+});
+
+interface DecisionRoute {
+  action: 'approve' | 'reject';
+  decide: typeof approveVersion;
+  description: { operationId: string; summary: string; response: Record<number, TSchema> };
+}
+
+/** Approve and reject: the same body and errors; approve may open the operator's review (202). */
+const decisions: DecisionRoute[] = [
+  {
+    action: 'approve',
+    decide: approveVersion,
+    description: {
+      operationId: 'approveAppVersion',
+      summary: 'Approve the open publish request: 200 published, or 202 with the operator’s review it opened',
+      response: { 200: Decided, 202: DecidedForReview, ...errors(404, 409) },
+    },
+  },
+  {
+    action: 'reject',
+    decide: rejectVersion,
+    description: {
+      operationId: 'rejectAppVersion',
+      summary: 'Reject the open publish request; the version stays uploaded',
+      response: { 200: Decided, ...errors(404, 409) },
+    },
+  },
+];
 
 export function catalogueRoutes(deps: CatalogueDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -53,9 +101,18 @@ export function catalogueRoutes(deps: CatalogueDeps): FastifyPluginAsyncTypebox 
         config: { permission: 'apps:publish', accepts: 'application/wasm' },
         schema: {
           tags: ['apps'],
+          operationId: 'uploadAppVersion',
           summary:
             'Upload a module: the raw WebAssembly bytes as the body, Content-Type application/wasm, at most 32 MiB',
+          body: { content: { 'application/wasm': { schema: ModuleBytes } } },
+          response: {
+            201: { ...VersionSummary, examples: [uploadedExample] },
+            // 409 app_blocked (a blocked module or app) or conflict (a platform app's name, a version that exists)
+            ...errors(409, 502),
+          },
         },
+        // The body schema only describes the bytes; inspection checks them (a schema would see a Buffer).
+        validatorCompiler: () => () => true,
       },
       async (request, reply) => {
         const apps = available();
@@ -79,7 +136,12 @@ export function catalogueRoutes(deps: CatalogueDeps): FastifyPluginAsyncTypebox 
       '/apps',
       {
         config: { permission: 'apps:read' },
-        schema: { tags: ['apps'], summary: 'Apps the tenant sees, one entry per name' },
+        schema: {
+          tags: ['apps'],
+          operationId: 'listApps',
+          summary: 'Apps the tenant sees, one entry per name',
+          response: { 200: AppList },
+        },
       },
       async (request) => {
         available();
@@ -96,17 +158,19 @@ export function catalogueRoutes(deps: CatalogueDeps): FastifyPluginAsyncTypebox 
         config: { permission: 'apps:read' },
         schema: {
           tags: ['apps'],
+          operationId: 'listAppApprovals',
           summary:
             'Publish requests of the tenant’s own versions: open oldest first, or decided newest first',
           querystring: Type.Object(
-            { open: Type.Boolean({ default: true }) },
+            { open: Type.Optional(Type.Boolean({ default: true, description: 'false: the decided ones' })) },
             { additionalProperties: false },
           ),
+          response: { 200: ApprovalList },
         },
       },
       async (request) => {
         available();
-        return { items: await listApprovals(db, principalOf(request), request.query.open) };
+        return { items: await listApprovals(db, principalOf(request), request.query.open !== false) };
       },
     );
 
@@ -114,7 +178,13 @@ export function catalogueRoutes(deps: CatalogueDeps): FastifyPluginAsyncTypebox 
       '/apps/:name',
       {
         config: { permission: 'apps:read' },
-        schema: { tags: ['apps'], params: Type.Object({ name: AppName }) },
+        schema: {
+          tags: ['apps'],
+          operationId: 'getApp',
+          summary: 'One app: its entry with the tenant’s installs and every version the tenant sees',
+          params: Type.Object({ name: AppName }),
+          response: { 200: AppDetail, ...errors(404) },
+        },
       },
       async (request) => {
         available();
@@ -133,7 +203,13 @@ export function catalogueRoutes(deps: CatalogueDeps): FastifyPluginAsyncTypebox 
       '/apps/:name/versions',
       {
         config: { permission: 'apps:read' },
-        schema: { tags: ['apps'], params: Type.Object({ name: AppName }) },
+        schema: {
+          tags: ['apps'],
+          operationId: 'listAppVersions',
+          summary: 'The app’s versions the tenant sees, highest number first',
+          params: Type.Object({ name: AppName }),
+          response: { 200: VersionList, ...errors(404) },
+        },
       },
       async (request) => {
         available();
@@ -145,7 +221,17 @@ export function catalogueRoutes(deps: CatalogueDeps): FastifyPluginAsyncTypebox 
 
     app.post(
       '/apps/:name/versions/:id/publish',
-      { config: { permission: 'apps:publish' }, schema: { tags: ['apps'], params: VersionParams } },
+      {
+        config: { permission: 'apps:publish' },
+        schema: {
+          tags: ['apps'],
+          operationId: 'publishAppVersion',
+          summary:
+            'Publish an uploaded version of the tenant’s own: 200 published, or 202 with the approval request or operator review it opened',
+          params: VersionParams,
+          response: { 200: Published, 202: PublishHeld, ...errors(404, 409) },
+        },
+      },
       async (request, reply) => {
         available();
         const result = await publishVersion(context(request), request.params.name, request.params.id);
@@ -153,15 +239,12 @@ export function catalogueRoutes(deps: CatalogueDeps): FastifyPluginAsyncTypebox 
       },
     );
 
-    for (const [action, decide] of [
-      ['approve', approveVersion],
-      ['reject', rejectVersion],
-    ] as const) {
+    for (const { action, decide, description } of decisions) {
       app.post(
         `/apps/:name/versions/:id/${action}`,
         {
           config: { permission: 'apps:publish' },
-          schema: { tags: ['apps'], params: VersionParams, body: Decision },
+          schema: { tags: ['apps'], ...description, params: VersionParams, body: Decision },
           preValidation: absentBodyIsEmpty,
         },
         async (request, reply) => {
@@ -175,7 +258,16 @@ export function catalogueRoutes(deps: CatalogueDeps): FastifyPluginAsyncTypebox 
 
     app.delete(
       '/apps/:name/versions/:id',
-      { config: { permission: 'apps:publish' }, schema: { tags: ['apps'], params: VersionParams } },
+      {
+        config: { permission: 'apps:publish' },
+        schema: {
+          tags: ['apps'],
+          operationId: 'withdrawAppVersion',
+          summary: 'Withdraw a version of the tenant’s own, with its open publish request and review',
+          params: VersionParams,
+          response: { 200: VersionSummary, ...errors(404, 409) },
+        },
+      },
       async (request) => {
         available();
         return withdrawVersion(context(request), request.params.name, request.params.id);

@@ -4,19 +4,23 @@ import type { Database } from '../db/pool.ts';
 import { principalOf } from '../http/auth.ts';
 import { notFound } from '../http/errors.ts';
 import { pageOf, pageQuery } from '../http/paging.ts';
+import { errors } from '../http/responses.ts';
 import { listNotifications, markRead } from './service.ts';
 
-const Notification = Type.Object({
-  id: Type.String({ format: 'uuid' }),
-  kind: Type.String({
-    description:
-      'approval_requested, app_degraded, app_blocked, app_quota_exceeded, app_upgraded, app_review_decided, …',
-  }),
-  resource: Type.Object({ type: Type.String(), id: Type.String() }),
-  data: Type.Record(Type.String(), Type.Unknown()),
-  createdAt: Type.String({ format: 'date-time' }),
-  read: Type.Boolean(),
-});
+const Notification = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    kind: Type.String({
+      description:
+        'approval_requested, app_degraded, app_blocked, app_quota_exceeded, app_upgraded, app_review_decided, …',
+    }),
+    resource: Type.Object({ type: Type.String(), id: Type.String() }, { additionalProperties: false }),
+    data: Type.Record(Type.String(), Type.Unknown()),
+    createdAt: Type.String({ format: 'date-time' }),
+    read: Type.Boolean(),
+  },
+  { additionalProperties: false, title: 'Notification' },
+);
 
 export function notificationRoutes(database: Database): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -25,24 +29,30 @@ export function notificationRoutes(database: Database): FastifyPluginAsyncTypebo
       {
         schema: {
           tags: ['notifications'],
+          operationId: 'listNotifications',
           summary: 'The current principal’s notifications, newest first',
           querystring: Type.Object(
-            { ...pageQuery(), unread: Type.Boolean({ default: false }) },
+            { ...pageQuery(), unread: Type.Optional(Type.Boolean({ default: false })) },
             { additionalProperties: false },
           ),
           response: { 200: pageOf(Notification) },
         },
       },
-      async (request) => listNotifications(database.db, principalOf(request), request.query),
+      async (request) =>
+        listNotifications(database.db, principalOf(request), {
+          ...request.query,
+          unread: request.query.unread === true,
+        }),
     );
     app.post(
       '/notifications/:id/read',
       {
         schema: {
           tags: ['notifications'],
+          operationId: 'markNotificationRead',
           summary: 'Mark a notification read for the current principal',
           params: Type.Object({ id: Type.String({ format: 'uuid' }) }),
-          response: { 204: Type.Null() },
+          response: { 204: Type.Null(), ...errors(404) },
         },
       },
       async (request, reply) => {

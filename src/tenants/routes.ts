@@ -5,24 +5,32 @@ import type { Database } from '../db/pool.ts';
 import { principalOf } from '../http/auth.ts';
 import { notFound } from '../http/errors.ts';
 import { findTenantById, updateTenantSettings } from './service.ts';
-import { TenantSettingsSchema } from './settings.ts';
+import { type TenantSettings, TenantSettingsSchema } from './settings.ts';
 
-const TenantProfile = Type.Object({
-  id: Type.String({ format: 'uuid' }),
-  name: Type.String(),
-  createdAt: Type.String({ format: 'date-time' }),
-  retention: Type.Object(
-    {
-      appCallbackDays: Type.Integer({
-        description: 'RETENTION_APP_CALLBACK_DAYS; 0 keeps settled sessions forever.',
-      }),
-      submissionEventDays: Type.Integer({
-        description: 'RETENTION_SUBMISSION_EVENT_DAYS; 0 keeps drop-off events forever.',
-      }),
-    },
-    { description: 'The deployment retention settings (spec part 2 §8.6).' },
-  ),
-});
+const TenantProfile = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    name: Type.String(),
+    createdAt: Type.String({ format: 'date-time' }),
+    retention: Type.Object(
+      {
+        appCallbackDays: Type.Integer({
+          description: 'RETENTION_APP_CALLBACK_DAYS; 0 keeps settled sessions forever.',
+        }),
+        submissionEventDays: Type.Integer({
+          description: 'RETENTION_SUBMISSION_EVENT_DAYS; 0 keeps drop-off events forever.',
+        }),
+      },
+      { additionalProperties: false, description: 'The deployment retention settings (spec part 2 §8.6).' },
+    ),
+  },
+  { additionalProperties: false, title: 'Tenant' },
+);
+
+const settingsExample: TenantSettings = {
+  approvals: { required: true, requiredFor: ['app'], fourEyes: true },
+  collection: { flowUrl: 'https://collect.example.com' },
+};
 
 export function tenantRoutes(
   database: Database,
@@ -40,6 +48,7 @@ export function tenantRoutes(
       {
         schema: {
           tags: ['tenants'],
+          operationId: 'getTenant',
           summary: 'The caller’s tenant and its retention settings',
           response: { 200: TenantProfile },
         },
@@ -64,6 +73,7 @@ export function tenantRoutes(
         config: { permission: 'tenants:settings' },
         schema: {
           tags: ['tenants'],
+          operationId: 'getTenantSettings',
           summary: 'Approval and collection settings',
           response: { 200: TenantSettingsSchema },
         },
@@ -77,8 +87,9 @@ export function tenantRoutes(
         config: { permission: 'tenants:settings' },
         schema: {
           tags: ['tenants'],
+          operationId: 'replaceTenantSettings',
           summary: 'Replace the approval and collection settings (audited tenant.settings.updated)',
-          body: TenantSettingsSchema,
+          body: { ...TenantSettingsSchema, examples: [settingsExample] },
           response: { 200: TenantSettingsSchema },
         },
       },
