@@ -17,6 +17,7 @@ import { jsonErrorPlace } from './json-position.ts';
 import { installOpenApi } from './openapi.ts';
 import { installRefusalLimit } from './refusal-limit.ts';
 import { genReqId } from './request-id.ts';
+import { ErrorBody } from './responses.ts';
 
 export interface ServerOptions {
   logger: FastifyBaseLogger;
@@ -55,6 +56,8 @@ export async function createServer(options: ServerOptions) {
   app.removeContentTypeParser('text/plain');
   installJsonParser(app);
 
+  // Routes declare their error answers as refs to the one error body (responses.ts errors()).
+  app.addSchema(ErrorBody);
   installConventions(app);
   installErrorHandling(app);
   if (options.openApi) await installOpenApi(app);
