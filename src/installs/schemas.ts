@@ -27,8 +27,8 @@ export const ChangeViewSchema = Type.Object(
     hosts: Names,
     hostsAdded: Names,
     origin: Type.Union([Type.Literal('save'), Type.Literal('auto_upgrade')]),
-    needsAdded: Type.Array(Type.Literal('documents')),
-    handlesAdded: Type.Array(Type.Union([Type.Literal('webhook'), Type.Literal('handoff')])),
+    needsAdded: Type.Array(Type.String(), { description: 'Needs the change adds: documents' }),
+    handlesAdded: Type.Array(Type.String(), { description: 'Exports the change adds: webhook, handoff' }),
     newInstall: Type.Boolean(),
     installUpdatedAt: DateTime,
     approvalSettings: Type.Object(
