@@ -1,8 +1,10 @@
 // Cached values of an install (spec part 1 §2.11, §4.2): the listing (never a value) and the manual clear.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { errors } from '../http/responses.ts';
 import { clearCacheManually, listInstallCache } from './cache.ts';
 import { type InstallRouteDeps, installContextOf } from './context.ts';
 import { InstallParams } from './routes.ts';
+import { CacheClearedSchema, CacheListingSchema } from './schemas.ts';
 
 export function cacheRoutes(deps: InstallRouteDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -12,8 +14,10 @@ export function cacheRoutes(deps: InstallRouteDeps): FastifyPluginAsyncTypebox {
         config: { permission: 'apps:read' },
         schema: {
           tags: ['app-installs'],
+          operationId: 'listInstallCache',
           summary: 'The install’s live cached values (names, expiries, sizes; never a value) and its budget',
           params: InstallParams,
+          response: { 200: CacheListingSchema, ...errors(404) },
         },
       },
       async (request) => listInstallCache(installContextOf(deps, request), request.params.install),
@@ -25,8 +29,10 @@ export function cacheRoutes(deps: InstallRouteDeps): FastifyPluginAsyncTypebox {
         config: { permission: 'apps:write' },
         schema: {
           tags: ['app-installs'],
+          operationId: 'clearInstallCache',
           summary: 'Clear the install’s cached values, also for calls already running',
           params: InstallParams,
+          response: { 200: CacheClearedSchema, ...errors(404) },
         },
       },
       async (request) => clearCacheManually(installContextOf(deps, request), request.params.install),

@@ -5,18 +5,20 @@ import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { absentBodyIsEmpty } from '../http/optional-body.ts';
 import { pageQuery } from '../http/paging.ts';
+import { errors } from '../http/responses.ts';
 import { approveChange, listChanges, rejectChange, withdrawChange } from './changes.ts';
 import { type InstallRouteDeps, installContextOf } from './context.ts';
 import { Name } from './routes.ts';
+import { ChangePageSchema, ChangeViewSchema } from './schemas.ts';
 
 const ChangeParams = Type.Object({ install: Name, id: Type.String({ format: 'uuid' }) });
 const DecisionBody = Type.Object(
   { comment: Type.Optional(Type.Union([Type.String({ maxLength: 2000 }), Type.Null()])) },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ comment: 'Vendor contract signed; host checked' }] },
 );
 const ChangesQuery = Type.Object(
   {
-    status: Type.Union([Type.Literal('open'), Type.Literal('decided')], { default: 'open' }),
+    status: Type.Optional(Type.Union([Type.Literal('open'), Type.Literal('decided')], { default: 'open' })),
     install: Type.Optional(Name),
     ...pageQuery({ maxLimit: 100, defaultLimit: 50 }),
   },
@@ -33,11 +35,14 @@ export function changesRoutes(deps: InstallRouteDeps): FastifyPluginAsyncTypebox
         config: { permission: 'apps:read' },
         schema: {
           tags: ['app-installs'],
+          operationId: 'listInstallChanges',
           summary: 'Install changes: open ones oldest first (default), or decided ones newest first',
           querystring: ChangesQuery,
+          response: { 200: ChangePageSchema },
         },
       },
-      async (request) => listChanges(context(request), request.query),
+      async (request) =>
+        listChanges(context(request), { ...request.query, status: request.query.status ?? 'open' }),
     );
 
     app.post(
@@ -46,9 +51,11 @@ export function changesRoutes(deps: InstallRouteDeps): FastifyPluginAsyncTypebox
         config: { permission: 'apps:publish' },
         schema: {
           tags: ['app-installs'],
+          operationId: 'approveInstallChange',
           summary: 'Approve a held save: its version, config and hosts apply in one transaction',
           params: ChangeParams,
           body: DecisionBody,
+          response: { 200: ChangeViewSchema, ...errors(404, 409) },
         },
         preValidation: absentBodyIsEmpty,
       },
@@ -67,9 +74,11 @@ export function changesRoutes(deps: InstallRouteDeps): FastifyPluginAsyncTypebox
         config: { permission: 'apps:publish' },
         schema: {
           tags: ['app-installs'],
+          operationId: 'rejectInstallChange',
           summary: 'Reject a held save: the install stays as it is; a new install goes with its change',
           params: ChangeParams,
           body: DecisionBody,
+          response: { 200: ChangeViewSchema, ...errors(404, 409) },
         },
         preValidation: absentBodyIsEmpty,
       },
@@ -88,8 +97,10 @@ export function changesRoutes(deps: InstallRouteDeps): FastifyPluginAsyncTypebox
         config: { permission: 'apps:write' },
         schema: {
           tags: ['app-installs'],
+          operationId: 'withdrawInstallChange',
           summary: 'Withdraw a held save (its requester, or an administrator holding tenants:settings)',
           params: ChangeParams,
+          response: { 200: ChangeViewSchema, ...errors(404, 409) },
         },
       },
       async (request) => withdrawChange(context(request), request.params.install, request.params.id),

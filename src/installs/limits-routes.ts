@@ -2,35 +2,11 @@
 // and budgets. Both need apps:write, since the record shows spend. Thin: the schema shapes the body,
 // limits.ts checks the rules and saves.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
-import { BUDGET_METRICS, BUDGET_PERIODS } from '../calls/quotas.ts';
+import { errors } from '../http/responses.ts';
 import { type InstallRouteDeps, installContextOf } from './context.ts';
-import { getLimits, MAX_BUDGETS_PER_INSTALL, saveLimits } from './limits.ts';
+import { getLimits, saveLimits } from './limits.ts';
 import { InstallParams } from './routes.ts';
-
-/** Micros and counts: whole numbers JSON and the bigint columns both carry exactly. */
-const Amount = Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER });
-
-const BudgetBody = Type.Object(
-  {
-    // enum rather than a union of literals: one issue per wrong value instead of one per literal.
-    metric: Type.Enum([...BUDGET_METRICS]),
-    period: Type.Enum([...BUDGET_PERIODS]),
-    max: Amount,
-  },
-  { additionalProperties: false },
-);
-
-const LimitsBody = Type.Object(
-  {
-    // One `type: [string, null]` rather than anyOf, like the circuit's nullable integers: no coercion
-    // of a wrong type into the other branch.
-    currency: Type.Unsafe<string | null>({ type: ['string', 'null'], pattern: '^[A-Z]{3}$' }),
-    prices: Type.Record(Type.String({ minLength: 1, maxLength: 100 }), Amount),
-    budgets: Type.Array(BudgetBody, { maxItems: MAX_BUDGETS_PER_INSTALL }),
-  },
-  { additionalProperties: false },
-);
+import { LimitsRecordSchema } from './schemas.ts';
 
 export function limitsRoutes(deps: InstallRouteDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -40,8 +16,10 @@ export function limitsRoutes(deps: InstallRouteDeps): FastifyPluginAsyncTypebox 
         config: { permission: 'apps:write' },
         schema: {
           tags: ['app-installs'],
+          operationId: 'getInstallLimits',
           summary: 'The install’s limits record: currency, prices per action, budgets',
           params: InstallParams,
+          response: { 200: LimitsRecordSchema, ...errors(404) },
         },
       },
       async (request) => getLimits(installContextOf(deps, request), request.params.install),
@@ -53,9 +31,13 @@ export function limitsRoutes(deps: InstallRouteDeps): FastifyPluginAsyncTypebox 
         config: { permission: 'apps:write' },
         schema: {
           tags: ['app-installs'],
+          operationId: 'saveInstallLimits',
           summary: 'Replace the install’s limits record',
+          description:
+            'A currency other than the one the install spent in this UTC month answers 409 conflict.',
           params: InstallParams,
-          body: LimitsBody,
+          body: LimitsRecordSchema,
+          response: { 200: LimitsRecordSchema, ...errors(404, 409) },
         },
       },
       async (request) => saveLimits(installContextOf(deps, request), request.params.install, request.body),

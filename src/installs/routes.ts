@@ -3,7 +3,8 @@
 // values have route files of their own beside this one; the test call and metering are in src/calls/.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
+import { type Static, Type } from 'typebox';
+import { errors } from '../http/responses.ts';
 import {
   CIRCUIT_FAILURE_THRESHOLD,
   CIRCUIT_OPEN_SECONDS,
@@ -13,22 +14,42 @@ import {
 import { type InstallRouteDeps, installContextOf } from './context.ts';
 import { removeAlias, renameInstall } from './rename.ts';
 import { createInstall, saveInstall } from './saves.ts';
+import {
+  CircuitSchema,
+  CircuitSettingsSchema,
+  HeldSaveSchema,
+  InstallListSchema,
+  InstallViewSchema,
+  RenameResultSchema,
+} from './schemas.ts';
 import { removeSecret, storeSecret } from './secrets.ts';
-import { deleteInstall, getInstall, listInstalls } from './service.ts';
+import { deleteInstall, getInstall, listInstalls, type SaveBody as SaveFields } from './service.ts';
 
 export const Name = Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,99}$' });
 const SecretName = Type.String({ minLength: 1, maxLength: 64 });
 const Host = Type.String({ minLength: 1, maxLength: 259 });
+/** What a save takes when the body leaves a field out (spec §4.2); the schema shows them as defaults. */
+const SAVE_DEFAULTS = { enabled: true, config: {}, approveHosts: [] } as const;
 const saveFields = {
   versionId: Type.String({ format: 'uuid' }),
-  enabled: Type.Boolean({ default: true }),
-  config: Type.Record(Type.String(), Type.Unknown(), { default: {} }),
-  approveHosts: Type.Array(Host, { maxItems: 20, default: [] }),
+  enabled: Type.Optional(Type.Boolean({ default: SAVE_DEFAULTS.enabled })),
+  config: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { default: SAVE_DEFAULTS.config })),
+  approveHosts: Type.Optional(Type.Array(Host, { maxItems: 20, default: SAVE_DEFAULTS.approveHosts })),
   comment: Type.Optional(Type.Union([Type.String({ maxLength: 2000 }), Type.Null()])),
   autoUpgrade: Type.Optional(Type.Union([Type.Literal('off'), Type.Literal('compatible')])),
 };
-const CreateBody = Type.Object({ name: Name, ...saveFields }, { additionalProperties: false });
-const SaveBody = Type.Object(saveFields, { additionalProperties: false });
+const saveExample = {
+  versionId: '0f8e7a52-3c1d-4b7a-9e2f-5a6b7c8d9e0f',
+  enabled: true,
+  config: { baseUrl: 'https://api.vendor.example' },
+  approveHosts: ['api.vendor.example'],
+  comment: 'Screening for onboarding',
+};
+const CreateBody = Type.Object(
+  { name: Name, ...saveFields },
+  { additionalProperties: false, examples: [{ name: 'screening', ...saveExample }] },
+);
+const SaveBody = Type.Object(saveFields, { additionalProperties: false, examples: [saveExample] });
 export const InstallParams = Type.Object({ install: Name });
 const SecretParams = Type.Object({ install: Name, secret: SecretName });
 const SecretBody = Type.Object(
@@ -38,13 +59,16 @@ const SecretBody = Type.Object(
 const RenameBody = Type.Object(
   {
     name: Name,
-    keepAlias: Type.Boolean({ default: true }),
+    keepAlias: Type.Optional(Type.Boolean({ default: true })),
     rewrite: Type.Optional(Type.Union([Type.Literal('drafts'), Type.Literal('publish')])),
   },
   { additionalProperties: false },
 );
 const AliasParams = Type.Object({ install: Name, alias: Name });
-const ForceQuery = Type.Object({ force: Type.Boolean({ default: false }) }, { additionalProperties: false });
+const ForceQuery = Type.Object(
+  { force: Type.Optional(Type.Boolean({ default: false })) },
+  { additionalProperties: false },
+);
 const CircuitBody = Type.Object(
   {
     failureThreshold: nullableInteger(CIRCUIT_FAILURE_THRESHOLD),
@@ -61,6 +85,18 @@ function nullableInteger(range: { min: number; max: number }) {
   return Type.Unsafe<number | null>({ type: ['integer', 'null'], minimum: range.min, maximum: range.max });
 }
 
+/** The save a body asks for, its left-out fields taken at their defaults. */
+function saveOf(body: Static<typeof SaveBody>): SaveFields {
+  return {
+    versionId: body.versionId,
+    enabled: body.enabled ?? SAVE_DEFAULTS.enabled,
+    config: body.config ?? { ...SAVE_DEFAULTS.config },
+    approveHosts: body.approveHosts ?? [...SAVE_DEFAULTS.approveHosts],
+    comment: body.comment ?? null,
+    ...(body.autoUpgrade ? { autoUpgrade: body.autoUpgrade } : {}),
+  };
+}
+
 export function installRoutes(deps: InstallRouteDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
     const context = (request: FastifyRequest) => installContextOf(deps, request);
@@ -71,8 +107,10 @@ export function installRoutes(deps: InstallRouteDeps): FastifyPluginAsyncTypebox
         config: { permission: 'apps:read' },
         schema: {
           tags: ['app-installs'],
+          operationId: 'listInstalls',
           summary: 'The tenant’s installs, optionally of one app',
           querystring: Type.Object({ app: Type.Optional(Name) }, { additionalProperties: false }),
+          response: { 200: InstallListSchema },
         },
       },
       async (request) => ({ items: await listInstalls(context(request), request.query.app) }),
@@ -80,7 +118,16 @@ export function installRoutes(deps: InstallRouteDeps): FastifyPluginAsyncTypebox
 
     app.get(
       '/app-installs/:install',
-      { config: { permission: 'apps:read' }, schema: { tags: ['app-installs'], params: InstallParams } },
+      {
+        config: { permission: 'apps:read' },
+        schema: {
+          tags: ['app-installs'],
+          operationId: 'getInstall',
+          summary: 'One install: its version, secrets, open change, aliases and circuit',
+          params: InstallParams,
+          response: { 200: InstallViewSchema, ...errors(404) },
+        },
+      },
       async (request) => getInstall(context(request), request.params.install),
     );
 
@@ -88,11 +135,21 @@ export function installRoutes(deps: InstallRouteDeps): FastifyPluginAsyncTypebox
       '/app-installs',
       {
         config: { permission: 'apps:write' },
-        schema: { tags: ['app-installs'], summary: 'Install an app version', body: CreateBody },
+        schema: {
+          tags: ['app-installs'],
+          operationId: 'createInstall',
+          summary: 'Install an app version',
+          description:
+            '201 when the install applies at once; 202 { install, change } when the tenant requires approvals for apps and the install adds hosts.',
+          body: CreateBody,
+          response: { 201: InstallViewSchema, 202: HeldSaveSchema, ...errors(409) },
+        },
       },
       async (request, reply) => {
-        const { comment, ...body } = request.body;
-        const saved = await createInstall(context(request), { ...body, comment: comment ?? null });
+        const saved = await createInstall(context(request), {
+          name: request.body.name,
+          ...saveOf(request.body),
+        });
         return reply.status(saved.status).send(saved.body);
       },
     );
@@ -101,14 +158,19 @@ export function installRoutes(deps: InstallRouteDeps): FastifyPluginAsyncTypebox
       '/app-installs/:install',
       {
         config: { permission: 'apps:write' },
-        schema: { tags: ['app-installs'], summary: 'Save an install', params: InstallParams, body: SaveBody },
+        schema: {
+          tags: ['app-installs'],
+          operationId: 'saveInstall',
+          summary: 'Save an install: the whole state it should have (autoUpgrade left out keeps it)',
+          description:
+            '200 when the save applies at once; 202 { install, change } when it adds hosts under approvals for apps.',
+          params: InstallParams,
+          body: SaveBody,
+          response: { 200: InstallViewSchema, 202: HeldSaveSchema, ...errors(404, 409) },
+        },
       },
       async (request, reply) => {
-        const { comment, ...body } = request.body;
-        const saved = await saveInstall(context(request), request.params.install, {
-          ...body,
-          comment: comment ?? null,
-        });
+        const saved = await saveInstall(context(request), request.params.install, saveOf(request.body));
         return reply.status(saved.status).send(saved.body);
       },
     );
@@ -119,13 +181,17 @@ export function installRoutes(deps: InstallRouteDeps): FastifyPluginAsyncTypebox
         config: { permission: 'apps:write' },
         schema: {
           tags: ['app-installs'],
+          operationId: 'deleteInstall',
+          summary: 'Remove an install with its secrets, aliases, changes, limits and cached values',
+          description: 'While runs wait on its callbacks: 409 install_in_use, unless force fails them.',
           params: InstallParams,
           querystring: ForceQuery,
+          response: { 204: Type.Null(), ...errors(404, 409) },
         },
       },
       async (request, reply) => {
-        await deleteInstall(context(request), request.params.install, request.query.force);
-        return reply.status(204).send();
+        await deleteInstall(context(request), request.params.install, request.query.force ?? false);
+        return reply.status(204).send(null);
       },
     );
 
@@ -135,9 +201,11 @@ export function installRoutes(deps: InstallRouteDeps): FastifyPluginAsyncTypebox
         config: { permission: 'apps:write' },
         schema: {
           tags: ['app-installs'],
+          operationId: 'storeInstallSecret',
           summary: 'Store or replace a sealed secret; the value is never returned',
           params: SecretParams,
           body: SecretBody,
+          response: { 200: InstallViewSchema, ...errors(404) },
         },
       },
       async (request) =>
@@ -148,7 +216,13 @@ export function installRoutes(deps: InstallRouteDeps): FastifyPluginAsyncTypebox
       '/app-installs/:install/secrets/:secret',
       {
         config: { permission: 'apps:write' },
-        schema: { tags: ['app-installs'], summary: 'Remove a stored secret', params: SecretParams },
+        schema: {
+          tags: ['app-installs'],
+          operationId: 'removeInstallSecret',
+          summary: 'Remove a stored secret',
+          params: SecretParams,
+          response: { 200: InstallViewSchema, ...errors(404) },
+        },
       },
       async (request) => removeSecret(context(request), request.params.install, request.params.secret),
     );
@@ -159,12 +233,18 @@ export function installRoutes(deps: InstallRouteDeps): FastifyPluginAsyncTypebox
         config: { permission: 'apps:write' },
         schema: {
           tags: ['app-installs'],
+          operationId: 'renameInstall',
           summary: 'Rename an install, keeping its former name as an alias by default',
           params: InstallParams,
           body: RenameBody,
+          response: { 200: RenameResultSchema, ...errors(404, 409) },
         },
       },
-      async (request) => renameInstall(context(request), request.params.install, request.body),
+      async (request) =>
+        renameInstall(context(request), request.params.install, {
+          ...request.body,
+          keepAlias: request.body.keepAlias ?? true,
+        }),
     );
 
     app.delete(
@@ -173,13 +253,20 @@ export function installRoutes(deps: InstallRouteDeps): FastifyPluginAsyncTypebox
         config: { permission: 'apps:write' },
         schema: {
           tags: ['app-installs'],
+          operationId: 'removeInstallAlias',
           summary: 'Remove a kept former name; the name becomes free',
           params: AliasParams,
           querystring: ForceQuery,
+          response: { 200: InstallViewSchema, ...errors(404, 409) },
         },
       },
       async (request) =>
-        removeAlias(context(request), request.params.install, request.params.alias, request.query.force),
+        removeAlias(
+          context(request),
+          request.params.install,
+          request.params.alias,
+          request.query.force ?? false,
+        ),
     );
 
     app.put(
@@ -188,9 +275,11 @@ export function installRoutes(deps: InstallRouteDeps): FastifyPluginAsyncTypebox
         config: { permission: 'apps:write' },
         schema: {
           tags: ['app-installs'],
+          operationId: 'configureInstallCircuit',
           summary: 'Set the install’s own circuit settings (null: the deployment’s)',
           params: InstallParams,
           body: CircuitBody,
+          response: { 200: CircuitSettingsSchema, ...errors(404) },
         },
       },
       async (request) => configureCircuit(context(request), request.params.install, request.body),
@@ -202,8 +291,10 @@ export function installRoutes(deps: InstallRouteDeps): FastifyPluginAsyncTypebox
         config: { permission: 'apps:write' },
         schema: {
           tags: ['app-installs'],
+          operationId: 'resetInstallCircuit',
           summary: 'Close the install’s circuit and clear its count',
           params: InstallParams,
+          response: { 200: CircuitSchema, ...errors(404) },
         },
       },
       async (request) => resetCircuit(context(request), request.params.install),

@@ -39,8 +39,8 @@ import { type AutoUpgrade, appInstalls } from './tables.ts';
 import { type InstallRow, type InstallView, storedSecretNames, type VersionRow } from './view.ts';
 
 /** What a save answers: applied (201 on create, 200 on PUT), or held for approval (202 { install, change }). */
-export type SaveOutcome =
-  | { status: 200 | 201; body: InstallView }
+export type SaveOutcome<Applied extends 200 | 201 = 200 | 201> =
+  | { status: Applied; body: InstallView }
   | { status: 202; body: { install: InstallView; change: ChangeView } };
 
 const stateOf = (version: VersionRow, config: Record<string, unknown>): InstallState => ({
@@ -73,7 +73,7 @@ const heldOutcome = async (tx: Tx, ctx: InstallContext, install: InstallRow, cha
 
 // Strictly later than the write before, even when both transactions started in the same instant.
 
-export async function createInstall(ctx: InstallContext, body: CreateBody): Promise<SaveOutcome> {
+export async function createInstall(ctx: InstallContext, body: CreateBody): Promise<SaveOutcome<201>> {
   const tenantId = ctx.principal.tenantId;
   if (RESERVED_INSTALL_NAMES.includes(body.name)) {
     throw validationError(
@@ -167,7 +167,11 @@ interface Saving {
  * Applies at once (200), or, when the tenant requires approvals for apps and the save adds hosts, waits
  * for a decision (202): see heldSave. Either way the install's open change is superseded.
  */
-export async function saveInstall(ctx: InstallContext, name: string, body: SaveBody): Promise<SaveOutcome> {
+export async function saveInstall(
+  ctx: InstallContext,
+  name: string,
+  body: SaveBody,
+): Promise<SaveOutcome<200>> {
   const tenantId = ctx.principal.tenantId;
   return ctx.database.db.transaction(async (tx) => {
     const current = await requireInstall(tx, tenantId, name, true);
@@ -217,7 +221,7 @@ async function appliedSave(
   ctx: InstallContext,
   { current, currentVersion, waitingNew, body, autoUpgrade }: Saving,
   next: { version: VersionRow; hosts: string[]; config: Record<string, unknown> },
-): Promise<SaveOutcome> {
+): Promise<SaveOutcome<200>> {
   const superseded = await supersedeOpenChange(tx, ctx, current);
   const [row] = await tx
     .update(appInstalls)
@@ -270,7 +274,7 @@ async function heldSave(
   { current, currentVersion, waitingNew, body, autoUpgrade }: Saving,
   planned: Planned,
   approvals: ApprovalSettings,
-): Promise<SaveOutcome> {
+): Promise<SaveOutcome<200>> {
   const now = waitingNew
     ? { enabled: false, config: body.config }
     : partAppliedAtOnce(

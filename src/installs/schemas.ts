@@ -1,0 +1,201 @@
+// What the install routes answer, as schemas (spec part 1 §2.6, §2.7, §2.11, §2.12): the install view, the
+// install change, the cache listing, the limits record and the smaller answers. Fastify serialises the
+// answers with them (a field the view adds and these lack is dropped), and the OpenAPI description is
+// generated from them, so each mirrors its view function field for field.
+import { Type } from 'typebox';
+import { BUDGET_METRICS, BUDGET_PERIODS } from '../calls/quotas.ts';
+import { DateTime, nullable, VersionSummarySchema } from '../catalogue/version-schema.ts';
+import { pageOf } from '../http/paging.ts';
+import { MAX_BUDGETS_PER_INSTALL } from './limits.ts';
+
+const Uuid = Type.String({ format: 'uuid' });
+const Names = Type.Array(Type.String());
+const Config = Type.Record(Type.String(), Type.Unknown(), {
+  description: 'Validated against the version’s configSchema',
+});
+
+/** The install change (spec §2.7): a held save, and its decision once taken. */
+export const ChangeViewSchema = Type.Object(
+  {
+    id: Uuid,
+    tenantId: Uuid,
+    installId: nullable(Uuid),
+    installName: Type.String(),
+    versionId: Uuid,
+    config: Config,
+    enabled: Type.Boolean(),
+    hosts: Names,
+    hostsAdded: Names,
+    origin: Type.Union([Type.Literal('save'), Type.Literal('auto_upgrade')]),
+    needsAdded: Type.Array(Type.String(), { description: 'Needs the change adds: documents' }),
+    handlesAdded: Type.Array(Type.String(), { description: 'Exports the change adds: webhook, handoff' }),
+    newInstall: Type.Boolean(),
+    installUpdatedAt: DateTime,
+    approvalSettings: Type.Object(
+      { required: Type.Boolean(), fourEyes: Type.Boolean() },
+      { additionalProperties: false },
+    ),
+    requestedBy: Type.String(),
+    requestedAt: DateTime,
+    comment: nullable(Type.String()),
+    decidedBy: nullable(Type.String()),
+    decidedAt: nullable(DateTime),
+    decision: nullable(
+      Type.Union([Type.Literal('approved'), Type.Literal('rejected'), Type.Literal('withdrawn')]),
+    ),
+    decisionComment: nullable(Type.String()),
+  },
+  { additionalProperties: false, title: 'InstallChange' },
+);
+
+/** The install's own circuit settings; null takes the deployment's value. */
+export const CircuitSettingsSchema = Type.Object(
+  { failureThreshold: nullable(Type.Integer()), openSeconds: nullable(Type.Integer()) },
+  { additionalProperties: false },
+);
+
+export const CircuitSchema = Type.Object(
+  {
+    state: Type.Union([Type.Literal('closed'), Type.Literal('open'), Type.Literal('half_open')]),
+    failures: Type.Integer({ minimum: 0, description: 'Outages in a row' }),
+    since: nullable(DateTime),
+    settings: nullable(CircuitSettingsSchema),
+    defaults: Type.Object(
+      { failureThreshold: Type.Integer(), openSeconds: Type.Integer() },
+      { additionalProperties: false },
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/** The install view (spec §2.6): the install unfolded with its version, secrets, change and circuit. */
+export const InstallViewSchema = Type.Object(
+  {
+    id: Uuid,
+    tenantId: Uuid,
+    name: Type.String(),
+    appName: Type.String(),
+    versionId: Uuid,
+    version: VersionSummarySchema,
+    autoUpgrade: Type.Union([Type.Literal('off'), Type.Literal('compatible')]),
+    upgradedFromVersionId: nullable(Uuid),
+    enabled: Type.Boolean(),
+    config: Config,
+    hosts: Names,
+    createdAt: DateTime,
+    updatedAt: DateTime,
+    requiredSecrets: Names,
+    storedSecrets: Names,
+    missingSecrets: Names,
+    updateAvailable: Type.Boolean(),
+    webhookUrl: nullable(Type.String()),
+    pendingChange: nullable(ChangeViewSchema),
+    aliases: Names,
+    upgrade: Type.Optional(
+      Type.Object(
+        {
+          // No automatic upgrade computes a target yet: the platform answers nulls until one does.
+          target: Type.Null(),
+          waitingFor: Type.Null(),
+        },
+        { additionalProperties: false, description: 'Present when autoUpgrade is compatible' },
+      ),
+    ),
+    circuit: CircuitSchema,
+  },
+  { additionalProperties: false, title: 'InstallView' },
+);
+
+export const InstallListSchema = Type.Object(
+  { items: Type.Array(InstallViewSchema) },
+  { additionalProperties: false },
+);
+
+/** 202: the save waits for a decision; the install as it serves meanwhile, and the change opened. */
+export const HeldSaveSchema = Type.Object(
+  { install: InstallViewSchema, change: ChangeViewSchema },
+  { additionalProperties: false, title: 'HeldSave' },
+);
+
+export const ChangePageSchema = pageOf(ChangeViewSchema);
+
+const Definition = { kind: Type.String(), id: Type.String(), name: Type.String() };
+export const RenameResultSchema = Type.Object(
+  {
+    install: InstallViewSchema,
+    alias: nullable(Type.String({ description: 'The former name kept as an alias' })),
+    definitions: Type.Array(
+      Type.Object({ ...Definition, version: Type.Integer() }, { additionalProperties: false }),
+    ),
+    skipped: Type.Array(
+      Type.Object({ ...Definition, reason: Type.Literal('draft_pending') }, { additionalProperties: false }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const Count = Type.Integer({ minimum: 0 });
+
+/** GET …/cache: live cached values (never a value), the deployment's budget and what is used of it. */
+export const CacheListingSchema = Type.Object(
+  {
+    items: Type.Array(
+      Type.Object(
+        { name: Type.String(), expiresAt: DateTime, updatedAt: DateTime, sizeBytes: Count },
+        { additionalProperties: false },
+      ),
+    ),
+    limits: Type.Object({ entries: Count, totalBytes: Count }, { additionalProperties: false }),
+    used: Type.Object({ entries: Count, totalBytes: Count }, { additionalProperties: false }),
+  },
+  { additionalProperties: false },
+);
+
+export const CacheClearedSchema = Type.Object(
+  { entries: Type.Integer({ minimum: 0, description: 'How many values were cleared' }) },
+  { additionalProperties: false },
+);
+
+/** Micros and counts: whole numbers JSON and the bigint columns both carry exactly. */
+const Amount = Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER });
+
+const Budget = Type.Object(
+  {
+    // enum rather than a union of literals: one issue per wrong value instead of one per literal.
+    metric: Type.Enum([...BUDGET_METRICS]),
+    period: Type.Enum([...BUDGET_PERIODS]),
+    max: Amount,
+  },
+  { additionalProperties: false },
+);
+
+/** The limits record (spec §2.12): the PUT body and both answers. */
+export const LimitsRecordSchema = Type.Object(
+  {
+    // One `type: [string, null]` rather than anyOf, like the circuit's nullable integers: no coercion
+    // of a wrong type into the other branch.
+    currency: Type.Unsafe<string | null>({
+      type: ['string', 'null'],
+      pattern: '^[A-Z]{3}$',
+      description: 'ISO 4217 code, or null: no charging',
+    }),
+    prices: Type.Record(Type.String({ minLength: 1, maxLength: 100 }), Amount, {
+      description: 'Micros of the currency per call, by action name',
+    }),
+    budgets: Type.Array(Budget, { maxItems: MAX_BUDGETS_PER_INSTALL }),
+  },
+  {
+    additionalProperties: false,
+    title: 'InstallLimits',
+    examples: [
+      {
+        currency: 'EUR',
+        prices: { screen: 250_000 },
+        budgets: [
+          { metric: 'calls', period: 'day', max: 1000 },
+          { metric: 'spend', period: 'month', max: 50_000_000 },
+        ],
+      },
+    ],
+  },
+);
