@@ -1,11 +1,9 @@
 // The catalogue's answers as schemas (the AppVersionSummary of spec part 1 §2.2 and what carries it):
 // Fastify serialises the answers with them and the OpenAPI description is generated from them, so each
 // names every field views.ts and lifecycle.ts write, and nothing else.
-import { type TSchema, Type } from 'typebox';
+import { Type } from 'typebox';
+import { dateTime, nullable } from '../http/responses.ts';
 
-const Nullable = <T extends TSchema>(schema: T, options: { description?: string } = {}) =>
-  Type.Union([schema, Type.Null()], options);
-const DateTime = (description?: string) => Type.String({ format: 'date-time', description });
 const Uuid = Type.String({ format: 'uuid' });
 const closed = { additionalProperties: false } as const;
 
@@ -90,10 +88,10 @@ export const Review = Type.Object(
     versionId: Uuid,
     status: DecisionStatus,
     requestedBy: Type.String(),
-    requestedAt: DateTime(),
-    decidedBy: Nullable(Type.String()),
-    decidedAt: Nullable(DateTime()),
-    comment: Nullable(Type.String()),
+    requestedAt: dateTime(),
+    decidedBy: nullable(Type.String()),
+    decidedAt: nullable(dateTime()),
+    comment: nullable(Type.String()),
   },
   { ...closed, title: 'AppReview' },
 );
@@ -110,22 +108,22 @@ export const Approval = Type.Object(
       description: 'The requester may not approve it (the settings when it was made)',
     }),
     requestedBy: Type.String(),
-    requestedByName: Nullable(Type.String()),
-    requestedAt: DateTime(),
-    decidedBy: Nullable(Type.String()),
-    decidedAt: Nullable(DateTime()),
-    comment: Nullable(Type.String()),
+    requestedByName: nullable(Type.String()),
+    requestedAt: dateTime(),
+    decidedBy: nullable(Type.String()),
+    decidedAt: nullable(dateTime()),
+    comment: nullable(Type.String()),
   },
   { ...closed, title: 'AppApproval' },
 );
 
-const Text = Nullable(Type.String());
+const Text = nullable(Type.String());
 
 export const VersionSummary = Type.Object(
   {
     id: Uuid,
     publisher: Type.Union([Type.Literal('platform'), Type.Literal('tenant')]),
-    platformSource: Nullable(Type.Union([Type.Literal('release'), Type.Literal('operator')])),
+    platformSource: nullable(Type.Union([Type.Literal('release'), Type.Literal('operator')])),
     name: AppName,
     version: Type.String({ maxLength: 50 }),
     status: Type.Union([Type.Literal('uploaded'), Type.Literal('published'), Type.Literal('withdrawn')]),
@@ -148,10 +146,10 @@ export const VersionSummary = Type.Object(
     handles: Handles,
     actions: Type.Array(ActionSummary),
     configSchema: JsonSchemaValue,
-    createdAt: DateTime(),
-    publishedAt: Nullable(DateTime()),
-    review: Nullable(Review, { description: 'The operator’s latest review, for the tenant’s own version' }),
-    provenance: Nullable(Type.Record(Type.String(), Type.Unknown()), {
+    createdAt: dateTime(),
+    publishedAt: nullable(dateTime()),
+    review: nullable(Review, { description: 'The operator’s latest review, for the tenant’s own version' }),
+    provenance: nullable(Type.Record(Type.String(), Type.Unknown()), {
       description: 'Where the module comes from: kind (signature, attestation, release) and its checks',
     }),
   },

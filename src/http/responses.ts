@@ -3,6 +3,14 @@
 // generator or a fuzzer reads the same contract the handlers keep.
 import { type TSchema, Type } from 'typebox';
 
+/** A field that may be null: `X | null`. */
+export const nullable = <T extends TSchema>(schema: T, options: { description?: string } = {}) =>
+  Type.Union([schema, Type.Null()], options);
+
+/** An ISO 8601 date-time as answers write it. */
+export const dateTime = (description?: string) =>
+  Type.String({ format: 'date-time', ...(description ? { description } : {}) });
+
 /** `{ error: { code, message, details?, requestId } }`: every 4xx and 5xx answer. */
 export const ErrorBody = Type.Object(
   {

@@ -4,8 +4,9 @@
 // generated from them, so each mirrors its view function field for field.
 import { Type } from 'typebox';
 import { BUDGET_METRICS, BUDGET_PERIODS } from '../calls/quotas.ts';
-import { DateTime, nullable, VersionSummarySchema } from '../catalogue/version-schema.ts';
+import { VersionSummary } from '../catalogue/schemas.ts';
 import { pageOf } from '../http/paging.ts';
+import { dateTime, nullable } from '../http/responses.ts';
 import { MAX_BUDGETS_PER_INSTALL } from './limits.ts';
 
 const Uuid = Type.String({ format: 'uuid' });
@@ -30,16 +31,16 @@ export const ChangeViewSchema = Type.Object(
     needsAdded: Type.Array(Type.String(), { description: 'Needs the change adds: documents' }),
     handlesAdded: Type.Array(Type.String(), { description: 'Exports the change adds: webhook, handoff' }),
     newInstall: Type.Boolean(),
-    installUpdatedAt: DateTime,
+    installUpdatedAt: dateTime(),
     approvalSettings: Type.Object(
       { required: Type.Boolean(), fourEyes: Type.Boolean() },
       { additionalProperties: false },
     ),
     requestedBy: Type.String(),
-    requestedAt: DateTime,
+    requestedAt: dateTime(),
     comment: nullable(Type.String()),
     decidedBy: nullable(Type.String()),
-    decidedAt: nullable(DateTime),
+    decidedAt: nullable(dateTime()),
     decision: nullable(
       Type.Union([Type.Literal('approved'), Type.Literal('rejected'), Type.Literal('withdrawn')]),
     ),
@@ -58,7 +59,7 @@ export const CircuitSchema = Type.Object(
   {
     state: Type.Union([Type.Literal('closed'), Type.Literal('open'), Type.Literal('half_open')]),
     failures: Type.Integer({ minimum: 0, description: 'Outages in a row' }),
-    since: nullable(DateTime),
+    since: nullable(dateTime()),
     settings: nullable(CircuitSettingsSchema),
     defaults: Type.Object(
       { failureThreshold: Type.Integer(), openSeconds: Type.Integer() },
@@ -76,14 +77,14 @@ export const InstallViewSchema = Type.Object(
     name: Type.String(),
     appName: Type.String(),
     versionId: Uuid,
-    version: VersionSummarySchema,
+    version: VersionSummary,
     autoUpgrade: Type.Union([Type.Literal('off'), Type.Literal('compatible')]),
     upgradedFromVersionId: nullable(Uuid),
     enabled: Type.Boolean(),
     config: Config,
     hosts: Names,
-    createdAt: DateTime,
-    updatedAt: DateTime,
+    createdAt: dateTime(),
+    updatedAt: dateTime(),
     requiredSecrets: Names,
     storedSecrets: Names,
     missingSecrets: Names,
@@ -141,7 +142,7 @@ export const CacheListingSchema = Type.Object(
   {
     items: Type.Array(
       Type.Object(
-        { name: Type.String(), expiresAt: DateTime, updatedAt: DateTime, sizeBytes: Count },
+        { name: Type.String(), expiresAt: dateTime(), updatedAt: dateTime(), sizeBytes: Count },
         { additionalProperties: false },
       ),
     ),
