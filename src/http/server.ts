@@ -17,6 +17,7 @@ import { jsonErrorPlace } from './json-position.ts';
 import { installOpenApi } from './openapi.ts';
 import { installRefusalLimit } from './refusal-limit.ts';
 import { genReqId } from './request-id.ts';
+import { ErrorBody } from './responses.ts';
 
 export interface ServerOptions {
   logger: FastifyBaseLogger;
@@ -51,6 +52,8 @@ export async function createServer(options: ServerOptions) {
       sendError(error, request, reply);
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
+  // Routes declare error answers as Type.Ref('ErrorBody') (responses.ts errors()); the description names it once.
+  app.addSchema(ErrorBody);
   // The API speaks JSON: a text/plain body is refused (415) rather than handed to a route as a string.
   app.removeContentTypeParser('text/plain');
   installJsonParser(app);
