@@ -36,9 +36,9 @@ afterAll(async () => {
 describe('an app built with `app build`', () => {
   it('uploads, publishes and lists with the hash the build printed; another tenant sees none of it', async () => {
     const appDir = path.join(dir, 'demo');
-    await run('node', [APP, 'new', appDir]);
+    await run(process.execPath, [APP, 'new', appDir]);
     const out = path.join(dir, 'demo.wasm');
-    const built = await run('node', [APP, 'build', appDir, '--out', out]);
+    const built = await run(process.execPath, [APP, 'build', appDir, '--out', out]);
     const sha256 = /[0-9a-f]{64}/.exec(built.stdout)?.[0];
     expect(sha256).toBeDefined();
 

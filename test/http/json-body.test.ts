@@ -1,19 +1,18 @@
 // JSON bodies through the real api: an empty body sent as application/json is no body (routes without
 // one, or with an optional one, accept it), and JSON nested past 64 levels is refused before any code
 // walks it, at the JSON Pointer where the depth is passed, leaving nothing written.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CataloguePlatform, startCataloguePlatform } from '../catalogue/support.ts';
-import { changeCalls } from '../installs/changes-support.ts';
-import { ok, publishEcho, SECRET_KEY_HEX } from '../installs/support.ts';
+import { describe, expect, it } from 'vitest';
+import type { CataloguePlatform } from '../catalogue/support.ts';
+import { type ChangeCalls, changesPlatform } from '../installs/changes-support.ts';
+import { ok, publishEcho } from '../installs/support.ts';
 import { expectError } from './expect.ts';
 
 let platform: CataloguePlatform;
-let api: ReturnType<typeof changeCalls>;
-beforeAll(async () => {
-  platform = await startCataloguePlatform({ SECRET_STORE_KEY: SECRET_KEY_HEX });
-  api = changeCalls(platform);
-}, 120_000);
-afterAll(async () => platform?.close());
+let api: ChangeCalls;
+changesPlatform((started, calls) => {
+  platform = started;
+  api = calls;
+});
 
 /** A request whose body is the given text, sent as JSON. */
 const rawJson = (path: string, token: string, method: string, body: string) =>

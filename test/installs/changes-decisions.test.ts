@@ -2,20 +2,19 @@
 // saves", part 2 §5, §7.2): refusals of approve, reject and withdraw, the list, tenant isolation and a
 // decision racing a save.
 import { eq, sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { appBlocks } from '../../src/catalogue/tables.ts';
 import { appInstallChanges } from '../../src/installs/tables.ts';
-import { type CataloguePlatform, startCataloguePlatform } from '../catalogue/support.ts';
-import { changeCalls, changeModule } from './changes-support.ts';
-import { errorOf, ok, published, SECRET_KEY_HEX } from './support.ts';
+import type { CataloguePlatform } from '../catalogue/support.ts';
+import { type ChangeCalls, changeModule, changesPlatform } from './changes-support.ts';
+import { errorOf, ok, published } from './support.ts';
 
 let platform: CataloguePlatform;
-let api: ReturnType<typeof changeCalls>;
-beforeAll(async () => {
-  platform = await startCataloguePlatform({ SECRET_STORE_KEY: SECRET_KEY_HEX });
-  api = changeCalls(platform);
-}, 120_000);
-afterAll(async () => platform?.close());
+let api: ChangeCalls;
+changesPlatform((started, calls) => {
+  platform = started;
+  api = calls;
+});
 
 const VENDOR = 'api.vendor.test';
 const WRITER = ['apps:read', 'apps:write'];

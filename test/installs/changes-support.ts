@@ -1,9 +1,9 @@
 // Helpers of the install changes tests: a module variant that reads a vendor URL from config (so a save
 // can add a host) and may read documents or hand off, and calls through the real api as named users.
-import { expect } from 'vitest';
-import type { CataloguePlatform } from '../catalogue/support.ts';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { type CataloguePlatform, startCataloguePlatform } from '../catalogue/support.ts';
 import { buildFixture } from '../support/assemblyscript.ts';
-import { ok } from './support.ts';
+import { ok, SECRET_KEY_HEX } from './support.ts';
 
 export interface ChangeModuleOptions {
   /** switch: needs documents behind the config's /documents switch; absent: no documents. */
@@ -89,4 +89,16 @@ export function changeCalls(platform: CataloguePlatform) {
     },
   };
   return helpers;
+}
+
+export type ChangeCalls = ReturnType<typeof changeCalls>;
+
+/** One platform with a secret-store key for the test file, handed with its calls to `use` before the tests. */
+export function changesPlatform(use: (platform: CataloguePlatform, api: ChangeCalls) => void): void {
+  let platform: CataloguePlatform | undefined;
+  beforeAll(async () => {
+    platform = await startCataloguePlatform({ SECRET_STORE_KEY: SECRET_KEY_HEX });
+    use(platform, changeCalls(platform));
+  }, 120_000);
+  afterAll(async () => platform?.close());
 }

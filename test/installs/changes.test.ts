@@ -1,17 +1,16 @@
 // Approvals of install saves through the real api (spec part 1 §2.7, §3.3, §4.2, §4.8 "Approvals of
 // install saves", part 2 §6.1): saves held for approval, and their approval.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CataloguePlatform, startCataloguePlatform } from '../catalogue/support.ts';
-import { changeCalls, changeModule } from './changes-support.ts';
-import { configurableModule, errorOf, ok, published, SECRET_KEY_HEX } from './support.ts';
+import { describe, expect, it } from 'vitest';
+import type { CataloguePlatform } from '../catalogue/support.ts';
+import { type ChangeCalls, changeModule, changesPlatform } from './changes-support.ts';
+import { configurableModule, errorOf, ok, published } from './support.ts';
 
 let platform: CataloguePlatform;
-let api: ReturnType<typeof changeCalls>;
-beforeAll(async () => {
-  platform = await startCataloguePlatform({ SECRET_STORE_KEY: SECRET_KEY_HEX });
-  api = changeCalls(platform);
-}, 120_000);
-afterAll(async () => platform?.close());
+let api: ChangeCalls;
+changesPlatform((started, calls) => {
+  platform = started;
+  api = calls;
+});
 
 const VENDOR = 'api.vendor.test';
 
