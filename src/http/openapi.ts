@@ -2,9 +2,17 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
+import { describedSchema, type RouteSchema } from './openapi-answers.ts';
 
 export const OPENAPI_VERSION = '0.0.0';
 const DOCS_PREFIX = '/docs';
+
+interface DescribedConfig {
+  public?: boolean;
+  rateLimit?: unknown;
+  permission?: string;
+  accepts?: string;
+}
 
 export async function installOpenApi(app: FastifyInstance): Promise<void> {
   // The reference page and its assets are public like the description itself.
@@ -22,15 +30,19 @@ export async function installOpenApi(app: FastifyInstance): Promise<void> {
         description:
           'Sandboxed WebAssembly apps for the risk-management backend. Errors use one body: { error: { code, message, details?, requestId } }.',
       },
+      // Relative: the API is served where this document is (GET /openapi.json at its root).
+      servers: [{ url: '/', description: 'The host serving this document' }],
       components: {
         securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
       },
       security: [{ bearerAuth: [] }],
     },
+    // Shared schemas (app.addSchema) keep their $id as their name: #/components/schemas/ErrorBody.
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
     transform: ({ schema, url, route }) => {
-      const isPublic = (route.config as { public?: boolean } | undefined)?.public;
-      const described = { ...(schema as object) } as Record<string, unknown>;
-      if (isPublic) described.security = [];
+      const config = (route.config ?? {}) as DescribedConfig;
+      const method = String(Array.isArray(route.method) ? route.method[0] : route.method);
+      const described = describedSchema((schema ?? {}) as RouteSchema, { method, ...config });
       return { schema: described as typeof schema, url };
     },
   });

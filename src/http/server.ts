@@ -52,7 +52,7 @@ export async function createServer(options: ServerOptions) {
       sendError(error, request, reply);
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
-  // Routes declare their error answers as refs to the one error body (responses.ts errors()).
+  // Routes declare error answers as Type.Ref('ErrorBody') (responses.ts errors()); the description names it once.
   app.addSchema(ErrorBody);
   // The API speaks JSON: a text/plain body is refused (415) rather than handed to a route as a string.
   app.removeContentTypeParser('text/plain');

@@ -5,7 +5,10 @@
 // order — on free ports instead of 3000 and 4010.
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
+import createClient from 'openapi-fetch';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import type { paths } from '../support/api-types.ts';
+import { expectContractKept, fetchContract } from '../support/contract.ts';
 import { freePort } from '../support/free-port.ts';
 import {
   APP_BIN,
@@ -71,6 +74,15 @@ interface Answer {
   body: any;
 }
 
+/** An openapi-fetch result as the expectations read it: the status, the body (data or error), as text too. */
+async function answer(
+  pending: Promise<{ data?: unknown; error?: unknown; response: Response }>,
+): Promise<Answer> {
+  const { data, error, response } = await pending;
+  const body = data ?? error ?? null;
+  return { status: response.status, text: JSON.stringify(body), body };
+}
+
 describe('README: try an app (http-connector against a vendor double)', () => {
   it(
     'installs http-connector, stores its key, enables, test-calls the vendor double with the key redacted, meters and audits it',
@@ -107,75 +119,91 @@ describe('README: try an app (http-connector against a vendor double)', () => {
       const token = minted.stdout.trim();
       expect(token).toMatch(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
 
+      // The README's calls through a client generated from /openapi.json (openapi-typescript types,
+      // openapi-fetch): a tenant's generated client works; every answer also keeps the description.
       const answers: string[] = [];
-      const call = async (method: string, route: string, body?: unknown): Promise<Answer> => {
-        const response = await fetch(`${api}${route}`, {
-          method,
-          headers: {
-            authorization: `Bearer ${token}`,
-            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-          },
-          body: body === undefined ? undefined : JSON.stringify(body),
-          // A hung step fails naming itself rather than running into the test's timeout.
-          signal: AbortSignal.timeout(60_000),
-        });
-        const text = await response.text();
-        answers.push(text);
-        let parsed: unknown = null;
-        try {
-          parsed = JSON.parse(text);
-        } catch {}
-        return { status: response.status, text, body: parsed };
-      };
+      const contract = await fetchContract(api as string);
+      const client = createClient<paths>({
+        baseUrl: api,
+        headers: { authorization: `Bearer ${token}` },
+        // A hung step fails naming itself rather than running into the test's timeout.
+        fetch: (request) => fetch(request, { signal: AbortSignal.timeout(60_000) }),
+      });
+      client.use({
+        async onResponse({ request, response }) {
+          answers.push(await response.clone().text());
+          await expectContractKept(contract, request.method, response);
+        },
+      });
       const config = {
         baseUrl: `http://${vendorHost}`,
         auth: { type: 'apiKey', header: 'X-Api-Key' },
       };
 
       // 1. the release version of http-connector
-      const versions = await call('GET', '/apps/http-connector/versions');
+      const versions = await answer(
+        client.GET('/apps/{name}/versions', { params: { path: { name: 'http-connector' } } }),
+      );
       expect(versions.status, versions.text).toBe(200);
       const versionId = versions.body.items[0].id as string;
       expect(versionId).toEqual(expect.any(String));
 
       // 2. install it, disabled, with an API key header; approve the vendor's host
-      const installed = await call('POST', '/app-installs', {
-        name: 'vendor',
-        versionId,
-        enabled: false,
-        config,
-        approveHosts: [vendorHost],
-      });
+      const installed = await answer(
+        client.POST('/app-installs', {
+          body: { name: 'vendor', versionId, enabled: false, config, approveHosts: [vendorHost] },
+        }),
+      );
       expect(installed.status, installed.text).toBe(201);
       expect(installed.body).toMatchObject({ name: 'vendor', enabled: false, missingSecrets: ['API_KEY'] });
       expect(installed.body.webhookUrl).toBeNull(); // http-connector receives no webhooks
       // An app that does: without WEBHOOK_PUBLIC_URL a development stack names its own printed address.
-      const idvVersions = await call('GET', '/apps/identity-verification/versions');
-      const idv = await call('POST', '/app-installs', {
-        name: 'idv',
-        versionId: idvVersions.body.items[0].id,
-        enabled: false,
-        config: { baseUrl: `http://${vendorHost}` },
-        approveHosts: [vendorHost],
-      });
+      const idvVersions = await answer(
+        client.GET('/apps/{name}/versions', { params: { path: { name: 'identity-verification' } } }),
+      );
+      const idv = await answer(
+        client.POST('/app-installs', {
+          body: {
+            name: 'idv',
+            versionId: idvVersions.body.items[0].id,
+            enabled: false,
+            config: { baseUrl: `http://${vendorHost}` },
+            approveHosts: [vendorHost],
+          },
+        }),
+      );
       expect(idv.status, idv.text).toBe(201);
       expect(idv.body.webhookUrl).toBe(`${api}/webhooks/app-installs/${idv.body.id}`);
 
       // 3. store the secret (sealed; never answered), then enable
-      const stored = await call('POST', '/app-installs/vendor/secrets/API_KEY', { value: SECRET });
+      const stored = await answer(
+        client.POST('/app-installs/{install}/secrets/{secret}', {
+          params: { path: { install: 'vendor', secret: 'API_KEY' } },
+          body: { value: SECRET },
+        }),
+      );
       expect(stored.status, stored.text).toBe(200);
       expect(stored.body).toMatchObject({ storedSecrets: ['API_KEY'], missingSecrets: [] });
       expect(stored.text).not.toContain(SECRET);
 
-      const enabled = await call('PUT', '/app-installs/vendor', { versionId, enabled: true, config });
+      const enabled = await answer(
+        client.PUT('/app-installs/{install}', {
+          params: { path: { install: 'vendor' } },
+          // @ts-expect-error the description marks approveHosts required though it defaults (issue 20 item 1,
+          // the installs schema): remove this line once the regenerated types take the README's body.
+          body: { versionId, enabled: true, config },
+        }),
+      );
       expect(enabled.status, enabled.text).toBe(200);
       expect(enabled.body).toMatchObject({ name: 'vendor', enabled: true });
 
       // 4. test-call it: the vendor double received the key; the answer shows [secret:API_KEY]
-      const tested = await call('POST', '/app-installs/vendor/test', {
-        action: 'request',
-        input: { method: 'GET', path: '/hello' },
-      });
+      const tested = await answer(
+        client.POST('/app-installs/{install}/test', {
+          params: { path: { install: 'vendor' } },
+          body: { action: 'request', input: { method: 'GET', path: '/hello' } },
+        }),
+      );
       expect(tested.status, tested.text).toBe(200);
       expect(tested.body).toMatchObject({
         status: 'success',
@@ -196,7 +224,9 @@ describe('README: try an app (http-connector against a vendor double)', () => {
 
       // 5. the call is metered (calls and HTTP requests per day and action). Soft: the rest still runs
       // (and the test still fails) while the route is missing.
-      const metering = await call('GET', '/app-installs/metering?install=vendor');
+      const metering = await answer(
+        client.GET('/app-installs/metering', { params: { query: { install: 'vendor' } } }),
+      );
       expect.soft(metering.status, metering.text).toBe(200);
       expect
         .soft(metering.body?.items ?? [], metering.text)
@@ -205,7 +235,7 @@ describe('README: try an app (http-connector against a vendor double)', () => {
         );
 
       // The audit trail: app.installed, app.secret.stored (never the value), app.configured, app.tested.
-      const audit = await call('GET', '/audit-events?action=app.');
+      const audit = await answer(client.GET('/audit-events', { params: { query: { action: 'app.' } } }));
       expect(audit.status, audit.text).toBe(200);
       const actions = (audit.body.items as { action: string }[]).map((event) => event.action);
       expect(actions).toEqual(

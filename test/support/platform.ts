@@ -12,6 +12,7 @@ import { type Config, loadConfig } from '../../src/config.ts';
 import { type Database, openDatabase } from '../../src/db/pool.ts';
 import { createLogger } from '../../src/logging.ts';
 import { ensureTenant } from '../../src/tenants/service.ts';
+import { type Contract, expectContractKept, fetchContract } from './contract.ts';
 import { createTestDatabase } from './database.ts';
 
 export interface TokenRequest {
@@ -30,6 +31,7 @@ export interface TestPlatform extends RunningApi {
   /** A token for a tenant created on demand; admin of tenant `acme` by default. */
   token(request?: TokenRequest): Promise<string>;
   tenantId(name?: string): Promise<string>;
+  /** An answer of the api, checked against its /openapi.json (the call throws on a mismatch). */
   fetch(pathname: string, init?: RequestInit & { token?: string | null; json?: unknown }): Promise<Response>;
 }
 
@@ -88,6 +90,9 @@ export async function startTestPlatform(
       request.expiresIn ?? '1h',
     );
 
+  // Fetched once, on the first answer to check: every answer through fetch() keeps /openapi.json.
+  let contract: Promise<Contract> | undefined;
+
   return {
     ...api,
     config,
@@ -101,11 +106,14 @@ export async function startTestPlatform(
       const bearer = given === undefined ? await token() : given;
       if (bearer) headers.set('authorization', `Bearer ${bearer}`);
       if (json !== undefined) headers.set('content-type', 'application/json');
-      return fetch(`${api.url}${pathname}`, {
+      const response = await fetch(`${api.url}${pathname}`, {
         ...rest,
         headers,
         body: json !== undefined ? JSON.stringify(json) : rest.body,
       });
+      contract ??= fetchContract(api.url);
+      await expectContractKept(await contract, rest.method ?? 'GET', response);
+      return response;
     },
     async close() {
       await api.close();

@@ -1,0 +1,81 @@
+// What the description says beyond a route's own schema, derived from what the route is: the error statuses
+// every route of its kind can answer (the route declares only its own), its non-JSON body, and which query
+// parameters a client may leave out. Pure: schema and config in, the schema to describe out.
+
+/** A route's schema as Fastify holds it (TypeBox objects are plain JSON Schema objects). */
+export type RouteSchema = Record<string, unknown>;
+
+export interface RouteTraits {
+  method: string;
+  public?: boolean;
+  /** `false` when the route is exempt from the per-caller rate limit. */
+  rateLimit?: unknown;
+  permission?: string;
+  /** The body type a route takes when not JSON (its config's `accepts`). */
+  accepts?: string;
+}
+
+const GENERIC: Record<number, string> = {
+  400: 'The request is not valid: validation_error with the issues at their JSON Pointers',
+  401: 'No valid bearer token: unauthorized',
+  403: 'The token lacks the permission this route needs: forbidden',
+  413: 'The body is larger than this route takes: payload_too_large',
+  415: 'The body is not of the type this route takes: unsupported_media_type',
+  429: 'Too many requests from this caller: rate_limited, with retryAfterSeconds',
+  500: 'An unexpected failure: internal',
+  503: 'A dependency is unavailable: service_unavailable (the database) or apps_unavailable (the runner)',
+};
+
+/** Fastify parses a body for these methods whatever the route, so each can answer 400, 413 and 415. */
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
+
+/** The generic error statuses a route can answer, ascending. */
+export function genericStatuses(schema: RouteSchema, traits: RouteTraits): number[] {
+  const takesBody = schema.body !== undefined || BODY_METHODS.has(traits.method.toUpperCase());
+  const validates = takesBody || schema.querystring !== undefined || schema.params !== undefined;
+  const statuses = [500, 503];
+  if (validates) statuses.push(400);
+  if (!traits.public) statuses.push(401);
+  if (traits.permission) statuses.push(403);
+  if (takesBody) statuses.push(413, 415);
+  if (!traits.public || traits.rateLimit !== false) statuses.push(429);
+  return statuses.sort((a, b) => a - b);
+}
+
+/** The route's declared answers plus the generic error statuses it does not declare itself. */
+export function withGenericErrors(schema: RouteSchema, traits: RouteTraits): Record<string, unknown> {
+  const declared = (schema.response ?? {}) as Record<string, unknown>;
+  const generic = Object.fromEntries(
+    genericStatuses(schema, traits).map((status) => [
+      status,
+      { $ref: 'ErrorBody', description: GENERIC[status] },
+    ]),
+  );
+  return { ...generic, ...declared };
+}
+
+/** A query parameter with a default is filled in when absent (Ajv's useDefaults): never required. */
+export function withOptionalDefaults(querystring: RouteSchema): RouteSchema {
+  const properties = (querystring.properties ?? {}) as Record<string, { default?: unknown }>;
+  const required = querystring.required as string[] | undefined;
+  if (!required) return querystring;
+  return { ...querystring, required: required.filter((name) => properties[name]?.default === undefined) };
+}
+
+/** A body that is not JSON (the route's `accepts`), described as the raw bytes it is. */
+export function rawBody(accepts: string) {
+  return {
+    consumes: [accepts],
+    body: { type: 'string', format: 'binary', description: `The raw bytes, Content-Type ${accepts}` },
+  };
+}
+
+/** The schema to describe: generic errors added, defaults optional, a raw body named. */
+export function describedSchema(schema: RouteSchema, traits: RouteTraits): RouteSchema {
+  const described: RouteSchema = { ...schema };
+  if (traits.accepts && schema.body === undefined) Object.assign(described, rawBody(traits.accepts));
+  if (schema.querystring) described.querystring = withOptionalDefaults(schema.querystring as RouteSchema);
+  described.response = withGenericErrors(described, traits);
+  if (traits.public) described.security = [];
+  return described;
+}
