@@ -58,8 +58,6 @@ export async function createServer(options: ServerOptions) {
   app.removeContentTypeParser('text/plain');
   installJsonParser(app);
 
-  // Routes declare their error answers as refs to the one error body (responses.ts errors()).
-  app.addSchema(ErrorBody);
   installConventions(app);
   installErrorHandling(app);
   if (options.openApi) await installOpenApi(app);

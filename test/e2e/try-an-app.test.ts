@@ -189,8 +189,6 @@ describe('README: try an app (http-connector against a vendor double)', () => {
       const enabled = await answer(
         client.PUT('/app-installs/{install}', {
           params: { path: { install: 'vendor' } },
-          // @ts-expect-error the description marks approveHosts required though it defaults (issue 20 item 1,
-          // the installs schema): remove this line once the regenerated types take the README's body.
           body: { versionId, enabled: true, config },
         }),
       );
