@@ -145,12 +145,7 @@ export function sendError(error: FastifyError, request: FastifyRequest, reply: F
   reply.status(api.statusCode).send(errorBody(request.id, api.code, api.message, api.details));
 }
 
+/** Errors thrown anywhere; requests no route takes are answered by installUnknownRoutes (methods.ts). */
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler(sendError);
-  app.setNotFoundHandler((request, reply) => {
-    request.failure = { code: 'not_found' };
-    reply
-      .status(404)
-      .send(errorBody(request.id, 'not_found', `no route ${request.method} ${request.url.split('?')[0]}`));
-  });
 }

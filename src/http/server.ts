@@ -14,10 +14,12 @@ import { installAuth, type TenantLookup } from './auth.ts';
 import { ApiError, installErrorHandling, sendError, validationError } from './errors.ts';
 import { depthExcess, depthMessage } from './json-depth.ts';
 import { jsonErrorPlace } from './json-position.ts';
+import { installUnknownRoutes } from './methods.ts';
 import { installOpenApi } from './openapi.ts';
 import { installRefusalLimit } from './refusal-limit.ts';
 import { genReqId } from './request-id.ts';
 import { ErrorBody } from './responses.ts';
+import { partValidators, refuseUnnamedQueryParameters } from './validation.ts';
 
 export interface ServerOptions {
   logger: FastifyBaseLogger;
@@ -41,9 +43,7 @@ export async function createServer(options: ServerOptions) {
     logController: new LogController({ requestIdLogLabel: 'requestId', disableRequestLogging: true }),
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
     ...(options.timeouts ? timeoutOptions(options.timeouts) : {}),
-    ajv: {
-      customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: true },
-    },
+    schemaController: { compilersFactory: { buildValidator: partValidators() } },
     // A URL Fastify cannot decode is answered before any hook or error handler runs, so it gets the
     // conventions here; otherwise it would go out in Fastify's own body without x-request-id.
     frameworkErrors: (error, request, reply) => {
@@ -60,6 +60,8 @@ export async function createServer(options: ServerOptions) {
 
   installConventions(app);
   installErrorHandling(app);
+  installUnknownRoutes(app);
+  refuseUnnamedQueryParameters(app);
   if (options.openApi) await installOpenApi(app);
   if (options.rateLimitPerMinute) await installRateLimit(app, options.rateLimitPerMinute);
   if (options.authFailuresPerMinute) installRefusalLimit(app, options.authFailuresPerMinute);

@@ -47,8 +47,10 @@ describe('the error body on every non-2xx', () => {
     );
   });
 
-  it('404 on a known path with a method it does not have', async () => {
-    await expectError(await platform.fetch('/tenants/me', { method: 'DELETE' }), 404, 'not_found');
+  it('405 method_not_allowed on a known path with a method it does not have', async () => {
+    const response = await platform.fetch('/tenants/me', { method: 'DELETE' });
+    expect(response.headers.get('allow')).toBe('GET, HEAD');
+    await expectError(response, 405, 'method_not_allowed');
   });
 
   it('400 bad_request on a URL that cannot be decoded, with our headers and one log line', async () => {

@@ -1,0 +1,49 @@
+// How request parts are validated: a JSON body exactly as sent, text parts (query string, path, headers)
+// read as numbers and booleans where the schema says so. And one rule for query strings: a route takes
+// only the parameters its schema names, none when it names none.
+import AjvCompiler from '@fastify/ajv-compiler';
+import type { FastifyInstance, FastifySchemaCompiler } from 'fastify';
+import { Type } from 'typebox';
+
+/** The options both compilers share; unknown fields are refused by the schemas, never dropped. */
+const AJV_OPTIONS = { removeAdditional: false, useDefaults: true, allErrors: true } as const;
+
+type ValidatorFactory = AjvCompiler.BuildCompilerFromPool;
+/** What the pool's compilers are at run time (their declared type is Ajv's compile). */
+type RouteCompiler = FastifySchemaCompiler<unknown>;
+
+/**
+ * Fastify's own Ajv compiler (ajv-formats, shared schemas) twice: without coercion for bodies (JSON
+ * carries its own types: "true" is no boolean, "apps" no array), with it for text, where every value
+ * arrives as a string (`limit=5`, `force=true`).
+ */
+export function partValidators(): ValidatorFactory {
+  const pool = AjvCompiler();
+  return (externalSchemas, ajvOptions) => {
+    const plugins = ajvOptions?.plugins ?? [];
+    const compiler = (coerceTypes: false | 'array') =>
+      pool(externalSchemas, {
+        customOptions: { ...AJV_OPTIONS, coerceTypes },
+        plugins,
+      }) as unknown as RouteCompiler;
+    const body = compiler(false);
+    const text = compiler('array');
+    const byPart: RouteCompiler = (route) => (route.httpPart === 'body' ? body(route) : text(route));
+    return byPart as unknown as ReturnType<ValidatorFactory>;
+  };
+}
+
+/** The reference page's assets take what a browser sends them: they are no API operation. */
+const isReferencePage = (url: string) => url === '/docs' || url.startsWith('/docs/');
+const NO_PARAMETERS = Type.Object({}, { additionalProperties: false });
+
+/**
+ * A route without a query string schema takes no query parameters: one is refused (400 at `query.<name>`)
+ * rather than ignored, as on routes whose schema names theirs.
+ */
+export function refuseUnnamedQueryParameters(app: FastifyInstance): void {
+  app.addHook('onRoute', (route) => {
+    if (isReferencePage(route.url) || route.schema?.querystring !== undefined) return;
+    route.schema = { ...route.schema, querystring: NO_PARAMETERS };
+  });
+}
