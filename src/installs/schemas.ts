@@ -173,8 +173,8 @@ const Budget = Type.Object(
 /** The limits record (spec §2.12): the PUT body and both answers. */
 export const LimitsRecordSchema = Type.Object(
   {
-    // One `type: [string, null]` rather than anyOf, like the circuit's nullable integers: no coercion
-    // of a wrong type into the other branch.
+    // One `type: [string, null]` rather than anyOf, like the circuit's nullable integers: a refusal names
+    // the field once.
     currency: Type.Unsafe<string | null>({
       type: ['string', 'null'],
       pattern: '^[A-Z]{3}$',

@@ -2,9 +2,8 @@
 import { Type } from 'typebox';
 
 /**
- * A string or null, as one JSON Schema type list. The server's Ajv coerces types; given a union
- * (anyOf) it would coerce null into the string branch as "", while with a type list it coerces only a
- * value of neither type, so null stays null.
+ * A string or null, as one JSON Schema type list. Bodies are validated as sent (no coercion), so null
+ * reaches the module as null; the type list also names the field once in a refusal.
  */
 const StringOrNull = (options: { maxLength: number; default?: null }) =>
   Type.Unsafe<string | null>({ type: ['string', 'null'], ...options });

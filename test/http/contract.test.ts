@@ -27,7 +27,7 @@ describe('the contract compiled from the description', () => {
 
   it('catches an undocumented status', () => {
     expect(contract.check(answer({ status: 202 }))).toEqual([
-      'GET /health answered 202: GET /health documents only 200, 500, 503',
+      'GET /health answered 202: GET /health documents only 200, 400, 500, 503',
     ]);
   });
 

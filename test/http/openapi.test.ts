@@ -113,7 +113,7 @@ describe('the description of every operation', () => {
   it('adds the generic error statuses each route can answer, with the error body', () => {
     const statuses = (name: string) =>
       Object.keys(operations.find(([key]) => key === name)?.[1].responses ?? {});
-    expect(statuses('GET /health')).toEqual(['200', '500', '503']);
+    expect(statuses('GET /health')).toEqual(['200', '400', '500', '503']);
     expect(statuses('GET /tenants/me')).toEqual(expect.arrayContaining(['401', '429', '500', '503']));
     expect(statuses('GET /tenants/me')).not.toContain('403');
     expect(statuses('GET /audit-events')).toEqual(['200', '400', '401', '403', '429', '500', '503']);

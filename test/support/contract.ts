@@ -84,6 +84,9 @@ export function compileContract(document: OpenApiDocument): Contract {
       const method = answer.method.toLowerCase() === 'head' ? 'get' : answer.method.toLowerCase();
       const operation = template ? document.paths?.[template.path]?.[method] : undefined;
       if (!template || !operation) {
+        // OPTIONS on a known path answers 204 with Allow and nothing else (docs/api-conventions.md, Methods).
+        if (answer.method === 'OPTIONS' && template && answer.status === 204)
+          return answer.text === '' ? [] : [`${where}: an OPTIONS answer carries no body`];
         // No route: 404, 405, or a URL Fastify cannot decode (400); an error, but still the error body.
         if (answer.status < 400) return [`${where}: no operation describes it`];
         return checkJson(answer, validatorAt(errorBody), where);
