@@ -3,6 +3,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { describedSchema, type RouteSchema } from './openapi-answers.ts';
+import { absentBodyIsEmpty } from './optional-body.ts';
 
 export const OPENAPI_VERSION = '0.0.0';
 const DOCS_PREFIX = '/docs';
@@ -14,9 +15,20 @@ interface DescribedConfig {
   accepts?: string;
 }
 
+/** `/apps/:name` → `/apps/{name}`: a Fastify route's path as the description spells it. */
+const describedPath = (url: string) => url.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+
 export async function installOpenApi(app: FastifyInstance): Promise<void> {
-  // The reference page and its assets are public like the description itself.
+  // Routes whose body may be left out (absentBodyIsEmpty), as "method path": @fastify/swagger marks every
+  // body it describes required, so the document is corrected for these once it is built.
+  const optionalBodies = new Set<string>();
   app.addHook('onRoute', (route) => {
+    const hooks = [route.preValidation].flat();
+    if (hooks.includes(absentBodyIsEmpty)) {
+      for (const method of [route.method].flat())
+        optionalBodies.add(`${method.toLowerCase()} ${describedPath(route.url)}`);
+    }
+    // The reference page and its assets are public like the description itself.
     if (route.url.startsWith(DOCS_PREFIX)) {
       route.config = { ...(route.config as object), public: true, rateLimit: false } as typeof route.config;
     }
@@ -39,6 +51,17 @@ export async function installOpenApi(app: FastifyInstance): Promise<void> {
     },
     // Shared schemas (app.addSchema) keep their $id as their name: #/components/schemas/ErrorBody.
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+    transformObject: (document) => {
+      if (!('openapiObject' in document)) return document.swaggerObject;
+      const { openapiObject } = document;
+      for (const [path, operations] of Object.entries(openapiObject.paths ?? {})) {
+        for (const [method, operation] of Object.entries(operations ?? {})) {
+          const body = (operation as { requestBody?: { required?: boolean } }).requestBody;
+          if (body && optionalBodies.has(`${method} ${path}`)) body.required = false;
+        }
+      }
+      return openapiObject;
+    },
     transform: ({ schema, url, route }) => {
       const config = (route.config ?? {}) as DescribedConfig;
       const method = String(Array.isArray(route.method) ? route.method[0] : route.method);

@@ -87,7 +87,7 @@ describe('the description of every operation', () => {
     operationId?: string;
     summary?: string;
     parameters?: { in: string; name: string; required?: boolean; schema?: { default?: unknown } }[];
-    requestBody?: { content: Record<string, unknown> };
+    requestBody?: { required?: boolean; content: Record<string, unknown> };
     responses: Record<string, { content?: Record<string, { schema?: unknown }> }>;
     security?: unknown[];
   };
@@ -145,6 +145,20 @@ describe('the description of every operation', () => {
     );
     expect(defaulted.length).toBeGreaterThan(0);
     for (const { parameter, required } of defaulted) expect(required, parameter).toBe(false);
+  });
+
+  it('marks a body optional exactly where the route takes none as {} (the decisions), required elsewhere', () => {
+    const bodies = operations
+      .filter(([, op]) => op.requestBody)
+      .map(([name, op]) => [name, op.requestBody?.required] as const);
+    const optional = bodies.filter(([, required]) => !required).map(([name]) => name);
+    expect(optional.sort()).toEqual([
+      'POST /app-installs/{install}/changes/{id}/approve',
+      'POST /app-installs/{install}/changes/{id}/reject',
+      'POST /apps/{name}/versions/{id}/approve',
+      'POST /apps/{name}/versions/{id}/reject',
+    ]);
+    expect(bodies.length).toBeGreaterThan(optional.length);
   });
 
   it('describes the upload body as application/wasm', () => {
