@@ -25,6 +25,7 @@ import { drawSecretTag, tagConfig } from '../src/runner/envelope.ts';
 import { startRunnerFromConfig } from '../src/runner/index.ts';
 import { Instance } from '../src/runner/sandbox.ts';
 import { buildFixture } from '../test/support/assemblyscript.ts';
+import { insertVersionRow } from '../test/support/runner.ts';
 import { withBenchDatabase } from './support.ts';
 
 const CALLS = Number(process.env.BENCH_RUNNER_CALLS ?? 300);
@@ -302,10 +303,12 @@ async function main() {
     });
     closers.unshift(() => api.close());
 
-    // The echo fixture, capped as an upload would be, stored where the internal listener serves it.
+    // The echo fixture, capped as an upload would be, stored where the internal listener serves it and
+    // used by a published version (runners are served published modules only).
     const capped = capMemory(await buildFixture('echo'), MEMORY_MIB);
     if (!('bytes' in capped)) throw new Error(capped.message);
     const sha256 = await storage.put(capped.bytes);
+    await insertVersionRow(database, sha256);
     const module = await WebAssembly.compile(capped.bytes);
 
     const startRunner = async (warmPlugins: number) => {
