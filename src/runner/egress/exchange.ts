@@ -85,6 +85,9 @@ function describe(err: unknown): string {
 }
 
 /** Sends one request and reads its whole answer; never throws. */
+const PRIVATE_NETWORK_HINT =
+  ' (a development stack may reach it with APP_RUNNER_ALLOW_PRIVATE_NETWORKS=true)';
+
 export async function sendOnce(out: Outgoing, ctx: EgressContext): Promise<Sent> {
   const limit = ctx.maxRequests ?? DEFAULT_MAX_REQUESTS;
   if (ctx.usage.httpRequests >= limit)
@@ -108,10 +111,12 @@ export async function sendOnce(out: Outgoing, ctx: EgressContext): Promise<Sent>
     if (addresses.length === 0) return { error: `${hostname} has no address`, network: 'not_sent' };
     for (const { address } of addresses) {
       const kind = addressRefusal(address, ctx.allowPrivateNetworks);
-      if (kind)
-        return refused(
-          `host ${hostname} resolves to ${address}, a ${kind} address, which apps may not reach${addressRefusal(address, true) ? '' : ' (a development stack may reach it with APP_RUNNER_ALLOW_PRIVATE_NETWORKS=true)'}`,
-        );
+      if (!kind) continue;
+      // The setting's hint only where the setting would let the address through.
+      const hint = addressRefusal(address, true) ? '' : PRIVATE_NETWORK_HINT;
+      return refused(
+        `host ${hostname} resolves to ${address}, a ${kind} address, which apps may not reach${hint}`,
+      );
     }
 
     let lease: Lease;
