@@ -23,7 +23,8 @@ import { HOST_FUNCTIONS } from '../src/module/imports.ts';
 import { capMemory } from '../src/module/wasm.ts';
 import { drawSecretTag, tagConfig } from '../src/runner/envelope.ts';
 import { startRunnerFromConfig } from '../src/runner/index.ts';
-import { Instance } from '../src/runner/sandbox.ts';
+import { REFUSING_BINDING } from '../src/runner/host/refusal.ts';
+import { SandboxPool } from '../src/runner/threads/sandbox-pool.ts';
 import { buildFixture } from '../test/support/assemblyscript.ts';
 import { insertVersionRow } from '../test/support/runner.ts';
 import { withBenchDatabase } from './support.ts';
@@ -359,6 +360,8 @@ async function main() {
     printTable(rows, floorP50);
 
     // What one instance costs: the part of a call no warm pool takes away under sustained load.
+    const sandbox = new SandboxPool({ threads: 1, warmCapacity: 0, warmIdleMs: 60_000 });
+    closers.unshift(() => sandbox.close());
     const costs = [
       await costOf('worker thread, bare (start, answer, end)', async () => {
         const worker = new Worker('require("node:worker_threads").parentPort.postMessage(1)', {
@@ -367,11 +370,12 @@ async function main() {
         await new Promise((resolve) => worker.once('message', resolve));
         await worker.terminate();
       }),
-      await costOf('sandbox instance (prepare, call, close)', async () => {
-        const instance = await Instance.prepare(sha256, module, MEMORY_MIB * 16);
-        const result = await instance.run('invoke', envelope, 5000);
-        if (result.kind !== 'answered') throw new Error(`instance: ${result.kind} ${result.message ?? ''}`);
-        await instance.close();
+      await costOf('sandbox thread call (fresh instance)', async () => {
+        const { result } = await sandbox.run(
+          { sha256, module, maxPages: MEMORY_MIB * 16 },
+          { exportName: 'invoke', input: envelope, deadlineMs: 5000, binding: REFUSING_BINDING },
+        );
+        if (result.kind !== 'answered') throw new Error(`instance: ${result.kind}`);
       }),
     ];
     console.log(`\nwhat one instance costs (${INSTANCES} one after another; CPU of every thread)`);

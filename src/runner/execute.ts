@@ -1,5 +1,5 @@
-// One export call: a claimed instance bound to this call's host functions, the envelope in, the
-// redacted and checked answer out, the instance discarded whatever happened.
+// One export call: a sandbox thread of its own, an instance no other call used bound to this call's host
+// functions, the envelope in, the redacted and checked answer out.
 import { randomUUID } from 'node:crypto';
 import { drawSecretTag, type ExportName, readAnswer, tagConfig } from './envelope.ts';
 import { RunnerFailure } from './errors.ts';
@@ -14,7 +14,7 @@ import {
 import type { HostBinding } from './host/refusal.ts';
 import { functionExports, type ModuleStore } from './modules.ts';
 import { Redactor } from './redaction.ts';
-import type { WarmPool } from './warm-pool.ts';
+import type { SandboxPool } from './threads/sandbox-pool.ts';
 
 export interface ExportRequest {
   exportName: Exclude<ExportName, 'manifest'>;
@@ -42,13 +42,18 @@ export interface ExportOutcome {
 
 export interface ExecuteDeps {
   modules: Pick<ModuleStore, 'get'>;
-  pool: WarmPool;
+  sandbox: Pick<SandboxPool, 'run'>;
   apiInternalUrl: string;
   /** Builds the host functions of one call from its state (http_request needs the egress settings). */
   bind: (state: CallState) => HostBinding;
 }
 
-export function newCallState(request: ExportRequest, apiInternalUrl: string): CallState {
+/** signal: aborted when the call ends (never, when none is given). */
+export function newCallState(
+  request: ExportRequest,
+  apiInternalUrl: string,
+  signal: AbortSignal = new AbortController().signal,
+): CallState {
   const secretTag = drawSecretTag();
   const redactor = new Redactor();
   redactor.tag(secretTag);
@@ -67,6 +72,7 @@ export function newCallState(request: ExportRequest, apiInternalUrl: string): Ca
     cacheChanges: [],
     cacheSets: 0,
     deadline: Date.now() + request.timeoutMs,
+    signal,
     documents: request.documents ? { token: request.documents.token, baseUrl: apiInternalUrl } : null,
   };
 }
@@ -78,54 +84,55 @@ export async function executeExport(deps: ExecuteDeps, request: ExportRequest): 
   if (!functionExports(module.module).has(request.exportName)) {
     throw new RunnerFailure('missing_export', `the module does not export ${request.exportName}`);
   }
-  const state = newCallState(request, deps.apiInternalUrl);
-  const { instance, warm } = await deps.pool.claim(module);
+  const ended = new AbortController();
+  const state = newCallState(request, deps.apiInternalUrl, ended.signal);
+  const envelope = {
+    call: {
+      id: state.callId,
+      tenantId: state.tenantId,
+      ...(request.call.callbackUrl ? { callbackUrl: request.call.callbackUrl } : {}),
+      secretTag: state.secretTag,
+    },
+    ...(request.exportName === 'invoke'
+      ? { action: request.fields.action, idempotencyKey: request.fields.idempotencyKey ?? null }
+      : {}),
+    config: tagConfig(request.config, state.secretTag),
+    ...withoutAction(request),
+  };
+  let ran: Awaited<ReturnType<SandboxPool['run']>>;
   try {
-    instance.claim(deps.bind(state));
-    const envelope = {
-      call: {
-        id: state.callId,
-        tenantId: state.tenantId,
-        ...(request.call.callbackUrl ? { callbackUrl: request.call.callbackUrl } : {}),
-        secretTag: state.secretTag,
-      },
-      ...(request.exportName === 'invoke'
-        ? { action: request.fields.action, idempotencyKey: request.fields.idempotencyKey ?? null }
-        : {}),
-      config: tagConfig(request.config, state.secretTag),
-      ...withoutAction(request),
-    };
-    const result = await instance.run(
-      request.exportName,
-      JSON.stringify(envelope),
-      state.deadline - Date.now(),
-    );
-    const details = { usage: state.usage };
-    if (result.kind === 'timeout')
-      throw new RunnerFailure('timeout', 'the call passed its deadline; its thread was terminated', details);
-    if (result.kind === 'trapped') {
-      throw new RunnerFailure(
-        'trapped',
-        `the module trapped: ${state.redactor.apply(result.message ?? '')}`.slice(0, 2000),
-        details,
-      );
-    }
-    const answer = readAnswerWithUsage(request.exportName, result.output ?? new Uint8Array(), state);
-    return {
-      answer,
-      usage: state.usage,
-      // Again at the end: a value registered after a line was logged (a cached value set later) goes too.
-      logs: state.logs.map((line) => ({ ...line, message: state.redactor.apply(line.message) })),
-      cacheChanges: state.cacheChanges,
-      durationMs: Date.now() - started,
-      warm,
-    };
+    ran = await deps.sandbox.run(module, {
+      exportName: request.exportName,
+      input: JSON.stringify(envelope),
+      deadlineMs: state.deadline - Date.now(),
+      binding: deps.bind(state),
+    });
   } finally {
-    // The thread is terminated at once; the answer does not wait for Node to tear it down, and the pool
-    // prepares the module's next warm instance once the answer is on its way.
-    instance.discard();
-    deps.pool.replenish(module);
+    // Host work still under way for this call (a request past the deadline) stops; its answer is dropped.
+    ended.abort();
   }
+  const { result, warm } = ran;
+  const details = { usage: state.usage };
+  if (result.kind === 'timeout')
+    throw new RunnerFailure('timeout', 'the call passed its deadline; its thread was terminated', details);
+  if (result.kind === 'trapped' || result.kind === 'start_failed') {
+    const said = result.kind === 'trapped' ? 'the module trapped' : 'the module did not start';
+    throw new RunnerFailure(
+      'trapped',
+      `${said}: ${state.redactor.apply(result.message)}`.slice(0, 2000),
+      details,
+    );
+  }
+  const answer = readAnswerWithUsage(request.exportName, result.output, state);
+  return {
+    answer,
+    usage: state.usage,
+    // Again at the end: a value registered after a line was logged (a cached value set later) goes too.
+    logs: state.logs.map((line) => ({ ...line, message: state.redactor.apply(line.message) })),
+    cacheChanges: state.cacheChanges,
+    durationMs: Date.now() - started,
+    warm,
+  };
 }
 
 function withoutAction(request: ExportRequest): Record<string, unknown> {

@@ -6,8 +6,9 @@ import { type Manifest, parseManifest } from '../module/manifest.ts';
 import { capMemory, PAGES_PER_MIB, readModule, sha256Hex } from '../module/wasm.ts';
 import { readAnswer } from './envelope.ts';
 import { RunnerFailure } from './errors.ts';
+import { REFUSING_BINDING } from './host/refusal.ts';
 import { Redactor } from './redaction.ts';
-import { Instance, trapMessage } from './sandbox.ts';
+import { type SandboxPool, withSandbox } from './threads/sandbox-pool.ts';
 
 export const MANIFEST_DEADLINE_MS = 5_000;
 /** Before the manifest names memoryMiB, the manifest export runs under the largest cap a manifest may ask. */
@@ -17,13 +18,21 @@ export type InspectionVerdict =
   | { accepted: true; manifest: Manifest; sha256: string; sizeBytes: number }
   | { accepted: false; code: string; message: string; path?: string };
 
-export async function inspectUpload(bytes: Uint8Array): Promise<InspectionVerdict> {
+/**
+ * sandbox: the threads the manifest export runs on (the runner's own); without one (a command's check),
+ * a thread is started for this inspection and ended after it.
+ */
+export async function inspectUpload(
+  bytes: Uint8Array,
+  sandbox?: Pick<SandboxPool, 'run'>,
+): Promise<InspectionVerdict> {
+  if (!sandbox) return withSandbox((oneOff) => inspectUpload(bytes, oneOff));
   const inspected = inspectModuleBytes(bytes);
   if (!inspected.ok) return { accepted: false, code: inspected.code, message: inspected.message };
   const capped = capMemory(bytes, INSPECTION_MAX_MIB);
   if (!capped.ok) return { accepted: false, code: capped.code, message: capped.message };
 
-  const answer = await runManifestExport(capped.bytes);
+  const answer = await runManifestExport(capped.bytes, sandbox);
   if ('refused' in answer) return { accepted: false, code: 'invalid_module', message: answer.refused };
   const parsed = parseManifest(answer.manifest);
   if (!parsed.ok) return { accepted: false, code: parsed.code, message: parsed.message, path: parsed.path };
@@ -40,26 +49,29 @@ export async function inspectUpload(bytes: Uint8Array): Promise<InspectionVerdic
   };
 }
 
-async function runManifestExport(bytes: Uint8Array): Promise<{ manifest: unknown } | { refused: string }> {
+async function runManifestExport(
+  bytes: Uint8Array,
+  sandbox: Pick<SandboxPool, 'run'>,
+): Promise<{ manifest: unknown } | { refused: string }> {
   const facts = readModule(bytes);
   const maxPages =
     'memories' in facts ? (facts.memories[0]?.maxPages ?? INSPECTION_MAX_MIB * PAGES_PER_MIB) : 0;
-  let instance: Instance;
+  const module = { sha256: sha256Hex(bytes), module: await WebAssembly.compile(bytes), maxPages };
+  const { result } = await sandbox.run(module, {
+    exportName: 'manifest',
+    input: '',
+    deadlineMs: MANIFEST_DEADLINE_MS,
+    binding: REFUSING_BINDING,
+    transient: true,
+  });
+  if (result.kind === 'start_failed') return { refused: `the module did not start: ${result.message}` };
+  if (result.kind === 'timeout') return { refused: 'the manifest export did not answer within 5 s' };
+  if (result.kind === 'trapped')
+    return { refused: `the manifest export trapped: ${result.message}`.slice(0, 500) };
   try {
-    instance = await Instance.prepare('inspection', await WebAssembly.compile(bytes), maxPages);
-  } catch (error) {
-    return { refused: `the module did not start: ${trapMessage(error)}` };
-  }
-  try {
-    const result = await instance.run('manifest', '', MANIFEST_DEADLINE_MS);
-    if (result.kind === 'timeout') return { refused: 'the manifest export did not answer within 5 s' };
-    if (result.kind === 'trapped')
-      return { refused: `the manifest export trapped: ${result.message ?? ''}`.slice(0, 500) };
-    return { manifest: readAnswer('manifest', result.output ?? new Uint8Array(), new Redactor()) };
+    return { manifest: readAnswer('manifest', result.output, new Redactor()) };
   } catch (error) {
     if (error instanceof RunnerFailure) return { refused: `manifest: ${error.message}` };
     throw error;
-  } finally {
-    await instance.close();
   }
 }

@@ -17,7 +17,7 @@ import { bindHostFunctions } from './host/binding.ts';
 import { inspectUpload } from './inspect.ts';
 import { ModuleStore } from './modules.ts';
 import { HandoffBody, InvokeBody, WebhookBody } from './schemas.ts';
-import { WarmPool } from './warm-pool.ts';
+import { SandboxPool } from './threads/sandbox-pool.ts';
 
 export interface RunnerOptions {
   host: string;
@@ -61,7 +61,7 @@ export async function cacheWritable(cacheDir: string): Promise<boolean> {
 interface RunnerParts {
   gate: Gate;
   modules: ModuleStore;
-  pool: WarmPool;
+  sandbox: SandboxPool;
 }
 
 function healthRoutes(options: RunnerOptions, parts: RunnerParts): FastifyPluginAsyncTypebox {
@@ -72,7 +72,7 @@ function healthRoutes(options: RunnerOptions, parts: RunnerParts): FastifyPlugin
       inFlight: parts.gate.inFlight,
       concurrency: parts.gate.concurrency,
       cachedModules: await parts.modules.cachedCount(),
-      warmPlugins: parts.pool.size,
+      warmPlugins: parts.sandbox.warmCount,
     });
     const config = { public: true, rateLimit: false } as const;
     app.get('/health', { config, schema: { response: { 200: RunnerHealth } } }, async () => snapshot('ok'));
@@ -108,7 +108,7 @@ function exportRoutes(options: RunnerOptions, parts: RunnerParts): FastifyPlugin
     });
     const deps = {
       modules: parts.modules,
-      pool: parts.pool,
+      sandbox: parts.sandbox,
       apiInternalUrl: options.apiInternalUrl,
       bind: (state: Parameters<typeof bindHostFunctions>[0]) =>
         bindHostFunctions(state, options.hostFunctions),
@@ -155,7 +155,7 @@ function exportRoutes(options: RunnerOptions, parts: RunnerParts): FastifyPlugin
       if (!parts.gate.tryEnter(INSPECTION_TENANT))
         throw new ApiError(429, 'busy', 'the runner is at its concurrency limit');
       try {
-        return await inspectUpload(new Uint8Array(request.body));
+        return await inspectUpload(new Uint8Array(request.body), parts.sandbox);
       } finally {
         parts.gate.leave(INSPECTION_TENANT);
       }
@@ -199,10 +199,11 @@ export async function startRunner(options: RunnerOptions) {
       apiInternalUrl: options.apiInternalUrl,
       runnerToken: options.runnerToken,
     }),
-    pool: new WarmPool({
-      capacity: options.warmPlugins,
-      idleMs: options.warmIdleMs,
-      onError: (err) => options.logger.warn({ err }, 'warm instance failed'),
+    sandbox: new SandboxPool({
+      threads: options.concurrency,
+      warmCapacity: options.warmPlugins,
+      warmIdleMs: options.warmIdleMs,
+      onError: (err) => options.logger.warn({ err }, 'a host function failed'),
     }),
   };
   const app = await createServer({ logger: options.logger, bodyLimit: 2 * 1024 * 1024 });
@@ -213,7 +214,7 @@ export async function startRunner(options: RunnerOptions) {
     url,
     close: async () => {
       await app.close();
-      await parts.pool.close();
+      await parts.sandbox.close();
     },
   };
 }

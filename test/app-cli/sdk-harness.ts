@@ -16,7 +16,7 @@ import { bindHostFunctions } from '../../src/runner/host/binding.ts';
 import type { CacheEntry } from '../../src/runner/host/call-state.ts';
 import { type EgressSettings, httpRequestFor } from '../../src/runner/host/http.ts';
 import { inspectUpload } from '../../src/runner/inspect.ts';
-import { WarmPool } from '../../src/runner/warm-pool.ts';
+import { SandboxPool } from '../../src/runner/threads/sandbox-pool.ts';
 
 export const SDK_APP_DIR = path.resolve(import.meta.dirname, '../fixtures/sdk-app');
 const CACHE = path.resolve(import.meta.dirname, '../../node_modules/.cache/apps-platform-fixtures');
@@ -134,10 +134,11 @@ export async function loadSdkApp(apiInternalUrl = 'http://127.0.0.1:9'): Promise
       throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
     },
   };
-  const pool = new WarmPool({ capacity: 0, idleMs: 60_000 });
+  // Two threads: an app's test may run calls side by side; every call still gets a fresh instance.
+  const sandbox = new SandboxPool({ threads: 2, warmCapacity: 0, warmIdleMs: 60_000 });
   const deps = {
     modules: { get: async () => loaded },
-    pool,
+    sandbox,
     apiInternalUrl,
     bind: (state: Parameters<typeof bindHostFunctions>[0]) =>
       bindHostFunctions(state, { httpRequest: httpRequestFor(settings), ai: aiFor(settings) }),
@@ -165,7 +166,7 @@ export async function loadSdkApp(apiInternalUrl = 'http://127.0.0.1:9'): Promise
     call,
     invoke: (action, input, options) => call('invoke', { action, idempotencyKey: 'key-1', input }, options),
     close: async () => {
-      await pool.close();
+      await sandbox.close();
       await agents.close();
     },
   };

@@ -14,7 +14,7 @@ import type { CacheChange, LogLine, Usage } from '../../../src/runner/host/call-
 import { type EgressSettings, httpRequestFor } from '../../../src/runner/host/http.ts';
 import { refuse } from '../../../src/runner/host/refusal.ts';
 import { type InspectionVerdict, inspectUpload } from '../../../src/runner/inspect.ts';
-import { WarmPool } from '../../../src/runner/warm-pool.ts';
+import { SandboxPool } from '../../../src/runner/threads/sandbox-pool.ts';
 import { DocumentRoute, type TestDocument } from './documents.ts';
 import { InstallCache } from './install-cache.ts';
 import { type ModelDouble, type ModelDoubleOptions, startModelDouble } from './model-double.ts';
@@ -240,10 +240,11 @@ export async function openApp(
       return realAi(state, double ? rerouted(request, double.url) : request);
     },
   };
-  const pool = new WarmPool({ capacity: 0, idleMs: 60_000 });
+  // Two threads: an app's test may run calls side by side; every call still gets a fresh instance.
+  const sandbox = new SandboxPool({ threads: 2, warmCapacity: 0, warmIdleMs: 60_000 });
   const deps = {
     modules: { get: async () => loaded },
-    pool,
+    sandbox,
     apiInternalUrl: documents?.url ?? 'http://127.0.0.1:9',
     bind: (state: Parameters<typeof bindHostFunctions>[0]) => bindHostFunctions(state, hostFunctions),
   };
@@ -333,7 +334,7 @@ export async function openApp(
       );
     },
     async close() {
-      await pool.close();
+      await sandbox.close();
       await agents.close();
       await documents?.close();
       await model?.close();

@@ -35,6 +35,8 @@ export interface EgressContext {
   maxResponseBytes?: number;
   /** Epoch milliseconds: no request runs past it. */
   deadline?: number;
+  /** The call ended (its deadline passed while this request waited): the request stops. */
+  signal?: AbortSignal;
   agents: AgentPool;
   /** Default: the system resolver (dns.lookup, all addresses). */
   lookup?: LookupAll;

@@ -93,12 +93,14 @@ export async function sendOnce(out: Outgoing, ctx: EgressContext): Promise<Sent>
   if (ctx.usage.httpRequests >= limit)
     return refused(`at most ${limit} HTTP requests may be sent in one call`);
   const left = ctx.deadline === undefined ? Number.POSITIVE_INFINITY : ctx.deadline - Date.now();
-  if (left <= 0) return refused("the call's deadline has passed");
+  if (left <= 0 || ctx.signal?.aborted) return refused("the call's deadline has passed");
   const budget = Math.min(out.timeoutMs, left);
   const expiry = budget < out.timeoutMs ? "the call's deadline was reached" : `timed out after ${budget} ms`;
 
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(new Expired()), budget);
+  const callEnded = () => controller.abort(new Expired());
+  ctx.signal?.addEventListener('abort', callEnded, { once: true });
   const hostname = out.url.hostname;
   try {
     let addresses: CheckedAddress[];
@@ -150,5 +152,6 @@ export async function sendOnce(out: Outgoing, ctx: EgressContext): Promise<Sent>
     }
   } finally {
     clearTimeout(timer);
+    ctx.signal?.removeEventListener('abort', callEnded);
   }
 }

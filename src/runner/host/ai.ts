@@ -189,6 +189,7 @@ export function aiFor(settings: EgressSettings) {
         usage: modelUsage,
         maxRequests: MAX_AI_HTTP_REQUESTS,
         deadline: state.deadline,
+        signal: state.signal,
         agents: settings.agents,
         lookup: settings.lookup,
       },

@@ -52,5 +52,7 @@ export interface CallState {
   cacheSets: number;
   /** Epoch ms past which nothing the call started may run. */
   deadline: number;
+  /** Aborted when the call has ended: host work still under way stops, and its answer reaches no one. */
+  signal: AbortSignal;
   documents: { token: string; baseUrl: string } | null;
 }

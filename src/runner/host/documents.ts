@@ -19,7 +19,7 @@ export async function documentRead(state: CallState, request: unknown, fetchImpl
   try {
     const response = await fetchImpl(url, {
       headers: { authorization: `Bearer ${state.documents.token}` },
-      signal: AbortSignal.timeout(Math.min(remaining, 30_000)),
+      signal: AbortSignal.any([state.signal, AbortSignal.timeout(Math.min(remaining, 30_000))]),
     });
     if (response.status === 404) {
       await response.body?.cancel();

@@ -22,6 +22,7 @@ export function httpRequestFor(settings: EgressSettings) {
       redactor: state.redactor,
       usage: state.usage,
       deadline: state.deadline,
+      signal: state.signal,
       agents: settings.agents,
       lookup: settings.lookup,
     });

@@ -1,0 +1,275 @@
+// One long-lived sandbox thread, seen from the main thread: it runs one task at a time (a call, or the
+// preparation of a warm instance), answers the host requests of the call it runs with that call's
+// binding, and is terminated when a call passes its deadline or start code passes its limit. The pool
+// replaces a thread that ended; nothing of it (port, flags, pending host answers) reaches the new one.
+import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
+import type { HostBinding } from '../host/refusal.ts';
+import {
+  type FromThread,
+  type HostAnswer,
+  PHASE_STARTING,
+  SIGNAL_HOST_ANSWER,
+  SIGNAL_PHASE,
+  type ThreadData,
+  type ThreadModule,
+  type ToThread,
+} from './protocol.ts';
+
+/** Module start code (instantiation, _initialize) may take at most this long. */
+export const START_LIMIT_MS = 5_000;
+/** Compiled modules a thread keeps; the least recently used is forgotten beyond. */
+export const MODULES_PER_THREAD = 64;
+
+const ENTRY = new URL('./thread-entry.ts', import.meta.url);
+
+export type ExportResult =
+  | { kind: 'answered'; output: Uint8Array }
+  | { kind: 'trapped'; message: string }
+  /** The instance never ran the export: its start code trapped or ran past START_LIMIT_MS. */
+  | { kind: 'start_failed'; message: string }
+  | { kind: 'timeout' };
+
+export interface CallTask {
+  exportName: string;
+  input: string;
+  deadlineMs: number;
+  binding: HostBinding;
+  /** Take one of the thread's warm instances of the module. */
+  warm: boolean;
+  /** Send the module with this call only; the thread keeps nothing of it (an upload's inspection). */
+  transient?: boolean;
+}
+
+type Running =
+  | {
+      kind: 'call';
+      seq: number;
+      binding: HostBinding;
+      settle: (result: ExportResult) => void;
+      timers: NodeJS.Timeout[];
+    }
+  | { kind: 'prepare'; sha256: string; settle: (ok: boolean) => void; timers: NodeJS.Timeout[] };
+
+export interface ThreadEvents {
+  /** The thread finished its task and takes another. */
+  idle(thread: SandboxThread): void;
+  /** The thread is gone (terminated at a deadline, or it died): replace it. */
+  ended(thread: SandboxThread): void;
+  /** A host function failed in a way the module only sees as an error answer. */
+  error?(error: unknown): void;
+}
+
+let nextSeq = 1;
+let nextId = 1;
+
+export class SandboxThread {
+  readonly id = nextId++;
+  /** Warm instances this thread holds, by module. */
+  readonly warm = new Map<string, number>();
+  readonly #worker: Worker;
+  readonly #hostPort: MessagePort;
+  readonly #flags: Int32Array;
+  /** Modules the thread holds, least recently used first. */
+  readonly #held = new Set<string>();
+  #running: Running | null = null;
+  #ended = false;
+
+  constructor(private readonly events: ThreadEvents) {
+    const { port1, port2 } = new MessageChannel();
+    const signals = new SharedArrayBuffer(8);
+    this.#hostPort = port1;
+    this.#flags = new Int32Array(signals);
+    const data: ThreadData = { hostPort: port2, signals };
+    // No inherited flags (a TypeScript loader, a profiler): the entry runs on Node's own type stripping.
+    this.#worker = new Worker(ENTRY, { workerData: data, transferList: [port2], execArgv: [] });
+    this.#worker.unref();
+    this.#worker.on('message', (message: FromThread) => this.#received(message));
+    this.#worker.on('error', (error) => this.#end(`the sandbox thread failed: ${error.message}`));
+    this.#worker.on('exit', () => this.#end('the sandbox thread ended'));
+  }
+
+  get idle(): boolean {
+    return this.#running === null && !this.#ended;
+  }
+
+  get ended(): boolean {
+    return this.#ended;
+  }
+
+  warmOf(sha256: string): number {
+    return this.warm.get(sha256) ?? 0;
+  }
+
+  /** Runs one export; the thread must be idle. Warm: one of its warm instances of the module is taken. */
+  call(module: ThreadModule, task: CallTask): Promise<ExportResult> {
+    this.#claim();
+    const seq = nextSeq++;
+    if (task.warm) this.#countWarm(module.sha256, -1);
+    else if (!task.transient) this.#hold(module);
+    return new Promise<ExportResult>((resolve) => {
+      const timers = [setTimeout(() => this.#expire(seq, { kind: 'timeout' }), Math.max(0, task.deadlineMs))];
+      if (!task.warm && task.deadlineMs > START_LIMIT_MS)
+        timers.push(setTimeout(() => this.#startLimit(seq), START_LIMIT_MS));
+      this.#running = { kind: 'call', seq, binding: task.binding, settle: resolve, timers };
+      this.#post({
+        kind: 'call',
+        seq,
+        sha256: module.sha256,
+        exportName: task.exportName,
+        input: task.input,
+        warm: task.warm,
+        ...(task.transient ? { transient: module } : {}),
+      });
+    });
+  }
+
+  /**
+   * Prepares one warm instance of the module. `done` is told, before the thread counts as idle again,
+   * whether it worked: false when the start code failed or ran past its limit (the thread then ended).
+   */
+  prepare(module: ThreadModule, done: (ok: boolean) => void): void {
+    this.#claim();
+    this.#hold(module);
+    const timers = [
+      setTimeout(() => {
+        if (this.#running?.kind === 'prepare') this.#terminate('start code ran past its limit');
+      }, START_LIMIT_MS),
+    ];
+    this.#running = { kind: 'prepare', sha256: module.sha256, settle: done, timers };
+    this.#post({ kind: 'prepare', sha256: module.sha256 });
+  }
+
+  /** Drops warm instances of a module (idle, or making room for another module's). */
+  discard(sha256: string, count: number): void {
+    const have = this.warmOf(sha256);
+    if (have === 0 || this.#ended) return;
+    this.#countWarm(sha256, -Math.min(have, count));
+    this.#post({ kind: 'discard', sha256, count });
+  }
+
+  async terminate(): Promise<void> {
+    this.#end('the runner is closing');
+    await this.#worker.terminate();
+  }
+
+  #claim(): void {
+    if (!this.idle) throw new Error('the sandbox thread is not idle');
+  }
+
+  #post(message: ToThread): void {
+    this.#worker.postMessage(message);
+  }
+
+  #countWarm(sha256: string, delta: number): void {
+    const count = this.warmOf(sha256) + delta;
+    if (count > 0) this.warm.set(sha256, count);
+    else this.warm.delete(sha256);
+  }
+
+  /** Sends the module once; keeps at most MODULES_PER_THREAD, forgetting the least recently used. */
+  #hold(module: ThreadModule): void {
+    if (this.#held.delete(module.sha256)) {
+      this.#held.add(module.sha256);
+      return;
+    }
+    this.#post({ kind: 'module', module });
+    this.#held.add(module.sha256);
+    for (const sha256 of this.#held) {
+      if (this.#held.size <= MODULES_PER_THREAD) break;
+      this.#held.delete(sha256);
+      this.warm.delete(sha256);
+      this.#post({ kind: 'forget', sha256 });
+    }
+  }
+
+  #received(message: FromThread): void {
+    const running = this.#running;
+    if (message.kind === 'host') {
+      // A request of any call but the one running reaches no one.
+      if (running?.kind === 'call' && running.seq === message.seq) this.#serveHost(running, message);
+      return;
+    }
+    if (message.kind === 'prepared') {
+      if (running?.kind !== 'prepare' || running.sha256 !== message.sha256) return;
+      if (message.ok) this.#countWarm(message.sha256, 1);
+      this.#finish(running, message.ok);
+      return;
+    }
+    if (running?.kind !== 'call' || running.seq !== message.seq) return;
+    const result: ExportResult =
+      message.outcome === 'answered'
+        ? { kind: 'answered', output: message.output ?? new Uint8Array() }
+        : { kind: message.outcome, message: message.message ?? '' };
+    this.#finish(running, result);
+  }
+
+  #serveHost(running: Extract<Running, { kind: 'call' }>, message: Extract<FromThread, { kind: 'host' }>) {
+    const name = message.name as keyof HostBinding;
+    const answered = (answer: unknown) => {
+      // The call may have ended meanwhile (its deadline): then the answer is dropped here.
+      if (this.#running !== running) return;
+      const reply: HostAnswer = { seq: running.seq, answer: JSON.stringify(answer ?? null) };
+      this.#hostPort.postMessage(reply);
+      Atomics.store(this.#flags, SIGNAL_HOST_ANSWER, 1);
+      Atomics.notify(this.#flags, SIGNAL_HOST_ANSWER);
+    };
+    let request: unknown;
+    try {
+      request = JSON.parse(message.request);
+    } catch {
+      return answered({ error: 'request is not JSON', refused: true });
+    }
+    const serve = running.binding[name];
+    if (!serve) return answered({ error: `${message.name} is not a host function`, refused: true });
+    Promise.resolve()
+      .then(() => serve(request))
+      .then(answered, (error: unknown) => {
+        this.events.error?.(error);
+        answered({ error: error instanceof Error ? error.message : 'host function failed' });
+      });
+  }
+
+  /** Settles the running task; the thread is idle again. */
+  #finish<T>(running: { settle: (value: T) => void; timers: NodeJS.Timeout[] }, value: T): void {
+    for (const timer of running.timers) clearTimeout(timer);
+    this.#running = null;
+    running.settle(value);
+    if (!this.#ended) this.events.idle(this);
+  }
+
+  #expire(seq: number, result: ExportResult): void {
+    const running = this.#running;
+    if (running?.kind !== 'call' || running.seq !== seq) return;
+    this.#terminate('the call passed its deadline', result);
+  }
+
+  /** START_LIMIT_MS into a fresh call: a thread still in the instance's start code is ended. */
+  #startLimit(seq: number): void {
+    if (Atomics.load(this.#flags, SIGNAL_PHASE) !== PHASE_STARTING) return;
+    this.#expire(seq, {
+      kind: 'start_failed',
+      message: `its start code ran past ${START_LIMIT_MS / 1000} s`,
+    });
+  }
+
+  /** Ends the thread now; the running task settles with `result` (or as failed). */
+  #terminate(reason: string, result?: ExportResult): void {
+    this.#end(reason, result);
+    void this.#worker.terminate();
+  }
+
+  #end(reason: string, result?: ExportResult): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    this.warm.clear();
+    const running = this.#running;
+    this.#running = null;
+    this.#hostPort.close();
+    if (running) {
+      for (const timer of running.timers) clearTimeout(timer);
+      if (running.kind === 'prepare') running.settle(false);
+      else running.settle(result ?? { kind: 'trapped', message: reason });
+    }
+    this.events.ended(this);
+  }
+}
