@@ -43,6 +43,9 @@ const RunnerHealth = Type.Object({
   concurrency: Type.Integer(),
   cachedModules: Type.Integer(),
   warmPlugins: Type.Integer(),
+  /** Sandbox threads running now, and how many were replaced since the start (deadlines, failures). */
+  threads: Type.Integer(),
+  threadsReplaced: Type.Integer(),
 });
 
 /** Whether the module cache directory takes a write (the readiness condition besides capacity). */
@@ -73,6 +76,8 @@ function healthRoutes(options: RunnerOptions, parts: RunnerParts): FastifyPlugin
       concurrency: parts.gate.concurrency,
       cachedModules: await parts.modules.cachedCount(),
       warmPlugins: parts.sandbox.warmCount,
+      threads: parts.sandbox.threadCount,
+      threadsReplaced: parts.sandbox.replaced,
     });
     const config = { public: true, rateLimit: false } as const;
     app.get('/health', { config, schema: { response: { 200: RunnerHealth } } }, async () => snapshot('ok'));

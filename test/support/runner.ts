@@ -99,6 +99,8 @@ export interface RunnerHealth {
   inFlight: number;
   cachedModules: number;
   warmPlugins: number;
+  threads: number;
+  threadsReplaced: number;
 }
 
 /**

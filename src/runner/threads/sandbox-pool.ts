@@ -44,6 +44,7 @@ export class SandboxPool {
   readonly #demand = new Map<string, Demand>();
   readonly #sweeper: NodeJS.Timeout;
   #closed = false;
+  #replaced = 0;
 
   constructor(private readonly options: SandboxPoolOptions) {
     for (let i = 0; i < options.threads; i++) this.#spawn();
@@ -53,6 +54,11 @@ export class SandboxPool {
 
   get threadCount(): number {
     return this.#threads.size;
+  }
+
+  /** Threads replaced since the pool started: each ended at a deadline or a start limit, or died. */
+  get replaced(): number {
+    return this.#replaced;
   }
 
   get warmCount(): number {
@@ -129,6 +135,7 @@ export class SandboxPool {
   #onEnded(thread: SandboxThread): void {
     this.#threads.delete(thread);
     if (this.#closed) return;
+    this.#replaced += 1;
     // The new thread is idle at once (its messages wait until it has started).
     this.#onIdle(this.#spawn());
   }
