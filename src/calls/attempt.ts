@@ -82,7 +82,7 @@ export async function runAttempt(
     requireEnabled: options.requireEnabled,
     secretStoreKey: deps.secretStoreKey,
   });
-  await checkQuotas(
+  const price = await checkQuotas(
     deps.database,
     {
       tenantId: install.tenantId,
@@ -150,6 +150,7 @@ export async function runAttempt(
       action: admitted.action.name,
       httpRequests: usage.httpRequests,
       charged: charged(result),
+      price,
     });
   }
   return { ...result, callId, durationMs, usage, logs, ran };

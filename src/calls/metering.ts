@@ -18,6 +18,8 @@ export interface MeteredCall {
   httpRequests: number;
   /** The call succeeded or started asynchronous work: it costs the action's price. */
   charged: boolean;
+  /** The price the attempt was admitted under (the quota check read it); read now when absent. */
+  price?: { currency: string | null; priceMicros: number };
 }
 
 /** The action's price and the install's currency as they are now; no price or no currency: free. */
@@ -41,7 +43,7 @@ export async function meterCall(db: Queryable, call: MeteredCall, now: Date = ne
     throw new Error(`httpRequests must be a non-negative integer, not ${call.httpRequests}`);
   }
   const { currency, priceMicros } = call.charged
-    ? await priceOf(db, call.tenantId, call.installId, call.action)
+    ? (call.price ?? (await priceOf(db, call.tenantId, call.installId, call.action)))
     : { currency: null, priceMicros: 0 };
   const spendMicros = currency && priceMicros > 0 ? priceMicros : 0;
   await db

@@ -48,20 +48,30 @@ export function refusalDetails(refusal: QuotaRefusal, installName: string) {
   };
 }
 
-/** Throws 429 app_quota_exceeded when a quota or budget refuses the attempt; answers nothing otherwise. */
+/** The action's price and the install's currency the attempt was admitted under; metering charges it. */
+export interface AdmittedPrice {
+  currency: string | null;
+  priceMicros: number;
+}
+
+/**
+ * Throws 429 app_quota_exceeded when a quota or budget refuses the attempt; otherwise answers the price
+ * it was admitted under, read from the same limits record (so metering need not read it again).
+ */
 export async function checkQuotas(
   database: Database,
   subject: QuotaSubject,
   options: QuotaCheckOptions = {},
-): Promise<void> {
+): Promise<AdmittedPrice> {
   const now = options.now ?? new Date();
   const db = database.db;
   const [quotas, limits] = await Promise.all([
     tenantQuotasOf(db, subject.tenantId),
     readLimits(db, subject.tenantId, subject.installId),
   ]);
+  const price = { currency: limits.currency, priceMicros: actionPrice(limits, subject.action) };
   // Most installs have no limits at all: then there is no use to sum.
-  if (quotas.length === 0 && limits.budgets.length === 0) return;
+  if (quotas.length === 0 && limits.budgets.length === 0) return price;
 
   const usage = await usageOf(
     db,
@@ -72,11 +82,11 @@ export async function checkQuotas(
     quotas,
     budgets: limits.budgets,
     currency: limits.currency,
-    price: actionPrice(limits, subject.action),
+    price: price.priceMicros,
     usage,
     now,
   });
-  if (!refusal) return;
+  if (!refusal) return price;
 
   const details = refusalDetails(refusal, subject.installName);
   await recordFirstRefusal(database, subject, refusal, details, options);

@@ -164,6 +164,22 @@ describe('meterCall', () => {
     });
   });
 
+  it('charges the price the attempt was admitted under when it carries one, not the record changed since', async () => {
+    const { installId, call } = await installOf('meter-admitted', { currency: 'EUR', prices: { echo: 100 } });
+    const now = at('2025-05-02T12:00:00Z');
+    // The quota check read EUR 100; the record moved to USD 70 while the module ran.
+    await database.db
+      .update(appInstallLimits)
+      .set({ currency: 'USD', prices: { echo: 70 } })
+      .where(eq(appInstallLimits.installId, installId));
+    await meterCall(database.db, call({ price: { currency: 'EUR', priceMicros: 100 } }), now);
+    await meterCall(database.db, call({ charged: false, price: { currency: 'EUR', priceMicros: 100 } }), now);
+    expect((await rowsOf(installId)).map((r) => [r.currency, r.calls, r.spendMicros])).toEqual([
+      ['', 1, 0],
+      ['EUR', 1, 100],
+    ]);
+  });
+
   it('refuses a negative or fractional HTTP request count and writes nothing', async () => {
     const { installId, call } = await installOf('meter-invalid');
     await expect(meterCall(database.db, call({ httpRequests: -1 }))).rejects.toThrow(/non-negative integer/);

@@ -42,7 +42,7 @@ async function installOf(
 }
 
 /** The refusal checkQuotas threw, as the api would answer it; fails the test when it let the call by. */
-async function refusalOf(check: Promise<void>) {
+async function refusalOf(check: Promise<unknown>) {
   try {
     await check;
   } catch (error) {
@@ -81,9 +81,10 @@ describe('checkQuotas', () => {
     const tenantId = await tenantOf('quota-none');
     const kyc = await installOf(tenantId, 'kyc', { currency: 'EUR', prices: { echo: 10 }, budgets: [] });
     for (let i = 0; i < 3; i++) await kyc.meter(at('2025-03-14T10:00:00Z'), { httpRequests: 25 });
-    await expect(
-      checkQuotas(database, kyc.subject, { now: at('2025-03-14T11:00:00Z') }),
-    ).resolves.toBeUndefined();
+    await expect(checkQuotas(database, kyc.subject, { now: at('2025-03-14T11:00:00Z') })).resolves.toEqual({
+      currency: 'EUR',
+      priceMicros: 10,
+    });
     expect(
       await database.db.select().from(appQuotaRefusals).where(eq(appQuotaRefusals.tenantId, tenantId)),
     ).toEqual([]);
@@ -98,7 +99,10 @@ describe('checkQuotas', () => {
     await kyc.meter(at('2025-03-14T00:00:00Z'));
     await aml.meter(now);
     await aml.meter(at('2025-03-13T23:59:59Z')); // yesterday: another period
-    await expect(checkQuotas(database, kyc.subject, { now })).resolves.toBeUndefined();
+    await expect(checkQuotas(database, kyc.subject, { now })).resolves.toEqual({
+      currency: null,
+      priceMicros: 0,
+    });
     await aml.meter(now);
 
     const details = {
@@ -156,7 +160,10 @@ describe('checkQuotas', () => {
 
     // The next UTC day starts clean, and its first refusal is appended again.
     const tomorrow = at('2025-03-15T00:00:00Z');
-    await expect(checkQuotas(database, kyc.subject, { now: tomorrow })).resolves.toBeUndefined();
+    await expect(checkQuotas(database, kyc.subject, { now: tomorrow })).resolves.toEqual({
+      currency: null,
+      priceMicros: 0,
+    });
     for (let i = 0; i < 3; i++) await kyc.meter(tomorrow);
     const refused = await refusalOf(
       checkQuotas(database, kyc.subject, {
@@ -239,9 +246,10 @@ describe('checkQuotas', () => {
     expect((await refusalOf(checkQuotas(database, kyc.subject, { now }))).details).toMatchObject({
       scope: 'install',
     });
-    await expect(
-      checkQuotas(database, kyc.subject, { now: at('2026-01-01T00:00:00Z') }),
-    ).resolves.toBeUndefined();
+    await expect(checkQuotas(database, kyc.subject, { now: at('2026-01-01T00:00:00Z') })).resolves.toEqual({
+      currency: null,
+      priceMicros: 0,
+    });
   });
 
   it('refuses a priced call that would pass a spend budget, in micros of the install’s currency', async () => {
@@ -257,7 +265,10 @@ describe('checkQuotas', () => {
     const now = at('2025-03-14T12:00:00Z');
     await kyc.meter(at('2025-03-02T12:00:00Z'));
     await kyc.meter(at('2025-03-03T12:00:00Z'), { charged: false }); // failed: no spend
-    await expect(checkQuotas(database, kyc.subject, { now })).resolves.toBeUndefined();
+    await expect(checkQuotas(database, kyc.subject, { now })).resolves.toEqual({
+      currency: 'EUR',
+      priceMicros: 400_000,
+    });
     await kyc.meter(at('2025-03-04T12:00:00Z'));
     const spend = {
       status: 429,
@@ -278,9 +289,10 @@ describe('checkQuotas', () => {
     };
     expect(await refusalOf(checkQuotas(database, kyc.subject, { now }))).toEqual(spend);
     // An action without a price spends nothing: the spend budget lets it by.
-    await expect(
-      checkQuotas(database, { ...kyc.subject, action: 'lookup' }, { now }),
-    ).resolves.toBeUndefined();
+    await expect(checkQuotas(database, { ...kyc.subject, action: 'lookup' }, { now })).resolves.toEqual({
+      currency: 'EUR',
+      priceMicros: 0,
+    });
     // A rename is still the same limit: no second event.
     expect(
       (await refusalOf(checkQuotas(database, { ...kyc.subject, installName: 'kyc-eu' }, { now }))).details,
@@ -341,6 +353,9 @@ describe('checkQuotas', () => {
       used: 4,
       install: 'kyc',
     });
-    await expect(checkQuotas(database, aml.subject, { now })).resolves.toBeUndefined();
+    await expect(checkQuotas(database, aml.subject, { now })).resolves.toEqual({
+      currency: null,
+      priceMicros: 0,
+    });
   });
 });
