@@ -56,6 +56,9 @@ export async function admit(
   if (options.requireEnabled && !install.enabled) {
     throw notConfigured(`install ${install.name} is disabled`, []);
   }
+  // Read beside the block check, awaited in the order of the refusals: blocked, action, input, secrets.
+  const opening = openRequiredSecrets(db, install, version, options.secretStoreKey);
+  opening.catch(() => {}); // a refusal before it is awaited must not leave it unhandled
   await assertNotBlocked(db, {
     sha256: version.sha256,
     publisher: version.publisher,
@@ -76,7 +79,7 @@ export async function admit(
       `the input does not match action ${action.name}'s input schema`,
     );
   }
-  const secrets = await openRequiredSecrets(db, install, version, options.secretStoreKey);
+  const secrets = await opening;
   return {
     install,
     version,

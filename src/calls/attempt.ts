@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import type { Actor } from '../audit/trail.ts';
 import { signCallToken } from '../auth/call-token.ts';
 import type { Database } from '../db/pool.ts';
-import { type CacheRead, readLiveCache, storeCacheChanges } from '../installs/cache.ts';
+import { readLiveCache, storeCacheChanges } from '../installs/cache.ts';
 import { readsDocuments } from '../installs/capabilities.ts';
 import type { InstallRow, VersionRow } from '../installs/view.ts';
 import type { RunnerClient } from '../runner/client.ts';
@@ -82,21 +82,23 @@ export async function runAttempt(
     requireEnabled: options.requireEnabled,
     secretStoreKey: deps.secretStoreKey,
   });
-  const price = await checkQuotas(
-    deps.database,
-    {
-      tenantId: install.tenantId,
-      installId: install.id,
-      installName: install.name,
-      appName: install.appName,
-      action: admitted.action.name,
-    },
-    { actor: options.actor, requestId: options.requestId ?? null },
-  );
-
-  const callId = randomUUID();
   const key = deps.secretStoreKey;
-  const cache: CacheRead | null = key ? await readLiveCache(deps.database.db, key, install) : null;
+  // The cached values are read beside the quota check (both only read): a refused attempt drops them.
+  const [price, cache] = await Promise.all([
+    checkQuotas(
+      deps.database,
+      {
+        tenantId: install.tenantId,
+        installId: install.id,
+        installName: install.name,
+        appName: install.appName,
+        action: admitted.action.name,
+      },
+      { actor: options.actor, requestId: options.requestId ?? null },
+    ),
+    key ? readLiveCache(deps.database.db, key, install) : null,
+  ]);
+  const callId = randomUUID();
   const documents =
     call.mayReadDocuments && deps.callTokenSecret && readsDocuments(version.manifest, install.config)
       ? {

@@ -1,0 +1,240 @@
+// Modules for the runner's isolation tests, written in WebAssembly text and assembled at test time. They
+// talk to the host through the Extism kernel only (extism:host/env: the input, blocks, the output) and
+// the platform's http_request, so every byte they answer is built here, in the module.
+import { appModule, wat } from '../module/wat.ts';
+
+/** What the probe writes into its mutable global and into linear memory once it has read them. */
+export const GLOBAL_MARK = 7001;
+export const MEMORY_MARK = 7002;
+
+/** Linear memory of the probe (its one 64 KiB starting page). */
+const TEXT_END = 0x0f00; // static texts from 0
+const DIGITS_END = 0x0f10; // a number's digits, written backwards
+const INPUT_AT = 0x1000;
+const INPUT_MAX = 0x7000;
+const OUTPUT_AT = 0x8000;
+const OUTPUT_MAX = 0x7000;
+/** The word the probe marks: no data segment covers it, so a fresh instance holds 0 there. */
+const MARK_AT = 0xfff0;
+
+/** Static texts laid out from address 0, each named by its position and length. */
+class Texts {
+  readonly #segments: string[] = [];
+  #next = 0;
+
+  /** `(i32.const at) (i32.const length)` of the text, placed once. */
+  add(text: string): string {
+    const bytes = new TextEncoder().encode(text);
+    const at = this.#next;
+    this.#next += bytes.length;
+    if (this.#next > TEXT_END) throw new Error('the probe texts outgrew their area');
+    const escaped = [...bytes].map((b) => `\\${b.toString(16).padStart(2, '0')}`).join('');
+    this.#segments.push(`(data (i32.const ${at}) "${escaped}")`);
+    return `(i32.const ${at}) (i32.const ${bytes.length})`;
+  }
+
+  get data(): string {
+    return this.#segments.join('\n  ');
+  }
+}
+
+/**
+ * The isolation probe. invoke reads the envelope and acts on its action:
+ * - state (and any action not below): answers what it finds in its global and its memory word, marks
+ *   both, and answers them again after marking:
+ *   {"status":"ok","output":{"global":G,"memory":M,"after":{"global":7001,"memory":7002}}}
+ * - fetch: as state, then sends the envelope's input (the last member) as the request of http_request
+ *   and adds "answer": the host's answer, as it came.
+ * - trap: marks both, then traps (unreachable).
+ * - bomb: marks both, grows its memory a page at a time until growing fails, then writes into the page
+ *   it assumed it got (a memory access out of bounds).
+ * - measure: grows its memory until growing fails; answers {"pages":N}, the pages it reached.
+ * - spin: loops forever.
+ */
+export function probeModule(): Uint8Array {
+  const texts = new Texts();
+  const manifest = texts.add(
+    JSON.stringify({
+      interface: 2,
+      name: 'isolation-probe',
+      version: '1.0.0',
+      configSchema: { type: 'object' },
+      actions: ['state', 'fetch', 'trap', 'bomb', 'measure', 'spin'].map((name) => ({ name })),
+    }),
+  );
+  const action = (name: string) => texts.add(`"action":"${name}"`);
+  const inputKey = '"input":';
+  const text = `
+(module
+  (import "extism:host/env" "input_length" (func $input_length (result i64)))
+  (import "extism:host/env" "input_load_u8" (func $input_load_u8 (param i64) (result i32)))
+  (import "extism:host/env" "alloc" (func $alloc (param i64) (result i64)))
+  (import "extism:host/env" "store_u8" (func $store_u8 (param i64 i32)))
+  (import "extism:host/env" "load_u8" (func $load_u8 (param i64) (result i32)))
+  (import "extism:host/env" "length" (func $length (param i64) (result i64)))
+  (import "extism:host/env" "output_set" (func $output_set (param i64 i64)))
+  (import "extism:host/user" "http_request" (func $http_request (param i64) (result i64)))
+  (memory (export "memory") 1)
+  (global $mark (mut i32) (i32.const 0))
+  (global $in_len (mut i32) (i32.const 0))
+  (global $out_len (mut i32) (i32.const 0))
+
+  (func $read_input (local $i i32) (local $n i32)
+    (local.set $n (i32.wrap_i64 (call $input_length)))
+    (if (i32.gt_u (local.get $n) (i32.const ${INPUT_MAX})) (then unreachable))
+    (block $done
+      (loop $copy
+        (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
+        (i32.store8 (i32.add (i32.const ${INPUT_AT}) (local.get $i))
+          (call $input_load_u8 (i64.extend_i32_u (local.get $i))))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $copy)))
+    (global.set $in_len (local.get $n)))
+
+  ;; Where the n bytes at p first stand in the input, or -1.
+  (func $find (param $p i32) (param $n i32) (result i32) (local $at i32) (local $j i32)
+    (block $none
+      (loop $next
+        (br_if $none (i32.gt_u (i32.add (local.get $at) (local.get $n)) (global.get $in_len)))
+        (local.set $j (i32.const 0))
+        (block $differ
+          (loop $compare
+            (if (i32.eq (local.get $j) (local.get $n)) (then (return (local.get $at))))
+            (br_if $differ
+              (i32.ne
+                (i32.load8_u (i32.add (i32.const ${INPUT_AT}) (i32.add (local.get $at) (local.get $j))))
+                (i32.load8_u (i32.add (local.get $p) (local.get $j)))))
+            (local.set $j (i32.add (local.get $j) (i32.const 1)))
+            (br $compare)))
+        (local.set $at (i32.add (local.get $at) (i32.const 1)))
+        (br $next)))
+    (i32.const -1))
+
+  (func $has (param $p i32) (param $n i32) (result i32)
+    (i32.ge_s (call $find (local.get $p) (local.get $n)) (i32.const 0)))
+
+  (func $put_byte (param $b i32)
+    (if (i32.ge_u (global.get $out_len) (i32.const ${OUTPUT_MAX})) (then unreachable))
+    (i32.store8 (i32.add (i32.const ${OUTPUT_AT}) (global.get $out_len)) (local.get $b))
+    (global.set $out_len (i32.add (global.get $out_len) (i32.const 1))))
+
+  (func $put (param $p i32) (param $n i32) (local $i i32)
+    (block $done
+      (loop $copy
+        (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
+        (call $put_byte (i32.load8_u (i32.add (local.get $p) (local.get $i))))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $copy))))
+
+  (func $put_num (param $v i32) (local $at i32)
+    (local.set $at (i32.const ${DIGITS_END}))
+    (loop $digit
+      (local.set $at (i32.sub (local.get $at) (i32.const 1)))
+      (i32.store8 (local.get $at) (i32.add (i32.const 48) (i32.rem_u (local.get $v) (i32.const 10))))
+      (local.set $v (i32.div_u (local.get $v) (i32.const 10)))
+      (br_if $digit (local.get $v)))
+    (call $put (local.get $at) (i32.sub (i32.const ${DIGITS_END}) (local.get $at))))
+
+  ;; Appends a kernel block (a host function's answer) to the output.
+  (func $put_block (param $block i64) (local $i i64) (local $n i64)
+    (local.set $n (call $length (local.get $block)))
+    (block $done
+      (loop $copy
+        (br_if $done (i64.ge_u (local.get $i) (local.get $n)))
+        (call $put_byte (call $load_u8 (i64.add (local.get $block) (local.get $i))))
+        (local.set $i (i64.add (local.get $i) (i64.const 1)))
+        (br $copy))))
+
+  ;; A new kernel block holding the n bytes at p.
+  (func $block_of (param $p i32) (param $n i32) (result i64) (local $block i64) (local $i i32)
+    (local.set $block (call $alloc (i64.extend_i32_u (local.get $n))))
+    (block $done
+      (loop $copy
+        (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
+        (call $store_u8 (i64.add (local.get $block) (i64.extend_i32_u (local.get $i)))
+          (i32.load8_u (i32.add (local.get $p) (local.get $i))))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $copy)))
+    (local.get $block))
+
+  (func $finish (result i32)
+    (call $output_set
+      (call $block_of (i32.const ${OUTPUT_AT}) (global.get $out_len))
+      (i64.extend_i32_u (global.get $out_len)))
+    (i32.const 0))
+
+  (func $mark
+    (global.set $mark (i32.const ${GLOBAL_MARK}))
+    (i32.store (i32.const ${MARK_AT}) (i32.const ${MEMORY_MARK})))
+
+  (func $grow_until_refused
+    (loop $more (br_if $more (i32.ne (memory.grow (i32.const 1)) (i32.const -1)))))
+
+  (func (export "manifest") (result i32)
+    (call $put ${manifest})
+    (call $finish))
+
+  (func (export "invoke") (result i32) (local $global i32) (local $memory i32) (local $at i32)
+    ;; Its own bookkeeping starts over, so an instance run twice would answer what it found plainly.
+    (global.set $out_len (i32.const 0))
+    (call $read_input)
+    (local.set $global (global.get $mark))
+    (local.set $memory (i32.load (i32.const ${MARK_AT})))
+    (if (call $has ${action('spin')}) (then (loop $forever (br $forever))))
+    (if (call $has ${action('trap')}) (then (call $mark) unreachable))
+    (if (call $has ${action('bomb')})
+      (then
+        (call $mark)
+        (call $grow_until_refused)
+        (i32.store (i32.mul (memory.size) (i32.const 65536)) (i32.const 1))
+        unreachable))
+    (if (call $has ${action('measure')})
+      (then
+        (call $grow_until_refused)
+        (call $put ${texts.add('{"status":"ok","output":{"pages":')})
+        (call $put_num (memory.size))
+        (call $put ${texts.add('}}')})
+        (return (call $finish))))
+    (call $put ${texts.add('{"status":"ok","output":{"global":')})
+    (call $put_num (local.get $global))
+    (call $put ${texts.add(',"memory":')})
+    (call $put_num (local.get $memory))
+    (call $mark)
+    (call $put ${texts.add(',"after":{"global":')})
+    (call $put_num (global.get $mark))
+    (call $put ${texts.add(',"memory":')})
+    (call $put_num (i32.load (i32.const ${MARK_AT})))
+    (call $put ${texts.add('}')})
+    (if (call $has ${action('fetch')})
+      (then
+        ;; The input is the envelope's last member: from after "input": to the closing brace.
+        (local.set $at (call $find ${texts.add(inputKey)}))
+        (if (i32.lt_s (local.get $at) (i32.const 0)) (then unreachable))
+        (local.set $at (i32.add (local.get $at) (i32.const ${inputKey.length})))
+        (call $put ${texts.add(',"answer":')})
+        (call $put_block
+          (call $http_request
+            (call $block_of
+              (i32.add (i32.const ${INPUT_AT}) (local.get $at))
+              (i32.sub (i32.sub (global.get $in_len) (local.get $at)) (i32.const 1)))))))
+    (call $put ${texts.add('}}')})
+    (call $finish))
+
+  ${texts.data}
+)`;
+  return wat(text);
+}
+
+/**
+ * A module whose start code never ends: a WebAssembly start function, or an exported _initialize (what
+ * the plugin host runs when it makes the instance). Its exports would answer nothing; they never run.
+ */
+export function loopingStartModule(kind: 'start' | '_initialize'): Uint8Array {
+  const loop = '(loop $forever (br $forever))';
+  return appModule({
+    extra:
+      kind === 'start'
+        ? `(func $forever ${loop}) (start $forever)`
+        : `(func (export "_initialize") ${loop})`,
+  });
+}
