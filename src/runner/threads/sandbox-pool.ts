@@ -75,8 +75,13 @@ export class SandboxPool {
       this.#idleThread(module.sha256) ??
       (await new Promise<SandboxThread | null>((resolve) => this.#waiting.push(resolve)));
     if (!thread) throw new Error('the runner is closing');
-    const warm = !call.transient && thread.warmOf(module.sha256) > 0;
     const deadlineMs = call.deadlineMs - (Date.now() - asked);
+    if (deadlineMs <= 0) {
+      // It waited out its deadline for a thread (others were starting instances): the thread stays whole.
+      this.#onIdle(thread);
+      return { result: { kind: 'timeout' }, warm: false };
+    }
+    const warm = !call.transient && thread.warmOf(module.sha256) > 0;
     const result = await thread.call(module, { ...call, deadlineMs, warm });
     return { result, warm };
   }
