@@ -118,7 +118,9 @@ export async function costOf(
 
 export function printCost(cost: Cost) {
   const cores = os.cpus().length;
-  const bound = cost.bound ? `  → at most ${fmt((cores * 1000) / cost.cpuMs, 0)} a second on ${cores} cores` : '';
+  const bound = cost.bound
+    ? `  → at most ${fmt((cores * 1000) / cost.cpuMs, 0)} a second on ${cores} cores`
+    : '';
   console.log(
     `${cost.name.padEnd(52)} ${fmt(cost.wallMs, 2).padStart(6)} ms wall ${fmt(cost.cpuMs, 2).padStart(6)} ms CPU${bound}`,
   );

@@ -4,6 +4,8 @@
 // goes to the main thread, and this thread waits on a shared flag until the answer is on its port.
 //
 // Loaded by Node directly (types stripped), so every import here is erasable TypeScript or JavaScript.
+import { readlinkSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import type { CallContext } from '@extism/extism';
 import '../quiet-wasi.ts';
@@ -27,6 +29,18 @@ const { default: createPlugin } = await import('@extism/extism');
 type Plugin = Awaited<ReturnType<typeof createPlugin>>;
 
 if (!parentPort) throw new Error('the sandbox thread entry runs in a worker thread only');
+
+/**
+ * Module code yields the CPU to the main thread (HTTP, host functions, redaction; in the `all` role also
+ * the api and worker): a module that loops until its deadline slows the calls beside it less. Linux
+ * sets a nice value per thread (its task id); elsewhere the thread keeps the process's priority.
+ */
+const SANDBOX_NICENESS = 10;
+try {
+  setPriority(Number(readlinkSync('/proc/thread-self').split('/').pop()), SANDBOX_NICENESS);
+} catch {
+  // No /proc (not Linux) or not allowed: same priority as the main thread.
+}
 const port = parentPort;
 const { hostPort, signals } = workerData as ThreadData;
 const flags = new Int32Array(signals);
