@@ -233,8 +233,6 @@ export function loopingStartModule(kind: 'start' | '_initialize'): Uint8Array {
   const loop = '(loop $forever (br $forever))';
   return appModule({
     extra:
-      kind === 'start'
-        ? `(func $forever ${loop}) (start $forever)`
-        : `(func (export "_initialize") ${loop})`,
+      kind === 'start' ? `(func $forever ${loop}) (start $forever)` : `(func (export "_initialize") ${loop})`,
   });
 }

@@ -98,6 +98,12 @@ function holdingRoute(path: string) {
   });
   return {
     held,
+    /** The first request held, for the test to answer. */
+    first() {
+      const [entry] = held;
+      if (!entry) throw new Error(`no request reached ${path}`);
+      return entry.response;
+    },
     /** Resolves once `count` requests have arrived: a test waits on that, not on a clock. */
     arrived: (count: number) =>
       new Promise<void>((resolve) => {
@@ -179,8 +185,8 @@ describe('a host answer that comes after its call ended', () => {
     // late one is sent.
     const following = invoke(single, probe, 'fetch', { tenantId, hosts, input: request('/next') });
     await next.arrived(1);
-    answerWith((late.held[0] as (typeof late.held)[number]).response, LATE);
-    answerWith((next.held[0] as (typeof next.held)[number]).response, NEXT);
+    answerWith(late.first(), LATE);
+    answerWith(next.first(), NEXT);
     const answered = await following;
 
     expect(answered.status).toBe(200);
@@ -282,26 +288,32 @@ describe('traps, memory bombs and timeouts (one thread)', () => {
 });
 
 describe('start code that never ends', () => {
-  it('fails the call at the start limit (not its later deadline) and replaces the thread', {
-    timeout: 30_000,
-  }, async () => {
-    const modules = await Promise.all(
-      (['start', '_initialize'] as const).map((kind) => pair.store(loopingStartModule(kind))),
-    );
-    const before = await health(pair);
-    // Deadlines past the 5 s start limit: the limit, not the deadline, ends these calls.
-    const failed = await Promise.all(modules.map((sha256) => invoke(pair, sha256, 'any', { timeoutMs: 10_000 })));
-    for (const answered of failed) {
-      expect(answered.status).toBe(502);
-      expect(answered.body.error).toMatchObject({
-        code: 'trapped',
-        message: 'the module did not start: its start code ran past 5 s',
-      });
-    }
-    expect(await health(pair)).toMatchObject({ threads: 2, threadsReplaced: before.threadsReplaced + 2 });
-    // The replaced threads serve the next calls.
-    const next = await invoke(pair, probe, 'state');
-    expect(next.status).toBe(200);
-    expect(next.body.answer.output).toEqual(FRESH);
-  });
+  it(
+    'fails the call at the start limit (not its later deadline) and replaces the thread',
+    {
+      timeout: 30_000,
+    },
+    async () => {
+      const modules = await Promise.all(
+        (['start', '_initialize'] as const).map((kind) => pair.store(loopingStartModule(kind))),
+      );
+      const before = await health(pair);
+      // Deadlines past the 5 s start limit: the limit, not the deadline, ends these calls.
+      const failed = await Promise.all(
+        modules.map((sha256) => invoke(pair, sha256, 'any', { timeoutMs: 10_000 })),
+      );
+      for (const answered of failed) {
+        expect(answered.status).toBe(502);
+        expect(answered.body.error).toMatchObject({
+          code: 'trapped',
+          message: 'the module did not start: its start code ran past 5 s',
+        });
+      }
+      expect(await health(pair)).toMatchObject({ threads: 2, threadsReplaced: before.threadsReplaced + 2 });
+      // The replaced threads serve the next calls.
+      const next = await invoke(pair, probe, 'state');
+      expect(next.status).toBe(200);
+      expect(next.body.answer.output).toEqual(FRESH);
+    },
+  );
 });

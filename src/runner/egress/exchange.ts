@@ -98,7 +98,13 @@ export async function sendOnce(out: Outgoing, ctx: EgressContext): Promise<Sent>
   const expiry = budget < out.timeoutMs ? "the call's deadline was reached" : `timed out after ${budget} ms`;
 
   const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(new Expired()), budget);
+  // Where the call's deadline binds and the call has its end signal, that signal alone stops the request:
+  // the runner's deadline (which ends the thread and answers timeout) is then the one clock, never raced
+  // by a second timer handing the module an error a moment before its thread is ended.
+  const timer =
+    budget < out.timeoutMs && ctx.signal
+      ? undefined
+      : setTimeout(() => controller.abort(new Expired()), budget);
   const callEnded = () => controller.abort(new Expired());
   ctx.signal?.addEventListener('abort', callEnded, { once: true });
   const hostname = out.url.hostname;
