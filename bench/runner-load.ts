@@ -3,10 +3,13 @@
 // and what each shape's outcomes make of a row.
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import os from 'node:os';
 import { performance } from 'node:perf_hooks';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { type Agent, request } from 'undici';
 
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 export const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
 export const quantile = (values: number[], q: number) => {
   const s = [...values].sort((a, b) => a - b);
@@ -76,12 +79,20 @@ export interface Row {
   warm: number | null;
   /** Looping calls that ended at their deadline as expected; null: the row has none. */
   loops: number | null;
+  /** CPU over the row's time, shares of all cores. */
+  cpu: Cpu | null;
   busy: number;
   failed: number;
 }
 
 /** A row of the answered measured calls; `seconds` gives calls/s. Busy (429) is not failed. */
-export function rowOf(name: string, runner: string, outcomes: Outcome[], seconds: number | null): Row {
+export function rowOf(
+  name: string,
+  runner: string,
+  outcomes: Outcome[],
+  seconds: number | null,
+  cpu: Cpu | null = null,
+): Row {
   const measured = outcomes.filter((o) => !o.looping);
   const looping = outcomes.filter((o) => o.looping);
   const ok = measured.filter((o) => o.status === 200);
@@ -94,6 +105,7 @@ export function rowOf(name: string, runner: string, outcomes: Outcome[], seconds
     perSecond: seconds === null ? null : ok.length / seconds,
     warm: warmKnown.length ? warmKnown.filter((o) => o.warm).length / warmKnown.length : null,
     loops: looping.length ? looping.filter((o) => o.status === 504).length : null,
+    cpu,
     busy: outcomes.filter((o) => o.status === 429).length,
     failed: outcomes.filter(failed).length,
   };
@@ -128,12 +140,13 @@ export interface Load {
 /**
  * Closed-loop callers (each sends its next call when its last one is answered) until `calls` echo calls
  * are made. seconds: from the start to the last echo answer (a looping call still under way is not
- * counted in the time).
+ * counted in the time); cpu: the CPU used over that time.
  */
 export async function closedLoop(send: Send, shas: Record<Kind, string>, load: Load) {
   const outcomes: Outcome[] = [];
   let tickets = load.calls;
   let running = true;
+  const cpu = cpuMeter();
   const started = performance.now();
   let lastAnswer = started;
   const { looperTenant, loopEvery } = load;
@@ -151,9 +164,44 @@ export async function closedLoop(send: Send, shas: Record<Kind, string>, load: L
       }
     }),
   );
+  const used = cpu();
   running = false;
   await looper;
-  return { outcomes, seconds: (lastAnswer - started) / 1000 };
+  return { outcomes, seconds: (lastAnswer - started) / 1000, cpu: used };
+}
+
+export interface Cpu {
+  /** This process, every thread: a share of all cores. */
+  own: number;
+  /** Every other process on the machine (/proc/stat), a share of all cores: what disturbs the row. */
+  others: number;
+}
+
+/** Busy and total jiffies of the machine, every core (Linux only). */
+function machineJiffies(): { busy: number; total: number } | null {
+  try {
+    const fields = (readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '').trim().split(/\s+/);
+    // user nice system idle iowait irq softirq steal (guest time is already in user)
+    const values = fields.slice(1, 9).map(Number);
+    const total = values.reduce((a, b) => a + b, 0);
+    return { busy: total - (values[3] ?? 0) - (values[4] ?? 0), total };
+  } catch {
+    return null;
+  }
+}
+
+/** Starts measuring; the function returned answers the CPU used since. */
+export function cpuMeter(): () => Cpu {
+  const started = performance.now();
+  const ours = process.cpuUsage();
+  const machine = machineJiffies();
+  return () => {
+    const used = process.cpuUsage(ours);
+    const own = (used.user + used.system) / 1000 / ((performance.now() - started) * os.cpus().length);
+    const now = machineJiffies();
+    const busy = now && machine ? (now.busy - machine.busy) / (now.total - machine.total) : Number.NaN;
+    return { own, others: Math.max(0, busy - own) };
+  };
 }
 
 /** Waits (10 s at most) until the process, every thread counted, uses under 10% of a core. */
@@ -210,4 +258,10 @@ export function memoryNow(label: string, calls: number): Memory {
     vmRss: statusKiB(status, 'VmRSS') / 1024,
     vmSize: statusKiB(status, 'VmSize') / 1024,
   };
+}
+
+/** A full collection of the main thread's heap (the sandbox threads' heaps are out of reach). */
+export function collectMainThread(): void {
+  v8.setFlagsFromString('--expose-gc');
+  (vm.runInNewContext('gc') as () => void)();
 }

@@ -6,6 +6,7 @@ import { type Memory, mean, quantile, type Row } from './runner-load.ts';
 
 export const fmt = (n: number | null | undefined, digits = 2) =>
   n === null || n === undefined || Number.isNaN(n) ? '-' : n.toFixed(digits);
+const percent = (n: number | null) => (n === null ? '-' : `${Math.round(n * 100)}%`);
 const ratio = (n: number) => `×${fmt(n, n < 10 ? 2 : 0)}`;
 
 /** p50 over the floor, the p50 minus the in-process fresh-instance p50, calls/s over the healthy row. */
@@ -22,6 +23,8 @@ export function printTable(rows: Row[], floor: Row, fresh: Row, healthy: Row) {
     ['p50/floor', 9],
     ['p50-fresh', 10],
     ['/healthy', 9],
+    ['CPU', 5],
+    ['other', 5],
     ['warm', 5],
     ['loops', 6],
     ['busy', 5],
@@ -51,7 +54,9 @@ export function printTable(rows: Row[], floor: Row, fresh: Row, healthy: Row) {
         ratio(p50 / floorP50),
         `${overFresh >= 0 ? '+' : ''}${fmt(overFresh, 2)}`,
         row.perSecond === null || !healthy.perSecond ? '-' : ratio(row.perSecond / healthy.perSecond),
-        row.warm === null ? '-' : `${Math.round(row.warm * 100)}%`,
+        percent(row.cpu?.own ?? null),
+        percent(row.cpu?.others ?? null),
+        percent(row.warm),
         row.loops === null ? '-' : String(row.loops),
         String(row.busy),
         String(row.failed),
@@ -60,29 +65,43 @@ export function printTable(rows: Row[], floor: Row, fresh: Row, healthy: Row) {
   }
   console.log(
     'runner: APP_RUNNER_CONCURRENCY/APP_RUNNER_TENANT_CONCURRENCY/APP_RUNNER_WARM_PLUGINS; p50-fresh: ms over ' +
-      'the in-process fresh-instance p50;\n/healthy: calls/s over the healthy callers row; loops: looping calls ' +
+      'the in-process fresh-instance p50;\n/healthy: calls/s over the healthy callers row; CPU, other: this ' +
+      'process (every thread) and all other processes over the row, shares of all cores;\nloops: looping calls ' +
       'ended at their deadline (their times are not in the row); busy: 429 answers',
   );
 }
 
-export function printMemory(readings: Memory[]) {
-  const base = readings[0];
+/** Growth is counted from readings[baseAt]. */
+export function printMemory(readings: Memory[], baseAt = 0) {
+  const base = readings[baseAt];
   if (!base) return;
-  console.log('\nmemory of the bench process (api, runners, callers in one process), MiB');
-  const head = ['reading'.padEnd(52), 'calls', '   rss', ' VmRSS', 'VmSize', 'heap', '  Δrss', 'ΔVmSize'];
+  console.log(
+    "\nmemory of the bench process (api, runners, callers in one process), MiB; heap: the main thread's " +
+      'V8 heap in use',
+  );
+  const head = [
+    'reading'.padEnd(44),
+    'calls',
+    '   rss',
+    ' VmRSS',
+    '    VmSize',
+    '  heap',
+    '  Δrss',
+    '   ΔVmSize',
+  ];
   console.log(head.join(' '));
   for (const m of readings) {
-    const grow = (n: number) => `${n >= 0 ? '+' : ''}${fmt(n, 1)}`;
+    const grow = (n: number) => `${n >= 0 ? '+' : ''}${fmt(n, 0)}`;
     console.log(
       [
-        m.label.padEnd(52),
+        m.label.padEnd(44),
         String(m.calls).padStart(5),
-        fmt(m.rss, 1).padStart(6),
-        fmt(m.vmRss, 1).padStart(6),
-        fmt(m.vmSize, 1).padStart(6),
-        fmt(m.heapUsed, 1).padStart(4),
+        fmt(m.rss, 0).padStart(6),
+        fmt(m.vmRss, 0).padStart(6),
+        fmt(m.vmSize, 0).padStart(10),
+        fmt(m.heapUsed, 0).padStart(6),
         grow(m.rss - base.rss).padStart(6),
-        grow(m.vmSize - base.vmSize).padStart(7),
+        grow(m.vmSize - base.vmSize).padStart(10),
       ].join(' '),
     );
   }

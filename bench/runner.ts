@@ -1,18 +1,15 @@
 // Runner benchmark: what a sandboxed call costs. Side by side, in one run and one table: the floor (the
 // echo module called in-process, no thread, no HTTP), an in-process fresh instance a call, POST
 // /v1/invoke with a warm instance and without a warm pool, the first call of a module the runner has
-// neither fetched nor compiled (cold), calls per second with concurrent callers, and the calls of those
-// callers while looping calls (a module spinning until its 200 ms deadline) run beside them. Then the
-// bench process's memory over 10,000 calls, what one instance costs, and the goals. Everything runs on
-// loopback in this process: embedded PostgreSQL, the real api internal listener serving the modules, the
-// real runners with their sandbox threads. Never part of the tests.
+// neither fetched nor compiled (cold), calls per second with 8 concurrent callers, and those callers'
+// calls while looping calls (the hostile module spinning until its 200 ms deadline) run beside them.
+// Then the process's memory over 10,000 calls, what one instance costs, and the goals. Everything runs on
+// loopback, the runners in this process: embedded PostgreSQL, the real api internal listener serving the
+// modules, the real runners with their sandbox threads. A script, never part of the tests.
 import '../src/runner/quiet-wasi.ts';
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
-import { performance } from 'node:perf_hooks';
-import { Worker } from 'node:worker_threads';
-import createPlugin, { type CallContext } from '@extism/extism';
 import pino from 'pino';
 import { Agent, request } from 'undici';
 import { moduleStorageOf, startApi } from '../src/api/index.ts';
@@ -20,21 +17,22 @@ import { readOrCreateLocalSecrets } from '../src/auth/local-keys.ts';
 import { localVerifier } from '../src/auth/tokens.ts';
 import { loadConfig } from '../src/config.ts';
 import { openDatabase } from '../src/db/pool.ts';
-import { HOST_FUNCTIONS } from '../src/module/imports.ts';
 import { capMemory } from '../src/module/wasm.ts';
-import { drawSecretTag, tagConfig } from '../src/runner/envelope.ts';
-import { REFUSING_BINDING } from '../src/runner/host/refusal.ts';
 import { startRunnerFromConfig } from '../src/runner/index.ts';
-import { SandboxPool } from '../src/runner/threads/sandbox-pool.ts';
-import { buildFixture } from '../test/support/assemblyscript.ts';
 import { insertVersionRow } from '../test/support/runner.ts';
+import { envelopeOf, measureFloor, measureFreshInProcess, printCosts } from './runner-costs.ts';
+import { buildInChild } from './runner-fixtures.ts';
 import {
   closedLoop,
+  collectMainThread,
+  cpuMeter,
   invokeBody,
   LOOP_TIMEOUT_MS,
+  type Load,
   type Memory,
   mean,
   memoryNow,
+  type Outcome,
   oneAfterAnother,
   poolRefilled,
   quantile,
@@ -42,10 +40,11 @@ import {
   type Row,
   type Runner,
   rowOf,
+  type Send,
   sender,
   sleep,
 } from './runner-load.ts';
-import { costOf, fmt, goal, printCost, printMemory, printTable } from './runner-report.ts';
+import { fmt, goal, printMemory, printTable } from './runner-report.ts';
 import { withBenchDatabase } from './support.ts';
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
@@ -62,6 +61,7 @@ const MEMORY_MIB = 16;
 const RUNNER_TOKEN = 'bench-runner-token';
 /** Callers are spread over two tenants so the default limits (8 a process, 4 a tenant) hold 8 callers. */
 const TENANTS = [randomUUID(), randomUUID()];
+const TENANT = TENANTS[0] as string;
 /** The tenant of the extra caller that sends looping calls only. */
 const LOOPER_TENANT = randomUUID();
 
@@ -70,111 +70,39 @@ const GOAL_CALLS_PER_SECOND = 1000;
 const GOAL_COLD_P50_MS = 20;
 const GOAL_LOOPING_SHARE = 0.5;
 
-/** The envelope the runner hands the module for that body (spec part 1 §2.14), built the same way. */
-function envelopeOf(body: ReturnType<typeof invokeBody>): string {
-  const secretTag = drawSecretTag();
-  return JSON.stringify({
-    call: { id: body.call.id, tenantId: body.call.tenantId, secretTag },
-    action: body.action,
-    idempotencyKey: body.idempotencyKey,
-    config: tagConfig(body.config, secretTag),
-    input: body.input,
+interface Platform {
+  dir: string;
+  base: Record<string, string>;
+  internalUrl: string;
+  closers: (() => Promise<void>)[];
+}
+
+let runnersStarted = 0;
+
+/** A runner with a fresh cache directory of its own, settled (its threads started) before it is used. */
+async function startRunner(at: Platform, concurrency: number, tenantConcurrency: number, warm: number) {
+  const config = loadConfig({
+    ...at.base,
+    RUNNER_PORT: '0',
+    APP_RUNNER_CACHE_DIR: path.join(at.dir, `runner-cache-${runnersStarted++}`),
+    APP_RUNNER_CONCURRENCY: String(concurrency),
+    APP_RUNNER_TENANT_CONCURRENCY: String(tenantConcurrency),
+    APP_RUNNER_WARM_PLUGINS: String(warm),
+    API_INTERNAL_URL: at.internalUrl,
   });
-}
-
-/** In-process host functions: refusing, synchronous (the echo module calls none on a plain call). */
-const refusing = Object.fromEntries(
-  HOST_FUNCTIONS.map((name) => [
-    name,
-    (context: CallContext) => context.store(JSON.stringify({ error: `${name} refused`, refused: true })),
-  ]),
-);
-const inProcessOptions = {
-  useWasi: true,
-  enableWasiOutput: false,
-  functions: { 'extism:host/user': refusing },
-  memory: { maxPages: MEMORY_MIB * 16 },
-};
-
-async function timed(count: number, once: () => Promise<void>): Promise<number[]> {
-  for (let i = 0; i < WARM_UP; i++) await once();
-  const latencies: number[] = [];
-  for (let i = 0; i < count; i++) {
-    const t = performance.now();
-    await once();
-    latencies.push(performance.now() - t);
-  }
-  return latencies;
-}
-
-const inProcessRow = (name: string, latencies: number[]): Row => ({
-  name,
-  runner: '-',
-  latencies,
-  perSecond: null,
-  warm: null,
-  loops: null,
-  busy: 0,
-  failed: 0,
-});
-
-/** The floor: one in-process instance (no thread, no HTTP), invoke called with a runner-sized envelope. */
-async function measureFloor(module: WebAssembly.Module, envelope: string): Promise<Row> {
-  const plugin = await createPlugin({ wasm: [{ module }] }, inProcessOptions);
-  const latencies = await timed(CALLS, async () => {
-    const text = (await plugin.call('invoke', envelope))?.text() ?? '';
-    if (!text.startsWith('{"status":"ok"')) throw new Error(`floor: unexpected answer ${text.slice(0, 200)}`);
-  });
-  await plugin.close();
-  return inProcessRow('floor: in-process call', latencies);
-}
-
-/** In-process, a fresh instance for every call (instantiation and start code included), no thread. */
-async function measureFreshInProcess(module: WebAssembly.Module, envelope: string): Promise<Row> {
-  const latencies = await timed(CALLS, async () => {
-    const plugin = await createPlugin({ wasm: [{ module }] }, inProcessOptions);
-    await plugin.call('invoke', envelope);
-    await plugin.close();
-  });
-  return inProcessRow('in-process, fresh instance a call', latencies);
-}
-
-/** The module with a custom section naming `i` appended: new bytes, so no compiled code to reuse. */
-function distinctBytes(bytes: Uint8Array, i: number): Uint8Array<ArrayBuffer> {
-  const name = new TextEncoder().encode(`bench-${i}`);
-  const out = new Uint8Array(bytes.byteLength + 3 + name.byteLength);
-  out.set(bytes);
-  out.set([0, name.byteLength + 1, name.byteLength, ...name], bytes.byteLength);
-  return out;
-}
-
-/** p50 of a message round trip to a bare worker thread, back to back or after `idleMs` of idling. */
-async function roundTripP50(worker: Worker, idleMs: number): Promise<number> {
-  const latencies: number[] = [];
-  for (let i = 0; i < 100; i++) {
-    if (idleMs) await sleep(idleMs);
-    const t = performance.now();
-    await new Promise((resolve) => {
-      worker.once('message', resolve);
-      worker.postMessage(i);
-    });
-    latencies.push(performance.now() - t);
-  }
-  return quantile(latencies, 0.5);
-}
-
-/** The fixture capped as an upload would be, stored where the internal listener serves it, published. */
-async function storer(
-  database: Parameters<typeof insertVersionRow>[0],
-  storage: ReturnType<typeof moduleStorageOf>,
-) {
-  return async (bytes: Uint8Array) => {
-    const capped = capMemory(bytes, MEMORY_MIB);
-    if (!('bytes' in capped)) throw new Error(capped.message);
-    const sha256 = await storage.put(capped.bytes);
-    await insertVersionRow(database, sha256);
-    return { sha256, bytes: capped.bytes };
+  const started = await startRunnerFromConfig(config, pino({ level: 'silent' }));
+  let closing: Promise<void> | undefined;
+  const runner: Runner = {
+    url: started.url,
+    settings: `${concurrency}/${tenantConcurrency}/${warm}`,
+    close: () => {
+      closing ??= started.close();
+      return closing;
+    },
   };
+  at.closers.unshift(runner.close);
+  await quiet();
+  return runner;
 }
 
 async function main() {
@@ -184,59 +112,59 @@ async function main() {
     const local = await readOrCreateLocalSecrets(dir);
     const database = openDatabase(url);
     closers.push(() => database.close());
-    const silent = pino({ level: 'silent' });
     const storage = moduleStorageOf({ config: apiConfig });
     const api = await startApi({
       config: apiConfig,
       database,
       verifier: localVerifier(local.signingKey),
-      logger: silent,
+      logger: pino({ level: 'silent' }),
       modules: storage,
     });
     closers.unshift(() => api.close());
+    const platform: Platform = { dir, base, internalUrl: api.internalUrl, closers };
 
-    // Every module stored before anything is timed; the variants differ in their manifest's version.
-    const store = await storer(database, storage);
-    const echo = await store(await buildFixture('echo'));
-    const hostile = await store(await buildFixture('hostile'));
+    // Every module capped as an upload would be, stored where the internal listener serves it and used
+    // by a published version (runners are served published modules only), before anything is timed.
+    const store = async (bytes: Uint8Array) => {
+      const capped = capMemory(bytes, MEMORY_MIB);
+      if (!('bytes' in capped)) throw new Error(capped.message);
+      const sha256 = await storage.put(capped.bytes);
+      await insertVersionRow(database, sha256);
+      return { sha256, bytes: capped.bytes };
+    };
     console.log(`\nbuilding and storing ${COLD_MODULES} echo variants (built once, then cached)…`);
+    // Distinct bytes: the variants differ in their manifest's version.
+    const [echoBytes, hostileBytes, ...variantBytes] = await buildInChild([
+      { name: 'echo' },
+      { name: 'hostile' },
+      ...Array.from({ length: COLD_MODULES }, (_, i) => ({
+        name: 'echo',
+        replacements: { '"version":"1.0.0"': `"version":"1.0.${i + 1}"` },
+      })),
+    ]);
+    if (!echoBytes || !hostileBytes) throw new Error('the fixtures were not built');
+    const echo = await store(echoBytes);
+    const shas = { echo: echo.sha256, spin: (await store(hostileBytes)).sha256 };
     const variants: string[] = [];
-    for (let i = 0; i < COLD_MODULES; i++) {
-      const bytes = await buildFixture('echo', { '"version":"1.0.0"': `"version":"1.0.${i + 1}"` });
-      variants.push((await store(bytes)).sha256);
-    }
+    for (const bytes of variantBytes) variants.push((await store(bytes)).sha256);
     if (new Set(variants).size !== COLD_MODULES) throw new Error('the echo variants are not distinct');
-    const shas = { echo: echo.sha256, spin: hostile.sha256 };
-    const module = await WebAssembly.compile(echo.bytes);
 
     const agent = new Agent({ connections: (CALLERS + 1) * 2, keepAliveTimeout: 30_000 });
     closers.unshift(() => agent.close());
-    let runners = 0;
-    /** A runner with its own fresh cache directory; settled (its threads started) before it is used. */
-    const startRunner = async (concurrency: number, tenantConcurrency: number, warmPlugins: number) => {
-      const config = loadConfig({
-        ...base,
-        RUNNER_PORT: '0',
-        APP_RUNNER_CACHE_DIR: path.join(dir, `runner-cache-${runners++}`),
-        APP_RUNNER_CONCURRENCY: String(concurrency),
-        APP_RUNNER_TENANT_CONCURRENCY: String(tenantConcurrency),
-        APP_RUNNER_WARM_PLUGINS: String(warmPlugins),
-        API_INTERNAL_URL: api.internalUrl,
-      });
-      const started = await startRunnerFromConfig(config, silent);
-      let closing: Promise<void> | undefined;
-      const runner: Runner = {
-        url: started.url,
-        settings: `${concurrency}/${tenantConcurrency}/${warmPlugins}`,
-        close: () => (closing ??= started.close()),
-      };
-      closers.unshift(runner.close);
-      await quiet();
-      return runner;
+    const sendTo = (runner: Runner) => sender(runner, agent, RUNNER_TOKEN);
+    const callers = { callers: CALLERS, tenants: TENANTS };
+    const sequentialRow = async (
+      name: string,
+      runner: Runner,
+      count: number,
+      call: (i: number) => Promise<Outcome>,
+      between?: () => Promise<void>,
+    ) => rowOf(name, runner.settings, await oneAfterAnother(count, call, between), null);
+    const loadRow = async (name: string, runner: Runner, send: Send, more: Partial<Load> = {}) => {
+      const run = await closedLoop(send, shas, { calls: THROUGHPUT_CALLS, ...callers, ...more });
+      return rowOf(name, runner.settings, run.outcomes, run.seconds, run.cpu);
     };
-    const tenantOf = () => TENANTS[0] as string;
-    const warmUp = async (send: ReturnType<typeof sender>) =>
-      closedLoop(send, shas, { calls: WARM_UP * CALLERS, callers: CALLERS, tenants: TENANTS });
+    const warmUp = (send: Send) => closedLoop(send, shas, { calls: WARM_UP * CALLERS, ...callers });
 
     const [load1] = os.loadavg();
     console.log(
@@ -248,126 +176,97 @@ async function main() {
 
     // In-process first, before any runner thread exists.
     await quiet();
-    const envelope = envelopeOf(invokeBody(shas.echo, tenantOf()));
-    const floor = await measureFloor(module, envelope);
-    const fresh = await measureFreshInProcess(module, envelope);
+    const runCpu = cpuMeter();
+    const inProcess = {
+      module: await WebAssembly.compile(echo.bytes),
+      maxPages: MEMORY_MIB * 16,
+      envelope: envelopeOf(invokeBody(shas.echo, TENANT)),
+      calls: CALLS,
+      warmUp: WARM_UP,
+    };
+    const floor = await measureFloor(inProcess);
+    const fresh = await measureFreshInProcess(inProcess);
 
-    // The default runner: its memory over MEMORY_CALLS calls, then the warm rows and the healthy callers.
-    const memory: Memory[] = [];
-    const warmRunner = await startRunner(8, 4, 8);
-    const warmSend = sender(warmRunner, agent, RUNNER_TOKEN);
-    memory.push(memoryNow(`before: runner ${warmRunner.settings} started, no call`, 0));
+    // The default runner: the process's memory over MEMORY_CALLS calls, the warm rows, healthy callers.
+    const memory: Memory[] = [memoryNow('before the runner started', 0)];
+    const warmRunner = await startRunner(platform, 8, 4, 8);
+    const warmSend = sendTo(warmRunner);
+    memory.push(memoryNow(`runner ${warmRunner.settings} started, no call yet`, 0));
     let calls = 0;
     for (const upTo of [1000, MEMORY_CALLS]) {
-      await closedLoop(warmSend, shas, { calls: upTo - calls, callers: CALLERS, tenants: TENANTS });
+      await closedLoop(warmSend, shas, { calls: upTo - calls, ...callers });
       calls = upTo;
       memory.push(memoryNow(`after ${upTo} calls (${CALLERS} callers)`, calls));
     }
+    collectMainThread();
+    memory.push(memoryNow(`after ${calls} calls and a main-thread GC`, calls));
     const refilled = () => poolRefilled(warmRunner.url, 2, SETTLE_MS);
-    const warmOnce = () => warmSend(shas.echo, tenantOf());
-    const warm = rowOf(
+    const warmOnce = () => warmSend(shas.echo, TENANT);
+    const warm = await sequentialRow(
       `invoke, warm (pool refilled, ${SETTLE_MS} ms idle)`,
-      warmRunner.settings,
-      await oneAfterAnother(CALLS, warmOnce, refilled),
-      null,
+      warmRunner,
+      CALLS,
+      warmOnce,
+      refilled,
     );
-    const warmBackToBack = rowOf(
+    const warmBackToBack = await sequentialRow(
       'invoke, warm pool, back to back',
-      warmRunner.settings,
-      await oneAfterAnother(CALLS, warmOnce),
-      null,
+      warmRunner,
+      CALLS,
+      warmOnce,
     );
     await refilled();
-    const healthyRun = await closedLoop(warmSend, shas, {
-      calls: THROUGHPUT_CALLS,
-      callers: CALLERS,
-      tenants: TENANTS,
-    });
-    const healthy = rowOf(
-      `${CALLERS} callers, warm pool (healthy)`,
-      warmRunner.settings,
-      healthyRun.outcomes,
-      healthyRun.seconds,
-    );
+    const healthy = await loadRow(`${CALLERS} callers, warm pool (healthy)`, warmRunner, warmSend);
 
     // No warm pool: every call makes its instance.
-    const coldPoolRunner = await startRunner(8, 4, 0);
-    const noWarmSend = sender(coldPoolRunner, agent, RUNNER_TOKEN);
+    const noWarmRunner = await startRunner(platform, 8, 4, 0);
+    const noWarmSend = sendTo(noWarmRunner);
     await warmUp(noWarmSend);
-    const noWarm = rowOf(
-      'invoke, no warm pool, back to back',
-      coldPoolRunner.settings,
-      await oneAfterAnother(CALLS, () => noWarmSend(shas.echo, tenantOf())),
-      null,
+    const noWarm = await sequentialRow('invoke, no warm pool, back to back', noWarmRunner, CALLS, () =>
+      noWarmSend(shas.echo, TENANT),
     );
-    const noWarmRun = await closedLoop(noWarmSend, shas, {
-      calls: THROUGHPUT_CALLS,
-      callers: CALLERS,
-      tenants: TENANTS,
-    });
-    const noWarmLoad = rowOf(
-      `${CALLERS} callers, no warm pool`,
-      coldPoolRunner.settings,
-      noWarmRun.outcomes,
-      noWarmRun.seconds,
-    );
-    await coldPoolRunner.close();
+    const noWarmLoad = await loadRow(`${CALLERS} callers, no warm pool`, noWarmRunner, noWarmSend);
+    await noWarmRunner.close();
 
     // Cold: a runner warmed on echo (its threads and its own code run), then one first call of each
     // variant: fetched from the api, verified, written to its cache, compiled, sent to a thread, run.
-    const coldRunner = await startRunner(8, 4, 8);
-    const coldSend = sender(coldRunner, agent, RUNNER_TOKEN);
+    const coldRunner = await startRunner(platform, 8, 4, 8);
+    const coldSend = sendTo(coldRunner);
     await warmUp(coldSend);
-    const cold = rowOf(
+    const cold = await sequentialRow(
       `invoke, cold: first call, ${COLD_MODULES} modules`,
-      coldRunner.settings,
-      await oneAfterAnother(
-        COLD_MODULES,
-        (i) => coldSend(variants[i] as string, tenantOf()),
-        () => sleep(SETTLE_MS),
-      ),
-      null,
+      coldRunner,
+      COLD_MODULES,
+      (i) => coldSend(variants[i] as string, TENANT),
+      () => sleep(SETTLE_MS),
     );
     await coldRunner.close();
 
-    // Looping calls among the healthy ones: first on the default runner, every caller's 10th call.
+    // Looping calls beside the healthy ones: on the default runner, every caller's 10th call loops.
     await refilled();
-    const everyTenthRun = await closedLoop(warmSend, shas, {
-      calls: THROUGHPUT_CALLS,
-      callers: CALLERS,
-      tenants: TENANTS,
-      loopEvery: LOOP_EVERY,
-    });
-    const everyTenth = rowOf(
+    const everyTenth = await loadRow(
       `${CALLERS} callers, 1 call in ${LOOP_EVERY} loops`,
-      warmRunner.settings,
-      everyTenthRun.outcomes,
-      everyTenthRun.seconds,
+      warmRunner,
+      warmSend,
+      {
+        loopEvery: LOOP_EVERY,
+      },
     );
-    // Then one more caller, a third tenant's, looping continuously: one thread more, so it never makes
-    // the others busy.
-    const looperRunner = await startRunner(CALLERS + 1, 4, 8);
-    const looperSend = sender(looperRunner, agent, RUNNER_TOKEN);
+    // One more caller, a third tenant's, looping continuously: one thread more, so the limit of calls
+    // in flight never makes the others busy.
+    const looperRunner = await startRunner(platform, CALLERS + 1, 4, 8);
+    const looperSend = sendTo(looperRunner);
     await warmUp(looperSend);
-    const looperRun = await closedLoop(looperSend, shas, {
-      calls: THROUGHPUT_CALLS,
-      callers: CALLERS,
-      tenants: TENANTS,
+    // Three times the calls: the row is short otherwise, with few looping calls in it.
+    const withLooper = await loadRow(`${CALLERS} callers + 1 looping caller`, looperRunner, looperSend, {
+      calls: 3 * THROUGHPUT_CALLS,
       looperTenant: LOOPER_TENANT,
     });
-    const withLooper = rowOf(
-      `${CALLERS} callers + 1 looping caller`,
-      looperRunner.settings,
-      looperRun.outcomes,
-      looperRun.seconds,
-    );
     await looperRunner.close();
     const health = (await (await request(`${warmRunner.url}/health`)).body.json()) as {
       threadsReplaced: number;
     };
-    memory.push(
-      memoryNow(`after every row (default runner: ${health.threadsReplaced} threads replaced)`, calls),
-    );
+    memory.push(memoryNow(`after every row (${health.threadsReplaced} of its threads replaced)`, calls));
 
     const rows = [
       floor,
@@ -382,99 +281,68 @@ async function main() {
       withLooper,
     ];
     printTable(rows, floor, fresh, healthy);
-    const healthyMean = mean(healthy.latencies);
-    const ceiling = (CALLERS * (LOOP_EVERY - 1) * 1000) / ((LOOP_EVERY - 1) * healthyMean + LOOP_TIMEOUT_MS);
-    const share = (row: Row) => (row.perSecond ?? 0) / (healthy.perSecond ?? Number.NaN);
-    console.log(
-      `\n1 call in ${LOOP_EVERY} loops: closed-loop ceiling ${CALLERS} × ${LOOP_EVERY - 1} / ` +
-        `(${LOOP_EVERY - 1} × ${fmt(healthyMean, 2)} ms healthy mean + ${LOOP_TIMEOUT_MS} ms) = ` +
-        `${fmt(ceiling, 0)} calls/s (×${fmt(ceiling / (healthy.perSecond ?? Number.NaN), 2)} of healthy): ` +
-        `the callers' own waiting, even with unlimited CPU; the row reached ` +
-        `${fmt((100 * (everyTenth.perSecond ?? 0)) / ceiling, 0)}% of it`,
-    );
-    printMemory(memory);
+    printMemory(memory, 1);
+    const replacementCpuMs = await printCosts({
+      ...inProcess,
+      sha256: shas.echo,
+      bytes: echo.bytes,
+      fetchable: { internalUrl: api.internalUrl, token: RUNNER_TOKEN, shas: variants },
+      count: INSTANCES,
+      idleMs: SETTLE_MS,
+    });
 
-    // What one instance costs, and what the cold call is made of.
-    const sandbox = new SandboxPool({ threads: 1, warmCapacity: 0, warmIdleMs: 60_000 });
-    closers.unshift(() => sandbox.close());
-    console.log(`\nwhat one instance costs (${INSTANCES} one after another; CPU of every thread)`);
-    printCost(
-      await costOf('worker thread, bare (start, answer, end)', INSTANCES, async () => {
-        const worker = new Worker('require("node:worker_threads").parentPort.postMessage(1)', { eval: true });
-        await new Promise((resolve) => worker.once('message', resolve));
-        await worker.terminate();
-      }),
-    );
-    printCost(
-      await costOf('sandbox thread call (fresh instance, no HTTP)', INSTANCES, async () => {
-        const { result } = await sandbox.run(
-          { sha256: shas.echo, module, maxPages: MEMORY_MIB * 16 },
-          { exportName: 'invoke', input: envelope, deadlineMs: 5000, binding: REFUSING_BINDING },
-        );
-        if (result.kind !== 'answered') throw new Error(`instance: ${result.kind}`);
-      }),
-    );
-    printCost(
-      await costOf(
-        'cold part: compile a new module (WebAssembly.compile)',
-        INSTANCES,
-        (i) => WebAssembly.compile(distinctBytes(echo.bytes, i)),
-        false,
-      ),
-    );
-    printCost(
-      await costOf(
-        'cold part: fetch a module from the api internal listener',
-        INSTANCES,
-        async (i) => {
-          const response = await request(
-            `${api.internalUrl}/internal/app-modules/${variants[i % COLD_MODULES]}`,
-            {
-              headers: { authorization: `Bearer ${RUNNER_TOKEN}` },
-            },
-          );
-          await response.body.arrayBuffer();
-          if (response.statusCode !== 200) throw new Error(`fetch: ${response.statusCode}`);
-        },
-        false,
-      ),
-    );
-    const echoer = new Worker(
-      'const { parentPort } = require("node:worker_threads"); parentPort.on("message", (m) => parentPort.postMessage(m))',
-      { eval: true },
-    );
-    await roundTripP50(echoer, 0);
-    const [backToBack, afterIdle] = [await roundTripP50(echoer, 0), await roundTripP50(echoer, SETTLE_MS)];
-    await echoer.terminate();
+    // What bounds the looping rows: the callers' own waiting, and the CPU the looping calls take.
+    const healthyPerSecond = healthy.perSecond ?? Number.NaN;
+    const cores = os.cpus().length;
+    const normal = LOOP_EVERY - 1;
+    const waiting = (CALLERS * normal * 1000) / (normal * mean(healthy.latencies) + LOOP_TIMEOUT_MS);
+    const cpuPerCall = ((healthy.cpu?.own ?? Number.NaN) * cores * 1000) / healthyPerSecond;
+    const reached = (everyTenth.perSecond ?? 0) / healthyPerSecond;
+    const answered = everyTenth.latencies.length;
+    const rowSeconds = answered / (everyTenth.perSecond ?? Number.NaN);
+    const ownCoreMs = (everyTenth.cpu?.own ?? Number.NaN) * cores * rowSeconds * 1000;
+    const normalShare = (answered * cpuPerCall) / ownCoreMs;
+    const busy = everyTenth.cpu ? everyTenth.cpu.own + everyTenth.cpu.others : Number.NaN;
     console.log(
-      `${'thread message round trip p50, back to back'.padEnd(52)} ${fmt(backToBack, 3).padStart(6)} ms; ` +
-        `after ${SETTLE_MS} ms idle ${fmt(afterIdle, 3)} ms (each hop of a call wakes an idle thread)`,
+      `\n1 call in ${LOOP_EVERY} loops: ${fmt(everyTenth.perSecond, 0)} calls/s, ×${fmt(reached, 2)} of healthy` +
+        `\n  callers' own waiting, even with unlimited CPU: ${CALLERS} × ${normal} / (${normal} × ` +
+        `${fmt(mean(healthy.latencies), 2)} ms healthy mean + ${LOOP_TIMEOUT_MS} ms) = ${fmt(waiting, 0)} calls/s ` +
+        `(×${fmt(waiting / healthyPerSecond, 2)} of healthy)` +
+        `\n  CPU: the cores were ${fmt(100 * busy, 0)}% busy over the row; its ${answered} normal calls, at ` +
+        `${fmt(cpuPerCall, 2)} ms CPU each as in the healthy row, took ${fmt(100 * normalShare, 0)}% of this ` +
+        `process's CPU; the rest went to its ${everyTenth.loops ?? 0} looping calls (spinning until their ` +
+        `deadline) and to replacing their threads (${fmt(replacementCpuMs, 0)} ms CPU each, as measured above)`,
+    );
+    const machine = runCpu();
+    console.log(
+      `\nCPU over the whole run: this process ${fmt(machine.own * 100, 0)}% of ${cores} cores, ` +
+        `other processes ${fmt(machine.others * 100, 0)}%`,
     );
 
     console.log('');
-    const warmP50 = quantile(warm.latencies, 0.5);
-    const freshP50 = quantile(fresh.latencies, 0.5);
+    const p50 = (row: Row) => quantile(row.latencies, 0.5);
+    const over = p50(warm) - p50(fresh);
     goal(
-      `warm p50 within ${GOAL_WARM_OVER_FRESH_MS} ms of the in-process fresh instance: ${fmt(warmP50, 2)} ms ` +
-        `vs ${fmt(freshP50, 2)} ms, +${fmt(warmP50 - freshP50, 2)} ms (back to back: ` +
-        `${fmt(quantile(warmBackToBack.latencies, 0.5), 2)} ms)`,
-      warmP50 - freshP50 <= GOAL_WARM_OVER_FRESH_MS,
+      `warm p50 within ${GOAL_WARM_OVER_FRESH_MS} ms of the in-process fresh instance: ${fmt(p50(warm), 2)} ` +
+        `ms vs ${fmt(p50(fresh), 2)} ms, +${fmt(over, 2)} ms (back to back, as the in-process rows run: ` +
+        `${fmt(p50(warmBackToBack), 2)} ms)`,
+      over <= GOAL_WARM_OVER_FRESH_MS,
     );
     const perSecond = healthy.perSecond ?? 0;
     goal(
-      `at least ${GOAL_CALLS_PER_SECOND} calls/s with ${CALLERS} callers (warm pool): ${fmt(perSecond, 0)} calls/s`,
+      `at least ${GOAL_CALLS_PER_SECOND} calls/s with ${CALLERS} callers (warm pool): ${fmt(perSecond, 0)}`,
       perSecond >= GOAL_CALLS_PER_SECOND,
     );
-    const coldP50 = quantile(cold.latencies, 0.5);
     goal(
-      `cold p50 under ${GOAL_COLD_P50_MS} ms: ${fmt(coldP50, 2)} ms (p99 ${fmt(quantile(cold.latencies, 0.99), 2)} ms)`,
-      coldP50 < GOAL_COLD_P50_MS && cold.latencies.length === COLD_MODULES,
+      `cold p50 under ${GOAL_COLD_P50_MS} ms: ${fmt(p50(cold), 2)} ms (p99 ${fmt(quantile(cold.latencies, 0.99), 2)})`,
+      p50(cold) < GOAL_COLD_P50_MS && cold.latencies.length === COLD_MODULES,
     );
     for (const row of [everyTenth, withLooper]) {
+      const share = (row.perSecond ?? 0) / healthyPerSecond;
       goal(
-        `with looping calls, the others at least half the healthy calls/s: ${row.name}: ` +
-          `${fmt(row.perSecond, 0)} calls/s, ${fmt(100 * share(row), 0)}% of healthy`,
-        share(row) >= GOAL_LOOPING_SHARE && row.failed === 0,
+        `with looping calls the others reach half the healthy calls/s: ${row.name}: ` +
+          `${fmt(row.perSecond, 0)} calls/s, ${fmt(100 * share, 0)}% of healthy`,
+        share >= GOAL_LOOPING_SHARE && row.failed === 0,
       );
     }
   });

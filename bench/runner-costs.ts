@@ -1,0 +1,203 @@
+// The runner benchmark's measurements without a runner: the echo module called in-process (the floor,
+// and a fresh instance a call), and what one instance and the parts of a cold call cost.
+import '../src/runner/quiet-wasi.ts';
+import { performance } from 'node:perf_hooks';
+import { Worker } from 'node:worker_threads';
+import createPlugin, { type CallContext } from '@extism/extism';
+import { request } from 'undici';
+import { HOST_FUNCTIONS } from '../src/module/imports.ts';
+import { drawSecretTag, tagConfig } from '../src/runner/envelope.ts';
+import { REFUSING_BINDING } from '../src/runner/host/refusal.ts';
+import { SandboxPool } from '../src/runner/threads/sandbox-pool.ts';
+import { type invokeBody, quantile, type Row, sleep } from './runner-load.ts';
+import { costOf, fmt, printCost } from './runner-report.ts';
+
+/** The envelope the runner hands the module for that body (spec part 1 §2.14), built the same way. */
+export function envelopeOf(body: ReturnType<typeof invokeBody>): string {
+  const secretTag = drawSecretTag();
+  return JSON.stringify({
+    call: { id: body.call.id, tenantId: body.call.tenantId, secretTag },
+    action: body.action,
+    idempotencyKey: body.idempotencyKey,
+    config: tagConfig(body.config, secretTag),
+    input: body.input,
+  });
+}
+
+/** In-process host functions: refusing, synchronous (the echo module calls none on a plain call). */
+const refusing = Object.fromEntries(
+  HOST_FUNCTIONS.map((name) => [
+    name,
+    (context: CallContext) => context.store(JSON.stringify({ error: `${name} refused`, refused: true })),
+  ]),
+);
+const pluginOptions = (maxPages: number) => ({
+  useWasi: true,
+  enableWasiOutput: false,
+  functions: { 'extism:host/user': refusing },
+  memory: { maxPages },
+});
+
+async function timed(count: number, warmUp: number, once: () => Promise<void>): Promise<number[]> {
+  for (let i = 0; i < warmUp; i++) await once();
+  const latencies: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const t = performance.now();
+    await once();
+    latencies.push(performance.now() - t);
+  }
+  return latencies;
+}
+
+const inProcessRow = (name: string, latencies: number[]): Row => ({
+  name,
+  runner: '-',
+  latencies,
+  perSecond: null,
+  warm: null,
+  loops: null,
+  cpu: null,
+  busy: 0,
+  failed: 0,
+});
+
+export interface InProcess {
+  module: WebAssembly.Module;
+  maxPages: number;
+  envelope: string;
+  calls: number;
+  warmUp: number;
+}
+
+/** The floor: one in-process instance (no thread, no HTTP), invoke called with a runner-sized envelope. */
+export async function measureFloor(at: InProcess): Promise<Row> {
+  const plugin = await createPlugin({ wasm: [{ module: at.module }] }, pluginOptions(at.maxPages));
+  const latencies = await timed(at.calls, at.warmUp, async () => {
+    const text = (await plugin.call('invoke', at.envelope))?.text() ?? '';
+    if (!text.startsWith('{"status":"ok"')) throw new Error(`floor: unexpected answer ${text.slice(0, 200)}`);
+  });
+  await plugin.close();
+  return inProcessRow('floor: in-process call', latencies);
+}
+
+/** In-process, a fresh instance for every call (instantiation and start code included), no thread. */
+export async function measureFreshInProcess(at: InProcess): Promise<Row> {
+  const latencies = await timed(at.calls, at.warmUp, async () => {
+    const plugin = await createPlugin({ wasm: [{ module: at.module }] }, pluginOptions(at.maxPages));
+    await plugin.call('invoke', at.envelope);
+    await plugin.close();
+  });
+  return inProcessRow('in-process, fresh instance a call', latencies);
+}
+
+/** The module with a custom section naming `i` appended: new bytes, so no compiled code to reuse. */
+function distinctBytes(bytes: Uint8Array, i: number): Uint8Array<ArrayBuffer> {
+  const name = new TextEncoder().encode(`bench-${i}`);
+  const out = new Uint8Array(bytes.byteLength + 3 + name.byteLength);
+  out.set(bytes);
+  out.set([0, name.byteLength + 1, name.byteLength, ...name], bytes.byteLength);
+  return out;
+}
+
+/** p50 of a message round trip to a bare worker thread, back to back or after `idleMs` of idling. */
+async function roundTripP50(worker: Worker, idleMs: number): Promise<number> {
+  const latencies: number[] = [];
+  for (let i = 0; i < 100; i++) {
+    if (idleMs) await sleep(idleMs);
+    const t = performance.now();
+    await new Promise((resolve) => {
+      worker.once('message', resolve);
+      worker.postMessage(i);
+    });
+    latencies.push(performance.now() - t);
+  }
+  return quantile(latencies, 0.5);
+}
+
+export interface CostSubjects extends InProcess {
+  sha256: string;
+  bytes: Uint8Array;
+  /** Stored modules the api internal listener serves, fetched with `token`. */
+  fetchable: { internalUrl: string; token: string; shas: string[] };
+  count: number;
+  idleMs: number;
+}
+
+/**
+ * What one instance costs, and the parts of a cold call, each `count` times one after another. Answers
+ * the CPU milliseconds of a thread's replacement (what a call past its deadline costs besides its own).
+ */
+export async function printCosts(at: CostSubjects): Promise<number> {
+  console.log(`\nwhat one instance costs (${at.count} one after another; CPU of every thread)`);
+  printCost(
+    await costOf('worker thread, bare (start, answer, end)', at.count, async () => {
+      const worker = new Worker('require("node:worker_threads").parentPort.postMessage(1)', { eval: true });
+      await new Promise((resolve) => worker.once('message', resolve));
+      await worker.terminate();
+    }),
+  );
+  const call = async (pool: SandboxPool) => {
+    const { result } = await pool.run(
+      { sha256: at.sha256, module: at.module, maxPages: at.maxPages },
+      { exportName: 'invoke', input: at.envelope, deadlineMs: 5000, binding: REFUSING_BINDING },
+    );
+    if (result.kind !== 'answered') throw new Error(`instance: ${result.kind}`);
+  };
+  const onePool = () => new SandboxPool({ threads: 1, warmCapacity: 0, warmIdleMs: 60_000 });
+  // What a call past its deadline costs besides its own time: its thread is ended and a new one started.
+  const replacement = await costOf(
+    'sandbox thread start, first call, end (a replacement)',
+    Math.ceil(at.count / 2),
+    async () => {
+      const pool = onePool();
+      try {
+        await call(pool);
+      } finally {
+        await pool.close();
+      }
+    },
+  );
+  printCost(replacement);
+  const sandbox = onePool();
+  try {
+    printCost(await costOf('sandbox thread call (fresh instance, no HTTP)', at.count, () => call(sandbox)));
+  } finally {
+    await sandbox.close();
+  }
+  printCost(
+    await costOf(
+      'cold part: compile a new module (WebAssembly.compile)',
+      at.count,
+      (i) => WebAssembly.compile(distinctBytes(at.bytes, i)),
+      false,
+    ),
+  );
+  const { internalUrl, token, shas } = at.fetchable;
+  printCost(
+    await costOf(
+      'cold part: fetch a module from the api internal listener',
+      at.count,
+      async (i) => {
+        const response = await request(`${internalUrl}/internal/app-modules/${shas[i % shas.length]}`, {
+          headers: { authorization: `Bearer ${token}` },
+        });
+        await response.body.arrayBuffer();
+        if (response.statusCode !== 200) throw new Error(`fetch: ${response.statusCode}`);
+      },
+      false,
+    ),
+  );
+  const echoer = new Worker(
+    'const { parentPort } = require("node:worker_threads"); parentPort.on("message", (m) => parentPort.postMessage(m))',
+    { eval: true },
+  );
+  await roundTripP50(echoer, 0);
+  const backToBack = await roundTripP50(echoer, 0);
+  const afterIdle = await roundTripP50(echoer, at.idleMs);
+  await echoer.terminate();
+  console.log(
+    `${'thread message round trip p50, back to back'.padEnd(52)} ${fmt(backToBack, 3).padStart(6)} ms; ` +
+      `after ${at.idleMs} ms idle ${fmt(afterIdle, 3)} ms (each hop of a call wakes an idle thread)`,
+  );
+  return replacement.cpuMs;
+}
