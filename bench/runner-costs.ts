@@ -1,6 +1,6 @@
 // The runner benchmark's measurements without a runner: the echo module called in-process (the floor,
 // and a fresh instance a call), and what one instance and the parts of a cold call cost.
-import '../src/runner/quiet-wasi.ts';
+import '../src/runner/quiet-wasi.js';
 import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import createPlugin, { type CallContext } from '@extism/extism';

@@ -1,5 +1,6 @@
-// What the runner's main thread and its sandbox threads say to each other. The thread entry loads this
-// file natively (Node strips the types), so it holds erasable TypeScript only: types and constants.
+// What the runner's main thread and its sandbox threads say to each other. The thread entry
+// (thread-entry.js) is plain JavaScript, so a new thread pays no TypeScript stripping (about 50 ms of
+// CPU a thread): what it must agree on with this side comes in its ThreadData, decided here alone.
 import type { MessagePort } from 'node:worker_threads';
 
 /** A compiled module as a thread holds it: V8 shares the compiled code between threads and instances. */
@@ -10,20 +11,27 @@ export interface ThreadModule {
   maxPages: number;
 }
 
+/** Slots of the shared Int32Array, and the values of the phase slot. */
+export const SIGNALS = {
+  /** Raised when a host answer is on the host port. */
+  hostAnswer: 0,
+  /** The phase of the current task: the main thread reads it when a start limit passes. */
+  phase: 1,
+} as const;
+export const PHASES = { idle: 0, starting: 1, running: 2 } as const;
+
 /** Given to a thread when it starts. */
 export interface ThreadData {
   /** Where the main thread posts host function answers; the thread reads it while it waits. */
   hostPort: MessagePort;
-  /** Int32Array over a SharedArrayBuffer: [0] the host answer flag, [1] the phase of the current task. */
+  /** Int32Array over a SharedArrayBuffer, laid out as `signals` says. */
   signals: SharedArrayBuffer;
+  layout: { signals: typeof SIGNALS; phases: typeof PHASES };
+  /** Host function name → the JSON it answers while no call is bound (start code, warm instances). */
+  refusals: Record<string, string>;
+  /** The thread's nice value (Linux): module code yields the CPU to the main thread. */
+  niceness: number;
 }
-
-export const SIGNAL_HOST_ANSWER = 0;
-export const SIGNAL_PHASE = 1;
-/** The phase word: the main thread reads it when a start limit passes (no message needed per call). */
-export const PHASE_IDLE = 0;
-export const PHASE_STARTING = 1;
-export const PHASE_RUNNING = 2;
 
 export type ToThread =
   /** Keep this compiled module for later calls. */
@@ -50,6 +58,8 @@ export type ToThread =
     };
 
 export type FromThread =
+  /** The thread has loaded and takes tasks at once. */
+  | { kind: 'ready' }
   | { kind: 'prepared'; sha256: string; ok: boolean; message?: string }
   | { kind: 'host'; seq: number; name: string; request: string }
   | {

@@ -105,15 +105,18 @@ export class SandboxPool {
     return thread;
   }
 
-  /** An idle thread holding a warm instance of the module, else the idle thread holding fewest. */
+  /**
+   * An idle thread holding a warm instance of the module; else the loaded idle thread holding fewest
+   * (a replacement still starting comes last: a call sent to it waits for the thread's start).
+   */
   #idleThread(sha256: string): SandboxThread | null {
     let best: SandboxThread | null = null;
-    let bestWarm = Number.POSITIVE_INFINITY;
+    let bestRank = Number.POSITIVE_INFINITY;
     for (const thread of this.#threads) {
       if (!thread.idle) continue;
       if (thread.warmOf(sha256) > 0) return thread;
-      const held = thread.warm.size;
-      if (held < bestWarm) [best, bestWarm] = [thread, held];
+      const rank = (thread.ready ? 0 : 1_000) + thread.warm.size;
+      if (rank < bestRank) [best, bestRank] = [thread, rank];
     }
     return best;
   }

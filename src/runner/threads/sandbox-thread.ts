@@ -3,13 +3,13 @@
 // binding, and is terminated when a call passes its deadline or start code passes its limit. The pool
 // replaces a thread that ended; nothing of it (port, flags, pending host answers) reaches the new one.
 import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
-import type { HostBinding } from '../host/refusal.ts';
+import { HOST_FUNCTIONS } from '../../module/imports.ts';
+import { type HostBinding, REFUSING_BINDING } from '../host/refusal.ts';
 import {
   type FromThread,
   type HostAnswer,
-  PHASE_STARTING,
-  SIGNAL_HOST_ANSWER,
-  SIGNAL_PHASE,
+  PHASES,
+  SIGNALS,
   type ThreadData,
   type ThreadModule,
   type ToThread,
@@ -20,7 +20,13 @@ export const START_LIMIT_MS = 5_000;
 /** Compiled modules a thread keeps; the least recently used is forgotten beyond. */
 export const MODULES_PER_THREAD = 64;
 
-const ENTRY = new URL('./thread-entry.ts', import.meta.url);
+const ENTRY = new URL('./thread-entry.js', import.meta.url);
+/** Module code yields the CPU to the main thread (HTTP, host functions; in the `all` role the api too). */
+const SANDBOX_NICENESS = 10;
+/** What every host function answers in a thread while no call is bound to its instance. */
+const REFUSALS = Object.fromEntries(
+  HOST_FUNCTIONS.map((name) => [name, JSON.stringify(REFUSING_BINDING[name]({}))]),
+);
 
 export type ExportResult =
   | { kind: 'answered'; output: Uint8Array }
@@ -73,14 +79,21 @@ export class SandboxThread {
   readonly #held = new Set<string>();
   #running: Running | null = null;
   #ended = false;
+  #ready = false;
 
   constructor(private readonly events: ThreadEvents) {
     const { port1, port2 } = new MessageChannel();
     const signals = new SharedArrayBuffer(8);
     this.#hostPort = port1;
     this.#flags = new Int32Array(signals);
-    const data: ThreadData = { hostPort: port2, signals };
-    // No inherited flags (a TypeScript loader, a profiler): the entry runs on Node's own type stripping.
+    const data: ThreadData = {
+      hostPort: port2,
+      signals,
+      layout: { signals: SIGNALS, phases: PHASES },
+      refusals: REFUSALS,
+      niceness: SANDBOX_NICENESS,
+    };
+    // No inherited flags (a TypeScript loader, a profiler): the entry is plain JavaScript.
     this.#worker = new Worker(ENTRY, { workerData: data, transferList: [port2], execArgv: [] });
     this.#worker.unref();
     this.#worker.on('message', (message: FromThread) => this.#received(message));
@@ -90,6 +103,11 @@ export class SandboxThread {
 
   get idle(): boolean {
     return this.#running === null && !this.#ended;
+  }
+
+  /** Loaded: a task sent now starts at once, not after the thread's start (tens of milliseconds). */
+  get ready(): boolean {
+    return this.#ready;
   }
 
   get ended(): boolean {
@@ -184,6 +202,10 @@ export class SandboxThread {
 
   #received(message: FromThread): void {
     const running = this.#running;
+    if (message.kind === 'ready') {
+      this.#ready = true;
+      return;
+    }
     if (message.kind === 'host') {
       // A request of any call but the one running reaches no one.
       if (running?.kind === 'call' && running.seq === message.seq) this.#serveHost(running, message);
@@ -210,8 +232,8 @@ export class SandboxThread {
       if (this.#running !== running) return;
       const reply: HostAnswer = { seq: running.seq, answer: JSON.stringify(answer ?? null) };
       this.#hostPort.postMessage(reply);
-      Atomics.store(this.#flags, SIGNAL_HOST_ANSWER, 1);
-      Atomics.notify(this.#flags, SIGNAL_HOST_ANSWER);
+      Atomics.store(this.#flags, SIGNALS.hostAnswer, 1);
+      Atomics.notify(this.#flags, SIGNALS.hostAnswer);
     };
     let request: unknown;
     try {
@@ -245,7 +267,7 @@ export class SandboxThread {
 
   /** START_LIMIT_MS into a fresh call: a thread still in the instance's start code is ended. */
   #startLimit(seq: number): void {
-    if (Atomics.load(this.#flags, SIGNAL_PHASE) !== PHASE_STARTING) return;
+    if (Atomics.load(this.#flags, SIGNALS.phase) !== PHASES.starting) return;
     this.#expire(seq, {
       kind: 'start_failed',
       message: `its start code ran past ${START_LIMIT_MS / 1000} s`,
