@@ -38,10 +38,16 @@ const pluginOptions = (maxPages: number) => ({
   memory: { maxPages },
 });
 
-async function timed(count: number, warmUp: number, once: () => Promise<void>): Promise<number[]> {
+async function timed(
+  count: number,
+  warmUp: number,
+  once: () => Promise<void>,
+  idleMs = 0,
+): Promise<number[]> {
   for (let i = 0; i < warmUp; i++) await once();
   const latencies: number[] = [];
   for (let i = 0; i < count; i++) {
+    if (idleMs > 0) await new Promise((resolve) => setTimeout(resolve, idleMs));
     const t = performance.now();
     await once();
     latencies.push(performance.now() - t);
@@ -80,14 +86,24 @@ export async function measureFloor(at: InProcess): Promise<Row> {
   return inProcessRow('floor: in-process call', latencies);
 }
 
-/** In-process, a fresh instance for every call (instantiation and start code included), no thread. */
-export async function measureFreshInProcess(at: InProcess): Promise<Row> {
-  const latencies = await timed(at.calls, at.warmUp, async () => {
-    const plugin = await createPlugin({ wasm: [{ module: at.module }] }, pluginOptions(at.maxPages));
-    await plugin.call('invoke', at.envelope);
-    await plugin.close();
-  });
-  return inProcessRow('in-process, fresh instance a call', latencies);
+/**
+ * In-process, a fresh instance for every call (instantiation and start code included), no thread;
+ * idleMs untimed before each call, as the refilled warm row waits (an idle machine wakes slower).
+ */
+export async function measureFreshInProcess(at: InProcess, idleMs = 0): Promise<Row> {
+  const latencies = await timed(
+    at.calls,
+    at.warmUp,
+    async () => {
+      const plugin = await createPlugin({ wasm: [{ module: at.module }] }, pluginOptions(at.maxPages));
+      await plugin.call('invoke', at.envelope);
+      await plugin.close();
+    },
+    idleMs,
+  );
+  const name =
+    idleMs > 0 ? `in-process, fresh instance, ${idleMs} ms idle` : 'in-process, fresh instance a call';
+  return inProcessRow(name, latencies);
 }
 
 /** The module with a custom section naming `i` appended: new bytes, so no compiled code to reuse. */
