@@ -18,6 +18,8 @@ import { installRoutes } from '../installs/routes.ts';
 import { installNamesOf } from '../installs/service.ts';
 import { notificationRoutes } from '../notifications/routes.ts';
 import { createRunnerClient, type RunnerClient } from '../runner/client.ts';
+import { definitionRoutes } from '../runs/definitions/routes.ts';
+import { definitionSchemas } from '../runs/definitions/schemas.ts';
 import { createModuleStorage, type ModuleStorage } from '../storage/index.ts';
 import { tenantRoutes } from '../tenants/routes.ts';
 import { findTenantById } from '../tenants/service.ts';
@@ -46,6 +48,7 @@ export async function buildPublicApi(deps: ApiDeps) {
     openApi: true,
     auth: { verifier: deps.verifier, findTenant: (id) => findTenantById(deps.database.db, id) },
   });
+  for (const schema of definitionSchemas) app.addSchema(schema);
   await app.register(healthRoutes(deps.database));
   await app.register(tenantRoutes(deps.database, deps.config));
   await app.register(auditRoutes(deps.database));
@@ -70,6 +73,7 @@ export async function buildPublicApi(deps: ApiDeps) {
   await app.register(limitsRoutes(installDeps));
   await app.register(cacheRoutes(installDeps));
   await app.register(callRoutes(installDeps));
+  await app.register(definitionRoutes({ database: deps.database, config: deps.config }));
   return app;
 }
 

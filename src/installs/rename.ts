@@ -3,16 +3,28 @@
 // webhook URL). With keepAlias the former name stays an alias, at most MAX_ALIASES_PER_INSTALL; names
 // and aliases share the tenant's namespace; renaming to one's own alias takes it back.
 //
-// Seams for the calls issue: published definitions and runs in flight that call a name (callersOf) and
-// the rewrite of calling definitions (rewriteCallers). No definitions exist in this codebase yet, so both
-// answer nothing; the routes accept and validate `rewrite` and its permissions already.
-import { and, count, eq } from 'drizzle-orm';
+// Who calls a name: the current published definitions naming it (src/runs/definitions/callers.ts) and
+// runs in flight (runsInFlightCalling, the runs layer's seam). A rename's rewrite writes new drafts of the
+// calling definitions (and publishes them with rewrite publish). GET …/usage answers the callers of every
+// name of an install.
+import { and, asc, count, eq } from 'drizzle-orm';
 import { isUniqueViolation } from '../db/errors.ts';
-import type { Tx } from '../db/pool.ts';
+import type { Queryable, Tx } from '../db/pool.ts';
 import { ApiError, forbidden, notFound, validationError } from '../http/errors.ts';
+import {
+  type DefinitionRef,
+  publishedCallers,
+  type Rewritten,
+  refOf,
+  rewriteDefinitions,
+  type Skipped,
+  type Usage,
+  usageOf,
+} from '../runs/definitions/callers.ts';
 import {
   assertNameFree,
   audit,
+  findInstall,
   type InstallContext,
   lockTenantInstalls,
   nextUpdatedAt,
@@ -33,55 +45,63 @@ export interface RenameBody {
   rewrite?: Rewrite;
 }
 
-/** A definition a rewrite wrote (or would have), and one it skipped (draft_pending). */
-export interface RewrittenDefinition {
-  kind: string;
-  id: string;
-  name: string;
-  version: number;
-}
-export interface SkippedDefinition {
-  kind: string;
-  id: string;
-  name: string;
-  reason: 'draft_pending';
-}
-
 export interface RenameResult {
   install: InstallView;
   /** The former name kept as an alias, or null. */
   alias: string | null;
-  definitions: RewrittenDefinition[];
-  skipped: SkippedDefinition[];
+  /** The definitions the rewrite wrote a draft of (status published: it published it too). */
+  definitions: Rewritten[];
+  /** The calling definitions it left alone: a draft newer than the published version exists. */
+  skipped: Skipped[];
 }
 
 /** Who still calls a name of an install: published definitions and runs in flight. */
 export interface Callers {
-  definitions: { kind: string; id: string; name: string }[];
+  definitions: DefinitionRef[];
   runs: { id: string }[];
 }
 
 /**
- * Seam (calls issue): published workflows and rules naming `name` in a call_app step, app rule or
- * fallback, and runs in flight calling it. Definitions do not exist in this codebase yet: nobody calls.
+ * Seam (runs layer): the runs in flight that call `name` (a call_app step, an app rule or a fallback not
+ * yet run). Runs do not exist in this codebase yet, so none do.
  */
-export async function callersOf(_tx: Tx, _tenantId: string, _name: string): Promise<Callers> {
-  return { definitions: [], runs: [] };
+export async function runsInFlightCalling(
+  _tx: Tx,
+  _tenantId: string,
+  _name: string,
+): Promise<{ id: string }[]> {
+  return [];
+}
+
+/** Published definitions naming `name` in a call_app step, app rule or fallback, and runs in flight calling it. */
+export async function callersOf(tx: Tx, tenantId: string, name: string): Promise<Callers> {
+  const callers = await publishedCallers(tx, tenantId, [name]);
+  return { definitions: callers.map(refOf), runs: await runsInFlightCalling(tx, tenantId, name) };
 }
 
 /**
- * Seam (calls issue): writes a new draft naming `to` for every definition calling `from` (and, for
- * publish, publishes it or requests its approval); a definition with a draft newer than its published
- * version is skipped (draft_pending). Runs after the rename commits: a rewrite failing part way leaves
- * the rename done. No definitions exist yet, so nothing is rewritten.
+ * The rewrite of a rename, once it committed: the published definitions calling the install's former name
+ * (or any name it keeps) get a new draft naming `to` (and publish publishes it); a definition with a
+ * draft is skipped (draft_pending). A rewrite failing part way leaves the rename done.
  */
 export async function rewriteCallers(
-  _ctx: InstallContext,
-  _from: string,
-  _to: string,
-  _rewrite: Rewrite,
-): Promise<{ definitions: RewrittenDefinition[]; skipped: SkippedDefinition[] }> {
-  return { definitions: [], skipped: [] };
+  ctx: InstallContext,
+  from: string,
+  to: string,
+  rewrite: Rewrite,
+): Promise<{ definitions: Rewritten[]; skipped: Skipped[] }> {
+  // Read after the rename committed: should the install have moved on since, its former name alone.
+  const install = await findInstall(ctx.database.db, ctx.principal.tenantId, to, false);
+  const aliases = install ? (await aliasesOf(ctx.database.db, install.id)).map((a) => a.alias) : [];
+  return rewriteDefinitions(ctx, new Set([from, ...aliases]), to, rewrite);
+}
+
+/** GET /app-installs/:install/usage: the published definitions naming the install by any of its names. */
+export async function installUsage(ctx: InstallContext, name: string): Promise<{ items: Usage[] }> {
+  const db = ctx.database.db;
+  const install = await requireInstall(db, ctx.principal.tenantId, name, false);
+  const aliases = (await aliasesOf(db, install.id)).map((a) => a.alias);
+  return { items: await usageOf(db, ctx.principal.tenantId, [install.name, ...aliases]) };
 }
 
 /** drafts writes drafts (definitions:write); publish also publishes them (definitions:publish too). */
@@ -101,11 +121,12 @@ function assertMayRewrite(ctx: InstallContext, rewrite: Rewrite | undefined) {
 const inUse = (code: 'install_in_use' | 'alias_in_use', message: string, callers: Callers) =>
   new ApiError(409, code, message, { definitions: callers.definitions, runs: callers.runs });
 
-const aliasesOf = (tx: Tx, installId: string) =>
-  tx
+const aliasesOf = (db: Queryable, installId: string) =>
+  db
     .select({ alias: appInstallAliases.alias })
     .from(appInstallAliases)
-    .where(eq(appInstallAliases.installId, installId));
+    .where(eq(appInstallAliases.installId, installId))
+    .orderBy(asc(appInstallAliases.createdAt));
 
 /** POST /app-installs/:install/rename. */
 export async function renameInstall(
@@ -201,6 +222,9 @@ export async function removeAlias(
 ): Promise<InstallView> {
   const tenantId = ctx.principal.tenantId;
   return ctx.database.db.transaction(async (tx) => {
+    // The tenant's lock first, as a rename takes it: a definition's publish waits for it too, so it
+    // cannot start calling the alias between the check below and the removal.
+    await lockTenantInstalls(tx, tenantId);
     const install = await requireInstall(tx, tenantId, name, true);
     const [kept] = await tx
       .select({ n: count() })
