@@ -19,6 +19,7 @@ import type { InstallRow, VersionRow } from '../installs/view.ts';
 import type { RunnerClient } from '../runner/client.ts';
 import type { LogLine, Usage } from '../runner/host/call-state.ts';
 import { admit } from './admission.ts';
+import type { InvocationContext } from './invocations.ts';
 import { meterCall } from './metering.ts';
 import {
   type AttemptResult,
@@ -61,6 +62,8 @@ export interface AttemptOptions {
   /** Who the audit trail names for a quota's first refusal. */
   actor?: Actor;
   requestId?: string | null;
+  /** A step's, rule's or fallback's attempt: what its invocation record names (test calls leave none). */
+  record?: InvocationContext;
 }
 
 export interface AttemptOutcome extends AttemptResult {
@@ -70,6 +73,8 @@ export interface AttemptOutcome extends AttemptResult {
   logs: LogLine[];
   /** Whether the module ran, or may have: such an attempt is a call of its install, metered. */
   ran: boolean;
+  /** The attempt's invocation record, when one was written. */
+  invocationId?: string;
 }
 
 export async function runAttempt(
