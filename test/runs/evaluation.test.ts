@@ -2,7 +2,7 @@
 // and an app rule on http-connector against a vendor double (docs/runs.md "Rule evaluation").
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorOf, ok } from '../installs/support.ts';
-import { installConnector, publishDefinition, type RunsStack, startRunsStack } from './support.ts';
+import { installConnector, publishDefinition, type RunsStack, startRunsStack } from './stack.ts';
 
 let stack: RunsStack;
 

@@ -11,7 +11,7 @@ import {
   type RunsStack,
   settledRun,
   startRunsStack,
-} from './support.ts';
+} from './stack.ts';
 
 let stack: RunsStack;
 let tenantId: string;
