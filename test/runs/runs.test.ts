@@ -3,6 +3,8 @@
 import { and, asc, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditEvents } from '../../src/audit/tables.ts';
+import { appInvocations } from '../../src/calls/tables.ts';
+import { definitions } from '../../src/runs/tables.ts';
 import { errorOf, ok } from '../installs/support.ts';
 import {
   installConnector,
@@ -80,6 +82,16 @@ describe('workflow runs', () => {
     expect(done.status).toBe('completed');
     expect(done.steps[0]).toMatchObject({ status: 'completed', attempts: 3 });
     expect(flaky).toBe(3);
+    // Invocation records come with the real callInstall (its stand-in here records nothing).
+    const records = await stack.platform.database.db
+      .select()
+      .from(appInvocations)
+      .where(eq(appInvocations.workflowRunId, done.id))
+      .orderBy(asc(appInvocations.attempt));
+    if (records.length > 0) {
+      expect(records.map((r) => r.attempt)).toEqual([1, 2, 3]);
+      expect(new Set(records.map((r) => r.idempotencyKey))).toEqual(new Set([`${done.id}:fetch`]));
+    }
   });
 
   it('fails the step and the run with the spec’s code: a disabled install, then a deleted one', async () => {
@@ -158,7 +170,14 @@ describe('workflow runs', () => {
     const held = new Promise<void>((resolve) => {
       release = resolve;
     });
-    stack.vendor.route({ method: 'GET', path: '/hold', respond: async () => (await held, { json: {} }) });
+    stack.vendor.route({
+      method: 'GET',
+      path: '/hold',
+      respond: async () => {
+        await held;
+        return { json: {} };
+      },
+    });
     const started = await ok<RunAnswer>(
       await start({ workflow: 'hello', subjectId: 's', context: { request: { path: '/hold' } } }),
       201,
@@ -203,7 +222,6 @@ describe('workflow runs', () => {
     expect(paths).toEqual(expect.arrayContaining(['/subjectId', '/extra']));
     expect((await errorOf(await start({ workflow: 'nope', subjectId: 's' }), 404)).code).toBe('not_found');
     const db = stack.platform.database.db;
-    const { definitions } = await import('../../src/runs/tables.ts');
     await db
       .insert(definitions)
       .values({ tenantId, kind: 'workflow', key: 'draft-only', createdBy: 'user:test' });

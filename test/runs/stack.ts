@@ -13,11 +13,11 @@ import {
 import { openDatabase } from '../../src/db/pool.ts';
 import { createRunnerClient } from '../../src/runner/client.ts';
 import type { DefinitionBody, DefinitionKind } from '../../src/runs/model.ts';
-import { definitions, definitionVersions } from '../../src/runs/tables.ts';
 import { type RunningWorker, startWorker } from '../../src/worker/index.ts';
 import { type CataloguePlatform, startCataloguePlatform } from '../catalogue/support.ts';
 import { ok, published, SECRET_KEY_HEX } from '../installs/support.ts';
 import { RUNNER_TOKEN } from '../support/runner.ts';
+import { publishDefinitionRows } from './definitions.ts';
 
 export const CONNECTOR = path.resolve(import.meta.dirname, '../../apps/build/http-connector-1.0.0.wasm');
 
@@ -91,30 +91,13 @@ export async function installConnector(stack: RunsStack, name: string, token?: s
 }
 
 /** A definition with one published version of that body, straight into the tables. */
-export async function publishDefinition(
+export const publishDefinition = (
   stack: RunsStack,
   tenantId: string,
   kind: DefinitionKind,
   key: string,
   body: DefinitionBody,
-): Promise<void> {
-  const db = stack.platform.database.db;
-  const [definition] = await db
-    .insert(definitions)
-    .values({ tenantId, kind, key, createdBy: 'user:test' })
-    .returning();
-  if (!definition) throw new Error('no definition');
-  await db.insert(definitionVersions).values({
-    definitionId: definition.id,
-    tenantId,
-    version: 1,
-    status: 'published',
-    body,
-    createdBy: 'user:test',
-    publishedAt: new Date(),
-    publishedBy: 'user:test',
-  });
-}
+) => publishDefinitionRows(stack.platform.database, tenantId, kind, key, body);
 
 export interface RunAnswer {
   id: string;
