@@ -34,7 +34,7 @@ export async function launchEngine(options: EngineOptions): Promise<void> {
     name: 'apps-platform',
     systemDatabaseUrl: withIdleTransactionTimeout(options.databaseUrl),
     systemDatabaseSchemaName: ENGINE_SCHEMA,
-    systemDatabasePoolSize: 10,
+    systemDatabasePoolSize: 24,
     applicationVersion: PLATFORM_VERSION,
     executorID: options.executorId ?? executorIdOf(),
     logger: {

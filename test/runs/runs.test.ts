@@ -1,10 +1,11 @@
 // Workflow runs through the real api, worker (DBOS, this process) and runner: http-connector against a
 // vendor double (docs/runs.md "Runs").
-import { and, asc, eq } from 'drizzle-orm';
+import { and, asc, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditEvents } from '../../src/audit/tables.ts';
 import { appInvocations } from '../../src/calls/tables.ts';
 import { definitions } from '../../src/runs/tables.ts';
+import { registerRunWorkflows } from '../../src/runs/workflows.ts';
 import { errorOf, ok } from '../installs/support.ts';
 import {
   installConnector,
@@ -71,6 +72,22 @@ describe('workflow runs', () => {
       .from(auditEvents)
       .where(and(eq(auditEvents.tenantId, tenantId), eq(auditEvents.resourceId, done.id)));
     expect(audited.map((e) => e.action)).toEqual(['workflow.run.completed']);
+  });
+
+  it('runs the call_app step as a child workflow on the apps queue too (callMode queue)', async () => {
+    registerRunWorkflows({ ...stack.runtime, callMode: 'queue' });
+    try {
+      const done = await run('hello');
+      expect(done).toMatchObject({ status: 'completed', context: { vendor: { body: { greeting: 'hi' } } } });
+      const [child] = await stack.platform.database.db
+        .execute<{ queue_name: string; status: string }>(
+          sql`select queue_name, status from dbos.workflow_status where workflow_uuid = ${`${done.id}:fetch`}`,
+        )
+        .then((r) => r.rows);
+      expect(child).toEqual({ queue_name: 'apps', status: 'SUCCESS' });
+    } finally {
+      registerRunWorkflows(stack.runtime);
+    }
   });
 
   it('retries a retryable error answer: 503 twice then 200 is three attempts with one idempotency key', async () => {

@@ -13,6 +13,7 @@ import {
 import { openDatabase } from '../../src/db/pool.ts';
 import { createRunnerClient } from '../../src/runner/client.ts';
 import type { DefinitionBody, DefinitionKind } from '../../src/runs/model.ts';
+import type { RunsRuntime } from '../../src/runs/workflows.ts';
 import { type RunningWorker, startWorker } from '../../src/worker/index.ts';
 import { type CataloguePlatform, startCataloguePlatform } from '../catalogue/support.ts';
 import { ok, published, SECRET_KEY_HEX } from '../installs/support.ts';
@@ -23,6 +24,8 @@ export const CONNECTOR = path.resolve(import.meta.dirname, '../../apps/build/htt
 
 export interface RunsStack {
   platform: CataloguePlatform;
+  /** What the worker's run workflows call (re-register it with another callMode to switch). */
+  runtime: RunsRuntime;
   worker: RunningWorker;
   vendor: VendorDouble;
   connectorVersionId: string;
@@ -38,27 +41,29 @@ export async function startRunsStack(routes: VendorRoute[]): Promise<RunsStack> 
   const database = openDatabase(databaseUrl, { applicationName: 'test-worker' });
   const runner = createRunnerClient({ baseUrl: platform.runnerUrl, token: RUNNER_TOKEN });
   const logger = pino({ level: 'silent' });
+  const runtime: RunsRuntime = {
+    logger,
+    attempt: {
+      database,
+      runner,
+      secretStoreKey: platform.config.secretStoreKey,
+      cacheBudget: platform.config.cacheBudget,
+      callTokenSecret: null,
+    },
+  };
   const worker = await startWorker({
     databaseUrl,
     logger,
     healthPort: null,
     executorId: `test-${process.pid}`,
-    runs: {
-      logger,
-      attempt: {
-        database,
-        runner,
-        secretStoreKey: platform.config.secretStoreKey,
-        cacheBudget: platform.config.cacheBudget,
-        callTokenSecret: null,
-      },
-    },
+    runs: runtime,
   });
   const vendor = await startVendorDouble(routes);
   const admin = await platform.token();
   const version = await published(platform, admin, fs.readFile(CONNECTOR));
   return {
     platform,
+    runtime,
     worker,
     vendor,
     connectorVersionId: version.id,
