@@ -90,10 +90,18 @@ export async function completeStep(
 export async function endRun(
   database: Database,
   run: LoadedRun,
-  end: { status: 'completed' } | { status: 'failed'; stepId: string; error: RunError },
+  end:
+    | { status: 'completed'; last?: { stepId: string; context: Record<string, unknown> } }
+    | { status: 'failed'; stepId: string; error: RunError },
 ): Promise<void> {
   await database.db.transaction(async (tx) => {
     const now = new Date();
+    if (end.status === 'completed' && end.last) {
+      await tx
+        .update(workflowRunSteps)
+        .set({ status: 'completed', completedAt: now })
+        .where(open(run.id, end.last.stepId, ['pending', 'running']));
+    }
     if (end.status === 'failed') {
       await tx
         .update(workflowRunSteps)
@@ -105,6 +113,7 @@ export async function endRun(
       .set({
         status: end.status,
         error: end.status === 'failed' ? end.error : null,
+        ...(end.status === 'completed' && end.last ? { context: end.last.context } : {}),
         updatedAt: now,
         completedAt: now,
       })

@@ -81,8 +81,11 @@ async function runWorkflow(runId: string): Promise<void> {
   const run = await DBOS.runStep(() => loadRun(database, runId), { name: 'load' });
   if (!run || run.status !== 'running') return;
   let context = run.context;
-  for (const step of run.steps) {
-    await DBOS.runStep(() => startStep(database, runId, step.id), { name: `start:${step.id}` });
+  for (const [index, step] of run.steps.entries()) {
+    // The step's start time is checkpointed with its start: a call_app step's deadline counts from it.
+    const startedAt = await DBOS.runStep(() => startStep(database, runId, step.id).then(() => Date.now()), {
+      name: `start:${step.id}`,
+    });
     if (step.type === 'decide') {
       const decision = decide(step, context);
       context = { ...context, [step.id]: decision };
@@ -92,19 +95,24 @@ async function runWorkflow(runId: string): Promise<void> {
       });
       continue;
     }
-    const end = await executeStep(run, step, context);
+    const end = await executeStep(run, step, context, startedAt + STEP_DEADLINE_MS);
     if (end.status === 'failed') {
-      await DBOS.runStep(
-        () => endRun(database, run, { status: 'failed', stepId: step.id, error: end.error }),
-        {
-          name: 'end',
-        },
-      );
+      const failed = { status: 'failed' as const, stepId: step.id, error: end.error };
+      await DBOS.runStep(() => endRun(database, run, failed), { name: 'end' });
       return;
     }
     context = { ...context, [step.outputKey]: end.output };
-    const next = context;
-    await DBOS.runStep(() => completeStep(database, runId, step.id, next), { name: `complete:${step.id}` });
+    const completed = { stepId: step.id, context };
+    if (index === run.steps.length - 1) {
+      // The last step's completion and the run's end in one transaction (and one checkpoint).
+      await DBOS.runStep(() => endRun(database, run, { status: 'completed', last: completed }), {
+        name: 'end',
+      });
+      return;
+    }
+    await DBOS.runStep(() => completeStep(database, runId, completed.stepId, completed.context), {
+      name: `complete:${step.id}`,
+    });
   }
   await DBOS.runStep(() => endRun(database, run, { status: 'completed' }), { name: 'end' });
 }
@@ -113,9 +121,10 @@ async function executeStep(
   run: LoadedRun,
   step: Exclude<WorkflowStep, DecideStep>,
   context: Record<string, unknown>,
+  deadline: number,
 ): Promise<StepEnd> {
   if (step.type === 'call_app' && (deps().callMode ?? 'inline') === 'inline') {
-    return callAppSteps(callAppArgs(run, step, context), `${step.id}:`, inlineSlots);
+    return callAppSteps(callAppArgs(run, step, context), `${step.id}:`, inlineSlots, deadline);
   }
   if (step.type === 'call_app') {
     if (!callApp) throw new Error('run workflows are not registered');
@@ -178,13 +187,18 @@ export function decide(step: DecideStep, context: Record<string, unknown>) {
 
 type AttemptStep = { end: StepEnd } | { delayMs: number };
 
-const callAppWorkflow = (args: CallAppArgs): Promise<StepEnd> => callAppSteps(args, '', null);
+const callAppWorkflow = (args: CallAppArgs): Promise<StepEnd> => callAppSteps(args, '', null, null);
 
 /** The attempts of one call_app step as DBOS steps (names prefixed when inline), with waits between. */
-async function callAppSteps(args: CallAppArgs, prefix: string, slots: Slots | null): Promise<StepEnd> {
-  const deadline = await DBOS.runStep(async () => Date.now() + STEP_DEADLINE_MS, {
-    name: `${prefix}deadline`,
-  });
+async function callAppSteps(
+  args: CallAppArgs,
+  prefix: string,
+  slots: Slots | null,
+  given: number | null,
+): Promise<StepEnd> {
+  // A child workflow checkpoints its own deadline; inline, the step's start gave it.
+  const deadline =
+    given ?? (await DBOS.runStep(async () => Date.now() + STEP_DEADLINE_MS, { name: `${prefix}deadline` }));
   for (let attempt = 1; ; attempt++) {
     const once = () => attemptOnce(args, attempt, deadline);
     const step = await DBOS.runStep(slots ? () => slots.run(once) : once, {
