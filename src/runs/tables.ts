@@ -43,7 +43,10 @@ export const definitionVersions = pgTable(
      * Every install name the body calls (steps, app rules, fallbacks), lower case: who calls a name
      * (usage, rename, alias removal, DELETE) is one indexed array overlap.
      */
-    installNames: text('install_names').array().notNull().default(sql`'{}'::text[]`),
+    installNames: text('install_names')
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
     createdAt: timestamptz('created_at').notNull().defaultNow(),
     createdBy: text('created_by').notNull(),
     publishedAt: timestamptz('published_at'),
