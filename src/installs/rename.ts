@@ -7,7 +7,7 @@
 // runs in flight (runsInFlightCalling, the runs layer's seam). A rename's rewrite writes new drafts of the
 // calling definitions (and publishes them with rewrite publish). GET …/usage answers the callers of every
 // name of an install.
-import { and, asc, count, eq } from 'drizzle-orm';
+import { and, arrayOverlaps, asc, count, eq, inArray } from 'drizzle-orm';
 import { isUniqueViolation } from '../db/errors.ts';
 import type { Queryable, Tx } from '../db/pool.ts';
 import { ApiError, forbidden, notFound, validationError } from '../http/errors.ts';
@@ -21,6 +21,7 @@ import {
   type Usage,
   usageOf,
 } from '../runs/definitions/callers.ts';
+import { definitionVersions, workflowRuns } from '../runs/tables.ts';
 import {
   assertNameFree,
   audit,
@@ -62,15 +63,23 @@ export interface Callers {
 }
 
 /**
- * Seam (runs layer): the runs in flight that call `name` (a call_app step, an app rule or a fallback not
- * yet run). Runs do not exist in this codebase yet, so none do.
+ * The runs in flight (running, or waiting on a callback) whose workflow version calls `name` in a step
+ * or fallback: a rename without an alias, or an alias removal, would fail their steps not yet run.
  */
-export async function runsInFlightCalling(
-  _tx: Tx,
-  _tenantId: string,
-  _name: string,
-): Promise<{ id: string }[]> {
-  return [];
+export async function runsInFlightCalling(tx: Tx, tenantId: string, name: string): Promise<{ id: string }[]> {
+  return tx
+    .select({ id: workflowRuns.id })
+    .from(workflowRuns)
+    .innerJoin(definitionVersions, eq(definitionVersions.id, workflowRuns.definitionVersionId))
+    .where(
+      and(
+        eq(workflowRuns.tenantId, tenantId),
+        inArray(workflowRuns.status, ['running', 'waiting_callback']),
+        arrayOverlaps(definitionVersions.installNames, [name.toLowerCase()]),
+      ),
+    )
+    .orderBy(asc(workflowRuns.createdAt))
+    .limit(100);
 }
 
 /** Published definitions naming `name` in a call_app step, app rule or fallback, and runs in flight calling it. */

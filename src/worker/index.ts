@@ -3,6 +3,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { databaseAnswers } from '../db/probe.ts';
+import { type RunsRuntime, registerRunWorkflows } from '../runs/workflows.ts';
 import { launchEngine, runSelfCheck, shutdownEngine, TASK_QUEUES, type TaskQueue } from './engine.ts';
 import { type QueueState, summarizeHealth, type WorkerHealth } from './health.ts';
 
@@ -11,6 +12,9 @@ export interface WorkerOptions {
   logger: Logger;
   healthPort: number | null;
   healthHost?: string;
+  /** What run workflows call; absent: the worker runs no workflow runs (its queues still serve). */
+  runs?: RunsRuntime;
+  executorId?: string;
 }
 
 export interface RunningWorker {
@@ -23,7 +27,12 @@ const SELF_CHECK_TIMEOUT_MS = 30_000;
 
 export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
   const states = new Map<TaskQueue, QueueState>(TASK_QUEUES.map((q) => [q, 'starting']));
-  await launchEngine({ databaseUrl: options.databaseUrl, logger: options.logger });
+  if (options.runs) registerRunWorkflows(options.runs);
+  await launchEngine({
+    databaseUrl: options.databaseUrl,
+    logger: options.logger,
+    ...(options.executorId ? { executorId: options.executorId } : {}),
+  });
   await Promise.all(
     TASK_QUEUES.map(async (queue) => {
       try {

@@ -1,7 +1,9 @@
 // Who calls an install (spec part 1 §4.2, §4.8 "Renames and aliases") through the real api: GET …/usage,
 // renames with rewrite drafts or publish, a rename without an alias and alias removal while published
 // definitions call the name, and removal of the install.
+import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { definitions, definitionVersions, workflowRuns } from '../../src/runs/tables.ts';
 import { type CataloguePlatform, startCataloguePlatform } from '../catalogue/support.ts';
 import {
   callStep,
@@ -90,6 +92,9 @@ describe('usage', () => {
   });
 });
 
+const tenantIdOf = async (token: string) =>
+  (await ok<{ id: string }>(await api.call('/tenants/me', token))).id;
+
 describe('renames with callers', () => {
   it('refuses a rename without an alias while published definitions call the name (install_in_use)', async () => {
     const token = await api.admin('use-in-use');
@@ -107,6 +112,40 @@ describe('renames with callers', () => {
       await rename(token, 'kyc', { name: 'aml' }),
     );
     expect(renamed).toMatchObject({ alias: 'kyc', definitions: [], skipped: [] });
+  });
+
+  it('refuses a rename without an alias while runs in flight call the name, and lets it by once they end', async () => {
+    const token = await api.admin('use-runs');
+    await api.install(token, 'kyc');
+    await api.published(token, 'workflow', 'flow', workflowCalling('kyc'));
+    const [version] = await platform.database.db
+      .select()
+      .from(definitionVersions)
+      .innerJoin(definitions, eq(definitions.id, definitionVersions.definitionId))
+      .where(and(eq(definitions.key, 'flow'), eq(definitions.tenantId, await tenantIdOf(token))));
+    if (!version) throw new Error('no version');
+    const [run] = await platform.database.db
+      .insert(workflowRuns)
+      .values({
+        tenantId: version.definitions.tenantId,
+        definitionId: version.definitions.id,
+        definitionVersionId: version.definition_versions.id,
+        workflowKey: 'flow',
+        version: 1,
+        subjectId: 'subject-1',
+        context: {},
+        createdBy: 'test',
+      })
+      .returning();
+    if (!run) throw new Error('no run');
+    const refused = await errorOf(await rename(token, 'kyc', { name: 'aml', keepAlias: false }), 409);
+    expect(refused).toMatchObject({ code: 'install_in_use', details: { runs: [{ id: run.id }] } });
+    await platform.database.db
+      .update(workflowRuns)
+      .set({ status: 'completed' })
+      .where(eq(workflowRuns.id, run.id));
+    const stillCalled = await errorOf(await rename(token, 'kyc', { name: 'aml', keepAlias: false }), 409);
+    expect(stillCalled.details).toMatchObject({ runs: [], definitions: [{ kind: 'workflow', key: 'flow' }] });
   });
 
   it('rewrite drafts: a new draft naming the new name for each caller, skipping those with a draft (draft_pending)', async () => {
