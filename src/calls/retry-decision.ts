@@ -4,7 +4,6 @@
 // resent after a failure the module may have run through. The circuit and fallbacks are decided elsewhere.
 import type { ActionDeclaration } from '../module/manifest-types.ts';
 import { MANIFEST_LIMITS } from '../module/manifest-types.ts';
-import type { RetryOverride } from '../runs/model.ts';
 import type { AttemptResult } from './outcome.ts';
 
 /** The shortest attempt there is (the smallest action timeoutMs): less time left starts none. */
@@ -38,6 +37,12 @@ function linearPolicy(maxAttempts: number, backoffMs: number): RetryPolicy {
     maxAttempts: within(maxAttempts, MANIFEST_LIMITS.maxAttempts),
     delayMsFor: (n) => within(backoffMs, MANIFEST_LIMITS.backoffMs) * Math.max(n, 1),
   };
+}
+
+/** A step's or rule's own retry, within the action's limits (attempts, first delay; the delay doubles). */
+export interface RetryOverride {
+  maxAttempts?: number;
+  backoffMs?: number;
 }
 
 /**

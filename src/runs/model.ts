@@ -1,15 +1,12 @@
 // The shapes of the small layer around the apps (DESIGN.md `runs/`): versioned definitions (workflows
 // and rule sets), their steps and rules, and workflow runs. The spec shows only where apps touch them
 // (part 1 §4.8 "Calling an install from workflows and rules"); docs/runs.md describes the whole layer.
+import type { RetryOverride } from '../calls/retry-decision.ts';
+
+export type { RetryOverride };
 
 export type DefinitionKind = 'workflow' | 'rule_set';
 export type DefinitionStatus = 'draft' | 'published';
-
-/** A step's or rule's own retry, within the action's limits (attempts, first delay; the delay doubles). */
-export interface RetryOverride {
-  maxAttempts?: number;
-  backoffMs?: number;
-}
 
 /** The install a step or rule falls back to (stored and validated now; executed by the circuit issue). */
 export interface FallbackCall {
