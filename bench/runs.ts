@@ -22,6 +22,7 @@ import { openDatabase } from '../src/db/pool.ts';
 import { createRunnerClient } from '../src/runner/client.ts';
 import { startRunnerFromConfig } from '../src/runner/index.ts';
 import { definitions, definitionVersions, workflowRuns } from '../src/runs/tables.ts';
+import { registerRunWorkflows } from '../src/runs/workflows.ts';
 import { startWorker } from '../src/worker/index.ts';
 import { freePort } from '../test/support/free-port.ts';
 import { benchAdmin, withBenchDatabase } from './support.ts';
@@ -107,17 +108,18 @@ async function main() {
       logger: silent,
       healthPort: null,
       executorId: 'bench-worker',
-      runs: {
-        logger: silent,
-        callMode: MODE,
-        attempt: {
-          database,
-          runner: client,
-          secretStoreKey: config.secretStoreKey,
-          cacheBudget: config.cacheBudget,
-          callTokenSecret: null,
-        },
-      },
+      registerWorkflows: () =>
+        registerRunWorkflows({
+          logger: silent,
+          callMode: MODE,
+          attempt: {
+            database,
+            runner: client,
+            secretStoreKey: config.secretStoreKey,
+            cacheBudget: config.cacheBudget,
+            callTokenSecret: null,
+          },
+        }),
     });
     closers.unshift(() => worker.close());
     const vendor = await startEchoVendor(0);

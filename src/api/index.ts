@@ -18,6 +18,7 @@ import { installRoutes } from '../installs/routes.ts';
 import { installNamesOf } from '../installs/service.ts';
 import { notificationRoutes } from '../notifications/routes.ts';
 import { createRunnerClient, type RunnerClient } from '../runner/client.ts';
+import { definitionCallers } from '../runs/definitions/callers.ts';
 import { definitionRoutes } from '../runs/definitions/routes.ts';
 import { definitionSchemas } from '../runs/definitions/schemas.ts';
 import { dbosRunsEngine, type RunsEngine } from '../runs/engine-client.ts';
@@ -73,6 +74,8 @@ export async function buildPublicApi(deps: ApiDeps) {
     config: deps.config,
     runner: deps.runner ?? null,
     available: Boolean(deps.runner && storage),
+    // The definitions layer answers who calls an install (renames, alias removal, usage).
+    callers: definitionCallers,
   };
   await app.register(installRoutes(installDeps));
   await app.register(changesRoutes(installDeps));

@@ -9,7 +9,7 @@ import { openDatabase } from '../db/pool.ts';
 import { createLogger } from '../logging.ts';
 import { createRunnerClient } from '../runner/client.ts';
 import { startRunnerFromConfig } from '../runner/index.ts';
-import type { RunsRuntime } from '../runs/workflows.ts';
+import { type RunsRuntime, registerRunWorkflows } from '../runs/workflows.ts';
 import { startWorker } from '../worker/index.ts';
 import { openPlatformDatabase } from './database.ts';
 
@@ -113,7 +113,7 @@ async function startParts(
     const worker = await startWorker({
       databaseUrl: db.url,
       logger: workerLogger,
-      ...(runs ? { runs: runs.runtime } : {}),
+      ...(runs ? { registerWorkflows: () => registerRunWorkflows(runs.runtime) } : {}),
       healthPort: config.workerHealthPort,
       // Same interface as the api: loopback in embedded mode, every interface in production unless HOST says.
       healthHost: config.host,

@@ -3,25 +3,14 @@
 // webhook URL). With keepAlias the former name stays an alias, at most MAX_ALIASES_PER_INSTALL; names
 // and aliases share the tenant's namespace; renaming to one's own alias takes it back.
 //
-// Who calls a name: the current published definitions naming it (src/runs/definitions/callers.ts) and
-// runs in flight (runsInFlightCalling, the runs layer's seam). A rename's rewrite writes new drafts of the
-// calling definitions (and publishes them with rewrite publish). GET …/usage answers the callers of every
-// name of an install.
-import { and, arrayOverlaps, asc, count, eq, inArray } from 'drizzle-orm';
+// Who calls a name (published definitions, runs in flight), a rename's rewrite of the calling definitions
+// and GET …/usage are asked through the context's callers port (callers.ts), which the definitions layer
+// answers; installs never import that layer.
+import { and, asc, count, eq } from 'drizzle-orm';
 import { isUniqueViolation } from '../db/errors.ts';
-import type { Queryable, Tx } from '../db/pool.ts';
+import type { Queryable } from '../db/pool.ts';
 import { ApiError, forbidden, notFound, validationError } from '../http/errors.ts';
-import {
-  type DefinitionRef,
-  publishedCallers,
-  type Rewritten,
-  refOf,
-  rewriteDefinitions,
-  type Skipped,
-  type Usage,
-  usageOf,
-} from '../runs/definitions/callers.ts';
-import { definitionVersions, workflowRuns } from '../runs/tables.ts';
+import type { Callers, Rewrite, Rewritten, Skipped, Usage } from './callers.ts';
 import {
   assertNameFree,
   audit,
@@ -38,7 +27,7 @@ import type { InstallRow, InstallView } from './view.ts';
 
 export const MAX_ALIASES_PER_INSTALL = 5;
 
-export type Rewrite = 'drafts' | 'publish';
+export type { Rewrite };
 
 export interface RenameBody {
   name: string;
@@ -56,38 +45,6 @@ export interface RenameResult {
   skipped: Skipped[];
 }
 
-/** Who still calls a name of an install: published definitions and runs in flight. */
-export interface Callers {
-  definitions: DefinitionRef[];
-  runs: { id: string }[];
-}
-
-/**
- * The runs in flight (running, or waiting on a callback) whose workflow version calls `name` in a step
- * or fallback: a rename without an alias, or an alias removal, would fail their steps not yet run.
- */
-export async function runsInFlightCalling(tx: Tx, tenantId: string, name: string): Promise<{ id: string }[]> {
-  return tx
-    .select({ id: workflowRuns.id })
-    .from(workflowRuns)
-    .innerJoin(definitionVersions, eq(definitionVersions.id, workflowRuns.definitionVersionId))
-    .where(
-      and(
-        eq(workflowRuns.tenantId, tenantId),
-        inArray(workflowRuns.status, ['running', 'waiting_callback']),
-        arrayOverlaps(definitionVersions.installNames, [name.toLowerCase()]),
-      ),
-    )
-    .orderBy(asc(workflowRuns.createdAt))
-    .limit(100);
-}
-
-/** Published definitions naming `name` in a call_app step, app rule or fallback, and runs in flight calling it. */
-export async function callersOf(tx: Tx, tenantId: string, name: string): Promise<Callers> {
-  const callers = await publishedCallers(tx, tenantId, [name]);
-  return { definitions: callers.map(refOf), runs: await runsInFlightCalling(tx, tenantId, name) };
-}
-
 /**
  * The rewrite of a rename, once it committed: the published definitions calling the install's former name
  * (or any name it keeps) get a new draft naming `to` (and publish publishes it); a definition with a
@@ -102,7 +59,7 @@ export async function rewriteCallers(
   // Read after the rename committed: should the install have moved on since, its former name alone.
   const install = await findInstall(ctx.database.db, ctx.principal.tenantId, to, false);
   const aliases = install ? (await aliasesOf(ctx.database.db, install.id)).map((a) => a.alias) : [];
-  return rewriteDefinitions(ctx, new Set([from, ...aliases]), to, rewrite);
+  return ctx.callers.rewrite(ctx, new Set([from, ...aliases]), to, rewrite);
 }
 
 /** GET /app-installs/:install/usage: the published definitions naming the install by any of its names. */
@@ -110,7 +67,7 @@ export async function installUsage(ctx: InstallContext, name: string): Promise<{
   const db = ctx.database.db;
   const install = await requireInstall(db, ctx.principal.tenantId, name, false);
   const aliases = (await aliasesOf(db, install.id)).map((a) => a.alias);
-  return { items: await usageOf(db, ctx.principal.tenantId, [install.name, ...aliases]) };
+  return { items: await ctx.callers.usage(db, ctx.principal.tenantId, [install.name, ...aliases]) };
 }
 
 /** drafts writes drafts (definitions:write); publish also publishes them (definitions:publish too). */
@@ -175,7 +132,7 @@ export async function renameInstall(
         );
       }
       if (kept === null) {
-        const callers = await callersOf(tx, tenantId, current.name);
+        const callers = await ctx.callers.callersOf(tx, tenantId, current.name);
         if (callers.definitions.length > 0 || callers.runs.length > 0) {
           throw inUse('install_in_use', `definitions or runs still call ${current.name}`, callers);
         }
@@ -240,7 +197,7 @@ export async function removeAlias(
       .from(appInstallAliases)
       .where(and(eq(appInstallAliases.installId, install.id), eq(appInstallAliases.alias, alias)));
     if ((kept?.n ?? 0) === 0) throw notFound(`install ${install.name} keeps no alias named ${alias}`);
-    const callers = await callersOf(tx, tenantId, alias);
+    const callers = await ctx.callers.callersOf(tx, tenantId, alias);
     const called = callers.definitions.length > 0 || callers.runs.length > 0;
     if (called && !force) throw inUse('alias_in_use', `definitions or runs still call ${alias}`, callers);
     await tx

@@ -5,7 +5,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { type Static, Type } from 'typebox';
 import { errors } from '../http/responses.ts';
-import { UsageSchema } from '../runs/definitions/schemas.ts';
+import { UsageSchema } from './callers.ts';
 import {
   CIRCUIT_FAILURE_THRESHOLD,
   CIRCUIT_OPEN_SECONDS,

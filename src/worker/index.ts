@@ -3,7 +3,6 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { databaseAnswers } from '../db/probe.ts';
-import { type RunsRuntime, registerRunWorkflows } from '../runs/workflows.ts';
 import { launchEngine, runSelfCheck, shutdownEngine, TASK_QUEUES, type TaskQueue } from './engine.ts';
 import { type QueueState, summarizeHealth, type WorkerHealth } from './health.ts';
 
@@ -12,8 +11,11 @@ export interface WorkerOptions {
   logger: Logger;
   healthPort: number | null;
   healthHost?: string;
-  /** What run workflows call; absent: the worker runs no workflow runs (its queues still serve). */
-  runs?: RunsRuntime;
+  /**
+   * Registers the workflows this worker runs (the runs layer's), before the engine launches: the worker
+   * knows no layer above it. Absent: no workflow runs (its queues still serve).
+   */
+  registerWorkflows?: () => void;
   executorId?: string;
 }
 
@@ -27,7 +29,7 @@ const SELF_CHECK_TIMEOUT_MS = 30_000;
 
 export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
   const states = new Map<TaskQueue, QueueState>(TASK_QUEUES.map((q) => [q, 'starting']));
-  if (options.runs) registerRunWorkflows(options.runs);
+  options.registerWorkflows?.();
   await launchEngine({
     databaseUrl: options.databaseUrl,
     logger: options.logger,

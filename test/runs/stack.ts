@@ -13,7 +13,7 @@ import {
 import { openDatabase } from '../../src/db/pool.ts';
 import { createRunnerClient } from '../../src/runner/client.ts';
 import type { DefinitionBody, DefinitionKind } from '../../src/runs/model.ts';
-import type { RunsRuntime } from '../../src/runs/workflows.ts';
+import { type RunsRuntime, registerRunWorkflows } from '../../src/runs/workflows.ts';
 import { type RunningWorker, startWorker } from '../../src/worker/index.ts';
 import { type CataloguePlatform, startCataloguePlatform } from '../catalogue/support.ts';
 import { ok, published, SECRET_KEY_HEX } from '../installs/support.ts';
@@ -56,7 +56,7 @@ export async function startRunsStack(routes: VendorRoute[]): Promise<RunsStack> 
     logger,
     healthPort: null,
     executorId: `test-${process.pid}`,
-    runs: runtime,
+    registerWorkflows: () => registerRunWorkflows(runtime),
   });
   const vendor = await startVendorDouble(routes);
   const admin = await platform.token();

@@ -1,11 +1,19 @@
 // Who calls an install's names (spec part 1 §4.2, §4.8 "Renames and aliases"): the current published
 // versions of the tenant's definitions naming them, found by one overlap on the GIN-indexed install_names;
 // what GET /app-installs/:install/usage answers; and the rewrite of a rename (rewrite drafts or publish).
-import { and, arrayOverlaps, asc, eq, sql } from 'drizzle-orm';
-import type { Queryable } from '../../db/pool.ts';
+import { and, arrayOverlaps, asc, eq, inArray, sql } from 'drizzle-orm';
+import type { Queryable, Tx } from '../../db/pool.ts';
+import type {
+  Callers,
+  DefinitionRef,
+  InstallCallers,
+  Rewritten,
+  Skipped,
+  Usage,
+} from '../../installs/callers.ts';
 import { lockTenantInstalls } from '../../installs/service.ts';
-import type { DefinitionBody, DefinitionKind } from '../model.ts';
-import { definitions, definitionVersions } from '../tables.ts';
+import type { DefinitionBody } from '../model.ts';
+import { definitions, definitionVersions, workflowRuns } from '../tables.ts';
 import {
   audit,
   type DefinitionContext,
@@ -17,13 +25,6 @@ import {
   writeDraft,
 } from './service.ts';
 import { appCallsOf, withInstallRenamed } from './validation.ts';
-
-/** A definition version as install_in_use and alias_in_use name it (details.definitions). */
-export interface DefinitionRef {
-  kind: DefinitionKind;
-  key: string;
-  version: number;
-}
 
 export interface CallingDefinition extends DefinitionRef {
   definitionId: string;
@@ -68,11 +69,6 @@ export async function publishedCallers(
 
 export const refOf = ({ kind, key, version }: DefinitionRef): DefinitionRef => ({ kind, key, version });
 
-export interface Usage extends DefinitionRef {
-  calledAs: string;
-  actions: string[];
-}
-
 /**
  * The published definitions naming an install by any of its names (its current one first, then its
  * aliases): one item per definition and name it uses, with the actions it calls under that name.
@@ -87,15 +83,6 @@ export async function usageOf(db: Queryable, tenantId: string, names: readonly s
     }
   }
   return items;
-}
-
-export interface Rewritten extends DefinitionRef {
-  status: 'draft' | 'published';
-}
-export interface Skipped {
-  kind: DefinitionKind;
-  key: string;
-  reason: 'draft_pending';
 }
 
 /**
@@ -143,3 +130,33 @@ export async function rewriteDefinitions(
   }
   return result;
 }
+
+/**
+ * The runs in flight (running, or waiting on a callback) whose workflow version calls `name` in a step
+ * or fallback: a rename without an alias, or an alias removal, would fail their steps not yet run.
+ */
+export async function runsInFlightCalling(tx: Tx, tenantId: string, name: string): Promise<{ id: string }[]> {
+  return tx
+    .select({ id: workflowRuns.id })
+    .from(workflowRuns)
+    .innerJoin(definitionVersions, eq(definitionVersions.id, workflowRuns.definitionVersionId))
+    .where(
+      and(
+        eq(workflowRuns.tenantId, tenantId),
+        inArray(workflowRuns.status, ['running', 'waiting_callback']),
+        arrayOverlaps(definitionVersions.installNames, [name.toLowerCase()]),
+      ),
+    )
+    .orderBy(asc(workflowRuns.createdAt))
+    .limit(100);
+}
+
+/** What the installs layer asks through its port (src/installs/callers.ts), answered by this layer. */
+export const definitionCallers: InstallCallers = {
+  async callersOf(tx, tenantId, name): Promise<Callers> {
+    const callers = await publishedCallers(tx, tenantId, [name]);
+    return { definitions: callers.map(refOf), runs: await runsInFlightCalling(tx, tenantId, name) };
+  },
+  rewrite: (ctx, names, to, rewrite) => rewriteDefinitions(ctx, names, to, rewrite),
+  usage: usageOf,
+};

@@ -288,22 +288,3 @@ export const definitionSchemas: TSchema[] = [
 
 export const KeyParams = Type.Object({ key: DefinitionKey });
 export const ListQuery = Type.Object(pageQuery(), strict);
-
-/** GET /app-installs/:install/usage. */
-export const UsageSchema = Type.Object(
-  {
-    items: Type.Array(
-      Type.Object(
-        {
-          kind: Type.Union([Type.Literal('workflow'), Type.Literal('rule_set')]),
-          key: DefinitionKey,
-          version: Type.Integer({ description: 'The current published version' }),
-          calledAs: Type.String({ description: 'The name the definition uses: the install’s, or an alias' }),
-          actions: Type.Array(Type.String(), { description: 'The actions it calls under that name' }),
-        },
-        strict,
-      ),
-    ),
-  },
-  strict,
-);
