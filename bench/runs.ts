@@ -61,14 +61,23 @@ const quantile = (sorted: number[], q: number) =>
 
 // Every SQL statement this process sends, through any pg client (the platform's pool and DBOS's alike),
 // save the bench poller's: Pool.query goes through Client.query, so each statement counts once.
+// BENCH_SQL=1 also tallies them by text (the last row's), printed per operation.
 let statements = 0;
+const TALLY = process.env.BENCH_SQL === '1';
+const tally = new Map<string, number>();
 const clientQuery = pg.Client.prototype.query;
 pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-  if (
-    (this as unknown as { connectionParameters?: { application_name?: string } }).connectionParameters
-      ?.application_name !== POLLER
-  )
+  const params = (this as unknown as { connectionParameters?: { application_name?: string } })
+    .connectionParameters;
+  if (params?.application_name !== POLLER) {
     statements++;
+    if (TALLY) {
+      const [first] = args;
+      const text = typeof first === 'string' ? first : ((first as { text?: string } | null)?.text ?? '?');
+      const key = text.replace(/\s+/g, ' ').slice(0, 150);
+      tally.set(key, (tally.get(key) ?? 0) + 1);
+    }
+  }
   return (clientQuery as (...a: unknown[]) => unknown).apply(this, args);
 } as typeof clientQuery;
 
@@ -412,11 +421,17 @@ async function main() {
       for (const row of rows) {
         await inFlight(row.once, round === 0 ? IN_FLIGHT * 4 : IN_FLIGHT * 2, null);
         row.loads.push(os.loadavg()[0] ?? Number.NaN);
+        tally.clear();
+        // The row's stretch on the clock of a --cpu-prof profile (µs), to read the profile of that stretch.
+        if (process.env.BENCH_MARKS === '1')
+          console.log(`mark ${row.key} start ${process.hrtime.bigint() / 1000n}`);
         const stop = await meter();
         const started = performance.now();
         await inFlight(row.once, count, row.latencies);
         row.seconds += (performance.now() - started) / 1000;
         const used = await stop();
+        if (process.env.BENCH_MARKS === '1')
+          console.log(`mark ${row.key} end ${process.hrtime.bigint() / 1000n}`);
         for (const k of Object.keys(used) as (keyof Usage)[]) row.usage[k] += used[k];
       }
     }
@@ -518,6 +533,13 @@ async function main() {
         console.log(
           `  ${row.name}: queued ${Number(row.queued).toFixed(1)} ms, running ${Number(row.running).toFixed(1)} ms (medians)`,
         );
+    }
+    const last = results.at(-1);
+    if (TALLY && last) {
+      const perOp = last.latencies.length / ROUNDS;
+      console.log(`\nSQL statements per operation of the last row's last round (${last.name}):`);
+      for (const [text, n] of [...tally].sort((a, b) => b[1] - a[1]))
+        console.log(`  ${(n / perOp).toFixed(2).padStart(6)}  ${text}`);
     }
     console.log('');
   });
