@@ -51,7 +51,9 @@ export async function startRun(
       : new ApiError(404, 'not_found', `no workflow named ${body.workflow}`);
   }
   const steps = (version.body as WorkflowBody).steps;
-  const run = await db.transaction(async (tx) => {
+  // The answer is the rows as written (running, steps pending): read again, they would cost two more
+  // queries a run and show whatever the worker did meanwhile.
+  const { run, stepRows } = await db.transaction(async (tx) => {
     const [row] = await tx
       .insert(workflowRuns)
       .values({
@@ -66,12 +68,14 @@ export async function startRun(
       })
       .returning();
     if (!row) throw new Error('run insert returned no row');
-    if (steps.length > 0) {
-      await tx
-        .insert(workflowRunSteps)
-        .values(steps.map((s, position) => ({ runId: row.id, stepId: s.id, position, type: s.type })));
-    }
-    return row;
+    const stepRows =
+      steps.length > 0
+        ? await tx
+            .insert(workflowRunSteps)
+            .values(steps.map((s, position) => ({ runId: row.id, stepId: s.id, position, type: s.type })))
+            .returning()
+        : [];
+    return { run: row, stepRows };
   });
   try {
     await ctx.engine.start(run.id);
@@ -83,7 +87,11 @@ export async function startRun(
       .where(eq(workflowRuns.id, run.id));
     throw error;
   }
-  return getRun(ctx, run.id);
+  return viewOf(
+    ctx,
+    run,
+    [...stepRows].sort((a, b) => a.position - b.position),
+  );
 }
 
 export async function getRun(ctx: RunContext, id: string) {
@@ -92,7 +100,10 @@ export async function getRun(ctx: RunContext, id: string) {
     .from(workflowRuns)
     .where(and(eq(workflowRuns.id, id), eq(workflowRuns.tenantId, ctx.tenantId)));
   if (!row) throw unknownRun(id);
-  const steps = await stepsOfRun(ctx.database, id);
+  return viewOf(ctx, row, await stepsOfRun(ctx.database, id));
+}
+
+function viewOf(ctx: RunContext, row: RunRow, steps: (typeof workflowRunSteps.$inferSelect)[]) {
   return {
     ...summaryOf(row),
     context: ctx.seesContext ? row.context : ('[redacted]' as const),

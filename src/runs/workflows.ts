@@ -78,14 +78,28 @@ const internalError = (message: string): RunError => ({ code: 'internal', messag
 
 async function runWorkflow(runId: string): Promise<void> {
   const database = deps().attempt.database;
-  const run = await DBOS.runStep(() => loadRun(database, runId), { name: 'load' });
+  // The load also starts the first step (one checkpoint fewer a run): startStep is idempotent.
+  const loaded = await DBOS.runStep(
+    async () => {
+      const run = await loadRun(database, runId);
+      const first = run?.status === 'running' ? run.steps[0] : undefined;
+      if (!first) return { run, startedAt: null };
+      await startStep(database, runId, first.id);
+      return { run, startedAt: Date.now() };
+    },
+    { name: 'load' },
+  );
+  const { run } = loaded;
   if (!run || run.status !== 'running') return;
   let context = run.context;
   for (const [index, step] of run.steps.entries()) {
     // The step's start time is checkpointed with its start: a call_app step's deadline counts from it.
-    const startedAt = await DBOS.runStep(() => startStep(database, runId, step.id).then(() => Date.now()), {
-      name: `start:${step.id}`,
-    });
+    const startedAt =
+      index === 0 && loaded.startedAt !== null
+        ? loaded.startedAt
+        : await DBOS.runStep(() => startStep(database, runId, step.id).then(() => Date.now()), {
+            name: `start:${step.id}`,
+          });
     if (step.type === 'decide') {
       const decision = decide(step, context);
       context = { ...context, [step.id]: decision };
