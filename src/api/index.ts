@@ -18,6 +18,11 @@ import { installRoutes } from '../installs/routes.ts';
 import { installNamesOf } from '../installs/service.ts';
 import { notificationRoutes } from '../notifications/routes.ts';
 import { createRunnerClient, type RunnerClient } from '../runner/client.ts';
+import { definitionCallers } from '../runs/definitions/callers.ts';
+import { definitionRoutes } from '../runs/definitions/routes.ts';
+import { definitionSchemas } from '../runs/definitions/schemas.ts';
+import { dbosRunsEngine, type RunsEngine } from '../runs/engine-client.ts';
+import { runRoutes } from '../runs/routes.ts';
 import { createModuleStorage, type ModuleStorage } from '../storage/index.ts';
 import { tenantRoutes } from '../tenants/routes.ts';
 import { findTenantById } from '../tenants/service.ts';
@@ -35,6 +40,10 @@ export interface ApiDeps {
   documents?: DocumentSource;
   /** The runner that inspects uploads; null or absent: apps are unavailable. */
   runner?: RunnerClient | null;
+  /** Where runs are enqueued (DBOS); absent: a DBOS client on the engine database (below). */
+  runs?: RunsEngine;
+  /** The engine's (DBOS) database; absent: DATABASE_URL. */
+  engineDatabaseUrl?: string;
 }
 
 export async function buildPublicApi(deps: ApiDeps) {
@@ -46,6 +55,7 @@ export async function buildPublicApi(deps: ApiDeps) {
     openApi: true,
     auth: { verifier: deps.verifier, findTenant: (id) => findTenantById(deps.database.db, id) },
   });
+  for (const schema of definitionSchemas) app.addSchema(schema);
   await app.register(healthRoutes(deps.database));
   await app.register(tenantRoutes(deps.database, deps.config));
   await app.register(auditRoutes(deps.database));
@@ -64,12 +74,25 @@ export async function buildPublicApi(deps: ApiDeps) {
     config: deps.config,
     runner: deps.runner ?? null,
     available: Boolean(deps.runner && storage),
+    // The definitions layer answers who calls an install (renames, alias removal, usage).
+    callers: definitionCallers,
   };
   await app.register(installRoutes(installDeps));
   await app.register(changesRoutes(installDeps));
   await app.register(limitsRoutes(installDeps));
   await app.register(cacheRoutes(installDeps));
   await app.register(callRoutes(installDeps));
+  await app.register(definitionRoutes({ database: deps.database, config: deps.config }));
+  if (deps.runs) {
+    await app.register(
+      runRoutes({
+        database: deps.database,
+        config: deps.config,
+        runner: deps.runner ?? null,
+        engine: deps.runs,
+      }),
+    );
+  }
   return app;
 }
 
@@ -149,7 +172,10 @@ export async function startApi(deps: ApiDeps): Promise<RunningApi> {
     const release = await loadRelease(deps.config.releaseIndex);
     await reconcileRelease(deps.database, modules, release, deps.logger);
   }
-  const publicApp = await buildPublicApi({ ...deps, runner, modules });
+  const engineUrl = deps.engineDatabaseUrl ?? deps.config.databaseUrl;
+  const ownedRuns = deps.runs === undefined && engineUrl ? dbosRunsEngine(engineUrl) : null;
+  const runs = deps.runs ?? ownedRuns ?? undefined;
+  const publicApp = await buildPublicApi({ ...deps, runner, modules, ...(runs ? { runs } : {}) });
   const internalApp = await buildInternalApi({ ...deps, modules });
   const url = await publicApp.listen({ host: deps.config.host, port: deps.config.port });
   const internalUrl = await internalApp.listen({
@@ -162,6 +188,7 @@ export async function startApi(deps: ApiDeps): Promise<RunningApi> {
     close: async () => {
       await Promise.all([publicApp.close(), internalApp.close()]);
       if (owned) await runner?.close();
+      await ownedRuns?.close();
       ownedModules?.close?.();
     },
   };

@@ -6,19 +6,29 @@
 //   3. quotas and budgets (quota-check.ts): 429 app_quota_exceeded, recorded and metered nowhere;
 //   4. a due circuit trial's claim — calls issue;
 //   5. cached values read, the call sent to the runner, the call's cache changes stored once it answers;
-//   6. metering (and, for steps and rules, the invocation record — calls issue);
+//   6. metering and, for steps, rules and fallbacks (options.record), the invocation record, in one
+//      transaction (invocations.ts);
 //   7–8. the circuit's move and the fallback — calls issue.
-// Refusals in 1 and 3 throw the spec's errors; from 5 on, the attempt always ends in a result.
+// Refusals in 1 and 3 throw the spec's errors; from 5 on, the attempt always ends in a result. A refusal
+// in 1 is recorded (when the attempt is) before it is thrown; a refusal in 3 is recorded nowhere.
 import { randomUUID } from 'node:crypto';
 import type { Actor } from '../audit/trail.ts';
 import { signCallToken } from '../auth/call-token.ts';
+import type { Config } from '../config.ts';
 import type { Database } from '../db/pool.ts';
+import { ApiError } from '../http/errors.ts';
 import { readLiveCache, storeCacheChanges } from '../installs/cache.ts';
 import { readsDocuments } from '../installs/capabilities.ts';
 import type { InstallRow, VersionRow } from '../installs/view.ts';
 import type { RunnerClient } from '../runner/client.ts';
-import type { LogLine, Usage } from '../runner/host/call-state.ts';
-import { admit } from './admission.ts';
+import { type LogLine, noUsage, type Usage } from '../runner/host/call-state.ts';
+import { type Admitted, admit } from './admission.ts';
+import {
+  type InvocationContext,
+  type InvocationWrite,
+  recordedError,
+  recordInvocation,
+} from './invocations.ts';
 import { meterCall } from './metering.ts';
 import {
   type AttemptResult,
@@ -38,6 +48,23 @@ export interface AttemptDeps {
   cacheBudget: { entries: number; totalBytes: number };
   /** APP_CALL_TOKEN_SECRET: signs document tokens; without it no call reads documents. */
   callTokenSecret: string | null;
+  /**
+   * WEBHOOK_PUBLIC_URL, from which callInstall gives the module its install's callbackUrl; absent or
+   * null: calls get none (an asynchronous action's vendor then has nowhere to call back).
+   */
+  webhookBase?: string | null;
+}
+
+/** The attempt's dependencies from the deployment's settings, the database and the runner. */
+export function attemptDepsOf(config: Config, database: Database, runner: RunnerClient): AttemptDeps {
+  return {
+    database,
+    runner,
+    secretStoreKey: config.secretStoreKey,
+    cacheBudget: config.cacheBudget,
+    callTokenSecret: config.appCallTokenSecret,
+    webhookBase: config.webhookPublicUrl,
+  };
 }
 
 export interface AttemptCall {
@@ -61,6 +88,11 @@ export interface AttemptOptions {
   /** Who the audit trail names for a quota's first refusal. */
   actor?: Actor;
   requestId?: string | null;
+  /**
+   * Record the attempt (steps, rules and fallbacks; never test calls): an admission refusal, or what
+   * the runner made of it, written with its metering in one transaction.
+   */
+  record?: InvocationContext;
 }
 
 export interface AttemptOutcome extends AttemptResult {
@@ -70,6 +102,8 @@ export interface AttemptOutcome extends AttemptResult {
   logs: LogLine[];
   /** Whether the module ran, or may have: such an attempt is a call of its install, metered. */
   ran: boolean;
+  /** The invocation record's id, when the attempt was recorded. */
+  invocationId?: string;
 }
 
 export async function runAttempt(
@@ -78,10 +112,7 @@ export async function runAttempt(
   options: AttemptOptions,
 ): Promise<AttemptOutcome> {
   const { install, version } = call;
-  const admitted = await admit(deps.database.db, install, version, call, {
-    requireEnabled: options.requireEnabled,
-    secretStoreKey: deps.secretStoreKey,
-  });
+  const admitted = await admitRecorded(deps, call, options);
   const key = deps.secretStoreKey;
   // The cached values are read beside the quota check (both only read): a refused attempt drops them.
   const [price, cache] = await Promise.all([
@@ -143,17 +174,76 @@ export async function runAttempt(
     usage = usageOfFailure(sent);
   }
   const ran = sent.ok || mayHaveRun(sent.code);
-  if (ran) {
-    await meterCall(deps.database.db, {
-      tenantId: install.tenantId,
-      installId: install.id,
-      installName: install.name,
-      appName: install.appName,
-      action: admitted.action.name,
-      httpRequests: usage.httpRequests,
-      charged: charged(result),
-      price,
+  const metered = {
+    tenantId: install.tenantId,
+    installId: install.id,
+    installName: install.name,
+    appName: install.appName,
+    action: admitted.action.name,
+    httpRequests: usage.httpRequests,
+    charged: charged(result),
+    price,
+  };
+  const record = options.record;
+  let invocationId: string | undefined;
+  if (record) {
+    const write = recordOf(call, record, {
+      status: result.status,
+      ...(result.status === 'success' ? { output: result.output } : {}),
+      error: result.error ? recordedError(result.error) : null,
+      durationMs,
+      usage,
     });
+    // The record and the metering stand or fall together.
+    invocationId = await deps.database.db.transaction(async (tx) => {
+      if (ran) await meterCall(tx, metered);
+      return recordInvocation(tx, write);
+    });
+  } else if (ran) {
+    await meterCall(deps.database.db, metered);
   }
-  return { ...result, callId, durationMs, usage, logs, ran };
+  return { ...result, callId, durationMs, usage, logs, ran, ...(invocationId ? { invocationId } : {}) };
 }
+
+/** Step 1, admission: a refusal (the spec's ApiError) of a recorded attempt is recorded, then thrown. */
+async function admitRecorded(
+  deps: AttemptDeps,
+  call: AttemptCall,
+  options: AttemptOptions,
+): Promise<Admitted> {
+  try {
+    return await admit(deps.database.db, call.install, call.version, call, {
+      requireEnabled: options.requireEnabled,
+      secretStoreKey: deps.secretStoreKey,
+    });
+  } catch (error) {
+    if (options.record && error instanceof ApiError) {
+      await recordInvocation(
+        deps.database.db,
+        recordOf(call, options.record, {
+          status: 'error',
+          error: { code: error.code, message: error.message },
+          durationMs: 0,
+          usage: noUsage(),
+        }),
+      );
+    }
+    throw error;
+  }
+}
+
+/** The record of an attempt of `call`, made from `context`, that came to `result`. */
+const recordOf = (
+  call: AttemptCall,
+  context: InvocationContext,
+  result: Pick<InvocationWrite, 'status' | 'output' | 'error' | 'durationMs' | 'usage'>,
+): InvocationWrite => ({
+  install: call.install,
+  version: call.version,
+  action: call.action,
+  subjectId: call.subjectId,
+  idempotencyKey: call.idempotencyKey,
+  input: call.input,
+  context,
+  ...result,
+});

@@ -1,12 +1,18 @@
-// Call routes: POST /app-installs/:install/test (spec part 1 §4.2) and GET /app-installs/metering. Steps and rules call installs from
-// workflows (calls issue), not over HTTP.
+// Call routes: POST /app-installs/:install/test (spec part 1 §4.2), GET /app-installs/metering, and the
+// invocation records, GET /app-invocations and GET /app-invocations/:id (§4.3). Steps and rules call
+// installs from workflows (call-install.ts), not over HTTP.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { validationError } from '../http/errors.ts';
+import { pageOf, pageQuery } from '../http/paging.ts';
 import { errors } from '../http/responses.ts';
 import { type InstallRouteDeps, installContextOf } from '../installs/context.ts';
 import { InstallParams, Name } from '../installs/routes.ts';
+import { attemptDepsOf } from './attempt.ts';
+import { getInvocation, listInvocations } from './invocations.ts';
 import { meteringReport } from './metering-report.ts';
-import { MeteringReport, TestCallAnswer } from './schemas.ts';
+import { InvocationRecord, MeteringReport, TestCallAnswer } from './schemas.ts';
+import type { InvocationStatus } from './tables.ts';
 import { testCallAnswer, testInstall } from './test-call.ts';
 
 const TestBody = Type.Object(
@@ -25,6 +31,37 @@ const MeteringQuery = Type.Object(
   { install: Type.Optional(Name), from: Type.Optional(Day), to: Type.Optional(Day) },
   { additionalProperties: false },
 );
+
+const Uuid = Type.String({ format: 'uuid' });
+const STATUSES: InvocationStatus[] = ['success', 'pending', 'error', 'timeout'];
+const InvocationsQuery = Type.Object(
+  {
+    install: Type.Optional(
+      Type.String({
+        pattern: '^[a-z0-9][a-z0-9-]{0,99}$',
+        description:
+          'The install’s name at the time of the call: records of earlier installs of that name too',
+      }),
+    ),
+    installId: Type.Optional(Uuid),
+    workflowRunId: Type.Optional(Uuid),
+    status: Type.Optional(
+      Type.Array(Type.Unsafe<InvocationStatus>({ type: 'string', enum: STATUSES }), {
+        maxItems: STATUSES.length,
+        description: 'Repeatable (status=error&status=timeout): records of any of these statuses',
+      }),
+    ),
+    from: Type.Optional(
+      Type.String({ format: 'date-time', description: 'Inclusive lower bound on createdAt' }),
+    ),
+    to: Type.Optional(
+      Type.String({ format: 'date-time', description: 'Exclusive upper bound on createdAt' }),
+    ),
+    ...pageQuery(),
+  },
+  { additionalProperties: false },
+);
+const InvocationParams = Type.Object({ id: Uuid });
 
 export function callRoutes(deps: InstallRouteDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -70,17 +107,64 @@ export function callRoutes(deps: InstallRouteDeps): FastifyPluginAsyncTypebox {
         if (!runner) throw new Error('apps are available only with a runner');
         const outcome = await testInstall(
           ctx,
-          {
-            database: deps.database,
-            runner,
-            secretStoreKey: deps.config.secretStoreKey,
-            cacheBudget: deps.config.cacheBudget,
-            callTokenSecret: deps.config.appCallTokenSecret,
-          },
+          attemptDepsOf(deps.config, deps.database, runner),
           request.params.install,
           request.body,
         );
         return testCallAnswer(outcome);
+      },
+    );
+
+    app.get(
+      '/app-invocations',
+      {
+        config: { permission: 'apps:read' },
+        schema: {
+          tags: ['app-invocations'],
+          operationId: 'listInvocations',
+          summary:
+            'Records of the attempts steps, rules and fallbacks made, newest first (input, output and error text need runs:context)',
+          querystring: InvocationsQuery,
+          response: { 200: pageOf(InvocationRecord) },
+        },
+      },
+      async (request) => {
+        const ctx = installContextOf(deps, request);
+        const { from, to, ...query } = request.query;
+        const fromDate = from === undefined ? undefined : new Date(from);
+        const toDate = to === undefined ? undefined : new Date(to);
+        if (fromDate && toDate && fromDate >= toDate) {
+          throw validationError([{ path: 'query.to', message: 'must be after from' }]);
+        }
+        return listInvocations(
+          ctx.database.db,
+          { ...query, tenantId: ctx.principal.tenantId, from: fromDate, to: toDate },
+          ctx.principal.permissions.has('runs:context'),
+        );
+      },
+    );
+
+    app.get(
+      '/app-invocations/:id',
+      {
+        config: { permission: 'apps:read' },
+        schema: {
+          tags: ['app-invocations'],
+          operationId: 'getInvocation',
+          summary: 'One invocation record (input, output and error text need runs:context)',
+          params: InvocationParams,
+          // 404 not_found: no record of that id in the tenant
+          response: { 200: InvocationRecord, ...errors(404) },
+        },
+      },
+      async (request) => {
+        const ctx = installContextOf(deps, request);
+        return getInvocation(
+          ctx.database.db,
+          ctx.principal.tenantId,
+          request.params.id,
+          ctx.principal.permissions.has('runs:context'),
+        );
       },
     );
   };

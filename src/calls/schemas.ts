@@ -1,6 +1,7 @@
 // What the call routes answer, as schemas: Fastify serialises the answers with them and the OpenAPI
 // description is generated from them (a test call's answer of test-call.ts, the metering report).
 import { Type } from 'typebox';
+import { nullable } from '../http/responses.ts';
 
 const closed = { additionalProperties: false } as const;
 const Count = Type.Integer({ minimum: 0 });
@@ -92,4 +93,67 @@ export const MeteringReport = Type.Object(
     ),
   },
   { ...closed, title: 'MeteringReport' },
+);
+
+const Uuid = Type.String({ format: 'uuid' });
+const REDACTED_NOTE = 'Reads "[redacted]" without runs:context.';
+
+/** An invocation record (spec part 1 §2.10; field names: docs/calls.md "Invocation records"). */
+export const InvocationRecord = Type.Object(
+  {
+    id: Uuid,
+    installId: Type.String({ format: 'uuid', description: 'The install called (it may since be removed)' }),
+    installName: Type.String({ description: 'The install’s name at the time of the call' }),
+    appName: Type.String(),
+    versionId: Uuid,
+    version: Type.String({ description: 'The version the attempt ran on (semver)' }),
+    action: Type.String(),
+    workflowRunId: nullable(Uuid),
+    stepId: nullable(Type.String()),
+    ruleSetKey: nullable(Type.String({ description: 'An app rule’s call: its rule set' })),
+    ruleKey: nullable(Type.String({ description: 'An app rule’s call: its rule' })),
+    subjectId: nullable(Type.String()),
+    idempotencyKey: nullable(Type.String()),
+    attempt: Type.Integer({ minimum: 1, description: '1 for the first attempt, 2 for the first retry, …' }),
+    input: Type.Unknown({ description: `The input as sent to the module. ${REDACTED_NOTE}` }),
+    output: Type.Unknown({
+      description: `success: the output, secrets and cached values redacted; otherwise null. ${REDACTED_NOTE}`,
+    }),
+    status: Type.Union([
+      Type.Literal('success'),
+      Type.Literal('pending'),
+      Type.Literal('error'),
+      Type.Literal('timeout'),
+    ]),
+    error: nullable(
+      Type.Object(
+        {
+          code: Type.String({
+            description:
+              'app_call_failed or validation_error (output); an admission refusal’s code (install_not_configured, app_blocked, validation_error, …)',
+          }),
+          reason: Type.Optional(
+            Type.String({ description: 'As in a test call’s error; absent for an admission refusal' }),
+          ),
+          message: Type.String({ description: REDACTED_NOTE }),
+          retryable: Type.Optional(Type.Boolean()),
+          retryAfterMs: Type.Optional(Type.Integer({ minimum: 0 })),
+        },
+        closed,
+      ),
+    ),
+    durationMs: Type.Integer({ minimum: 0, description: '0 for an admission refusal' }),
+    usage: Usage,
+    fallbackOf: nullable(
+      Type.Object(
+        {
+          installId: Uuid,
+          name: Type.String({ description: 'The name the call gave the install it stood in for' }),
+        },
+        { ...closed, description: 'A fallback’s attempt: the install it stood in for' },
+      ),
+    ),
+    createdAt: Type.String({ format: 'date-time', description: 'When the record was written' }),
+  },
+  { ...closed, title: 'InvocationRecord' },
 );

@@ -1,5 +1,5 @@
 // Quotas and metering of app calls (spec part 1 §4.8 "Quotas and metering", part 2 §8.3).
-import { bigint, index, pgTable, primaryKey, text, uuid } from 'drizzle-orm/pg-core';
+import { bigint, index, integer, jsonb, pgTable, primaryKey, text, uuid } from 'drizzle-orm/pg-core';
 import { timestamptz } from '../db/columns.ts';
 import type { BudgetMetric, BudgetPeriod } from '../installs/tables.ts';
 
@@ -60,4 +60,49 @@ export const appQuotaRefusals = pgTable(
     createdAt: timestamptz('created_at').notNull().defaultNow(),
   },
   (t) => [primaryKey({ name: 'app_quota_refusals_pk', columns: [t.tenantId, t.limitKey, t.periodStart] })],
+);
+
+export type InvocationStatus = 'success' | 'pending' | 'error' | 'timeout';
+
+/**
+ * One attempt that reached an install (spec part 1 §2.10): from a workflow step, an app rule or a
+ * fallback. Outlives its install (install_id is no foreign key); keeps the install's name at the time.
+ * Input, output and error text are as the runner returned them (redacted), never secrets or cached values.
+ */
+export const appInvocations = pgTable(
+  'app_invocations',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    tenantId: uuid('tenant_id').notNull(),
+    installId: uuid('install_id').notNull(),
+    installName: text('install_name').notNull(),
+    versionId: uuid('version_id').notNull(),
+    appName: text('app_name').notNull(),
+    version: text('version').notNull(),
+    action: text('action').notNull(),
+    workflowRunId: uuid('workflow_run_id'),
+    stepId: text('step_id'),
+    /** The rule set and rule of an app rule's call. */
+    ruleSetKey: text('rule_set_key'),
+    ruleKey: text('rule_key'),
+    subjectId: text('subject_id'),
+    idempotencyKey: text('idempotency_key'),
+    attempt: integer('attempt').notNull(),
+    input: jsonb('input'),
+    output: jsonb('output'),
+    status: text('status').$type<InvocationStatus>().notNull(),
+    /** { code, message, reason?, retryable? } of a failed attempt. */
+    error: jsonb('error').$type<Record<string, unknown>>(),
+    durationMs: integer('duration_ms').notNull(),
+    usage: jsonb('usage').$type<Record<string, unknown>>().notNull(),
+    /** A fallback's attempt: the install it stood in for, and the name the call gave it. */
+    fallbackOf: jsonb('fallback_of').$type<{ installId: string; name: string }>(),
+    createdAt: timestamptz('created_at').notNull().defaultNow(),
+  },
+  (t) => [
+    index('app_invocations_tenant_created_idx').on(t.tenantId, t.createdAt),
+    index('app_invocations_tenant_name_created_idx').on(t.tenantId, t.installName, t.createdAt),
+    index('app_invocations_install_created_idx').on(t.installId, t.createdAt),
+    index('app_invocations_run_idx').on(t.workflowRunId),
+  ],
 );

@@ -3,10 +3,13 @@ import type { Logger } from 'pino';
 import { startApi } from '../api/index.ts';
 import { type LocalKeys, withLocalSecrets } from '../auth/local-keys.ts';
 import { localVerifier, remoteVerifier } from '../auth/tokens.ts';
+import { attemptDepsOf } from '../calls/attempt.ts';
 import { type Config, missingProductionSettings, type Role } from '../config.ts';
 import { openDatabase } from '../db/pool.ts';
 import { createLogger } from '../logging.ts';
+import { createRunnerClient } from '../runner/client.ts';
 import { startRunnerFromConfig } from '../runner/index.ts';
+import { type RunsRuntime, registerRunWorkflows } from '../runs/workflows.ts';
 import { startWorker } from '../worker/index.ts';
 import { openPlatformDatabase } from './database.ts';
 
@@ -104,9 +107,13 @@ async function startParts(
     if (parts.stopRequested) return null;
   }
   if (role === 'worker' || role === 'all') {
+    const workerLogger = logger.child({ role: 'worker' });
+    const runs = workerRuns(config, db.url, workerLogger);
+    if (runs) parts.add({ name: 'worker runs', stop: runs.close });
     const worker = await startWorker({
       databaseUrl: db.url,
-      logger: logger.child({ role: 'worker' }),
+      logger: workerLogger,
+      ...(runs ? { registerWorkflows: () => registerRunWorkflows(runs.runtime) } : {}),
       healthPort: config.workerHealthPort,
       // Same interface as the api: loopback in embedded mode, every interface in production unless HOST says.
       healthHost: config.host,
@@ -119,7 +126,13 @@ async function startParts(
     const database = openDatabase(db.url, { applicationName: 'apps-platform-api' });
     parts.add({ name: 'api database pool', stop: database.close });
     const verifier = config.auth.jwksUrl || !keys ? remoteVerifier(config.auth) : localVerifier(keys);
-    const api = await startApi({ config, database, verifier, logger: logger.child({ role: 'api' }) });
+    const api = await startApi({
+      config,
+      database,
+      verifier,
+      logger: logger.child({ role: 'api' }),
+      engineDatabaseUrl: db.url,
+    });
     parts.add({ name: 'api', stop: api.close });
     // A development stack receives its vendors' webhooks at its own address unless told otherwise; it is set
     // after loadConfig so the address does not join ownHosts (loopback vendors stay callable there).
@@ -129,6 +142,28 @@ async function startParts(
     if (parts.stopRequested) return null;
   }
   return lines;
+}
+
+/**
+ * What the worker's run workflows call installs with: its own database pool and runner client. None
+ * without a runner (APP_RUNNER_URL and APP_RUNNER_TOKEN): runs then fail their call_app steps.
+ */
+function workerRuns(config: Config, databaseUrl: string, logger: Logger) {
+  const { runnerUrl, appRunnerToken } = config;
+  if (!runnerUrl || !appRunnerToken) return null;
+  const database = openDatabase(databaseUrl, { applicationName: 'apps-platform-worker' });
+  const runner = createRunnerClient({ baseUrl: runnerUrl, token: appRunnerToken });
+  const runtime: RunsRuntime = {
+    logger,
+    attempt: attemptDepsOf(config, database, runner),
+  };
+  return {
+    runtime,
+    close: async () => {
+      await runner.close();
+      await database.close();
+    },
+  };
 }
 
 /** A listener's port held by another program, as one line naming the setting that chose it. */

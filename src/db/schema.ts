@@ -5,4 +5,5 @@ export * from '../calls/tables.ts';
 export * from '../catalogue/tables.ts';
 export * from '../installs/tables.ts';
 export * from '../notifications/tables.ts';
+export * from '../runs/tables.ts';
 export * from '../tenants/tables.ts';

@@ -55,24 +55,45 @@ interface AjvIssue {
   message?: string;
   keyword?: string;
   params?: Record<string, unknown>;
+  /** Set on the issues of a member's name (propertyNames). */
+  propertyName?: string;
 }
 
 /** Turns Ajv issues into { path, message }: a JSON Pointer into the body, or `query.x` / `params.x`. */
 export function issuesFromAjv(errors: AjvIssue[], context: string | undefined): Issue[] {
-  return errors.map((e) => {
-    let pointer = e.instancePath ?? '';
-    let message = e.message ?? 'is not valid';
-    if (e.keyword === 'required' && typeof e.params?.missingProperty === 'string') {
-      pointer += `/${e.params.missingProperty}`;
-      message = 'is required';
-    } else if (e.keyword === 'additionalProperties' && typeof e.params?.additionalProperty === 'string') {
-      pointer += `/${e.params.additionalProperty}`;
-      message = 'unknown field';
-    }
-    if (context === 'body' || context === undefined) return { path: pointer || '/', message };
-    const dotted = pointer.split('/').filter(Boolean).join('.');
-    return { path: dotted ? `${context === 'querystring' ? 'query' : context}.${dotted}` : context, message };
-  });
+  // A member name breaking propertyNames comes twice: as what is wrong with the name (kept, below) and
+  // as "property name must be valid" on its object (dropped).
+  return errors
+    .filter((e) => e.keyword !== 'propertyNames')
+    .map((e) => {
+      let pointer = e.instancePath ?? '';
+      let message = e.message ?? 'is not valid';
+      if (e.keyword === 'required' && typeof e.params?.missingProperty === 'string') {
+        pointer += `/${e.params.missingProperty}`;
+        message = 'is required';
+      } else if (e.keyword === 'additionalProperties' && typeof e.params?.additionalProperty === 'string') {
+        pointer += `/${e.params.additionalProperty}`;
+        message = 'unknown field';
+      } else if (typeof e.propertyName === 'string') {
+        pointer += `/${e.propertyName.replaceAll('~', '~0').replaceAll('/', '~1')}`;
+        message = `name ${message}`;
+      } else if (e.keyword === 'discriminator' && typeof e.params?.tag === 'string') {
+        // A oneOf told apart by a tag (a workflow step's type): the tag is what is wrong.
+        pointer += `/${e.params.tag}`;
+        message =
+          e.params.tagValue === undefined
+            ? 'is required'
+            : e.params.error === 'tag'
+              ? 'must be string'
+              : 'is not a type this place takes';
+      }
+      if (context === 'body' || context === undefined) return { path: pointer || '/', message };
+      const dotted = pointer.split('/').filter(Boolean).join('.');
+      return {
+        path: dotted ? `${context === 'querystring' ? 'query' : context}.${dotted}` : context,
+        message,
+      };
+    });
 }
 
 /** Ajv's errors as issues at JSON Pointers under `pointer` (e.g. /input for a body's input field). */

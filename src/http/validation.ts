@@ -5,8 +5,16 @@ import AjvCompiler from '@fastify/ajv-compiler';
 import type { FastifyInstance, FastifySchemaCompiler } from 'fastify';
 import { Type } from 'typebox';
 
-/** The options both compilers share; unknown fields are refused by the schemas, never dropped. */
-const AJV_OPTIONS = { removeAdditional: false, useDefaults: true, allErrors: true } as const;
+/**
+ * The options both compilers share; unknown fields are refused by the schemas, never dropped. A oneOf with
+ * a discriminator (the steps of a workflow) checks only the branch its tag names.
+ */
+const AJV_OPTIONS = {
+  removeAdditional: false,
+  useDefaults: true,
+  allErrors: true,
+  discriminator: true,
+} as const;
 
 type ValidatorFactory = AjvCompiler.BuildCompilerFromPool;
 /** What the pool's compilers are at run time (their declared type is Ajv's compile). */

@@ -6,6 +6,7 @@ import type { Database } from '../db/pool.ts';
 import { principalOf } from '../http/auth.ts';
 import { ApiError } from '../http/errors.ts';
 import type { RunnerClient } from '../runner/client.ts';
+import { type InstallCallers, NO_CALLERS } from './callers.ts';
 import type { InstallContext } from './service.ts';
 
 export interface InstallRouteDeps {
@@ -15,6 +16,8 @@ export interface InstallRouteDeps {
   runner: RunnerClient | null;
   /** False when the deployment has no runner or no module storage: /app-installs answers 503 apps_unavailable. */
   available: boolean;
+  /** Who calls an install's names: the definitions layer, wired in by the api. */
+  callers?: InstallCallers;
 }
 
 /** The install context of a request; 503 apps_unavailable when the deployment runs no apps. */
@@ -25,6 +28,7 @@ export function installContextOf(deps: InstallRouteDeps, request: FastifyRequest
     database: deps.database,
     principal: principalOf(request),
     requestId: request.id,
+    callers: deps.callers ?? NO_CALLERS,
     settings: {
       // Never from the request: its Host header is the caller's to choose (vendors' webhooks would follow).
       webhookBase: deps.config.webhookPublicUrl,

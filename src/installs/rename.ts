@@ -3,16 +3,18 @@
 // webhook URL). With keepAlias the former name stays an alias, at most MAX_ALIASES_PER_INSTALL; names
 // and aliases share the tenant's namespace; renaming to one's own alias takes it back.
 //
-// Seams for the calls issue: published definitions and runs in flight that call a name (callersOf) and
-// the rewrite of calling definitions (rewriteCallers). No definitions exist in this codebase yet, so both
-// answer nothing; the routes accept and validate `rewrite` and its permissions already.
-import { and, count, eq } from 'drizzle-orm';
+// Who calls a name (published definitions, runs in flight), a rename's rewrite of the calling definitions
+// and GET …/usage are asked through the context's callers port (callers.ts), which the definitions layer
+// answers; installs never import that layer.
+import { and, asc, count, eq } from 'drizzle-orm';
 import { isUniqueViolation } from '../db/errors.ts';
-import type { Tx } from '../db/pool.ts';
+import type { Queryable } from '../db/pool.ts';
 import { ApiError, forbidden, notFound, validationError } from '../http/errors.ts';
+import type { Callers, Rewrite, Rewritten, Skipped, Usage } from './callers.ts';
 import {
   assertNameFree,
   audit,
+  findInstall,
   type InstallContext,
   lockTenantInstalls,
   nextUpdatedAt,
@@ -25,7 +27,7 @@ import type { InstallRow, InstallView } from './view.ts';
 
 export const MAX_ALIASES_PER_INSTALL = 5;
 
-export type Rewrite = 'drafts' | 'publish';
+export type { Rewrite };
 
 export interface RenameBody {
   name: string;
@@ -33,55 +35,39 @@ export interface RenameBody {
   rewrite?: Rewrite;
 }
 
-/** A definition a rewrite wrote (or would have), and one it skipped (draft_pending). */
-export interface RewrittenDefinition {
-  kind: string;
-  id: string;
-  name: string;
-  version: number;
-}
-export interface SkippedDefinition {
-  kind: string;
-  id: string;
-  name: string;
-  reason: 'draft_pending';
-}
-
 export interface RenameResult {
   install: InstallView;
   /** The former name kept as an alias, or null. */
   alias: string | null;
-  definitions: RewrittenDefinition[];
-  skipped: SkippedDefinition[];
-}
-
-/** Who still calls a name of an install: published definitions and runs in flight. */
-export interface Callers {
-  definitions: { kind: string; id: string; name: string }[];
-  runs: { id: string }[];
+  /** The definitions the rewrite wrote a draft of (status published: it published it too). */
+  definitions: Rewritten[];
+  /** The calling definitions it left alone: a draft newer than the published version exists. */
+  skipped: Skipped[];
 }
 
 /**
- * Seam (calls issue): published workflows and rules naming `name` in a call_app step, app rule or
- * fallback, and runs in flight calling it. Definitions do not exist in this codebase yet: nobody calls.
- */
-export async function callersOf(_tx: Tx, _tenantId: string, _name: string): Promise<Callers> {
-  return { definitions: [], runs: [] };
-}
-
-/**
- * Seam (calls issue): writes a new draft naming `to` for every definition calling `from` (and, for
- * publish, publishes it or requests its approval); a definition with a draft newer than its published
- * version is skipped (draft_pending). Runs after the rename commits: a rewrite failing part way leaves
- * the rename done. No definitions exist yet, so nothing is rewritten.
+ * The rewrite of a rename, once it committed: the published definitions calling the install's former name
+ * (or any name it keeps) get a new draft naming `to` (and publish publishes it); a definition with a
+ * draft is skipped (draft_pending). A rewrite failing part way leaves the rename done.
  */
 export async function rewriteCallers(
-  _ctx: InstallContext,
-  _from: string,
-  _to: string,
-  _rewrite: Rewrite,
-): Promise<{ definitions: RewrittenDefinition[]; skipped: SkippedDefinition[] }> {
-  return { definitions: [], skipped: [] };
+  ctx: InstallContext,
+  from: string,
+  to: string,
+  rewrite: Rewrite,
+): Promise<{ definitions: Rewritten[]; skipped: Skipped[] }> {
+  // Read after the rename committed: should the install have moved on since, its former name alone.
+  const install = await findInstall(ctx.database.db, ctx.principal.tenantId, to, false);
+  const aliases = install ? (await aliasesOf(ctx.database.db, install.id)).map((a) => a.alias) : [];
+  return ctx.callers.rewrite(ctx, new Set([from, ...aliases]), to, rewrite);
+}
+
+/** GET /app-installs/:install/usage: the published definitions naming the install by any of its names. */
+export async function installUsage(ctx: InstallContext, name: string): Promise<{ items: Usage[] }> {
+  const db = ctx.database.db;
+  const install = await requireInstall(db, ctx.principal.tenantId, name, false);
+  const aliases = (await aliasesOf(db, install.id)).map((a) => a.alias);
+  return { items: await ctx.callers.usage(db, ctx.principal.tenantId, [install.name, ...aliases]) };
 }
 
 /** drafts writes drafts (definitions:write); publish also publishes them (definitions:publish too). */
@@ -101,11 +87,12 @@ function assertMayRewrite(ctx: InstallContext, rewrite: Rewrite | undefined) {
 const inUse = (code: 'install_in_use' | 'alias_in_use', message: string, callers: Callers) =>
   new ApiError(409, code, message, { definitions: callers.definitions, runs: callers.runs });
 
-const aliasesOf = (tx: Tx, installId: string) =>
-  tx
+const aliasesOf = (db: Queryable, installId: string) =>
+  db
     .select({ alias: appInstallAliases.alias })
     .from(appInstallAliases)
-    .where(eq(appInstallAliases.installId, installId));
+    .where(eq(appInstallAliases.installId, installId))
+    .orderBy(asc(appInstallAliases.createdAt));
 
 /** POST /app-installs/:install/rename. */
 export async function renameInstall(
@@ -145,7 +132,7 @@ export async function renameInstall(
         );
       }
       if (kept === null) {
-        const callers = await callersOf(tx, tenantId, current.name);
+        const callers = await ctx.callers.callersOf(tx, tenantId, current.name);
         if (callers.definitions.length > 0 || callers.runs.length > 0) {
           throw inUse('install_in_use', `definitions or runs still call ${current.name}`, callers);
         }
@@ -201,13 +188,16 @@ export async function removeAlias(
 ): Promise<InstallView> {
   const tenantId = ctx.principal.tenantId;
   return ctx.database.db.transaction(async (tx) => {
+    // The tenant's lock first, as a rename takes it: a definition's publish waits for it too, so it
+    // cannot start calling the alias between the check below and the removal.
+    await lockTenantInstalls(tx, tenantId);
     const install = await requireInstall(tx, tenantId, name, true);
     const [kept] = await tx
       .select({ n: count() })
       .from(appInstallAliases)
       .where(and(eq(appInstallAliases.installId, install.id), eq(appInstallAliases.alias, alias)));
     if ((kept?.n ?? 0) === 0) throw notFound(`install ${install.name} keeps no alias named ${alias}`);
-    const callers = await callersOf(tx, tenantId, alias);
+    const callers = await ctx.callers.callersOf(tx, tenantId, alias);
     const called = callers.definitions.length > 0 || callers.runs.length > 0;
     if (called && !force) throw inUse('alias_in_use', `definitions or runs still call ${alias}`, callers);
     await tx

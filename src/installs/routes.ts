@@ -5,6 +5,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { type Static, Type } from 'typebox';
 import { errors } from '../http/responses.ts';
+import { UsageSchema } from './callers.ts';
 import {
   CIRCUIT_FAILURE_THRESHOLD,
   CIRCUIT_OPEN_SECONDS,
@@ -12,7 +13,7 @@ import {
   resetCircuit,
 } from './circuit.ts';
 import { type InstallRouteDeps, installContextOf } from './context.ts';
-import { removeAlias, renameInstall } from './rename.ts';
+import { installUsage, removeAlias, renameInstall } from './rename.ts';
 import { createInstall, saveInstall } from './saves.ts';
 import {
   CircuitSchema,
@@ -235,6 +236,8 @@ export function installRoutes(deps: InstallRouteDeps): FastifyPluginAsyncTypebox
           tags: ['app-installs'],
           operationId: 'renameInstall',
           summary: 'Rename an install, keeping its former name as an alias by default',
+          description:
+            'Without an alias: 409 install_in_use while published definitions or runs in flight call the former name. rewrite drafts (definitions:write) writes a new draft of each calling definition naming the new name; publish (definitions:publish too) also publishes it.',
           params: InstallParams,
           body: RenameBody,
           response: { 200: RenameResultSchema, ...errors(404, 409) },
@@ -255,6 +258,8 @@ export function installRoutes(deps: InstallRouteDeps): FastifyPluginAsyncTypebox
           tags: ['app-installs'],
           operationId: 'removeInstallAlias',
           summary: 'Remove a kept former name; the name becomes free',
+          description:
+            'While published definitions or runs in flight call it: 409 alias_in_use, unless force (their calls then fail with unknown_install).',
           params: AliasParams,
           querystring: ForceQuery,
           response: { 200: InstallViewSchema, ...errors(404, 409) },
@@ -267,6 +272,21 @@ export function installRoutes(deps: InstallRouteDeps): FastifyPluginAsyncTypebox
           request.params.alias,
           request.query.force ?? false,
         ),
+    );
+
+    app.get(
+      '/app-installs/:install/usage',
+      {
+        config: { permission: 'apps:read' },
+        schema: {
+          tags: ['app-installs'],
+          operationId: 'getInstallUsage',
+          summary: 'The published workflows and rule sets calling the install, by its name or an alias',
+          params: InstallParams,
+          response: { 200: UsageSchema, ...errors(404) },
+        },
+      },
+      async (request) => installUsage(context(request), request.params.install),
     );
 
     app.put(

@@ -120,16 +120,28 @@ export const HeldSaveSchema = Type.Object(
 
 export const ChangePageSchema = pageOf(ChangeViewSchema);
 
-const Definition = { kind: Type.String(), id: Type.String(), name: Type.String() };
+const DefinitionKind = Type.Union([Type.Literal('workflow'), Type.Literal('rule_set')]);
+const Definition = { kind: DefinitionKind, key: Type.String() };
 export const RenameResultSchema = Type.Object(
   {
     install: InstallViewSchema,
     alias: nullable(Type.String({ description: 'The former name kept as an alias' })),
     definitions: Type.Array(
-      Type.Object({ ...Definition, version: Type.Integer() }, { additionalProperties: false }),
+      Type.Object(
+        {
+          ...Definition,
+          version: Type.Integer({ description: 'The draft the rewrite wrote' }),
+          status: Type.Union([Type.Literal('draft'), Type.Literal('published')], {
+            description: 'published: rewrite publish published it (a draft with errors stays a draft)',
+          }),
+        },
+        { additionalProperties: false },
+      ),
+      { description: 'The calling definitions the rewrite wrote a new draft of' },
     ),
     skipped: Type.Array(
       Type.Object({ ...Definition, reason: Type.Literal('draft_pending') }, { additionalProperties: false }),
+      { description: 'Calling definitions left alone: each already has a draft' },
     ),
   },
   { additionalProperties: false },

@@ -16,6 +16,7 @@ import { appVersions } from '../catalogue/tables.ts';
 import type { Database, Queryable, Tx } from '../db/pool.ts';
 import type { AuthenticatedPrincipal } from '../http/auth.ts';
 import { ApiError } from '../http/errors.ts';
+import type { InstallCallers } from './callers.ts';
 import { addedHosts, type HostRuleOptions, removedHosts } from './hosts.ts';
 import {
   type AutoUpgrade,
@@ -43,6 +44,8 @@ export interface InstallContext {
   principal: AuthenticatedPrincipal;
   requestId: string;
   settings: InstallSettings;
+  /** Who calls an install's names (the definitions layer; NO_CALLERS without it). */
+  callers: InstallCallers;
 }
 
 export interface SaveBody {

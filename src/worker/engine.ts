@@ -1,5 +1,6 @@
 // DBOS Transact on the platform's own PostgreSQL (schema `dbos`), one queue per task queue name.
 // DBOS is a process-wide singleton: workflows register before launch, and one launch serves every queue.
+import os from 'node:os';
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import type { Logger } from 'pino';
 import { PLATFORM_VERSION } from '../version.ts';
@@ -33,9 +34,9 @@ export async function launchEngine(options: EngineOptions): Promise<void> {
     name: 'apps-platform',
     systemDatabaseUrl: withIdleTransactionTimeout(options.databaseUrl),
     systemDatabaseSchemaName: ENGINE_SCHEMA,
-    systemDatabasePoolSize: 10,
+    systemDatabasePoolSize: 24,
     applicationVersion: PLATFORM_VERSION,
-    executorID: options.executorId,
+    executorID: options.executorId ?? executorIdOf(),
     logger: {
       // The engine's start-up chatter is debug detail for the platform.
       info: (entry) => log.debug({ entry }, 'dbos'),
@@ -46,8 +47,26 @@ export async function launchEngine(options: EngineOptions): Promise<void> {
   });
   selfCheck ??= DBOS.registerWorkflow(selfCheckWorkflow, { name: 'platform.selfCheck' });
   await DBOS.launch();
-  for (const queue of TASK_QUEUES)
-    await DBOS.registerQueue(queue, { workerConcurrency: queue === 'apps' ? 8 : 4 });
+  for (const queue of TASK_QUEUES) await DBOS.registerQueue(queue, QUEUE_SETTINGS[queue]);
+}
+
+/**
+ * Per process. `platform` holds runs, which mostly wait on their app calls: many at once. `apps` bounds
+ * app calls apart (the runner's own APP_RUNNER_CONCURRENCY is 8). DBOS polls a queue every 1000 ms by
+ * default: a step on a queue would wait up to a second to start, so both poll every 20 ms (docs/runs.md).
+ */
+const QUEUE_SETTINGS: Record<TaskQueue, { workerConcurrency: number; minPollingIntervalMs: number }> = {
+  platform: { workerConcurrency: 64, minPollingIntervalMs: 20 },
+  apps: { workerConcurrency: 8, minPollingIntervalMs: 20 },
+};
+
+/**
+ * A stable executor id: DBOS recovers, on launch, the workflows its executor id left unfinished. The
+ * default `local` would let two processes recover the same run; a random one would orphan runs after a
+ * restart. WORKER_EXECUTOR_ID names a worker; by default the host's name (one worker per host).
+ */
+export function executorIdOf(env: NodeJS.ProcessEnv = process.env): string {
+  return env.WORKER_EXECUTOR_ID || `${os.hostname()}-worker`;
 }
 
 /**

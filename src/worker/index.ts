@@ -11,6 +11,12 @@ export interface WorkerOptions {
   logger: Logger;
   healthPort: number | null;
   healthHost?: string;
+  /**
+   * Registers the workflows this worker runs (the runs layer's), before the engine launches: the worker
+   * knows no layer above it. Absent: no workflow runs (its queues still serve).
+   */
+  registerWorkflows?: () => void;
+  executorId?: string;
 }
 
 export interface RunningWorker {
@@ -23,7 +29,12 @@ const SELF_CHECK_TIMEOUT_MS = 30_000;
 
 export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
   const states = new Map<TaskQueue, QueueState>(TASK_QUEUES.map((q) => [q, 'starting']));
-  await launchEngine({ databaseUrl: options.databaseUrl, logger: options.logger });
+  options.registerWorkflows?.();
+  await launchEngine({
+    databaseUrl: options.databaseUrl,
+    logger: options.logger,
+    ...(options.executorId ? { executorId: options.executorId } : {}),
+  });
   await Promise.all(
     TASK_QUEUES.map(async (queue) => {
       try {

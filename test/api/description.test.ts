@@ -42,6 +42,8 @@ const ROUTES: [string, string, string][] = [
   ['delete', '/apps/{name}/versions/{id}', 'withdrawAppVersion'],
   ['get', '/app-installs/metering', 'getInstallMetering'],
   ['post', '/app-installs/{install}/test', 'testInstall'],
+  ['get', '/app-invocations', 'listInvocations'],
+  ['get', '/app-invocations/{id}', 'getInvocation'],
 ];
 
 describe('the description of the catalogue, tenant, audit, notification, health and call routes', () => {
@@ -72,6 +74,8 @@ describe('the description of the catalogue, tenant, audit, notification, health 
     expect(statuses('post', '/app-installs/{install}/test')).toEqual(
       expect.arrayContaining(['200', '404', '409']),
     );
+    expect(statuses('get', '/app-invocations')).toEqual(expect.arrayContaining(['200', '400', '403']));
+    expect(statuses('get', '/app-invocations/{id}')).toEqual(expect.arrayContaining(['200', '400', '404']));
   });
 
   it('gives a route’s own refusals the shared error body', () => {

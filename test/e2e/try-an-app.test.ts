@@ -2,7 +2,8 @@
 // processes a newcomer starts: `APP_RUNNER_ALLOW_PRIVATE_NETWORKS=true npm start` (embedded PostgreSQL
 // under a temporary DATA_DIR, the release catalogue apps/build/release.json that `npm ci` builds),
 // `npx app vendor-double --port <port>`, a token from `npx platform token`, then the README's calls in
-// order — on free ports instead of 3000 and 4010.
+// order, "Call it from a workflow and a rule set" included (a run on DBOS in the worker, its call through
+// the runner) — on free ports instead of 3000 and 4010.
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import createClient from 'openapi-fetch';
@@ -85,7 +86,7 @@ async function answer(
 
 describe('README: try an app (http-connector against a vendor double)', () => {
   it(
-    'installs http-connector, stores its key, enables, test-calls the vendor double with the key redacted, meters and audits it',
+    'installs http-connector, stores its key, enables, test-calls the vendor double with the key redacted, meters and audits it; calls it from a workflow run and a rule set',
     async () => {
       const startedAt = performance.now();
       const dataDir = path.join(await tempDir('apps-platform-e2e-try-'), 'data');
@@ -239,6 +240,231 @@ describe('README: try an app (http-connector against a vendor double)', () => {
       expect(actions).toEqual(
         expect.arrayContaining(['app.installed', 'app.secret.stored', 'app.configured', 'app.tested']),
       );
+
+      // "Call it from a workflow and a rule set", continuing with the same install.
+      // 6. a workflow: call the install (a literal input, the applicant's fields mapped into the query),
+      // then decide
+      const workflow = await answer(
+        client.POST('/workflow-definitions', {
+          body: {
+            key: 'onboarding',
+            body: {
+              steps: [
+                {
+                  id: 'screen',
+                  type: 'call_app',
+                  install: 'vendor',
+                  action: 'request',
+                  input: { method: 'GET', path: '/screen' },
+                  inputMapping: { 'query.name': 'applicant.name', 'query.country': 'applicant.country' },
+                  outputKey: 'screening',
+                },
+                {
+                  id: 'decide',
+                  type: 'decide',
+                  branches: [
+                    {
+                      when: { path: 'screening.body.received.query.country', in: ['KP', 'IR'] },
+                      outcome: 'decline',
+                      riskScore: 95,
+                    },
+                  ],
+                  otherwise: 'approve',
+                },
+              ],
+            },
+          },
+        }),
+      );
+      expect(workflow.status, workflow.text).toBe(201);
+      expect(workflow.body).toMatchObject({
+        kind: 'workflow',
+        key: 'onboarding',
+        version: 1,
+        status: 'draft',
+        installNames: ['vendor'],
+        validation: { errors: [], warnings: [] },
+      });
+      const workflowPublished = await answer(
+        client.POST('/workflow-definitions/{key}/publish', { params: { path: { key: 'onboarding' } } }),
+      );
+      expect(workflowPublished.status, workflowPublished.text).toBe(200);
+      expect(workflowPublished.body).toMatchObject({ key: 'onboarding', version: 1, status: 'published' });
+
+      // 7. run it on a subject, and poll the run until it is no longer running
+      const started = await answer(
+        client.POST('/workflow-runs', {
+          body: {
+            workflow: 'onboarding',
+            subjectId: 'applicant-42',
+            context: { applicant: { name: 'Ada Lovelace', country: 'GB' } },
+          },
+        }),
+      );
+      expect(started.status, started.text).toBe(201);
+      expect(started.body).toMatchObject({ workflow: 'onboarding', version: 1, status: 'running' });
+      const runId = started.body.id as string;
+      let polled = started;
+      await expect
+        .poll(
+          async () => {
+            polled = await answer(client.GET('/workflow-runs/{id}', { params: { path: { id: runId } } }));
+            return polled.body?.status;
+          },
+          { timeout: 60_000, interval: 50 },
+        )
+        .not.toBe('running');
+      expect(polled.status, polled.text).toBe(200);
+      expect(polled.body, polled.text).toMatchObject({ id: runId, status: 'completed', error: null });
+      // The app's output under the step's outputKey, the decision under the decide step's id.
+      expect(polled.body.context.screening).toMatchObject({
+        status: 200,
+        body: {
+          received: {
+            method: 'GET',
+            path: '/screen',
+            query: { name: 'Ada Lovelace', country: 'GB' },
+            headers: { 'x-api-key': '[secret:API_KEY]' },
+          },
+        },
+      });
+      expect(polled.body.context.decide).toEqual({ outcome: 'approve', riskScore: null });
+      expect(polled.body.steps).toEqual([
+        expect.objectContaining({
+          id: 'screen',
+          type: 'call_app',
+          status: 'completed',
+          attempts: 1,
+          error: null,
+        }),
+        expect.objectContaining({ id: 'decide', type: 'decide', status: 'completed', error: null }),
+      ]);
+      // Terminal 2 printed the step's request, with the real key.
+      await expect.poll(vendor.stderr).toMatch(/^\S+ GET \/screen \{/m);
+      const screened = JSON.parse(
+        (
+          vendor
+            .stderr()
+            .split('\n')
+            .find((line) => line.includes(' GET /screen ')) ?? ''
+        ).replace(/^\S+ GET \/screen /, ''),
+      );
+      expect(screened).toMatchObject({
+        query: { name: 'Ada Lovelace', country: 'GB' },
+        headers: { 'x-api-key': SECRET },
+      });
+
+      // 8. the run's invocation records: one per attempt of an app call
+      const records = await answer(
+        client.GET('/app-invocations', { params: { query: { workflowRunId: runId } } }),
+      );
+      expect(records.status, records.text).toBe(200);
+      expect(records.body).toMatchObject({ total: 1, totalIsEstimate: false });
+      expect(records.body.items).toEqual([
+        expect.objectContaining({
+          installName: 'vendor',
+          appName: 'http-connector',
+          action: 'request',
+          workflowRunId: runId,
+          stepId: 'screen',
+          ruleSetKey: null,
+          ruleKey: null,
+          subjectId: 'applicant-42',
+          idempotencyKey: `${runId}:screen`,
+          attempt: 1,
+          status: 'success',
+          error: null,
+          input: { method: 'GET', path: '/screen', query: { name: 'Ada Lovelace', country: 'GB' } },
+          output: expect.objectContaining({ status: 200 }),
+          usage: expect.objectContaining({ httpRequests: 1 }),
+        }),
+      ]);
+
+      // 9. a rule set: a condition rule, and an app rule that fails when the vendor's answer names a
+      // listed country
+      const ruleSet = await answer(
+        client.POST('/rule-sets', {
+          body: {
+            key: 'onboarding-checks',
+            body: {
+              rules: [
+                { key: 'adult', type: 'condition', when: { path: 'applicant.age', gte: 18 } },
+                {
+                  key: 'sanctions',
+                  type: 'app',
+                  install: 'vendor',
+                  action: 'request',
+                  input: { method: 'GET', path: '/sanctions' },
+                  inputMapping: { 'query.country': 'applicant.country' },
+                  resultPath: 'body.received.query.country',
+                  failWhen: { in: ['KP', 'IR'] },
+                },
+              ],
+            },
+          },
+        }),
+      );
+      expect(ruleSet.status, ruleSet.text).toBe(201);
+      expect(ruleSet.body).toMatchObject({
+        kind: 'rule_set',
+        version: 1,
+        status: 'draft',
+        validation: { errors: [], warnings: [] },
+      });
+      const ruleSetPublished = await answer(
+        client.POST('/rule-sets/{key}/publish', { params: { path: { key: 'onboarding-checks' } } }),
+      );
+      expect(ruleSetPublished.status, ruleSetPublished.text).toBe(200);
+      expect(ruleSetPublished.body).toMatchObject({ version: 1, status: 'published' });
+
+      // 10. evaluate it against some data: the condition rule passes, the app rule fails on its value
+      const evaluated = await answer(
+        client.POST('/rule-sets/{key}/evaluate', {
+          params: { path: { key: 'onboarding-checks' } },
+          body: { data: { applicant: { age: 36, country: 'IR' } } },
+        }),
+      );
+      expect(evaluated.status, evaluated.text).toBe(200);
+      expect(evaluated.body).toEqual({
+        ruleSet: { key: 'onboarding-checks', version: 1 },
+        passed: false,
+        rules: [
+          { key: 'adult', type: 'condition', status: 'passed', value: 36 },
+          { key: 'sanctions', type: 'app', status: 'failed', value: 'IR' },
+        ],
+      });
+      // The rule's call left its own record, newest first.
+      const ruleRecords = await answer(
+        client.GET('/app-invocations', { params: { query: { install: 'vendor' } } }),
+      );
+      expect(ruleRecords.status, ruleRecords.text).toBe(200);
+      expect(ruleRecords.body.total).toBe(2);
+      expect(ruleRecords.body.items[0]).toMatchObject({
+        installName: 'vendor',
+        workflowRunId: null,
+        stepId: null,
+        ruleSetKey: 'onboarding-checks',
+        ruleKey: 'sanctions',
+        attempt: 1,
+        status: 'success',
+        idempotencyKey: expect.stringMatching(/^eval-[0-9a-f-]{36}:rule:sanctions$/),
+        input: { method: 'GET', path: '/sanctions', query: { country: 'IR' } },
+      });
+
+      // The audit trail: the publishes, the decision and the run's end.
+      const runAudit = await answer(client.GET('/audit-events', { params: { query: { limit: 100 } } }));
+      expect(runAudit.status, runAudit.text).toBe(200);
+      const runEvents = runAudit.body.items as { action: string; data: Record<string, unknown> }[];
+      expect(runEvents.map((event) => event.action)).toEqual(
+        expect.arrayContaining(['workflow.published', 'workflow.run.completed', 'rule_set.published']),
+      );
+      expect(runEvents.find((event) => event.action === 'decision.emitted')?.data).toEqual({
+        outcome: 'approve',
+        riskScore: null,
+        source: 'decide',
+        workflowRunId: runId,
+        subjectId: 'applicant-42',
+      });
 
       // Stop both: Ctrl-C to the platform's process group, SIGTERM to the vendor double.
       signal(platform, 'SIGINT');

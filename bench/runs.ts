@@ -1,0 +1,551 @@
+// Runs benchmark (issue 12): what the platform adds around an app call made by a workflow run or a rule
+// set. The release's http-connector against a loopback vendor double; side by side, IN_FLIGHT at once:
+//   1. the runner alone: POST /v1/invoke through the runner client, the body runAttempt sends;
+//   2. POST /app-installs/vendor/test: one call through the attempt pipeline, from the api;
+//   3. single-step runs: POST /workflow-runs of a published workflow with one call_app step, timed to
+//      the run completed (one poller reads every run in flight each POLL_MS);
+//   4. POST /rule-sets/checks/evaluate: a rule set of 3 app rules (3 calls an evaluation, one after
+//      another).
+// The rows take turns in ROUNDS rounds, so a load that drifts meanwhile (a shared machine) weighs on all
+// of them. For each row it prints the load average, the CPU of this process, of PostgreSQL (the embedded
+// server's processes, /proc) and of every other process (/proc/stat), so a figure measured while the
+// machine was busy shows itself; and the SQL statements a row sent (every pg client of this process,
+// DBOS's included, the poller's not) and the database's committed transactions (pg_stat_database,
+// polling included). BENCH_CALL_MODE=inline (the default) or queue (a child workflow on the apps queue);
+// BENCH_ONLY=runner,test,runs,evaluate picks rows (e.g. BENCH_ONLY=runs under --cpu-prof). The api,
+// worker (DBOS) and runner run in this process on embedded PostgreSQL. Prints figures; never asserts
+// timings and is never part of the tests.
+import '../src/runner/quiet-wasi.js';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { inArray, sql } from 'drizzle-orm';
+import pg from 'pg';
+import pino from 'pino';
+import { startApi } from '../src/api/index.ts';
+import { startEchoVendor } from '../src/app-cli/vendor-double.ts';
+import { readOrCreateLocalSecrets } from '../src/auth/local-keys.ts';
+import { localVerifier } from '../src/auth/tokens.ts';
+import { loadConfig } from '../src/config.ts';
+import { openDatabase } from '../src/db/pool.ts';
+import { createRunnerClient } from '../src/runner/client.ts';
+import { startRunnerFromConfig } from '../src/runner/index.ts';
+import type { DefinitionBody } from '../src/runs/model.ts';
+import { definitions, definitionVersions, workflowRuns } from '../src/runs/tables.ts';
+import { registerRunWorkflows } from '../src/runs/workflows.ts';
+import { startWorker } from '../src/worker/index.ts';
+import { freePort } from '../test/support/free-port.ts';
+import { benchAdmin, withBenchDatabase } from './support.ts';
+
+const COUNT = Number(process.env.BENCH_RUNS ?? 400);
+const IN_FLIGHT = Number(process.env.BENCH_IN_FLIGHT ?? 16);
+const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 2));
+const POLL_MS = Number(process.env.BENCH_POLL_MS ?? 10);
+const MODE = process.env.BENCH_CALL_MODE === 'queue' ? 'queue' : 'inline';
+const ONLY = new Set((process.env.BENCH_ONLY ?? 'runner,test,runs,evaluate').split(','));
+const GOAL_RUNS_A_SECOND = 100;
+const RUNNER_TOKEN = 'bench-runner-token';
+const POLLER = 'bench-poller';
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const RELEASE_INDEX = path.join(ROOT, 'apps', 'build', 'release.json');
+const INPUT = { method: 'GET', path: '/hello' };
+const APP_RULES = 3;
+
+// biome-ignore lint/suspicious/noExplicitAny: JSON answers, read field by field
+type Json = any;
+
+const quantile = (sorted: number[], q: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
+
+// Every SQL statement this process sends, through any pg client (the platform's pool and DBOS's alike),
+// save the bench poller's: Pool.query goes through Client.query, so each statement counts once.
+// BENCH_SQL=1 also tallies them by text (the last row's), printed per operation.
+let statements = 0;
+const TALLY = process.env.BENCH_SQL === '1';
+const tally = new Map<string, number>();
+const clientQuery = pg.Client.prototype.query;
+pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+  const params = (this as unknown as { connectionParameters?: { application_name?: string } })
+    .connectionParameters;
+  if (params?.application_name !== POLLER) {
+    statements++;
+    if (TALLY) {
+      const [first] = args;
+      const text = typeof first === 'string' ? first : ((first as { text?: string } | null)?.text ?? '?');
+      const key = text.replace(/\s+/g, ' ').slice(0, 150);
+      tally.set(key, (tally.get(key) ?? 0) + 1);
+    }
+  }
+  return (clientQuery as (...a: unknown[]) => unknown).apply(this, args);
+} as typeof clientQuery;
+
+/** Busy and total jiffies of the machine, every core (/proc/stat, Linux only). */
+function machineJiffies(): { busy: number; total: number } | null {
+  try {
+    const fields = (readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '').trim().split(/\s+/);
+    const values = fields.slice(1, 9).map(Number); // user nice system idle iowait irq softirq steal
+    const total = values.reduce((a, b) => a + b, 0);
+    return { busy: total - (values[3] ?? 0) - (values[4] ?? 0), total };
+  } catch {
+    return null;
+  }
+}
+
+/** Jiffies PostgreSQL used: the postmaster (with its reaped children) and every live child. */
+function postgresJiffies(postmaster: number): number {
+  let sum = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue; // gone meanwhile
+    }
+    // After the command's closing parenthesis: state ppid … utime(11) stime(12) cutime(13) cstime(14).
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const pid = Number(entry);
+    if (pid !== postmaster && Number(f[1]) !== postmaster) continue;
+    sum += Number(f[11]) + Number(f[12]);
+    if (pid === postmaster) sum += Number(f[13]) + Number(f[14]);
+  }
+  return sum;
+}
+
+const TICK_MS = 10; // USER_HZ 100
+
+interface Usage {
+  /** CPU ms of this process (every thread: api, worker, runner). */
+  own: number;
+  /** CPU ms of PostgreSQL. */
+  postgres: number;
+  /** CPU ms of every other process on the machine. */
+  others: number;
+  /** Wall ms. */
+  wall: number;
+  statements: number;
+  commits: number;
+}
+
+interface Row {
+  name: string;
+  key: string;
+  /** Runner calls one operation makes (to compare its latency with the runner alone's). */
+  calls: number;
+  once: () => Promise<void>;
+  latencies: number[];
+  seconds: number;
+  usage: Usage;
+  loads: number[];
+}
+
+async function main() {
+  await withBenchDatabase('apps-platform-bench-runs-', async ({ dir, url, closers }) => {
+    const silent = pino({ level: 'silent' });
+    const database = openDatabase(url, { max: 30 });
+    closers.push(() => database.close());
+    const pollerDb = openDatabase(url, { max: 2, applicationName: POLLER });
+    closers.push(() => pollerDb.close());
+    const postmaster = Number(
+      readFileSync(path.join(dir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0],
+    );
+    const internalPort = await freePort();
+    // The runner admits IN_FLIGHT calls of the tenant, so no row is turned away busy (16 evaluations in
+    // flight may each have a call out; the runs' own bound is 8 attempts a process).
+    const runner = await startRunnerFromConfig(
+      loadConfig({
+        DATABASE_URL: url,
+        DATA_DIR: dir,
+        RUNNER_PORT: '0',
+        HOST: '127.0.0.1',
+        APP_RUNNER_TOKEN: RUNNER_TOKEN,
+        APP_RUNNER_CACHE_DIR: path.join(dir, 'runner-cache'),
+        APP_RUNNER_ALLOW_PRIVATE_NETWORKS: 'true',
+        APP_RUNNER_CONCURRENCY: String(IN_FLIGHT),
+        APP_RUNNER_TENANT_CONCURRENCY: String(IN_FLIGHT),
+        API_INTERNAL_URL: `http://127.0.0.1:${internalPort}`,
+      }),
+      silent,
+    );
+    closers.unshift(() => runner.close());
+    const config = loadConfig({
+      DATABASE_URL: url,
+      DATA_DIR: dir,
+      HOST: '127.0.0.1',
+      PORT: '0',
+      API_INTERNAL_PORT: String(internalPort),
+      APP_RUNNER_URL: runner.url,
+      APP_RUNNER_TOKEN: RUNNER_TOKEN,
+      APP_RUNNER_ALLOW_PRIVATE_NETWORKS: 'true',
+      SECRET_STORE_KEY: randomBytes(32).toString('hex'),
+      API_RATE_LIMIT_PER_MINUTE: '0',
+      RELEASE_INDEX,
+    });
+    const local = await readOrCreateLocalSecrets(dir);
+    const api = await startApi({
+      config,
+      database,
+      verifier: localVerifier(local.signingKey),
+      logger: silent,
+    });
+    closers.unshift(() => api.close());
+    const client = createRunnerClient({ baseUrl: runner.url, token: RUNNER_TOKEN });
+    closers.unshift(() => client.close());
+    const worker = await startWorker({
+      databaseUrl: url,
+      logger: silent,
+      healthPort: null,
+      executorId: 'bench-worker',
+      registerWorkflows: () =>
+        registerRunWorkflows({
+          logger: silent,
+          callMode: MODE,
+          attempt: {
+            database,
+            runner: client,
+            secretStoreKey: config.secretStoreKey,
+            cacheBudget: config.cacheBudget,
+            callTokenSecret: null,
+          },
+        }),
+    });
+    closers.unshift(() => worker.close());
+    const vendor = await startEchoVendor(0);
+    closers.unshift(() => vendor.close());
+
+    const { tenantId, token } = await benchAdmin(database, local.signingKey);
+    const auth = { authorization: `Bearer ${token}` };
+    const call = async (method: string, route: string, body?: unknown): Promise<Json> => {
+      const response = await fetch(`${api.url}${route}`, {
+        method,
+        headers: body === undefined ? auth : { ...auth, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const text = await response.text();
+      if (response.status >= 300)
+        throw new Error(`${method} ${route}: ${response.status} ${text.slice(0, 300)}`);
+      return JSON.parse(text);
+    };
+    const version = (await call('GET', '/apps/http-connector/versions')).items[0];
+    await call('POST', '/app-installs', {
+      name: 'vendor',
+      versionId: version.id,
+      enabled: true,
+      config: { baseUrl: vendor.url },
+      approveHosts: [vendor.host],
+    });
+    const publish = async (kind: 'workflow' | 'rule_set', key: string, body: DefinitionBody) => {
+      const [definition] = await database.db
+        .insert(definitions)
+        .values({ tenantId, kind, key, createdBy: 'user:bench' })
+        .returning();
+      await database.db.insert(definitionVersions).values({
+        definitionId: definition?.id as string,
+        tenantId,
+        version: 1,
+        status: 'published',
+        body,
+        createdBy: 'user:bench',
+      });
+    };
+    await publish('workflow', 'one-call', {
+      steps: [
+        {
+          id: 'call',
+          type: 'call_app',
+          install: 'vendor',
+          action: 'request',
+          input: INPUT,
+          outputKey: 'vendor',
+        },
+      ],
+    });
+    await publish('rule_set', 'checks', {
+      rules: Array.from({ length: APP_RULES }, (_, i) => ({
+        key: `vendor-${i + 1}`,
+        type: 'app',
+        install: 'vendor',
+        action: 'request',
+        input: INPUT,
+        resultPath: 'status',
+        failWhen: { notEquals: 200 },
+      })),
+    });
+
+    const install = await call('GET', '/app-installs/vendor');
+    const action = (version.actions as { name: string; timeoutMs: number }[]).find(
+      (a) => a.name === 'request',
+    );
+    const runnerAlone = async () => {
+      const result = await client.invoke({
+        module: { sha256: version.sha256 },
+        call: { id: randomUUID(), tenantId, callbackUrl: install.webhookUrl },
+        action: 'request',
+        idempotencyKey: null,
+        input: INPUT,
+        config: install.config,
+        secrets: {},
+        hosts: install.hosts,
+        cache: [],
+        documents: null,
+        timeoutMs: action?.timeoutMs ?? 30_000,
+      });
+      if (!result.ok) throw new Error(`runner: ${result.code} ${result.message}`);
+      const answer = result.value.answer as Json;
+      if (answer?.status !== 'ok' || answer.output?.status !== 200)
+        throw new Error(`runner: unexpected answer ${JSON.stringify(answer).slice(0, 300)}`);
+    };
+    const testCall = async () => {
+      const answer = await call('POST', '/app-installs/vendor/test', { action: 'request', input: INPUT });
+      if (answer.status !== 'success' || answer.output?.status !== 200)
+        throw new Error(`test call: ${JSON.stringify(answer).slice(0, 300)}`);
+    };
+    // One poller for every run in flight (one query each POLL_MS, on its own pool, not counted).
+    const waiting = new Map<string, { resolve: () => void; reject: (error: Error) => void }>();
+    let polling = true;
+    const poller = (async () => {
+      while (polling) {
+        const ids = [...waiting.keys()];
+        if (ids.length > 0) {
+          const rows = await pollerDb.db
+            .select({ id: workflowRuns.id, status: workflowRuns.status, error: workflowRuns.error })
+            .from(workflowRuns)
+            .where(inArray(workflowRuns.id, ids));
+          for (const row of rows) {
+            if (row.status === 'running') continue;
+            const waiter = waiting.get(row.id);
+            waiting.delete(row.id);
+            if (row.status === 'completed') waiter?.resolve();
+            else waiter?.reject(new Error(`run ${row.status}: ${JSON.stringify(row.error)}`));
+          }
+        }
+        await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+      }
+    })();
+    closers.unshift(async () => {
+      polling = false;
+      await poller;
+    });
+    const oneRun = async () => {
+      const run = await call('POST', '/workflow-runs', { workflow: 'one-call', subjectId: 'bench' });
+      await new Promise<void>((resolve, reject) => waiting.set(run.id, { resolve, reject }));
+    };
+    const evaluate = async () => {
+      const answer = await call('POST', '/rule-sets/checks/evaluate', { data: {}, subjectId: 'bench' });
+      if (answer.passed !== true || answer.rules.length !== APP_RULES)
+        throw new Error(`evaluation: ${JSON.stringify(answer).slice(0, 300)}`);
+    };
+
+    const commits = async () =>
+      Number(
+        (
+          await pollerDb.db.execute(
+            sql`select xact_commit from pg_stat_database where datname = current_database()`,
+          )
+        ).rows[0]?.xact_commit,
+      );
+    /** Starts measuring a stretch; the function returned answers what it used. */
+    const meter = async () => {
+      const started = performance.now();
+      const ours = process.cpuUsage();
+      const machine = machineJiffies();
+      const pgStart = postgresJiffies(postmaster);
+      const statementsStart = statements;
+      const commitsStart = await commits();
+      return async (): Promise<Usage> => {
+        const committed = (await commits()) - commitsStart;
+        const sent = statements - statementsStart;
+        const wall = performance.now() - started;
+        const used = process.cpuUsage(ours);
+        const own = (used.user + used.system) / 1000;
+        const postgres = (postgresJiffies(postmaster) - pgStart) * TICK_MS;
+        const now = machineJiffies();
+        const busy = now && machine ? (now.busy - machine.busy) * TICK_MS : Number.NaN;
+        return {
+          own,
+          postgres,
+          others: Math.max(0, busy - own - postgres),
+          wall,
+          statements: sent,
+          commits: committed,
+        };
+      };
+    };
+
+    const inFlight = async (once: () => Promise<void>, count: number, latencies: number[] | null) => {
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: IN_FLIGHT }, async () => {
+          while (next++ < count) {
+            const t = performance.now();
+            await once();
+            latencies?.push(performance.now() - t);
+          }
+        }),
+      );
+    };
+    const rowOf = (key: string, name: string, calls: number, once: () => Promise<void>): Row => ({
+      key,
+      name,
+      calls,
+      once,
+      latencies: [],
+      seconds: 0,
+      usage: { own: 0, postgres: 0, others: 0, wall: 0, statements: 0, commits: 0 },
+      loads: [],
+    });
+    const rows = [
+      rowOf('runner', '1. runner alone (POST /v1/invoke)', 1, runnerAlone),
+      rowOf('test', '2. POST /app-installs/vendor/test', 1, testCall),
+      rowOf('runs', `3. one-step run (POST → completed, ${MODE})`, 1, oneRun),
+      rowOf('evaluate', `4. evaluate, ${APP_RULES} app rules`, APP_RULES, evaluate),
+    ].filter((row) => ONLY.has(row.key));
+
+    console.log(
+      `\nruns benchmark: http-connector ${version.version} against a loopback vendor double; ${COUNT} operations ` +
+        `a row in ${ROUNDS} interleaved rounds, ${IN_FLIGHT} in flight (runner admits ${IN_FLIGHT}); ` +
+        `call_app mode ${MODE}; ${os.cpus().length} cores, load average ${os
+          .loadavg()
+          .map((l) => l.toFixed(2))
+          .join(' ')}, ` +
+        `Node ${process.versions.node}\n`,
+    );
+    // What the process sends when idle (DBOS polls its queues every 20 ms): part of every row's SQL/op.
+    const idle = await meter();
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const idleUsage = await idle();
+    const idleStatements = (idleUsage.statements / idleUsage.wall) * 1000;
+    for (let round = 0; round < ROUNDS; round++) {
+      const count = Math.floor(COUNT / ROUNDS) + (round < COUNT % ROUNDS ? 1 : 0);
+      for (const row of rows) {
+        await inFlight(row.once, round === 0 ? IN_FLIGHT * 4 : IN_FLIGHT * 2, null);
+        row.loads.push(os.loadavg()[0] ?? Number.NaN);
+        tally.clear();
+        // The row's stretch on the clock of a --cpu-prof profile (µs), to read the profile of that stretch.
+        if (process.env.BENCH_MARKS === '1')
+          console.log(`mark ${row.key} start ${process.hrtime.bigint() / 1000n}`);
+        const stop = await meter();
+        const started = performance.now();
+        await inFlight(row.once, count, row.latencies);
+        row.seconds += (performance.now() - started) / 1000;
+        const used = await stop();
+        if (process.env.BENCH_MARKS === '1')
+          console.log(`mark ${row.key} end ${process.hrtime.bigint() / 1000n}`);
+        for (const k of Object.keys(used) as (keyof Usage)[]) row.usage[k] += used[k];
+      }
+    }
+
+    const results = rows.map((row) => {
+      const sorted = [...row.latencies].sort((a, b) => a - b);
+      const n = row.latencies.length;
+      return {
+        ...row,
+        perSecond: n / row.seconds,
+        p50: quantile(sorted, 0.5),
+        p99: quantile(sorted, 0.99),
+        ownMs: row.usage.own / n,
+        pgMs: row.usage.postgres / n,
+        othersCores: row.usage.others / row.usage.wall,
+        statementsPer: row.usage.statements / n,
+        commitsPer: row.usage.commits / n,
+        load: Math.max(...row.loads),
+      };
+    });
+    const alone = results.find((r) => r.key === 'runner');
+    const header = [
+      'measurement'.padEnd(44),
+      'ops/s'.padStart(6),
+      'p50 ms'.padStart(7),
+      'p99 ms'.padStart(7),
+      'p50/rnr'.padStart(8),
+      'p50-rnr'.padStart(8),
+      'rnr/s÷ops/s'.padStart(12),
+      'CPU ms/op'.padStart(10),
+      'PG ms/op'.padStart(9),
+      'SQL/op'.padStart(7),
+      'xact/op'.padStart(8),
+      'others'.padStart(7),
+      'load'.padStart(5),
+    ].join(' ');
+    console.log(header);
+    console.log('-'.repeat(header.length));
+    const signed = (ms: number) => `${ms >= 0 ? '+' : ''}${ms.toFixed(1)}`;
+    for (const r of results) {
+      // Compared with as many runner calls one after another as the operation makes.
+      const runnerP50 = (alone?.p50 ?? Number.NaN) * r.calls;
+      console.log(
+        [
+          r.name.padEnd(44),
+          r.perSecond.toFixed(0).padStart(6),
+          r.p50.toFixed(1).padStart(7),
+          r.p99.toFixed(1).padStart(7),
+          `×${(r.p50 / runnerP50).toFixed(2)}`.padStart(8),
+          signed(r.p50 - runnerP50).padStart(8),
+          `×${((alone?.perSecond ?? Number.NaN) / r.calls / r.perSecond).toFixed(2)}`.padStart(12),
+          r.ownMs.toFixed(2).padStart(10),
+          r.pgMs.toFixed(2).padStart(9),
+          r.statementsPer.toFixed(1).padStart(7),
+          r.commitsPer.toFixed(1).padStart(8),
+          `${(r.othersCores * 100).toFixed(0)}%`.padStart(7),
+          r.load.toFixed(2).padStart(5),
+        ].join(' '),
+      );
+    }
+    console.log(
+      `\nops/s, p50 and p99 at ${IN_FLIGHT} in flight; p50-rnr: p50 minus the runner alone's (×${APP_RULES} for an evaluation); ` +
+        `CPU ms/op: this process (api, worker, runner); PG ms/op: PostgreSQL's processes; SQL/op: statements sent ` +
+        `(DBOS's included, the poller's not); xact/op: commits (pg_stat_database, polling included); ` +
+        `others: CPU of every other process, in cores; load: 1-minute load average at the row's start (max over rounds). ` +
+        `Idle, the process sends ${idleStatements.toFixed(0)} statements a second (DBOS polling its queues), counted in SQL/op`,
+    );
+    if (alone) {
+      console.log(
+        `\nplatform's share per call (p50 minus the runner alone's; CPU of this process + PostgreSQL):`,
+      );
+      const aloneCpu = alone.ownMs + alone.pgMs;
+      for (const r of results) {
+        if (r.key === 'runner') continue;
+        const perCall = (r.p50 - alone.p50 * r.calls) / r.calls;
+        const cpu = (r.ownMs + r.pgMs) / r.calls - aloneCpu;
+        console.log(
+          `  ${r.name.padEnd(44)} ${signed(perCall)} ms a call, ${signed(cpu)} ms CPU a call ` +
+            `(of which PostgreSQL ${(r.pgMs / r.calls).toFixed(2)} ms), ${(r.statementsPer / r.calls).toFixed(1)} SQL statements a call`,
+        );
+      }
+    }
+    const runs = results.find((r) => r.key === 'runs');
+    if (runs) {
+      const othersNote =
+        runs.othersCores > 0.1
+          ? ` — other processes used ${runs.othersCores.toFixed(2)} of ${os.cpus().length} cores meanwhile`
+          : '';
+      console.log(
+        `\ngoal: ≥ ${GOAL_RUNS_A_SECOND} completed single-step runs a second: ` +
+          `${runs.perSecond >= GOAL_RUNS_A_SECOND ? 'met' : 'MISSED'} (${runs.perSecond.toFixed(0)}/s${othersNote})`,
+      );
+      // Where a run's time goes, from DBOS's own timestamps (ms, medians): queued → dequeued → ended.
+      const phases = await pollerDb.db.execute(sql`
+        select name, percentile_cont(0.5) within group (order by started_at_epoch_ms - created_at) as queued,
+               percentile_cont(0.5) within group (order by updated_at - started_at_epoch_ms) as running
+        from dbos.workflow_status where name in ('runs.workflow', 'runs.callApp') group by name`);
+      for (const row of phases.rows)
+        console.log(
+          `  ${row.name}: queued ${Number(row.queued).toFixed(1)} ms, running ${Number(row.running).toFixed(1)} ms (medians)`,
+        );
+    }
+    const last = results.at(-1);
+    if (TALLY && last) {
+      const perOp = last.latencies.length / ROUNDS;
+      console.log(`\nSQL statements per operation of the last row's last round (${last.name}):`);
+      for (const [text, n] of [...tally].sort((a, b) => b[1] - a[1]))
+        console.log(`  ${(n / perOp).toFixed(2).padStart(6)}  ${text}`);
+    }
+    console.log('');
+  });
+}
+
+await main();
+process.exit(0);

@@ -1,0 +1,230 @@
+// Invocation records (spec part 1 §2.10, §4.3; docs/calls.md "Invocation records"): one row per attempt
+// of a workflow step, an app rule or a fallback that reached an install — its admission refusal, or what
+// the runner made of it — written by the one attempt pipeline (attempt.ts), and read by
+// GET /app-invocations and GET /app-invocations/:id. Records outlive their install and keep its name at
+// the time. Without runs:context, input, output and the error's message read "[redacted]".
+import { and, desc, eq, gte, inArray, lt, type SQL } from 'drizzle-orm';
+import type { Queryable } from '../db/pool.ts';
+import { notFound } from '../http/errors.ts';
+import { countCapped, type Page } from '../http/paging.ts';
+import type { InstallRow, VersionRow } from '../installs/view.ts';
+import type { Usage } from '../runner/host/call-state.ts';
+import type { AttemptError, AttemptStatus } from './outcome.ts';
+import { appInvocations, type InvocationStatus } from './tables.ts';
+
+/** Where an attempt was made from: the caller's part of its record (steps, rules, fallbacks). */
+export interface InvocationContext {
+  workflowRunId: string | null;
+  stepId: string | null;
+  ruleSetKey: string | null;
+  ruleKey: string | null;
+  /** 1 for the first attempt of the call, 2 for its first retry, … */
+  attempt: number;
+  /** A fallback's attempt: the install it stood in for and the name the call gave that install. */
+  fallbackOf: { installId: string; name: string } | null;
+}
+
+/** A recorded error: an admission refusal's { code, message }, or a failed attempt's result. */
+export interface InvocationError {
+  code: string;
+  /** Absent for an admission refusal (the code says it all). */
+  reason?: string;
+  message: string;
+  retryable?: boolean;
+  retryAfterMs?: number;
+}
+
+/** What the pipeline hands the writer for one attempt. */
+export interface InvocationWrite {
+  install: Pick<InstallRow, 'id' | 'tenantId' | 'name' | 'appName'>;
+  version: Pick<VersionRow, 'id' | 'version'>;
+  action: string;
+  subjectId: string | null;
+  idempotencyKey: string | null;
+  /** The input as sent to the module (the tenant's data; secrets only ever as placeholders). */
+  input: unknown;
+  context: InvocationContext;
+  status: AttemptStatus;
+  /** The module's output as the runner returned it (redacted): success only. */
+  output?: unknown;
+  error: InvocationError | null;
+  durationMs: number;
+  usage: Usage;
+}
+
+/** GET /app-invocations/:id and the items of GET /app-invocations (field names: docs/calls.md). */
+export interface InvocationView {
+  id: string;
+  installId: string;
+  installName: string;
+  appName: string;
+  versionId: string;
+  version: string;
+  action: string;
+  workflowRunId: string | null;
+  stepId: string | null;
+  ruleSetKey: string | null;
+  ruleKey: string | null;
+  subjectId: string | null;
+  idempotencyKey: string | null;
+  attempt: number;
+  input: unknown;
+  output: unknown;
+  status: InvocationStatus;
+  error: InvocationError | null;
+  durationMs: number;
+  usage: Usage;
+  fallbackOf: { installId: string; name: string } | null;
+  createdAt: string;
+}
+
+export const REDACTED = '[redacted]';
+
+/** The error a record keeps of a failed attempt: never its details (they may quote the module's output). */
+export function recordedError(error: AttemptError): InvocationError {
+  return {
+    code: error.code,
+    reason: error.reason,
+    message: error.message,
+    ...(error.retryable !== undefined ? { retryable: error.retryable } : {}),
+    ...(error.retryAfterMs !== undefined ? { retryAfterMs: error.retryAfterMs } : {}),
+  };
+}
+
+/**
+ * A JSON value PostgreSQL's jsonb can hold: NUL characters (which it refuses, in values and keys) become
+ * U+FFFD, so a module answering one still gets its record and its metering. Anything else is kept.
+ */
+export function storable(value: unknown): unknown {
+  if (typeof value === 'string') return value.includes('\0') ? value.replaceAll('\0', '\uFFFD') : value;
+  if (Array.isArray(value)) return value.map(storable);
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [key, inner] of Object.entries(value)) out[storable(key) as string] = storable(inner);
+    return out;
+  }
+  return value;
+}
+
+/** Writes one attempt's record (in the caller's transaction, beside its metering); answers its id. */
+export async function recordInvocation(db: Queryable, write: InvocationWrite): Promise<string> {
+  const { install, version, context } = write;
+  const [row] = await db
+    .insert(appInvocations)
+    .values({
+      tenantId: install.tenantId,
+      installId: install.id,
+      installName: install.name,
+      versionId: version.id,
+      appName: install.appName,
+      version: version.version,
+      action: write.action,
+      workflowRunId: context.workflowRunId,
+      stepId: context.stepId,
+      ruleSetKey: context.ruleSetKey,
+      ruleKey: context.ruleKey,
+      subjectId: write.subjectId,
+      idempotencyKey: write.idempotencyKey,
+      attempt: context.attempt,
+      input: storable(write.input ?? null),
+      output: write.output === undefined ? null : storable(write.output),
+      status: write.status,
+      error: write.error ? (storable(write.error) as Record<string, unknown>) : null,
+      durationMs: write.durationMs,
+      usage: { ...write.usage },
+      fallbackOf: context.fallbackOf,
+    })
+    .returning({ id: appInvocations.id });
+  if (!row) throw new Error('the invocation record was not written');
+  return row.id;
+}
+
+// ---- reading ----------------------------------------------------------------------------------------
+
+export interface InvocationQuery {
+  tenantId: string;
+  /** The install's name at the time of the call: records of earlier installs of that name too. */
+  install?: string;
+  installId?: string;
+  workflowRunId?: string;
+  status?: InvocationStatus[];
+  /** Inclusive lower bound on createdAt. */
+  from?: Date;
+  /** Exclusive upper bound on createdAt. */
+  to?: Date;
+  limit: number;
+  offset: number;
+}
+
+type InvocationRow = typeof appInvocations.$inferSelect;
+
+/** The record as the API answers it; without runs:context its input, output and error text redacted. */
+export function invocationView(row: InvocationRow, withContext: boolean): InvocationView {
+  const hide = (value: unknown) => (withContext || value === null ? value : REDACTED);
+  const error = row.error as InvocationError | null;
+  return {
+    id: row.id,
+    installId: row.installId,
+    installName: row.installName,
+    appName: row.appName,
+    versionId: row.versionId,
+    version: row.version,
+    action: row.action,
+    workflowRunId: row.workflowRunId,
+    stepId: row.stepId,
+    ruleSetKey: row.ruleSetKey,
+    ruleKey: row.ruleKey,
+    subjectId: row.subjectId,
+    idempotencyKey: row.idempotencyKey,
+    attempt: row.attempt,
+    input: hide(row.input),
+    output: hide(row.output),
+    status: row.status,
+    error: error && !withContext ? { ...error, message: REDACTED } : error,
+    durationMs: row.durationMs,
+    usage: row.usage as unknown as Usage,
+    fallbackOf: row.fallbackOf,
+    createdAt: row.createdAt.toISOString(),
+  };
+}
+
+/** The tenant's records matching the query, newest first. */
+export async function listInvocations(
+  db: Queryable,
+  query: InvocationQuery,
+  withContext: boolean,
+): Promise<Page<InvocationView>> {
+  const conditions: SQL[] = [eq(appInvocations.tenantId, query.tenantId)];
+  if (query.install !== undefined) conditions.push(eq(appInvocations.installName, query.install));
+  if (query.installId !== undefined) conditions.push(eq(appInvocations.installId, query.installId));
+  if (query.workflowRunId !== undefined)
+    conditions.push(eq(appInvocations.workflowRunId, query.workflowRunId));
+  if (query.status && query.status.length > 0) conditions.push(inArray(appInvocations.status, query.status));
+  if (query.from) conditions.push(gte(appInvocations.createdAt, query.from));
+  if (query.to) conditions.push(lt(appInvocations.createdAt, query.to));
+  const where = and(...conditions);
+  const rows = await db
+    .select()
+    .from(appInvocations)
+    .where(where)
+    .orderBy(desc(appInvocations.createdAt), desc(appInvocations.id))
+    .limit(query.limit)
+    .offset(query.offset);
+  const counted = await countCapped(db, appInvocations, where);
+  return { items: rows.map((row) => invocationView(row, withContext)), ...counted };
+}
+
+/** One record of the tenant; another tenant's, or none, is 404 not_found. */
+export async function getInvocation(
+  db: Queryable,
+  tenantId: string,
+  id: string,
+  withContext: boolean,
+): Promise<InvocationView> {
+  const [row] = await db
+    .select()
+    .from(appInvocations)
+    .where(and(eq(appInvocations.tenantId, tenantId), eq(appInvocations.id, id)));
+  if (!row) throw notFound('no invocation record of that id');
+  return invocationView(row, withContext);
+}

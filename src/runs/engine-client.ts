@@ -1,0 +1,49 @@
+// How the api starts and cancels runs on DBOS: a DBOSClient on the engine's database, so the api works
+// alone (another process runs the worker) and in `--role all` alike. The run is enqueued on the `platform`
+// queue with the run's id as its workflow id (a repeated start returns the existing workflow), pinned to
+// this platform version so only a worker of the same version dequeues it.
+import { DBOSClient } from '@dbos-inc/dbos-sdk';
+import { PLATFORM_VERSION } from '../version.ts';
+import { ENGINE_SCHEMA, withIdleTransactionTimeout } from '../worker/engine.ts';
+import { RUN_WORKFLOW } from './workflows.ts';
+
+export interface RunsEngine {
+  start(runId: string): Promise<void>;
+  /** Cancels the run's workflow and its children (the call_app step in flight). */
+  cancel(runId: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export function dbosRunsEngine(databaseUrl: string): RunsEngine {
+  let client: Promise<DBOSClient> | null = null;
+  const clientOf = () => {
+    client ??= DBOSClient.create({
+      systemDatabaseUrl: withIdleTransactionTimeout(databaseUrl),
+      systemDatabaseSchemaName: ENGINE_SCHEMA,
+      systemDatabasePoolSize: 4,
+    }).catch((error: unknown) => {
+      client = null;
+      throw error;
+    });
+    return client;
+  };
+  return {
+    async start(runId) {
+      await (await clientOf()).enqueue(
+        {
+          queueName: 'platform',
+          workflowName: RUN_WORKFLOW,
+          workflowID: runId,
+          appVersion: PLATFORM_VERSION,
+        },
+        runId,
+      );
+    },
+    async cancel(runId) {
+      await (await clientOf()).cancelWorkflow(runId, { cancelChildren: true });
+    },
+    async close() {
+      if (client) await (await client.catch(() => null))?.destroy();
+    },
+  };
+}

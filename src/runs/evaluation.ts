@@ -1,0 +1,166 @@
+// Rule evaluation (docs/runs.md "Rule evaluation"): a published rule set against data, each rule's result
+// out. Condition rules test the data; app rules call an install's synchronous action through callInstall
+// (the one attempt pipeline), retried per decideRetry within the evaluation's one-minute deadline, which
+// every app call of the evaluation shares, and fail when failWhen matches the value at resultPath.
+import { randomUUID } from 'node:crypto';
+import type { AttemptDeps } from '../calls/attempt.ts';
+import { callInstall } from '../calls/call-install.ts';
+import { type AttemptEnd, decideRetry, type RetryPolicy, retryPolicyOf } from '../calls/retry-decision.ts';
+import { ApiError } from '../http/errors.ts';
+import { conditionHolds, matches } from './comparison.ts';
+import { buildInput, readPath } from './input-mapping.ts';
+import type { AppRule, Rule, RuleSetBody, RunError } from './model.ts';
+import { declaredAction, findDefinition, publishedVersion } from './published.ts';
+
+export const EVALUATION_DEADLINE_MS = 60_000;
+
+export type RuleStatus = 'passed' | 'failed' | 'error' | 'skipped';
+
+export interface RuleResult {
+  key: string;
+  type: Rule['type'];
+  status: RuleStatus;
+  value?: unknown;
+  error?: RunError;
+}
+
+export interface Evaluation {
+  ruleSet: { key: string; version: number };
+  /** True when no rule failed or ended in error (skipped rules do not count). */
+  passed: boolean;
+  rules: RuleResult[];
+}
+
+export interface EvaluationRequest {
+  tenantId: string;
+  key: string;
+  data: unknown;
+  /** Skips app rules (status skipped), as backtests do. */
+  dryRun: boolean;
+  subjectId: string | null;
+  /** A run's rule_set step: its run and step (recorded on each invocation). */
+  runId?: string;
+  stepId?: string;
+  /** `${runId}:${stepId}` for a run's step: each app rule's key is `${base}:rule:${rule.key}`. */
+  idempotencyBase?: string;
+}
+
+export interface EvaluationDeps {
+  attempt: AttemptDeps;
+  /** Waits between attempts (a DBOS-free timer by default). */
+  sleep?: (ms: number) => Promise<void>;
+  now?: () => number;
+}
+
+const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+export async function evaluateRuleSet(deps: EvaluationDeps, request: EvaluationRequest): Promise<Evaluation> {
+  const db = deps.attempt.database.db;
+  const version = await publishedVersion(db, request.tenantId, 'rule_set', request.key);
+  if (!version) throw await noPublishedRuleSet(deps, request);
+  const now = deps.now ?? Date.now;
+  const deadline = now() + EVALUATION_DEADLINE_MS;
+  const base = request.idempotencyBase ?? `eval-${randomUUID()}`;
+  const rules: RuleResult[] = [];
+  for (const rule of (version.body as RuleSetBody).rules) {
+    if (rule.type === 'condition') {
+      const read = readPath(request.data, rule.when.path);
+      const status = conditionHolds(request.data, rule.when) ? 'passed' : 'failed';
+      rules.push({ key: rule.key, type: rule.type, status, ...(read.found ? { value: read.value } : {}) });
+    } else if (request.dryRun) {
+      rules.push({ key: rule.key, type: rule.type, status: 'skipped' });
+    } else {
+      rules.push(await evaluateAppRule(deps, request, rule, `${base}:rule:${rule.key}`, deadline));
+    }
+  }
+  const passed = rules.every((r) => r.status === 'passed' || r.status === 'skipped');
+  return { ruleSet: { key: request.key, version: version.version }, passed, rules };
+}
+
+async function noPublishedRuleSet(deps: EvaluationDeps, request: EvaluationRequest): Promise<ApiError> {
+  const known = await findDefinition(deps.attempt.database.db, request.tenantId, 'rule_set', request.key);
+  return known
+    ? new ApiError(409, 'conflict', `rule set ${request.key} has no published version`)
+    : new ApiError(404, 'not_found', `no rule set named ${request.key}`);
+}
+
+const errorOf = (error: unknown): RunError =>
+  error instanceof ApiError
+    ? { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) }
+    : { code: 'internal', message: 'the rule could not be evaluated' };
+
+async function evaluateAppRule(
+  deps: EvaluationDeps,
+  request: EvaluationRequest,
+  rule: AppRule,
+  idempotencyKey: string,
+  deadline: number,
+): Promise<RuleResult> {
+  const result = (status: RuleStatus, extra: Partial<RuleResult> = {}): RuleResult => ({
+    key: rule.key,
+    type: rule.type,
+    status,
+    ...extra,
+  });
+  const db = deps.attempt.database.db;
+  const action = await declaredAction(db, request.tenantId, rule.install, rule.action);
+  if (action?.async) {
+    return result('error', {
+      error: {
+        code: 'validation_error',
+        message: `action ${rule.action} is asynchronous; an app rule calls synchronous actions only`,
+      },
+    });
+  }
+  const policy: RetryPolicy = action ? retryPolicyOf(action) : { maxAttempts: 1, delayMsFor: () => 0 };
+  const input = buildInput(rule.input, rule.inputMapping, request.data);
+  const now = deps.now ?? Date.now;
+  for (let attempt = 1; ; attempt++) {
+    let end: AttemptEnd;
+    let error: RunError;
+    try {
+      const outcome = await callInstall(deps.attempt, {
+        tenantId: request.tenantId,
+        install: rule.install,
+        action: rule.action,
+        input,
+        idempotencyKey,
+        subjectId: request.subjectId,
+        timeoutMs: Math.max(1, Math.min(action?.timeoutMs ?? 15_000, deadline - now())),
+        record: {
+          workflowRunId: request.runId ?? null,
+          stepId: request.stepId ?? null,
+          ruleSetKey: request.key,
+          ruleKey: rule.key,
+          attempt,
+          fallbackOf: null,
+        },
+      });
+      if (outcome.status === 'success') {
+        const read = readPath(outcome.output, rule.resultPath);
+        const value = read.found ? read.value : undefined;
+        return result(matches(value, rule.failWhen) ? 'failed' : 'passed', read.found ? { value } : {});
+      }
+      end = { kind: 'result', result: outcome };
+      error = {
+        code: outcome.error?.code ?? 'app_call_failed',
+        message: outcome.error?.message ?? `the call ended ${outcome.status}`,
+        ...(outcome.error?.reason ? { details: { reason: outcome.error.reason } } : {}),
+      };
+    } catch (thrown) {
+      if (!(thrown instanceof ApiError)) throw thrown;
+      end = { kind: 'refused', code: thrown.code };
+      error = errorOf(thrown);
+    }
+    const decision = decideRetry({
+      end,
+      idempotent: action?.idempotent ?? false,
+      attempt,
+      policy,
+      now: now(),
+      deadline,
+    });
+    if (!decision.retry) return result('error', { error });
+    await (deps.sleep ?? wait)(decision.delayMs);
+  }
+}

@@ -1,0 +1,174 @@
+// Run and evaluation routes (docs/runs.md): POST/GET /workflow-runs, GET /workflow-runs/:id,
+// POST /workflow-runs/:id/cancel, POST /rule-sets/:key/evaluate. Thin: parse, authorize, call the service.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import { type AttemptDeps, attemptDepsOf } from '../calls/attempt.ts';
+import type { Config } from '../config.ts';
+import type { Database } from '../db/pool.ts';
+import { principalOf } from '../http/auth.ts';
+import { ApiError, forbidden } from '../http/errors.ts';
+import { pageOf } from '../http/paging.ts';
+import { errors } from '../http/responses.ts';
+import type { RunnerClient } from '../runner/client.ts';
+import type { RunsEngine } from './engine-client.ts';
+import { evaluateRuleSet } from './evaluation.ts';
+import type { RuleSetBody } from './model.ts';
+import { publishedVersion } from './published.ts';
+import {
+  EvaluateBody,
+  Evaluation,
+  RuleSetParams,
+  Run,
+  RunListQuery,
+  RunParams,
+  RunSummary,
+  StartRunBody,
+} from './schemas.ts';
+import { cancelRun, getRun, listRuns, type RunContext, startRun } from './service.ts';
+
+export interface RunRouteDeps {
+  database: Database;
+  config: Config;
+  runner: RunnerClient | null;
+  engine: RunsEngine;
+}
+
+const tags = ['workflow-runs'];
+
+export function runRoutes(deps: RunRouteDeps): FastifyPluginAsyncTypebox {
+  const contextOf = (request: FastifyRequest): RunContext => {
+    const principal = principalOf(request);
+    return {
+      database: deps.database,
+      engine: deps.engine,
+      tenantId: principal.tenantId,
+      actorId: principal.subject,
+      seesContext: principal.permissions.has('runs:context'),
+    };
+  };
+  const attemptDeps = (): AttemptDeps => {
+    if (!deps.runner) throw new ApiError(503, 'apps_unavailable', 'this deployment has no app runner');
+    return attemptDepsOf(deps.config, deps.database, deps.runner);
+  };
+
+  return async (app) => {
+    app.post(
+      '/workflow-runs',
+      {
+        config: { permission: 'apps:write' },
+        schema: {
+          tags,
+          operationId: 'startWorkflowRun',
+          summary: 'Start a run of a workflow’s current published version on a subject',
+          body: StartRunBody,
+          // 404 no such workflow; 409 conflict: none of its versions is published
+          response: { 201: Run, ...errors(404, 409) },
+        },
+      },
+      async (request, reply) => reply.status(201).send(await startRun(contextOf(request), request.body)),
+    );
+
+    app.get(
+      '/workflow-runs',
+      {
+        config: { permission: 'apps:read' },
+        schema: {
+          tags,
+          operationId: 'listWorkflowRuns',
+          summary: 'The tenant’s runs, newest first (filters status, workflow, subjectId)',
+          querystring: RunListQuery,
+          response: { 200: pageOf(RunSummary) },
+        },
+      },
+      async (request) => listRuns(contextOf(request), request.query),
+    );
+
+    app.get(
+      '/workflow-runs/:id',
+      {
+        config: { permission: 'apps:read' },
+        schema: {
+          tags,
+          operationId: 'getWorkflowRun',
+          summary: 'A run: status, context (runs:context) and each step’s status, attempts and error',
+          params: RunParams,
+          response: { 200: Run, ...errors(404) },
+        },
+      },
+      async (request) => getRun(contextOf(request), request.params.id),
+    );
+
+    app.post(
+      '/workflow-runs/:id/cancel',
+      {
+        config: { permission: 'apps:write' },
+        schema: {
+          tags,
+          operationId: 'cancelWorkflowRun',
+          summary: 'Cancel a running run (its call in flight too)',
+          params: RunParams,
+          // 409 conflict: the run already ended
+          response: { 200: Run, ...errors(404, 409) },
+        },
+      },
+      async (request) => cancelRun(contextOf(request), request.params.id),
+    );
+
+    app.post(
+      '/rule-sets/:key/evaluate',
+      {
+        config: { permission: 'definitions:read' },
+        schema: {
+          tags: ['rule-sets'],
+          operationId: 'evaluateRuleSet',
+          summary: 'Evaluate a rule set’s published version against data (app rules need apps:write)',
+          params: RuleSetParams,
+          body: EvaluateBody,
+          // 403 app rules without apps:write; 404 no such rule set; 409 none published; 503 no runner
+          response: { 200: Evaluation, ...errors(404, 409, 503) },
+        },
+      },
+      async (request) => {
+        const principal = principalOf(request);
+        const dryRun = request.body.dryRun ?? false;
+        if (!dryRun) await requireAppRulePermission(deps.database, principal, request.params.key);
+        const needsRunner =
+          !dryRun && (await hasAppRules(deps.database, principal.tenantId, request.params.key));
+        return evaluateRuleSet(
+          { attempt: needsRunner ? attemptDeps() : attemptDepsOrNone(deps) },
+          {
+            tenantId: principal.tenantId,
+            key: request.params.key,
+            data: request.body.data,
+            dryRun,
+            subjectId: request.body.subjectId ?? null,
+          },
+        );
+      },
+    );
+  };
+}
+
+async function hasAppRules(database: Database, tenantId: string, key: string): Promise<boolean> {
+  const version = await publishedVersion(database.db, tenantId, 'rule_set', key);
+  return Boolean(version && (version.body as RuleSetBody).rules.some((r) => r.type === 'app'));
+}
+
+/** App rules call installs (metered, quota-checked): like a test call, they need apps:write. */
+async function requireAppRulePermission(
+  database: Database,
+  principal: ReturnType<typeof principalOf>,
+  key: string,
+): Promise<void> {
+  if (principal.permissions.has('apps:write')) return;
+  if (await hasAppRules(database, principal.tenantId, key)) {
+    throw forbidden('evaluating app rules needs the apps:write permission (dryRun: true skips them)', {
+      permission: 'apps:write',
+    });
+  }
+}
+
+/** Attempt deps for an evaluation that calls no install (the runner is never used). */
+function attemptDepsOrNone(deps: RunRouteDeps): AttemptDeps {
+  return attemptDepsOf(deps.config, deps.database, deps.runner as RunnerClient);
+}

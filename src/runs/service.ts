@@ -1,0 +1,175 @@
+// Runs as the api sees them (docs/runs.md "Runs"): started from a workflow's current published version,
+// read, listed and cancelled; another tenant's run is unknown (404). The steps execute in the worker
+// (workflows.ts); the api only writes the run's first rows and enqueues its DBOS workflow.
+import { and, desc, eq, inArray, type SQL } from 'drizzle-orm';
+import type { Database } from '../db/pool.ts';
+import { ApiError } from '../http/errors.ts';
+import { countCapped, type Page } from '../http/paging.ts';
+import type { RunsEngine } from './engine-client.ts';
+import type { RunStatus, WorkflowBody } from './model.ts';
+import { findDefinition, publishedVersion } from './published.ts';
+import { stepsOfRun } from './run-store.ts';
+import { workflowRunSteps, workflowRuns } from './tables.ts';
+
+export interface RunContext {
+  database: Database;
+  engine: RunsEngine;
+  tenantId: string;
+  /** Who starts or cancels: the principal's subject. */
+  actorId: string;
+  /** Holds runs:context: sees the run's context. */
+  seesContext: boolean;
+}
+
+type RunRow = typeof workflowRuns.$inferSelect;
+
+const unknownRun = (id: string) => new ApiError(404, 'not_found', `no workflow run ${id}`);
+
+const summaryOf = (row: RunRow) => ({
+  id: row.id,
+  workflow: row.workflowKey,
+  version: row.version,
+  subjectId: row.subjectId,
+  status: row.status,
+  error: row.error ?? null,
+  createdAt: row.createdAt.toISOString(),
+  createdBy: row.createdBy,
+  updatedAt: row.updatedAt.toISOString(),
+  completedAt: row.completedAt?.toISOString() ?? null,
+});
+
+export async function startRun(
+  ctx: RunContext,
+  body: { workflow: string; subjectId: string; context?: Record<string, unknown> },
+) {
+  const db = ctx.database.db;
+  const version = await publishedVersion(db, ctx.tenantId, 'workflow', body.workflow);
+  if (!version) {
+    const known = await findDefinition(db, ctx.tenantId, 'workflow', body.workflow);
+    throw known
+      ? new ApiError(409, 'conflict', `workflow ${body.workflow} has no published version`)
+      : new ApiError(404, 'not_found', `no workflow named ${body.workflow}`);
+  }
+  const steps = (version.body as WorkflowBody).steps;
+  // The answer is the rows as written (running, steps pending): read again, they would cost two more
+  // queries a run and show whatever the worker did meanwhile.
+  const { run, stepRows } = await db.transaction(async (tx) => {
+    const [row] = await tx
+      .insert(workflowRuns)
+      .values({
+        tenantId: ctx.tenantId,
+        definitionId: version.definitionId,
+        definitionVersionId: version.id,
+        workflowKey: body.workflow,
+        version: version.version,
+        subjectId: body.subjectId,
+        context: body.context ?? {},
+        createdBy: ctx.actorId,
+      })
+      .returning();
+    if (!row) throw new Error('run insert returned no row');
+    const stepRows =
+      steps.length > 0
+        ? await tx
+            .insert(workflowRunSteps)
+            .values(steps.map((s, position) => ({ runId: row.id, stepId: s.id, position, type: s.type })))
+            .returning()
+        : [];
+    return { run: row, stepRows };
+  });
+  try {
+    await ctx.engine.start(run.id);
+  } catch (error) {
+    const failure = { code: 'internal', message: 'the run could not be started' };
+    await db
+      .update(workflowRuns)
+      .set({ status: 'failed', error: failure, completedAt: new Date(), updatedAt: new Date() })
+      .where(eq(workflowRuns.id, run.id));
+    throw error;
+  }
+  return viewOf(
+    ctx,
+    run,
+    [...stepRows].sort((a, b) => a.position - b.position),
+  );
+}
+
+export async function getRun(ctx: RunContext, id: string) {
+  const [row] = await ctx.database.db
+    .select()
+    .from(workflowRuns)
+    .where(and(eq(workflowRuns.id, id), eq(workflowRuns.tenantId, ctx.tenantId)));
+  if (!row) throw unknownRun(id);
+  return viewOf(ctx, row, await stepsOfRun(ctx.database, id));
+}
+
+function viewOf(ctx: RunContext, row: RunRow, steps: (typeof workflowRunSteps.$inferSelect)[]) {
+  return {
+    ...summaryOf(row),
+    context: ctx.seesContext ? row.context : ('[redacted]' as const),
+    steps: steps.map((s) => ({
+      id: s.stepId,
+      type: s.type,
+      status: s.status,
+      attempts: s.attempts,
+      error: s.error ?? null,
+      startedAt: s.startedAt?.toISOString() ?? null,
+      completedAt: s.completedAt?.toISOString() ?? null,
+    })),
+  };
+}
+
+export async function listRuns(
+  ctx: RunContext,
+  query: { status?: RunStatus; workflow?: string; subjectId?: string; limit: number; offset: number },
+): Promise<Page<ReturnType<typeof summaryOf>>> {
+  const conditions: SQL[] = [eq(workflowRuns.tenantId, ctx.tenantId)];
+  if (query.status) conditions.push(eq(workflowRuns.status, query.status));
+  if (query.workflow) conditions.push(eq(workflowRuns.workflowKey, query.workflow));
+  if (query.subjectId) conditions.push(eq(workflowRuns.subjectId, query.subjectId));
+  const where = and(...conditions);
+  const db = ctx.database.db;
+  const rows = await db
+    .select()
+    .from(workflowRuns)
+    .where(where)
+    .orderBy(desc(workflowRuns.createdAt), desc(workflowRuns.id))
+    .limit(query.limit)
+    .offset(query.offset);
+  return { items: rows.map(summaryOf), ...(await countCapped(db, workflowRuns, where)) };
+}
+
+/** Cancels a running run: its open steps become cancelled, its workflow and children are cancelled. */
+export async function cancelRun(ctx: RunContext, id: string) {
+  const db = ctx.database.db;
+  const cancelled = await db.transaction(async (tx) => {
+    const [row] = await tx
+      .select()
+      .from(workflowRuns)
+      .where(and(eq(workflowRuns.id, id), eq(workflowRuns.tenantId, ctx.tenantId)))
+      .for('update');
+    if (!row) throw unknownRun(id);
+    if (row.status !== 'running' && row.status !== 'waiting_callback') {
+      throw new ApiError(409, 'conflict', `the run is ${row.status}; only a running run can be cancelled`, {
+        status: row.status,
+      });
+    }
+    const now = new Date();
+    await tx
+      .update(workflowRuns)
+      .set({
+        status: 'cancelled',
+        error: { code: 'run_cancelled', message: `cancelled by ${ctx.actorId}` },
+        updatedAt: now,
+        completedAt: now,
+      })
+      .where(eq(workflowRuns.id, id));
+    await tx
+      .update(workflowRunSteps)
+      .set({ status: 'cancelled', completedAt: now })
+      .where(and(eq(workflowRunSteps.runId, id), inArray(workflowRunSteps.status, ['pending', 'running'])));
+    return row;
+  });
+  await ctx.engine.cancel(cancelled.id);
+  return getRun(ctx, id);
+}

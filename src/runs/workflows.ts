@@ -1,0 +1,311 @@
+// A run on DBOS (docs/runs.md "How steps execute"): `runs.workflow` (workflow id = the run's id) runs the
+// steps in order; each call_app step is a child workflow `runs.callApp` (id `${runId}:${stepId}`) enqueued
+// on the dedicated `apps` queue, so app concurrency is bounded apart from the rest. Each attempt is one
+// DBOS step (after a crash a completed attempt is not repeated), DBOS.sleep waits between attempts, and
+// every row write lives in a step and is idempotent (run-store.ts). Registered by the worker before launch.
+import { DBOS } from '@dbos-inc/dbos-sdk';
+import type { Logger } from 'pino';
+import type { AttemptDeps } from '../calls/attempt.ts';
+import { callInstall } from '../calls/call-install.ts';
+import { type AttemptEnd, decideRetry, type RetryPolicy, retryPolicyOf } from '../calls/retry-decision.ts';
+import { ApiError } from '../http/errors.ts';
+import { conditionHolds } from './comparison.ts';
+import { evaluateRuleSet } from './evaluation.ts';
+import { buildInput, readPath } from './input-mapping.ts';
+import type { CallAppStep, DecideStep, RetryOverride, RunError, WorkflowStep } from './model.ts';
+import { declaredAction } from './published.ts';
+import {
+  completeStep,
+  countAttempt,
+  emitDecision,
+  endRun,
+  type LoadedRun,
+  loadRun,
+  startStep,
+} from './run-store.ts';
+
+export const RUN_WORKFLOW = 'runs.workflow';
+export const CALL_APP_WORKFLOW = 'runs.callApp';
+/** A call_app step's deadline, every attempt and wait included (spec part 1 §4.8). */
+export const STEP_DEADLINE_MS = 150_000;
+/** How often a run polls for its queued child's result (DBOS's default, 1000 ms, would add up to a second). */
+export const RESULT_POLLING_MS = 20;
+
+export interface RunsRuntime {
+  attempt: AttemptDeps;
+  logger: Logger;
+  /**
+   * How call_app steps run: `inline` (default) as steps of the run's own workflow, at most
+   * INLINE_CONCURRENCY attempts at once per process; `queue` as a child workflow on the `apps` queue.
+   * Inline measured ~1.4× the runs a second at ¾ of the CPU (docs/runs.md "Step latency").
+   */
+  callMode?: 'queue' | 'inline';
+}
+
+/** Attempts in flight per process when call_app steps run inline (the apps queue's workerConcurrency). */
+export const INLINE_CONCURRENCY = 8;
+
+let runtime: RunsRuntime | null = null;
+let callApp: ((args: CallAppArgs) => Promise<StepEnd>) | null = null;
+
+const deps = (): RunsRuntime => {
+  if (!runtime) throw new Error('run workflows are not registered in this process');
+  return runtime;
+};
+
+/** Registers the run workflows (once per process) with what they call; call before DBOS.launch. */
+export function registerRunWorkflows(given: RunsRuntime): void {
+  runtime = given;
+  if (callApp) return;
+  callApp = DBOS.registerWorkflow(callAppWorkflow, { name: CALL_APP_WORKFLOW });
+  DBOS.registerWorkflow(runWorkflow, { name: RUN_WORKFLOW });
+}
+
+type StepEnd = { status: 'completed'; output: unknown } | { status: 'failed'; error: RunError };
+
+interface CallAppArgs {
+  tenantId: string;
+  runId: string;
+  stepId: string;
+  subjectId: string;
+  install: string;
+  action: string;
+  input: Record<string, unknown>;
+  retry?: RetryOverride;
+}
+
+const internalError = (message: string): RunError => ({ code: 'internal', message });
+
+async function runWorkflow(runId: string): Promise<void> {
+  const database = deps().attempt.database;
+  // The load also starts the first step (one checkpoint fewer a run): startStep is idempotent.
+  const loaded = await DBOS.runStep(
+    async () => {
+      const run = await loadRun(database, runId);
+      const first = run?.status === 'running' ? run.steps[0] : undefined;
+      if (!first) return { run, startedAt: null };
+      await startStep(database, runId, first.id);
+      return { run, startedAt: Date.now() };
+    },
+    { name: 'load' },
+  );
+  const { run } = loaded;
+  if (!run || run.status !== 'running') return;
+  let context = run.context;
+  for (const [index, step] of run.steps.entries()) {
+    // The step's start time is checkpointed with its start: a call_app step's deadline counts from it.
+    const startedAt =
+      index === 0 && loaded.startedAt !== null
+        ? loaded.startedAt
+        : await DBOS.runStep(() => startStep(database, runId, step.id).then(() => Date.now()), {
+            name: `start:${step.id}`,
+          });
+    if (step.type === 'decide') {
+      const decision = decide(step, context);
+      context = { ...context, [step.id]: decision };
+      const next = context;
+      await DBOS.runStep(() => emitDecision(database, run, step.id, decision, next), {
+        name: `decide:${step.id}`,
+      });
+      continue;
+    }
+    const end = await executeStep(run, step, context, startedAt + STEP_DEADLINE_MS);
+    if (end.status === 'failed') {
+      const failed = { status: 'failed' as const, stepId: step.id, error: end.error };
+      await DBOS.runStep(() => endRun(database, run, failed), { name: 'end' });
+      return;
+    }
+    context = { ...context, [step.outputKey]: end.output };
+    const completed = { stepId: step.id, context };
+    if (index === run.steps.length - 1) {
+      // The last step's completion and the run's end in one transaction (and one checkpoint).
+      await DBOS.runStep(() => endRun(database, run, { status: 'completed', last: completed }), {
+        name: 'end',
+      });
+      return;
+    }
+    await DBOS.runStep(() => completeStep(database, runId, completed.stepId, completed.context), {
+      name: `complete:${step.id}`,
+    });
+  }
+  await DBOS.runStep(() => endRun(database, run, { status: 'completed' }), { name: 'end' });
+}
+
+async function executeStep(
+  run: LoadedRun,
+  step: Exclude<WorkflowStep, DecideStep>,
+  context: Record<string, unknown>,
+  deadline: number,
+): Promise<StepEnd> {
+  if (step.type === 'call_app' && (deps().callMode ?? 'inline') === 'inline') {
+    return callAppSteps(callAppArgs(run, step, context), `${step.id}:`, inlineSlots, deadline);
+  }
+  if (step.type === 'call_app') {
+    if (!callApp) throw new Error('run workflows are not registered');
+    const handle = await DBOS.startWorkflow(callApp, {
+      workflowID: `${run.id}:${step.id}`,
+      queueName: 'apps',
+    })(callAppArgs(run, step, context));
+    try {
+      return await handle.getResult({ pollingIntervalMs: RESULT_POLLING_MS });
+    } catch (error) {
+      deps().logger.error({ err: error, runId: run.id, stepId: step.id }, 'call_app step failed');
+      return { status: 'failed', error: internalError('the step could not be run') };
+    }
+  }
+  return DBOS.runStep(
+    async (): Promise<StepEnd> => {
+      try {
+        const output = await evaluateRuleSet(
+          { attempt: deps().attempt },
+          {
+            tenantId: run.tenantId,
+            key: step.ruleSet,
+            data: context,
+            dryRun: false,
+            subjectId: run.subjectId,
+            runId: run.id,
+            stepId: step.id,
+            idempotencyBase: `${run.id}:${step.id}`,
+          },
+        );
+        return { status: 'completed', output };
+      } catch (error) {
+        if (error instanceof ApiError)
+          return { status: 'failed', error: { code: error.code, message: error.message } };
+        throw error;
+      }
+    },
+    { name: `rule_set:${step.id}` },
+  );
+}
+
+const callAppArgs = (run: LoadedRun, step: CallAppStep, context: Record<string, unknown>): CallAppArgs => ({
+  tenantId: run.tenantId,
+  runId: run.id,
+  stepId: step.id,
+  subjectId: run.subjectId,
+  install: step.install,
+  action: step.action,
+  input: buildInput(step.input, step.inputMapping, context),
+  ...(step.retry ? { retry: step.retry } : {}),
+});
+
+/** The first branch whose condition holds, else otherwise; riskScore from the branch or riskScorePath. */
+export function decide(step: DecideStep, context: Record<string, unknown>) {
+  const branch = step.branches.find((b) => conditionHolds(context, b.when));
+  const read = step.riskScorePath ? readPath(context, step.riskScorePath) : { found: false as const };
+  const fromPath = read.found && typeof read.value === 'number' ? read.value : null;
+  return { outcome: branch?.outcome ?? step.otherwise, riskScore: branch?.riskScore ?? fromPath };
+}
+
+type AttemptStep = { end: StepEnd } | { delayMs: number };
+
+const callAppWorkflow = (args: CallAppArgs): Promise<StepEnd> => callAppSteps(args, '', null, null);
+
+/** The attempts of one call_app step as DBOS steps (names prefixed when inline), with waits between. */
+async function callAppSteps(
+  args: CallAppArgs,
+  prefix: string,
+  slots: Slots | null,
+  given: number | null,
+): Promise<StepEnd> {
+  // A child workflow checkpoints its own deadline; inline, the step's start gave it.
+  const deadline =
+    given ?? (await DBOS.runStep(async () => Date.now() + STEP_DEADLINE_MS, { name: `${prefix}deadline` }));
+  for (let attempt = 1; ; attempt++) {
+    const once = () => attemptOnce(args, attempt, deadline);
+    const step = await DBOS.runStep(slots ? () => slots.run(once) : once, {
+      name: `${prefix}attempt:${attempt}`,
+    });
+    if ('end' in step) return step.end;
+    await DBOS.sleep(step.delayMs);
+  }
+}
+
+/** A counting semaphore: at most `size` functions run at once, the others wait in order. */
+class Slots {
+  private free: number;
+  private readonly waiting: (() => void)[] = [];
+  constructor(size: number) {
+    this.free = size;
+  }
+  async run<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.free > 0) this.free--;
+    else await new Promise<void>((resolve) => this.waiting.push(resolve));
+    try {
+      return await fn();
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.free++;
+    }
+  }
+}
+const inlineSlots = new Slots(INLINE_CONCURRENCY);
+
+/** One attempt, and what follows it: the step's end, or the wait before the next attempt. */
+async function attemptOnce(args: CallAppArgs, attempt: number, deadline: number): Promise<AttemptStep> {
+  const { attempt: attemptDeps } = deps();
+  await countAttempt(attemptDeps.database, args.runId, args.stepId, attempt);
+  const action = await declaredAction(attemptDeps.database.db, args.tenantId, args.install, args.action);
+  if (action?.async) {
+    // Seam: asynchronous actions (waiting_callback) arrive with the vendor-sessions issue.
+    return { end: { status: 'failed', error: asyncNotYet(args.action) } };
+  }
+  const policy: RetryPolicy = action
+    ? retryPolicyOf(action, args.retry)
+    : { maxAttempts: 1, delayMsFor: () => 0 };
+  let end: AttemptEnd;
+  let error: RunError;
+  try {
+    const outcome = await callInstall(attemptDeps, {
+      tenantId: args.tenantId,
+      install: args.install,
+      action: args.action,
+      input: args.input,
+      idempotencyKey: `${args.runId}:${args.stepId}`,
+      subjectId: args.subjectId,
+      timeoutMs: Math.max(1, Math.min(action?.timeoutMs ?? 15_000, deadline - Date.now())),
+      record: {
+        workflowRunId: args.runId,
+        stepId: args.stepId,
+        ruleSetKey: null,
+        ruleKey: null,
+        attempt,
+        fallbackOf: null,
+      },
+    });
+    if (outcome.status === 'success') return { end: { status: 'completed', output: outcome.output } };
+    if (outcome.status === 'pending') return { end: { status: 'failed', error: asyncNotYet(args.action) } };
+    end = { kind: 'result', result: outcome };
+    error = {
+      code: outcome.error?.code ?? 'app_call_failed',
+      message: outcome.error?.message ?? `the call ended ${outcome.status}`,
+      details: { reason: outcome.error?.reason ?? outcome.status, attempts: attempt },
+    };
+  } catch (thrown) {
+    if (!(thrown instanceof ApiError)) throw thrown;
+    end = { kind: 'refused', code: thrown.code };
+    error = {
+      code: thrown.code,
+      message: thrown.message,
+      ...(thrown.details ? { details: thrown.details } : {}),
+    };
+  }
+  const decision = decideRetry({
+    end,
+    idempotent: action?.idempotent ?? false,
+    attempt,
+    policy,
+    now: Date.now(),
+    deadline,
+  });
+  return decision.retry ? { delayMs: decision.delayMs } : { end: { status: 'failed', error } };
+}
+
+const asyncNotYet = (action: string): RunError => ({
+  code: 'app_call_failed',
+  message: `action ${action} is asynchronous; asynchronous actions (waiting_callback) arrive with vendor sessions`,
+  details: { reason: 'async_not_supported' },
+});

@@ -1,0 +1,125 @@
+// The real api and runner (startCataloguePlatform) with a worker (DBOS) in this process — vitest gives
+// each file its own process, and DBOS is one per process — plus the release http-connector installed
+// against a vendor double, and definitions written straight into the tables.
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import pino from 'pino';
+import { expect } from 'vitest';
+import {
+  startVendorDouble,
+  type VendorDouble,
+  type VendorRoute,
+} from '../../packages/app-testing/src/index.ts';
+import { openDatabase } from '../../src/db/pool.ts';
+import { createRunnerClient } from '../../src/runner/client.ts';
+import type { DefinitionBody, DefinitionKind } from '../../src/runs/model.ts';
+import { type RunsRuntime, registerRunWorkflows } from '../../src/runs/workflows.ts';
+import { type RunningWorker, startWorker } from '../../src/worker/index.ts';
+import { type CataloguePlatform, startCataloguePlatform } from '../catalogue/support.ts';
+import { ok, published, SECRET_KEY_HEX } from '../installs/support.ts';
+import { RUNNER_TOKEN } from '../support/runner.ts';
+import { publishDefinitionRows } from './definitions.ts';
+
+export const CONNECTOR = path.resolve(import.meta.dirname, '../../apps/build/http-connector-1.0.0.wasm');
+
+export interface RunsStack {
+  platform: CataloguePlatform;
+  /** What the worker's run workflows call (re-register it with another callMode to switch). */
+  runtime: RunsRuntime;
+  worker: RunningWorker;
+  vendor: VendorDouble;
+  connectorVersionId: string;
+  close(): Promise<void>;
+}
+
+export async function startRunsStack(routes: VendorRoute[]): Promise<RunsStack> {
+  const platform = await startCataloguePlatform({
+    SECRET_STORE_KEY: SECRET_KEY_HEX,
+    APP_RUNNER_ALLOW_PRIVATE_NETWORKS: 'true',
+  });
+  const databaseUrl = platform.config.databaseUrl as string;
+  const database = openDatabase(databaseUrl, { applicationName: 'test-worker' });
+  const runner = createRunnerClient({ baseUrl: platform.runnerUrl, token: RUNNER_TOKEN });
+  const logger = pino({ level: 'silent' });
+  const runtime: RunsRuntime = {
+    logger,
+    attempt: {
+      database,
+      runner,
+      secretStoreKey: platform.config.secretStoreKey,
+      cacheBudget: platform.config.cacheBudget,
+      callTokenSecret: null,
+    },
+  };
+  const worker = await startWorker({
+    databaseUrl,
+    logger,
+    healthPort: null,
+    executorId: `test-${process.pid}`,
+    registerWorkflows: () => registerRunWorkflows(runtime),
+  });
+  const vendor = await startVendorDouble(routes);
+  const admin = await platform.token();
+  const version = await published(platform, admin, fs.readFile(CONNECTOR));
+  return {
+    platform,
+    runtime,
+    worker,
+    vendor,
+    connectorVersionId: version.id,
+    async close() {
+      await worker.close();
+      await runner.close();
+      await database.close();
+      await vendor.close();
+      await platform.close();
+    },
+  };
+}
+
+/** Installs http-connector as `name` (enabled) calling the vendor double. */
+export async function installConnector(stack: RunsStack, name: string, token?: string) {
+  await ok(
+    await stack.platform.fetch('/app-installs', {
+      method: 'POST',
+      token: token ?? (await stack.platform.token()),
+      json: {
+        name,
+        versionId: stack.connectorVersionId,
+        enabled: true,
+        config: { baseUrl: stack.vendor.url },
+        approveHosts: [stack.vendor.host],
+      },
+    }),
+    201,
+  );
+}
+
+/** A definition with one published version of that body, straight into the tables. */
+export const publishDefinition = (
+  stack: RunsStack,
+  tenantId: string,
+  kind: DefinitionKind,
+  key: string,
+  body: DefinitionBody,
+) => publishDefinitionRows(stack.platform.database, tenantId, kind, key, body);
+
+export interface RunAnswer {
+  id: string;
+  status: string;
+  context: unknown;
+  error: { code: string; message: string } | null;
+  steps: { id: string; status: string; attempts: number; error: { code: string; message: string } | null }[];
+}
+
+/** Polls GET /workflow-runs/:id until the run leaves `running` (bounded): how tests wait on a run. */
+export async function settledRun(stack: RunsStack, id: string, token?: string, limitMs = 30_000) {
+  const bearer = token ?? (await stack.platform.token());
+  const giveUpAt = Date.now() + limitMs;
+  for (;;) {
+    const run = await ok<RunAnswer>(await stack.platform.fetch(`/workflow-runs/${id}`, { token: bearer }));
+    if (run.status !== 'running') return run;
+    expect(Date.now(), `run ${id} still running after ${limitMs} ms`).toBeLessThan(giveUpAt);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
