@@ -11,32 +11,21 @@
 // Everything on loopback: embedded PostgreSQL, the real api and runner, the vendor double. Prints figures
 // and ratios to the runner alone; never asserts timings and is never part of the tests.
 import '../src/runner/quiet-wasi.js';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import os from 'node:os';
-import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
 import pino from 'pino';
-import { startApi } from '../src/api/index.ts';
 import { startEchoVendor } from '../src/app-cli/vendor-double.ts';
-import { readOrCreateLocalSecrets } from '../src/auth/local-keys.ts';
-import { localVerifier } from '../src/auth/tokens.ts';
-import { loadConfig } from '../src/config.ts';
 import { openDatabase } from '../src/db/pool.ts';
 import { createRunnerClient } from '../src/runner/client.ts';
-import { startRunnerFromConfig } from '../src/runner/index.ts';
-import { freePort } from '../test/support/free-port.ts';
-import { benchAdmin, withBenchDatabase } from './support.ts';
+import { BENCH_RUNNER_TOKEN, benchAdmin, startBenchStack, withBenchDatabase } from './support.ts';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 300);
 /** The runner's default per-tenant concurrency: every call of this benchmark is one tenant's. */
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
 const WARM_UP = Number(process.env.BENCH_WARM_UP ?? 30);
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
-const RUNNER_TOKEN = 'bench-runner-token';
 const SECRET = 'sk-bench-1234567890';
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const RELEASE_INDEX = path.join(ROOT, 'apps', 'build', 'release.json');
 const INPUT = { method: 'GET', path: '/hello' };
 const PRICE_MICROS = 1_500;
 
@@ -121,45 +110,7 @@ async function main() {
     const database = openDatabase(url, { max: 20 });
     closers.push(() => database.close());
 
-    // The runner first (its port is drawn when it listens); it reaches the api's internal listener, whose
-    // port is fixed here, only when a call needs the module.
-    const internalPort = await freePort();
-    const runner = await startRunnerFromConfig(
-      loadConfig({
-        DATABASE_URL: url,
-        DATA_DIR: dir,
-        RUNNER_PORT: '0',
-        HOST: '127.0.0.1',
-        APP_RUNNER_TOKEN: RUNNER_TOKEN,
-        APP_RUNNER_CACHE_DIR: path.join(dir, 'runner-cache'),
-        APP_RUNNER_ALLOW_PRIVATE_NETWORKS: 'true',
-        API_INTERNAL_URL: `http://127.0.0.1:${internalPort}`,
-      }),
-      silent,
-    );
-    closers.unshift(() => runner.close());
-
-    const config = loadConfig({
-      DATABASE_URL: url,
-      DATA_DIR: dir,
-      HOST: '127.0.0.1',
-      PORT: '0',
-      API_INTERNAL_PORT: String(internalPort),
-      APP_RUNNER_URL: runner.url,
-      APP_RUNNER_TOKEN: RUNNER_TOKEN,
-      APP_RUNNER_ALLOW_PRIVATE_NETWORKS: 'true',
-      SECRET_STORE_KEY: randomBytes(32).toString('hex'),
-      API_RATE_LIMIT_PER_MINUTE: '0',
-      RELEASE_INDEX,
-    });
-    const local = await readOrCreateLocalSecrets(dir);
-    const api = await startApi({
-      config,
-      database,
-      verifier: localVerifier(local.signingKey),
-      logger: silent,
-    });
-    closers.unshift(() => api.close());
+    const { runner, api, local } = await startBenchStack({ dir, url, closers }, database, silent);
     const vendor = await startEchoVendor(0);
     closers.unshift(() => vendor.close());
 
@@ -202,7 +153,7 @@ async function main() {
     if (!action) throw new Error('http-connector has no request action');
 
     // 1. The runner alone: the body runAttempt sends for this install (src/calls/attempt.ts).
-    const client = createRunnerClient({ baseUrl: runner.url, token: RUNNER_TOKEN });
+    const client = createRunnerClient({ baseUrl: runner.url, token: BENCH_RUNNER_TOKEN });
     closers.unshift(() => client.close());
     const runnerAlone = async () => {
       const result = await client.invoke({

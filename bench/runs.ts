@@ -16,29 +16,22 @@
 // worker (DBOS) and runner run in this process on embedded PostgreSQL. Prints figures; never asserts
 // timings and is never part of the tests.
 import '../src/runner/quiet-wasi.js';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
 import { inArray, sql } from 'drizzle-orm';
 import pg from 'pg';
 import pino from 'pino';
-import { startApi } from '../src/api/index.ts';
 import { startEchoVendor } from '../src/app-cli/vendor-double.ts';
-import { readOrCreateLocalSecrets } from '../src/auth/local-keys.ts';
-import { localVerifier } from '../src/auth/tokens.ts';
-import { loadConfig } from '../src/config.ts';
 import { openDatabase } from '../src/db/pool.ts';
 import { createRunnerClient } from '../src/runner/client.ts';
-import { startRunnerFromConfig } from '../src/runner/index.ts';
 import type { DefinitionBody } from '../src/runs/model.ts';
 import { definitions, definitionVersions, workflowRuns } from '../src/runs/tables.ts';
 import { registerRunWorkflows } from '../src/runs/workflows.ts';
 import { startWorker } from '../src/worker/index.ts';
-import { freePort } from '../test/support/free-port.ts';
-import { benchAdmin, withBenchDatabase } from './support.ts';
+import { BENCH_RUNNER_TOKEN, benchAdmin, startBenchStack, withBenchDatabase } from './support.ts';
 
 const COUNT = Number(process.env.BENCH_RUNS ?? 400);
 const IN_FLIGHT = Number(process.env.BENCH_IN_FLIGHT ?? 16);
@@ -47,10 +40,7 @@ const POLL_MS = Number(process.env.BENCH_POLL_MS ?? 10);
 const MODE = process.env.BENCH_CALL_MODE === 'queue' ? 'queue' : 'inline';
 const ONLY = new Set((process.env.BENCH_ONLY ?? 'runner,test,runs,evaluate').split(','));
 const GOAL_RUNS_A_SECOND = 100;
-const RUNNER_TOKEN = 'bench-runner-token';
 const POLLER = 'bench-poller';
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const RELEASE_INDEX = path.join(ROOT, 'apps', 'build', 'release.json');
 const INPUT = { method: 'GET', path: '/hello' };
 const APP_RULES = 3;
 
@@ -152,47 +142,13 @@ async function main() {
     const postmaster = Number(
       readFileSync(path.join(dir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0],
     );
-    const internalPort = await freePort();
     // The runner admits IN_FLIGHT calls of the tenant, so no row is turned away busy (16 evaluations in
     // flight may each have a call out; the runs' own bound is 8 attempts a process).
-    const runner = await startRunnerFromConfig(
-      loadConfig({
-        DATABASE_URL: url,
-        DATA_DIR: dir,
-        RUNNER_PORT: '0',
-        HOST: '127.0.0.1',
-        APP_RUNNER_TOKEN: RUNNER_TOKEN,
-        APP_RUNNER_CACHE_DIR: path.join(dir, 'runner-cache'),
-        APP_RUNNER_ALLOW_PRIVATE_NETWORKS: 'true',
-        APP_RUNNER_CONCURRENCY: String(IN_FLIGHT),
-        APP_RUNNER_TENANT_CONCURRENCY: String(IN_FLIGHT),
-        API_INTERNAL_URL: `http://127.0.0.1:${internalPort}`,
-      }),
-      silent,
-    );
-    closers.unshift(() => runner.close());
-    const config = loadConfig({
-      DATABASE_URL: url,
-      DATA_DIR: dir,
-      HOST: '127.0.0.1',
-      PORT: '0',
-      API_INTERNAL_PORT: String(internalPort),
-      APP_RUNNER_URL: runner.url,
-      APP_RUNNER_TOKEN: RUNNER_TOKEN,
-      APP_RUNNER_ALLOW_PRIVATE_NETWORKS: 'true',
-      SECRET_STORE_KEY: randomBytes(32).toString('hex'),
-      API_RATE_LIMIT_PER_MINUTE: '0',
-      RELEASE_INDEX,
+    const { runner, api, config, local } = await startBenchStack({ dir, url, closers }, database, silent, {
+      APP_RUNNER_CONCURRENCY: String(IN_FLIGHT),
+      APP_RUNNER_TENANT_CONCURRENCY: String(IN_FLIGHT),
     });
-    const local = await readOrCreateLocalSecrets(dir);
-    const api = await startApi({
-      config,
-      database,
-      verifier: localVerifier(local.signingKey),
-      logger: silent,
-    });
-    closers.unshift(() => api.close());
-    const client = createRunnerClient({ baseUrl: runner.url, token: RUNNER_TOKEN });
+    const client = createRunnerClient({ baseUrl: runner.url, token: BENCH_RUNNER_TOKEN });
     closers.unshift(() => client.close());
     const worker = await startWorker({
       databaseUrl: url,

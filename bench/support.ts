@@ -1,15 +1,25 @@
 // What every benchmark stands on: an embedded PostgreSQL with a migrated `bench` database in a temporary
 // directory, torn down afterwards whatever happened, and an admin token of a tenant.
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { LocalKeys } from '../src/auth/local-keys.ts';
-import { signLocalToken } from '../src/auth/tokens.ts';
+import { fileURLToPath } from 'node:url';
+import type { Logger } from 'pino';
+import { startApi } from '../src/api/index.ts';
+import { type LocalKeys, readOrCreateLocalSecrets } from '../src/auth/local-keys.ts';
+import { localVerifier, signLocalToken } from '../src/auth/tokens.ts';
+import { loadConfig } from '../src/config.ts';
 import { ensureDatabase, startEmbeddedPostgres } from '../src/db/embedded.ts';
 import { applyMigrations } from '../src/db/migrate.ts';
 import type { Database } from '../src/db/pool.ts';
+import { startRunnerFromConfig } from '../src/runner/index.ts';
 import { ensureTenant } from '../src/tenants/service.ts';
 import { freePort } from '../test/support/free-port.ts';
+
+export const BENCH_RUNNER_TOKEN = 'bench-runner-token';
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const RELEASE_INDEX = path.join(ROOT, 'apps', 'build', 'release.json');
 
 export interface BenchDatabase {
   /** The temporary directory (DATA_DIR of what the benchmark starts). */
@@ -45,4 +55,52 @@ export async function benchAdmin(database: Database, keys: LocalKeys) {
     roles: ['admin'],
   });
   return { tenantId: tenant.id, token };
+}
+
+/**
+ * The api and a runner on one bench database, as a development stack runs them (private networks
+ * allowed, so a loopback vendor double is callable; no rate limit; the release catalogue published).
+ * The runner starts first (its port is drawn when it listens); it reaches the api's internal listener,
+ * whose port is fixed here, only when a call needs the module. runnerEnv adds runner settings.
+ */
+export async function startBenchStack(
+  bench: BenchDatabase,
+  database: Database,
+  logger: Logger,
+  runnerEnv: Record<string, string> = {},
+) {
+  const { dir, url, closers } = bench;
+  const internalPort = await freePort();
+  const runner = await startRunnerFromConfig(
+    loadConfig({
+      DATABASE_URL: url,
+      DATA_DIR: dir,
+      RUNNER_PORT: '0',
+      HOST: '127.0.0.1',
+      APP_RUNNER_TOKEN: BENCH_RUNNER_TOKEN,
+      APP_RUNNER_CACHE_DIR: path.join(dir, 'runner-cache'),
+      APP_RUNNER_ALLOW_PRIVATE_NETWORKS: 'true',
+      API_INTERNAL_URL: `http://127.0.0.1:${internalPort}`,
+      ...runnerEnv,
+    }),
+    logger,
+  );
+  closers.unshift(() => runner.close());
+  const config = loadConfig({
+    DATABASE_URL: url,
+    DATA_DIR: dir,
+    HOST: '127.0.0.1',
+    PORT: '0',
+    API_INTERNAL_PORT: String(internalPort),
+    APP_RUNNER_URL: runner.url,
+    APP_RUNNER_TOKEN: BENCH_RUNNER_TOKEN,
+    APP_RUNNER_ALLOW_PRIVATE_NETWORKS: 'true',
+    SECRET_STORE_KEY: randomBytes(32).toString('hex'),
+    API_RATE_LIMIT_PER_MINUTE: '0',
+    RELEASE_INDEX,
+  });
+  const local = await readOrCreateLocalSecrets(dir);
+  const api = await startApi({ config, database, verifier: localVerifier(local.signingKey), logger });
+  closers.unshift(() => api.close());
+  return { runner, api, config, local };
 }
