@@ -58,8 +58,8 @@ export type ToThread =
     };
 
 export type FromThread =
-  /** The thread has loaded and takes tasks at once; tid: its Linux task id, null elsewhere. */
-  | { kind: 'ready'; tid: number | null }
+  /** The thread has loaded and takes tasks at once. */
+  | { kind: 'ready' }
   | { kind: 'prepared'; sha256: string; ok: boolean; message?: string }
   | { kind: 'host'; seq: number; name: string; request: string }
   | {

@@ -2,7 +2,6 @@
 // preparation of a warm instance), answers the host requests of the call it runs with that call's
 // binding, and is terminated when a call passes its deadline or start code passes its limit. The pool
 // replaces a thread that ended; nothing of it (port, flags, pending host answers) reaches the new one.
-import { setPriority } from 'node:os';
 import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
 import { HOST_FUNCTIONS } from '../../module/imports.ts';
 import { type HostBinding, REFUSING_BINDING } from '../host/refusal.ts';
@@ -24,13 +23,6 @@ export const MODULES_PER_THREAD = 64;
 const ENTRY = new URL('./thread-entry.js', import.meta.url);
 /** Module code yields the CPU to the main thread (HTTP, host functions; in the `all` role the api too). */
 const SANDBOX_NICENESS = 10;
-/**
- * A call still running after LONG_CALL_MS yields the CPU to shorter calls too (a module looping until
- * its deadline then slows the calls beside it little): its thread drops to LONG_CALL_NICENESS until the
- * call ends. Most calls end long before.
- */
-export const LONG_CALL_MS = 50;
-const LONG_CALL_NICENESS = 19;
 /** What every host function answers in a thread while no call is bound to its instance. */
 const REFUSALS = Object.fromEntries(
   HOST_FUNCTIONS.map((name) => [name, JSON.stringify(REFUSING_BINDING[name]({}))]),
@@ -88,9 +80,6 @@ export class SandboxThread {
   #running: Running | null = null;
   #ended = false;
   #ready = false;
-  #tid: number | null = null;
-  /** Its priority was lowered for a long call (LONG_CALL_MS). */
-  #demoted = false;
 
   constructor(private readonly events: ThreadEvents) {
     const { port1, port2 } = new MessageChannel();
@@ -139,8 +128,6 @@ export class SandboxThread {
       const timers = [setTimeout(() => this.#expire(seq, { kind: 'timeout' }), Math.max(0, task.deadlineMs))];
       if (!task.warm && task.deadlineMs > START_LIMIT_MS)
         timers.push(setTimeout(() => this.#startLimit(seq), START_LIMIT_MS));
-      if (task.deadlineMs > LONG_CALL_MS && this.#tid !== null)
-        timers.push(setTimeout(() => this.#renice(LONG_CALL_NICENESS), LONG_CALL_MS));
       this.#running = { kind: 'call', seq, binding: task.binding, settle: resolve, timers };
       this.#post({
         kind: 'call',
@@ -217,7 +204,6 @@ export class SandboxThread {
     const running = this.#running;
     if (message.kind === 'ready') {
       this.#ready = true;
-      this.#tid = message.tid;
       return;
     }
     if (message.kind === 'host') {
@@ -265,24 +251,9 @@ export class SandboxThread {
       });
   }
 
-  /**
-   * Sets the thread's nice value. Raising it back after a long call needs the privilege to raise a
-   * priority (root or CAP_SYS_NICE): without it the thread keeps the lower one.
-   */
-  #renice(niceness: number): void {
-    if (this.#tid === null || this.#ended) return;
-    try {
-      setPriority(this.#tid, niceness);
-      this.#demoted = niceness === LONG_CALL_NICENESS;
-    } catch {
-      // Not allowed: the thread stays where it is.
-    }
-  }
-
   /** Settles the running task; the thread is idle again. */
   #finish<T>(running: { settle: (value: T) => void; timers: NodeJS.Timeout[] }, value: T): void {
     for (const timer of running.timers) clearTimeout(timer);
-    if (this.#demoted) this.#renice(SANDBOX_NICENESS);
     this.#running = null;
     running.settle(value);
     if (!this.#ended) this.events.idle(this);

@@ -22,14 +22,11 @@ const flags = new Int32Array(signals);
 const { hostAnswer: HOST_ANSWER, phase: PHASE } = layout.signals;
 const PHASES = layout.phases;
 
-/** This thread's task id (Linux), by which the main thread may lower its priority during a long call. */
-let tid = null;
 try {
-  tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
-  setPriority(tid, niceness);
+  // Linux sets a nice value per thread, by its task id.
+  setPriority(Number(readlinkSync('/proc/thread-self').split('/').pop()), niceness);
 } catch {
   // No /proc (not Linux) or not allowed: the thread keeps the process's priority.
-  tid = null;
 }
 
 /** Compiled modules by sha256, and warm instances (plugins no call has touched) by sha256. */
@@ -171,4 +168,4 @@ port.on('message', (task) => {
 });
 
 // Told once everything above has loaded: the pool prefers threads that have, over ones still starting.
-post({ kind: 'ready', tid });
+post({ kind: 'ready' });
