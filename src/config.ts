@@ -1,4 +1,5 @@
 // Every deployment setting, parsed and validated once. Pure: reads the env object it is given.
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -52,6 +53,11 @@ export interface Config {
   runnerUrl: string | null;
   apiInternalUrl: string;
   workerHealthPort: number | null;
+  /**
+   * WORKER_EXECUTOR_ID: the worker's stable executor id (DBOS recovers on launch the runs its id left
+   * unfinished); by default `<host>-worker`, one worker per host.
+   */
+  workerExecutorId: string;
   runnerCacheDir: string;
   runnerConcurrency: number;
   runnerTenantConcurrency: number;
@@ -245,6 +251,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
         : (read.url('APP_RUNNER_URL', HTTP_SCHEMES) ?? `http://127.0.0.1:${runnerPort}`),
     apiInternalUrl: read.url('API_INTERNAL_URL', HTTP_SCHEMES) ?? `http://127.0.0.1:${internalPort}`,
     workerHealthPort: read.optionalPort('WORKER_HEALTH_PORT'),
+    workerExecutorId: read.text('WORKER_EXECUTOR_ID') ?? `${os.hostname()}-worker`,
     runnerCacheDir: path.resolve(
       cwd,
       read.text('APP_RUNNER_CACHE_DIR') ?? path.join(dataDir, 'module-cache'),

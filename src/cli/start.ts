@@ -115,6 +115,7 @@ async function startParts(
       logger: workerLogger,
       ...(runs ? { registerWorkflows: () => registerRunWorkflows(runs.runtime) } : {}),
       healthPort: config.workerHealthPort,
+      executorId: config.workerExecutorId,
       // Same interface as the api: loopback in embedded mode, every interface in production unless HOST says.
       healthHost: config.host,
     });

@@ -36,7 +36,7 @@ export async function launchEngine(options: EngineOptions): Promise<void> {
     systemDatabaseSchemaName: ENGINE_SCHEMA,
     systemDatabasePoolSize: 24,
     applicationVersion: PLATFORM_VERSION,
-    executorID: options.executorId ?? executorIdOf(),
+    executorID: options.executorId ?? defaultExecutorId(),
     logger: {
       // The engine's start-up chatter is debug detail for the platform.
       info: (entry) => log.debug({ entry }, 'dbos'),
@@ -63,11 +63,9 @@ const QUEUE_SETTINGS: Record<TaskQueue, { workerConcurrency: number; minPollingI
 /**
  * A stable executor id: DBOS recovers, on launch, the workflows its executor id left unfinished. The
  * default `local` would let two processes recover the same run; a random one would orphan runs after a
- * restart. WORKER_EXECUTOR_ID names a worker; by default the host's name (one worker per host).
+ * restart. The platform passes WORKER_EXECUTOR_ID (config.ts); a caller giving none gets the host's name.
  */
-export function executorIdOf(env: NodeJS.ProcessEnv = process.env): string {
-  return env.WORKER_EXECUTOR_ID || `${os.hostname()}-worker`;
-}
+const defaultExecutorId = () => `${os.hostname()}-worker`;
 
 /**
  * DBOS bounds idle transactions of its pool at 60 s. Left to itself it queues a `SET` on every new

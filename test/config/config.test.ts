@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -38,6 +39,7 @@ describe('loadConfig defaults', () => {
     expect(config.internalHost).toBe('127.0.0.1');
     expect(config.runnerPort).toBe(3002);
     expect(config.workerHealthPort).toBeNull();
+    expect(config.workerExecutorId).toBe(`${os.hostname()}-worker`);
     expect(config.runnerUrl).toBe('http://127.0.0.1:3002');
     expect(config.apiInternalUrl).toBe('http://127.0.0.1:3001');
   });
@@ -130,6 +132,7 @@ describe('loadConfig with settings', () => {
         API_INTERNAL_PORT: '8081',
         RUNNER_PORT: '8082',
         WORKER_HEALTH_PORT: '8083',
+        WORKER_EXECUTOR_ID: 'worker-eu-1',
         EMBEDDED_POSTGRES_PORT: '6543',
         APP_RUNNER_URL: 'http://runner.internal:8082',
         API_INTERNAL_URL: 'http://api.internal:8081',
@@ -190,6 +193,7 @@ describe('loadConfig with settings', () => {
       runnerUrl: 'http://runner.internal:8082',
       apiInternalUrl: 'http://api.internal:8081',
       workerHealthPort: 8083,
+      workerExecutorId: 'worker-eu-1',
       runnerCacheDir: path.join(CWD, 'cache'),
       runnerConcurrency: 16,
       runnerTenantConcurrency: 3,
