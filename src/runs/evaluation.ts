@@ -10,7 +10,7 @@ import { ApiError } from '../http/errors.ts';
 import { conditionHolds, matches } from './comparison.ts';
 import { buildInput, readPath } from './input-mapping.ts';
 import type { AppRule, Rule, RuleSetBody, RunError } from './model.ts';
-import { declaredAction, findDefinition, publishedVersion } from './published.ts';
+import { declaredAction, requirePublished } from './published.ts';
 
 export const EVALUATION_DEADLINE_MS = 60_000;
 
@@ -56,8 +56,7 @@ const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, 
 
 export async function evaluateRuleSet(deps: EvaluationDeps, request: EvaluationRequest): Promise<Evaluation> {
   const db = deps.attempt.database.db;
-  const version = await publishedVersion(db, request.tenantId, 'rule_set', request.key);
-  if (!version) throw await noPublishedRuleSet(deps, request);
+  const version = await requirePublished(db, request.tenantId, 'rule_set', request.key);
   const now = deps.now ?? Date.now;
   const deadline = now() + EVALUATION_DEADLINE_MS;
   const base = request.idempotencyBase ?? `eval-${randomUUID()}`;
@@ -75,13 +74,6 @@ export async function evaluateRuleSet(deps: EvaluationDeps, request: EvaluationR
   }
   const passed = rules.every((r) => r.status === 'passed' || r.status === 'skipped');
   return { ruleSet: { key: request.key, version: version.version }, passed, rules };
-}
-
-async function noPublishedRuleSet(deps: EvaluationDeps, request: EvaluationRequest): Promise<ApiError> {
-  const known = await findDefinition(deps.attempt.database.db, request.tenantId, 'rule_set', request.key);
-  return known
-    ? new ApiError(409, 'conflict', `rule set ${request.key} has no published version`)
-    : new ApiError(404, 'not_found', `no rule set named ${request.key}`);
 }
 
 const errorOf = (error: unknown): RunError =>

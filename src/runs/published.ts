@@ -4,27 +4,14 @@
 import { and, desc, eq, or } from 'drizzle-orm';
 import { appVersions } from '../catalogue/tables.ts';
 import type { Queryable } from '../db/pool.ts';
+import { ApiError } from '../http/errors.ts';
 import { appInstallAliases, appInstalls } from '../installs/tables.ts';
 import type { ActionDeclaration } from '../module/manifest-types.ts';
+import { findDefinition } from './definitions/service.ts';
 import type { DefinitionKind } from './model.ts';
 import { definitions, definitionVersions } from './tables.ts';
 
-export type DefinitionRow = typeof definitions.$inferSelect;
 export type DefinitionVersionRow = typeof definitionVersions.$inferSelect;
-
-/** The definition of that kind and key in the tenant, or null. */
-export async function findDefinition(
-  db: Queryable,
-  tenantId: string,
-  kind: DefinitionKind,
-  key: string,
-): Promise<DefinitionRow | null> {
-  const [row] = await db
-    .select()
-    .from(definitions)
-    .where(and(eq(definitions.tenantId, tenantId), eq(definitions.kind, kind), eq(definitions.key, key)));
-  return row ?? null;
-}
 
 /** The highest published version of the definition of that kind and key, or null (none, or no such key). */
 export async function publishedVersion(
@@ -48,6 +35,25 @@ export async function publishedVersion(
     .orderBy(desc(definitionVersions.version))
     .limit(1);
   return row?.version ?? null;
+}
+
+const NOUNS: Record<DefinitionKind, string> = { workflow: 'workflow', rule_set: 'rule set' };
+
+/**
+ * What a run or an evaluation starts from: the highest published version, else 409 conflict when the
+ * definition exists with none published, or 404 not_found when there is no such key (read only then).
+ */
+export async function requirePublished(
+  db: Queryable,
+  tenantId: string,
+  kind: DefinitionKind,
+  key: string,
+): Promise<DefinitionVersionRow> {
+  const version = await publishedVersion(db, tenantId, kind, key);
+  if (version) return version;
+  throw (await findDefinition(db, tenantId, kind, key))
+    ? new ApiError(409, 'conflict', `${NOUNS[kind]} ${key} has no published version`)
+    : new ApiError(404, 'not_found', `no ${NOUNS[kind]} named ${key}`);
 }
 
 /** The action the install of that name (or kept alias) declares in the version it runs, or null. */

@@ -7,7 +7,7 @@ import { ApiError } from '../http/errors.ts';
 import { countCapped, type Page } from '../http/paging.ts';
 import type { RunsEngine } from './engine-client.ts';
 import type { RunStatus, WorkflowBody } from './model.ts';
-import { findDefinition, publishedVersion } from './published.ts';
+import { requirePublished } from './published.ts';
 import { stepsOfRun } from './run-store.ts';
 import { workflowRunSteps, workflowRuns } from './tables.ts';
 
@@ -43,13 +43,7 @@ export async function startRun(
   body: { workflow: string; subjectId: string; context?: Record<string, unknown> },
 ) {
   const db = ctx.database.db;
-  const version = await publishedVersion(db, ctx.tenantId, 'workflow', body.workflow);
-  if (!version) {
-    const known = await findDefinition(db, ctx.tenantId, 'workflow', body.workflow);
-    throw known
-      ? new ApiError(409, 'conflict', `workflow ${body.workflow} has no published version`)
-      : new ApiError(404, 'not_found', `no workflow named ${body.workflow}`);
-  }
+  const version = await requirePublished(db, ctx.tenantId, 'workflow', body.workflow);
   const steps = (version.body as WorkflowBody).steps;
   // The answer is the rows as written (running, steps pending): read again, they would cost two more
   // queries a run and show whatever the worker did meanwhile.

@@ -106,6 +106,22 @@ function assertShape(kind: DefinitionKind, body: DefinitionBody, at: '' | '/body
 const byKey = (tenantId: string, kind: DefinitionKind, key: string) =>
   and(eq(definitions.tenantId, tenantId), eq(definitions.kind, kind), eq(definitions.key, key));
 
+/** The tenant's definition of that kind and key (locked for update when asked), or null. */
+export async function findDefinition(
+  db: Queryable,
+  tenantId: string,
+  kind: DefinitionKind,
+  key: string,
+  lock = false,
+): Promise<DefinitionRow | null> {
+  const query = db
+    .select()
+    .from(definitions)
+    .where(byKey(tenantId, kind, key));
+  const [row] = lock ? await query.for('update') : await query;
+  return row ?? null;
+}
+
 /** The tenant's definition of that kind and key (locked for update when asked), else 404 not_found. */
 export async function requireDefinition(
   db: Queryable,
@@ -114,11 +130,7 @@ export async function requireDefinition(
   key: string,
   lock: boolean,
 ) {
-  const query = db
-    .select()
-    .from(definitions)
-    .where(byKey(tenantId, kind, key));
-  const [row] = lock ? await query.for('update') : await query;
+  const row = await findDefinition(db, tenantId, kind, key, lock);
   if (!row) throw notFound(`no ${NOUN[kind]} has the key ${key}`);
   return row;
 }
