@@ -189,3 +189,32 @@ export const appInstallCache = pgTable(
     index('app_install_cache_written_idx').on(t.installId, t.writeSeq),
   ],
 );
+
+export type CircuitState = 'closed' | 'open' | 'half_open';
+
+/**
+ * An install's circuit (spec part 1 §3.4, §4.8 "Circuit counting"; docs/calls.md "The circuit"): one row
+ * per install once an outage has counted (no row: closed, no count, never moved), shared by every api and
+ * worker process and moved only in the database's time (now()). Calls move it (src/calls/circuit.ts);
+ * the reset route closes it.
+ */
+export const appInstallCircuits = pgTable(
+  'app_install_circuits',
+  {
+    installId: uuid('install_id')
+      .primaryKey()
+      .references(() => appInstalls.id, { onDelete: 'cascade' }),
+    tenantId: uuid('tenant_id').notNull(),
+    state: text('state').$type<CircuitState>().notNull().default('closed'),
+    /** Outages in a row. */
+    failures: integer('failures').notNull().default(0),
+    /** When the state last moved; null while it never has. */
+    since: timestamptz('since'),
+    /** When it last opened: the open time, and a claimed trial's slot, count from here. */
+    openedAt: timestamptz('opened_at'),
+    /** The half-open trial: who claimed it, and when (its slot frees an open time later). */
+    trialId: uuid('trial_id'),
+    trialClaimedAt: timestamptz('trial_claimed_at'),
+  },
+  (t) => [index('app_install_circuits_tenant_state_idx').on(t.tenantId, t.state)],
+);
