@@ -1,8 +1,9 @@
 // Circuit settings of an install (spec part 1 §3.4, §4.2, §4.8 "Circuit counting", part 2 §8.2): the
 // install's own failure threshold and open time, each null for the deployment's (APP_CIRCUIT_*), and the
-// reset. The circuit's state is moved by calls (a later issue); until then every circuit is closed with
-// no count, so a reset changes nothing but is still audited.
+// reset. Calls move the circuit itself (circuit-state.ts); a settings change applies on the next call of
+// every process, since each attempt reads the install row.
 import { eq } from 'drizzle-orm';
+import { closeCircuit } from './circuit-state.ts';
 import { audit, type InstallContext, nextUpdatedAt, requireInstall, view } from './service.ts';
 import { appInstalls } from './tables.ts';
 import type { InstallRow, InstallView } from './view.ts';
@@ -49,17 +50,18 @@ export async function configureCircuit(
 }
 
 /**
- * POST /app-installs/:install/circuit/reset: closes the circuit and clears its count. Seam: the circuit
- * state arrives with calls; today every circuit is closed, so this records the reset and answers it.
+ * POST /app-installs/:install/circuit/reset: closes the circuit and clears its count, audited with the
+ * state it left (a reset of a closed circuit is audited too: someone asked for it).
  */
 export async function resetCircuit(ctx: InstallContext, name: string): Promise<InstallView['circuit']> {
   return ctx.database.db.transaction(async (tx) => {
     const install = await requireInstall(tx, ctx.principal.tenantId, name, true);
     const before = (await view(tx, ctx, install)).circuit;
+    await closeCircuit(tx, install.id);
     await audit(tx, ctx, 'app.circuit.reset', install, {
       previousState: before.state,
       previousFailures: before.failures,
     });
-    return { ...before, state: 'closed', failures: 0 };
+    return (await view(tx, ctx, install)).circuit;
   });
 }

@@ -9,6 +9,8 @@ import type { Queryable } from '../db/pool.ts';
 import type { Manifest } from '../module/manifest-types.ts';
 import { receivesWebhooks } from './capabilities.ts';
 import { type ChangeRow, type ChangeView, changeView } from './change-rules.ts';
+import { type CircuitRow, settingsInForce, shownCircuit } from './circuit-rules.ts';
+import { readCircuits } from './circuit-state.ts';
 import { requiredSecrets } from './secret-rules.ts';
 import { appInstallAliases, appInstallChanges, appInstallSecrets, type appInstalls } from './tables.ts';
 
@@ -68,6 +70,8 @@ export interface ViewParts {
   aliases: readonly string[];
   /** The install's open change, if any. */
   pendingChange?: ChangeRow | null;
+  /** Its circuit row (null: none yet) and the database's now, which decides an open time's end. */
+  circuit?: { row: CircuitRow | null; now: Date };
 }
 
 /**
@@ -126,15 +130,21 @@ export function installView(row: InstallRow, parts: ViewParts, settings: ViewSet
     pendingChange: parts.pendingChange ? changeView(parts.pendingChange, row.name) : null,
     aliases: [...parts.aliases],
     ...(row.autoUpgrade === 'compatible' ? { upgrade: { target: null, waitingFor: null } } : {}),
-    // The circuit's state is moved by calls (a later issue); until then every circuit is closed.
     circuit: {
-      state: 'closed',
-      failures: 0,
-      since: null,
+      ...circuitShown(row, parts.circuit, settings),
       settings: own,
       defaults: { ...settings.circuitDefaults },
     },
   };
+}
+
+function circuitShown(row: InstallRow, circuit: ViewParts['circuit'], settings: ViewSettings) {
+  const shown = shownCircuit(
+    circuit?.row ?? null,
+    settingsInForce(row, settings.circuitDefaults),
+    circuit?.now ?? new Date(),
+  );
+  return { state: shown.state, failures: shown.failures, since: shown.since?.toISOString() ?? null };
 }
 
 /** The published versions of a version's app and publisher (the tenant's own, or the platform's). */
@@ -206,6 +216,7 @@ export async function viewsOf(
   const secrets = await storedSecretNames(db, ids);
   const aliases = await aliasesOf(db, ids);
   const changes = await openChangesOf(db, ids);
+  const circuits = await readCircuits(db, ids);
   return rows.map((row) => {
     const version = versionById.get(row.versionId);
     if (!version) throw new Error(`install ${row.id} runs a version that does not exist`);
@@ -217,6 +228,7 @@ export async function viewsOf(
         storedSecrets: secrets.get(row.id) ?? [],
         aliases: aliases.get(row.id) ?? [],
         pendingChange: changes.get(row.id) ?? null,
+        circuit: { row: circuits.byInstall.get(row.id) ?? null, now: circuits.now },
       },
       settings,
     );
