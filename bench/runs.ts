@@ -165,6 +165,7 @@ async function main() {
             secretStoreKey: config.secretStoreKey,
             cacheBudget: config.cacheBudget,
             callTokenSecret: null,
+            circuitDefaults: config.circuit,
           },
         }),
     });

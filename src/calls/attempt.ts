@@ -1,16 +1,18 @@
 // One attempt's pipeline (spec part 1 §4.8 "Order of an attempt"; DESIGN.md "Attempt pipeline"): the one
-// function test calls — and, with the calls issue, workflow steps, app rules and fallbacks — go through,
-// each with its own options. In order:
+// function test calls, workflow steps, app rules and fallbacks go through, each with its own options. In
+// order:
 //   1. admission (admission.ts): enabled, not blocked, action, input, required secrets;
-//   2. the install's circuit — steps, rules and fallbacks only (calls issue); a test call skips it;
+//   2. the install's circuit (installs/circuit-state.ts) — steps, rules and fallbacks (options.circuit);
+//      a test call skips it. Read beside the admission, applied after it;
 //   3. quotas and budgets (quota-check.ts): 429 app_quota_exceeded, recorded and metered nowhere;
-//   4. a due circuit trial's claim — calls issue;
+//   4. a due half-open trial's claim (one conditional UPDATE; lost: 503 app_circuit_open);
 //   5. cached values read, the call sent to the runner, the call's cache changes stored once it answers;
 //   6. metering and, for steps, rules and fallbacks (options.record), the invocation record, in one
 //      transaction (invocations.ts);
-//   7–8. the circuit's move and the fallback — calls issue.
-// Refusals in 1 and 3 throw the spec's errors; from 5 on, the attempt always ends in a result. A refusal
-// in 1 is recorded (when the attempt is) before it is thrown; a refusal in 3 is recorded nowhere.
+//   7. the circuit's move, from how the attempt counted (outcome `counted`).
+// Step 8, the fallback, follows the call's retries, so it lives with them (runs/app-call.ts).
+// Refusals in 1 to 4 throw the spec's errors; from 5 on, the attempt always ends in a result. A refusal
+// in 1 is recorded (when the attempt is) before it is thrown; refusals in 2 to 4 are recorded nowhere.
 import { randomUUID } from 'node:crypto';
 import type { Actor } from '../audit/trail.ts';
 import { signCallToken } from '../auth/call-token.ts';
@@ -19,6 +21,14 @@ import type { Database } from '../db/pool.ts';
 import { ApiError } from '../http/errors.ts';
 import { readLiveCache, storeCacheChanges } from '../installs/cache.ts';
 import { readsDocuments } from '../installs/capabilities.ts';
+import {
+  type CircuitCount,
+  type CircuitGate,
+  type CircuitSettings,
+  countOf,
+  settingsInForce,
+} from '../installs/circuit-rules.ts';
+import { circuitOpen, claimTrial, moveCircuit, readGate } from '../installs/circuit-state.ts';
 import type { InstallRow, VersionRow } from '../installs/view.ts';
 import type { RunnerClient } from '../runner/client.ts';
 import { type LogLine, noUsage, type Usage } from '../runner/host/call-state.ts';
@@ -53,6 +63,8 @@ export interface AttemptDeps {
    * null: calls get none (an asynchronous action's vendor then has nowhere to call back).
    */
   webhookBase?: string | null;
+  /** APP_CIRCUIT_FAILURE_THRESHOLD and APP_CIRCUIT_OPEN_SECONDS: an install's own settings override them. */
+  circuitDefaults: CircuitSettings;
 }
 
 /** The attempt's dependencies from the deployment's settings, the database and the runner. */
@@ -64,6 +76,7 @@ export function attemptDepsOf(config: Config, database: Database, runner: Runner
     cacheBudget: config.cacheBudget,
     callTokenSecret: config.appCallTokenSecret,
     webhookBase: config.webhookPublicUrl,
+    circuitDefaults: config.circuit,
   };
 }
 
@@ -78,8 +91,11 @@ export interface AttemptCall {
   callbackUrl: string | null;
   /** Whether the caller may have the call read documents (a test call: the caller holds documents:read). */
   mayReadDocuments: boolean;
-  /** Cut to the time the step or rule has left; the action's timeoutMs when absent. */
-  timeoutMs?: number;
+  /**
+   * Epoch ms by which the step or rule evaluation must end: the attempt gets the action's timeoutMs, cut
+   * to the time left. Absent (a test call): the action's timeoutMs.
+   */
+  deadline?: number;
 }
 
 export interface AttemptOptions {
@@ -88,6 +104,8 @@ export interface AttemptOptions {
   /** Who the audit trail names for a quota's first refusal. */
   actor?: Actor;
   requestId?: string | null;
+  /** Steps, rules and fallbacks go through the install's circuit; test calls do not. */
+  circuit?: boolean;
   /**
    * Record the attempt (steps, rules and fallbacks; never test calls): an admission refusal, or what
    * the runner made of it, written with its metering in one transaction.
@@ -102,6 +120,8 @@ export interface AttemptOutcome extends AttemptResult {
   logs: LogLine[];
   /** Whether the module ran, or may have: such an attempt is a call of its install, metered. */
   ran: boolean;
+  /** How the attempt counts for the circuit (an outage is also what lets a fallback take the call). */
+  counted: CircuitCount;
   /** The invocation record's id, when the attempt was recorded. */
   invocationId?: string;
 }
@@ -112,7 +132,13 @@ export async function runAttempt(
   options: AttemptOptions,
 ): Promise<AttemptOutcome> {
   const { install, version } = call;
+  const circuit = options.circuit ? settingsInForce(install, deps.circuitDefaults) : null;
+  // Step 2 is read beside step 1 but applied after it: an admission refusal comes first, and is recorded.
+  const gating = circuit ? readGate(deps.database.db, install.id, circuit) : null;
+  gating?.catch(() => undefined);
   const admitted = await admitRecorded(deps, call, options);
+  const gate: CircuitGate | null = gating ? await gating : null;
+  if (gate?.kind === 'refused') throw circuitOpen(install, gate);
   const key = deps.secretStoreKey;
   // The cached values are read beside the quota check (both only read): a refused attempt drops them.
   const [price, cache] = await Promise.all([
@@ -129,6 +155,7 @@ export async function runAttempt(
     ),
     key ? readLiveCache(deps.database.db, key, install) : null,
   ]);
+  const trialId = gate?.kind === 'trial_due' && circuit ? await claimedTrial(deps, install, circuit) : null;
   const callId = randomUUID();
   const documents =
     call.mayReadDocuments && deps.callTokenSecret && readsDocuments(version.manifest, install.config)
@@ -140,6 +167,7 @@ export async function runAttempt(
           }),
         }
       : null;
+  const timeoutMs = timeLeft(admitted.action.timeoutMs, call.deadline);
   const started = performance.now();
   const sent = await deps.runner.invoke({
     module: { sha256: version.sha256 },
@@ -152,7 +180,7 @@ export async function runAttempt(
     hosts: install.hosts,
     cache: cache?.entries ?? null,
     documents,
-    timeoutMs: call.timeoutMs ?? admitted.action.timeoutMs,
+    timeoutMs,
   });
   const durationMs = Math.round(performance.now() - started);
 
@@ -202,7 +230,38 @@ export async function runAttempt(
   } else if (ran) {
     await meterCall(deps.database.db, metered);
   }
-  return { ...result, callId, durationMs, usage, logs, ran, ...(invocationId ? { invocationId } : {}) };
+  const counted = countOf({
+    status: result.status,
+    ...(result.error ? { reason: result.error.reason } : {}),
+    ...(result.error?.retryable !== undefined ? { retryable: result.error.retryable } : {}),
+    timeoutMs,
+    actionTimeoutMs: admitted.action.timeoutMs,
+    msLeftAtEnd: call.deadline === undefined ? null : call.deadline - Date.now(),
+  });
+  if (circuit && gate) {
+    await moveCircuit(deps.database, { install, settings: circuit }, counted, trialId, gate);
+  }
+  return {
+    ...result,
+    callId,
+    durationMs,
+    usage,
+    logs,
+    ran,
+    counted,
+    ...(invocationId ? { invocationId } : {}),
+  };
+}
+
+/** The action's time, cut to what the deadline leaves (at least 1 ms: the runner needs a positive time). */
+const timeLeft = (actionTimeoutMs: number, deadline: number | undefined): number =>
+  deadline === undefined ? actionTimeoutMs : Math.max(1, Math.min(actionTimeoutMs, deadline - Date.now()));
+
+/** Step 4: the half-open trial's id once this attempt has claimed it; another attempt has it: 503. */
+async function claimedTrial(deps: AttemptDeps, install: InstallRow, settings: CircuitSettings) {
+  const trialId = randomUUID();
+  if (await claimTrial(deps.database.db, install.id, settings, trialId)) return trialId;
+  throw circuitOpen(install, { state: 'half_open' });
 }
 
 /** Step 1, admission: a refusal (the spec's ApiError) of a recorded attempt is recorded, then thrown. */

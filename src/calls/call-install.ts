@@ -1,14 +1,16 @@
 // A call of an install by a workflow step, an app rule or a fallback (spec part 1 §4.8 "Calling an
 // install from workflows and rules", "Order of an attempt"): the install the call names — by its name or
-// a kept alias — with its version, one attempt through the one pipeline (attempt.ts), enabled required,
-// recorded. An unknown name is 404 unknown_install and is recorded nowhere (there is no install to
-// record it under).
-import { and, eq } from 'drizzle-orm';
+// a kept alias — read with the version it runs in one query, then one attempt through the one pipeline
+// (attempt.ts): enabled required, through the circuit, recorded. An unknown name is 404 unknown_install
+// and is recorded nowhere (there is no install to record it under).
+import { and, eq, inArray, or } from 'drizzle-orm';
+import { appVersions } from '../catalogue/tables.ts';
 import type { Queryable } from '../db/pool.ts';
 import { readsDocuments } from '../installs/capabilities.ts';
-import { findInstall, unknownInstall, versionById } from '../installs/service.ts';
+import { unknownInstall } from '../installs/service.ts';
 import { appInstallAliases, appInstalls } from '../installs/tables.ts';
-import { type InstallRow, webhookUrl } from '../installs/view.ts';
+import { type InstallRow, type VersionRow, webhookUrl } from '../installs/view.ts';
+import type { ActionDeclaration } from '../module/manifest-types.ts';
 import { type AttemptDeps, type AttemptOutcome, runAttempt } from './attempt.ts';
 import type { InvocationContext } from './invocations.ts';
 
@@ -20,28 +22,53 @@ export interface InstallCall {
   input: unknown;
   idempotencyKey: string | null;
   subjectId: string | null;
-  /** Cut to the time the step or rule has left; the action's timeoutMs when absent. */
-  timeoutMs?: number;
+  /** Epoch ms by which the step or rule evaluation must end. */
+  deadline: number;
   record: InvocationContext;
 }
 
-/** The tenant's install of that name, or the one keeping it as an alias; else 404 unknown_install. */
-export async function resolveInstall(db: Queryable, tenantId: string, name: string): Promise<InstallRow> {
-  const named = await findInstall(db, tenantId, name, false);
-  if (named) return named;
-  const [aliased] = await db
-    .select({ install: appInstalls })
-    .from(appInstallAliases)
-    .innerJoin(appInstalls, eq(appInstalls.id, appInstallAliases.installId))
-    .where(and(eq(appInstallAliases.tenantId, tenantId), eq(appInstallAliases.alias, name)));
-  if (aliased) return aliased.install;
-  throw unknownInstall(name);
+/** The install a call names, the version it runs, and the action that version declares (or null). */
+export interface ResolvedCall {
+  install: InstallRow;
+  version: VersionRow;
+  action: ActionDeclaration | null;
 }
 
-export async function callInstall(deps: AttemptDeps, call: InstallCall): Promise<AttemptOutcome> {
-  const db = deps.database.db;
-  const install = await resolveInstall(db, call.tenantId, call.install);
-  const version = await versionById(db, install.versionId);
+/**
+ * The tenant's install of that name, or the one keeping it as an alias, with its version, in one query
+ * (a name and an alias never collide: they share the tenant's namespace); else 404 unknown_install.
+ */
+export async function resolveCall(
+  db: Queryable,
+  tenantId: string,
+  name: string,
+  action: string,
+): Promise<ResolvedCall> {
+  const aliased = db
+    .select({ installId: appInstallAliases.installId })
+    .from(appInstallAliases)
+    .where(and(eq(appInstallAliases.tenantId, tenantId), eq(appInstallAliases.alias, name)));
+  const [row] = await db
+    .select({ install: appInstalls, version: appVersions })
+    .from(appInstalls)
+    .innerJoin(appVersions, eq(appVersions.id, appInstalls.versionId))
+    .where(
+      and(
+        eq(appInstalls.tenantId, tenantId),
+        or(eq(appInstalls.name, name), inArray(appInstalls.id, aliased)),
+      ),
+    )
+    .limit(1);
+  if (!row) throw unknownInstall(name);
+  return { ...row, action: row.version.manifest.actions?.find((a) => a.name === action) ?? null };
+}
+
+/** One attempt of a call whose install is resolved. */
+export function callResolved(
+  deps: AttemptDeps,
+  { install, version }: ResolvedCall,
+  call: InstallCall,
+): Promise<AttemptOutcome> {
   return runAttempt(
     deps,
     {
@@ -54,8 +81,17 @@ export async function callInstall(deps: AttemptDeps, call: InstallCall): Promise
       callbackUrl: webhookUrl(version.manifest, install.config, install.id, deps.webhookBase ?? null),
       // Steps and rules hold no caller's permissions: the install's own reading of documents decides.
       mayReadDocuments: readsDocuments(version.manifest, install.config),
-      ...(call.timeoutMs !== undefined ? { timeoutMs: call.timeoutMs } : {}),
+      deadline: call.deadline,
     },
-    { requireEnabled: true, record: call.record },
+    { requireEnabled: true, circuit: true, record: call.record },
+  );
+}
+
+/** Resolves the install the call names, then makes one attempt. */
+export async function callInstall(deps: AttemptDeps, call: InstallCall): Promise<AttemptOutcome> {
+  return callResolved(
+    deps,
+    await resolveCall(deps.database.db, call.tenantId, call.install, call.action),
+    call,
   );
 }

@@ -15,7 +15,7 @@ export interface TestCallBody {
 
 /** The answer of a test call: the attempt's result with its duration, usage and the module's log lines. */
 export function testCallAnswer(outcome: AttemptOutcome) {
-  const { callId: _callId, ran: _ran, invocationId: _invocationId, ...answer } = outcome;
+  const { callId: _callId, ran: _ran, counted: _counted, invocationId: _invocationId, ...answer } = outcome;
   return answer;
 }
 

@@ -1,16 +1,15 @@
 // Rule evaluation (docs/runs.md "Rule evaluation"): a published rule set against data, each rule's result
-// out. Condition rules test the data; app rules call an install's synchronous action through callInstall
-// (the one attempt pipeline), retried per decideRetry within the evaluation's one-minute deadline, which
-// every app call of the evaluation shares, and fail when failWhen matches the value at resultPath.
+// out. Condition rules test the data; app rules call an install's synchronous action through callApp
+// (app-call.ts: the one attempt pipeline, retries, the fallback) within the evaluation's one-minute
+// deadline, which every app call of the evaluation shares, and fail when failWhen matches the value at
+// resultPath.
 import { randomUUID } from 'node:crypto';
 import type { AttemptDeps } from '../calls/attempt.ts';
-import { callInstall } from '../calls/call-install.ts';
-import { type AttemptEnd, decideRetry, type RetryPolicy, retryPolicyOf } from '../calls/retry-decision.ts';
-import { ApiError } from '../http/errors.ts';
+import { type CallDriver, callApp } from './app-call.ts';
 import { conditionHolds, matches } from './comparison.ts';
 import { buildInput, readPath } from './input-mapping.ts';
 import type { AppRule, Rule, RuleSetBody, RunError } from './model.ts';
-import { declaredAction, requirePublished } from './published.ts';
+import { requirePublished } from './published.ts';
 
 export const EVALUATION_DEADLINE_MS = 60_000;
 
@@ -76,11 +75,6 @@ export async function evaluateRuleSet(deps: EvaluationDeps, request: EvaluationR
   return { ruleSet: { key: request.key, version: version.version }, passed, rules };
 }
 
-const errorOf = (error: unknown): RunError =>
-  error instanceof ApiError
-    ? { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) }
-    : { code: 'internal', message: 'the rule could not be evaluated' };
-
 async function evaluateAppRule(
   deps: EvaluationDeps,
   request: EvaluationRequest,
@@ -94,65 +88,43 @@ async function evaluateAppRule(
     status,
     ...extra,
   });
-  const db = deps.attempt.database.db;
-  const action = await declaredAction(db, request.tenantId, rule.install, rule.action);
-  if (action?.async) {
-    return result('error', {
-      error: {
-        code: 'validation_error',
-        message: `action ${rule.action} is asynchronous; an app rule calls synchronous actions only`,
-      },
-    });
-  }
-  const policy: RetryPolicy = action ? retryPolicyOf(action) : { maxAttempts: 1, delayMsFor: () => 0 };
-  const input = buildInput(rule.input, rule.inputMapping, request.data);
-  const now = deps.now ?? Date.now;
-  for (let attempt = 1; ; attempt++) {
-    let end: AttemptEnd;
-    let error: RunError;
-    try {
-      const outcome = await callInstall(deps.attempt, {
-        tenantId: request.tenantId,
-        install: rule.install,
-        action: rule.action,
-        input,
-        idempotencyKey,
-        subjectId: request.subjectId,
-        timeoutMs: Math.max(1, Math.min(action?.timeoutMs ?? 15_000, deadline - now())),
-        record: {
-          workflowRunId: request.runId ?? null,
-          stepId: request.stepId ?? null,
-          ruleSetKey: request.key,
-          ruleKey: rule.key,
-          attempt,
-          fallbackOf: null,
-        },
-      });
-      if (outcome.status === 'success') {
-        const read = readPath(outcome.output, rule.resultPath);
-        const value = read.found ? read.value : undefined;
-        return result(matches(value, rule.failWhen) ? 'failed' : 'passed', read.found ? { value } : {});
-      }
-      end = { kind: 'result', result: outcome };
-      error = {
-        code: outcome.error?.code ?? 'app_call_failed',
-        message: outcome.error?.message ?? `the call ended ${outcome.status}`,
-        ...(outcome.error?.reason ? { details: { reason: outcome.error.reason } } : {}),
-      };
-    } catch (thrown) {
-      if (!(thrown instanceof ApiError)) throw thrown;
-      end = { kind: 'refused', code: thrown.code };
-      error = errorOf(thrown);
-    }
-    const decision = decideRetry({
-      end,
-      idempotent: action?.idempotent ?? false,
-      attempt,
-      policy,
-      now: now(),
-      deadline,
-    });
-    if (!decision.retry) return result('error', { error });
-    await (deps.sleep ?? wait)(decision.delayMs);
-  }
+  const driver: CallDriver = {
+    attempt: (_name, run) => run(),
+    sleep: deps.sleep ?? wait,
+    now: deps.now ?? Date.now,
+  };
+  const end = await callApp(deps.attempt, driver, {
+    tenantId: request.tenantId,
+    subjectId: request.subjectId,
+    idempotencyKey,
+    deadline,
+    origin: {
+      workflowRunId: request.runId ?? null,
+      stepId: request.stepId ?? null,
+      ruleSetKey: request.key,
+      ruleKey: rule.key,
+    },
+    named: {
+      install: rule.install,
+      action: rule.action,
+      input: buildInput(rule.input, rule.inputMapping, request.data),
+    },
+    ...(rule.fallback
+      ? {
+          fallback: {
+            install: rule.fallback.install,
+            action: rule.fallback.action,
+            input: buildInput(rule.fallback.input, rule.fallback.inputMapping, request.data),
+          },
+        }
+      : {}),
+    asyncRefusal: (action) => ({
+      code: 'validation_error',
+      message: `action ${action} is asynchronous; an app rule calls synchronous actions only`,
+    }),
+  });
+  if (!end.ok) return result('error', { error: end.error });
+  const read = readPath(end.output, rule.resultPath);
+  const value = read.found ? read.value : undefined;
+  return result(matches(value, rule.failWhen) ? 'failed' : 'passed', read.found ? { value } : {});
 }

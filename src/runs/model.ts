@@ -8,7 +8,7 @@ export type { RetryOverride };
 export type DefinitionKind = 'workflow' | 'rule_set';
 export type DefinitionStatus = 'draft' | 'published';
 
-/** The install a step or rule falls back to (stored and validated now; executed by the circuit issue). */
+/** The install a step or rule falls back to (app-call.ts: when the named one's circuit is open or its vendor is down). */
 export interface FallbackCall {
   install: string;
   action: string;

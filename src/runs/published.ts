@@ -1,12 +1,7 @@
-// Reading what runs and evaluations use: the highest published version of a definition, and the action
-// an install (by its name or a kept alias) declares — read before a call so an asynchronous action in an
-// app rule is refused before anything is sent, and so retries know the action's policy.
-import { and, desc, eq, or } from 'drizzle-orm';
-import { appVersions } from '../catalogue/tables.ts';
+// Reading what runs and evaluations start from: the highest published version of a definition.
+import { and, desc, eq } from 'drizzle-orm';
 import type { Queryable } from '../db/pool.ts';
 import { ApiError } from '../http/errors.ts';
-import { appInstallAliases, appInstalls } from '../installs/tables.ts';
-import type { ActionDeclaration } from '../module/manifest-types.ts';
 import { findDefinition } from './definitions/service.ts';
 import type { DefinitionKind } from './model.ts';
 import { definitions, definitionVersions } from './tables.ts';
@@ -54,26 +49,4 @@ export async function requirePublished(
   throw (await findDefinition(db, tenantId, kind, key))
     ? new ApiError(409, 'conflict', `${NOUNS[kind]} ${key} has no published version`)
     : new ApiError(404, 'not_found', `no ${NOUNS[kind]} named ${key}`);
-}
-
-/** The action the install of that name (or kept alias) declares in the version it runs, or null. */
-export async function declaredAction(
-  db: Queryable,
-  tenantId: string,
-  install: string,
-  action: string,
-): Promise<ActionDeclaration | null> {
-  const [row] = await db
-    .selectDistinct({ manifest: appVersions.manifest })
-    .from(appInstalls)
-    .innerJoin(appVersions, eq(appVersions.id, appInstalls.versionId))
-    .leftJoin(appInstallAliases, eq(appInstallAliases.installId, appInstalls.id))
-    .where(
-      and(
-        eq(appInstalls.tenantId, tenantId),
-        or(eq(appInstalls.name, install), eq(appInstallAliases.alias, install)),
-      ),
-    )
-    .limit(1);
-  return row?.manifest.actions?.find((a) => a.name === action) ?? null;
 }

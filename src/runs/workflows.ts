@@ -6,14 +6,12 @@
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import type { Logger } from 'pino';
 import type { AttemptDeps } from '../calls/attempt.ts';
-import { callInstall } from '../calls/call-install.ts';
-import { type AttemptEnd, decideRetry, type RetryPolicy, retryPolicyOf } from '../calls/retry-decision.ts';
 import { ApiError } from '../http/errors.ts';
+import { type AppCallEnd, type CallDriver, callApp, type InstallPart } from './app-call.ts';
 import { conditionHolds } from './comparison.ts';
 import { evaluateRuleSet } from './evaluation.ts';
 import { buildInput, readPath } from './input-mapping.ts';
-import type { CallAppStep, DecideStep, RetryOverride, RunError, WorkflowStep } from './model.ts';
-import { declaredAction } from './published.ts';
+import type { CallAppStep, DecideStep, RunError, WorkflowStep } from './model.ts';
 import {
   completeStep,
   countAttempt,
@@ -46,7 +44,7 @@ export interface RunsRuntime {
 export const INLINE_CONCURRENCY = 8;
 
 let runtime: RunsRuntime | null = null;
-let callApp: ((args: CallAppArgs) => Promise<StepEnd>) | null = null;
+let callAppChild: ((args: CallAppArgs) => Promise<StepEnd>) | null = null;
 
 const deps = (): RunsRuntime => {
   if (!runtime) throw new Error('run workflows are not registered in this process');
@@ -56,8 +54,8 @@ const deps = (): RunsRuntime => {
 /** Registers the run workflows (once per process) with what they call; call before DBOS.launch. */
 export function registerRunWorkflows(given: RunsRuntime): void {
   runtime = given;
-  if (callApp) return;
-  callApp = DBOS.registerWorkflow(callAppWorkflow, { name: CALL_APP_WORKFLOW });
+  if (callAppChild) return;
+  callAppChild = DBOS.registerWorkflow(callAppWorkflow, { name: CALL_APP_WORKFLOW });
   DBOS.registerWorkflow(runWorkflow, { name: RUN_WORKFLOW });
 }
 
@@ -68,10 +66,8 @@ interface CallAppArgs {
   runId: string;
   stepId: string;
   subjectId: string;
-  install: string;
-  action: string;
-  input: Record<string, unknown>;
-  retry?: RetryOverride;
+  named: InstallPart;
+  fallback?: InstallPart;
 }
 
 const internalError = (message: string): RunError => ({ code: 'internal', message });
@@ -141,8 +137,8 @@ async function executeStep(
     return callAppSteps(callAppArgs(run, step, context), `${step.id}:`, inlineSlots, deadline);
   }
   if (step.type === 'call_app') {
-    if (!callApp) throw new Error('run workflows are not registered');
-    const handle = await DBOS.startWorkflow(callApp, {
+    if (!callAppChild) throw new Error('run workflows are not registered');
+    const handle = await DBOS.startWorkflow(callAppChild, {
       workflowID: `${run.id}:${step.id}`,
       queueName: 'apps',
     })(callAppArgs(run, step, context));
@@ -185,10 +181,21 @@ const callAppArgs = (run: LoadedRun, step: CallAppStep, context: Record<string, 
   runId: run.id,
   stepId: step.id,
   subjectId: run.subjectId,
-  install: step.install,
-  action: step.action,
-  input: buildInput(step.input, step.inputMapping, context),
-  ...(step.retry ? { retry: step.retry } : {}),
+  named: {
+    install: step.install,
+    action: step.action,
+    input: buildInput(step.input, step.inputMapping, context),
+    ...(step.retry ? { retry: step.retry } : {}),
+  },
+  ...(step.fallback
+    ? {
+        fallback: {
+          install: step.fallback.install,
+          action: step.fallback.action,
+          input: buildInput(step.fallback.input, step.fallback.inputMapping, context),
+        },
+      }
+    : {}),
 });
 
 /** The first branch whose condition holds, else otherwise; riskScore from the branch or riskScorePath. */
@@ -199,11 +206,12 @@ export function decide(step: DecideStep, context: Record<string, unknown>) {
   return { outcome: branch?.outcome ?? step.otherwise, riskScore: branch?.riskScore ?? fromPath };
 }
 
-type AttemptStep = { end: StepEnd } | { delayMs: number };
-
 const callAppWorkflow = (args: CallAppArgs): Promise<StepEnd> => callAppSteps(args, '', null, null);
 
-/** The attempts of one call_app step as DBOS steps (names prefixed when inline), with waits between. */
+/**
+ * The attempts of one call_app step (callApp: the named install's, then its fallback's) as DBOS steps,
+ * names prefixed when inline, with DBOS.sleep between them.
+ */
 async function callAppSteps(
   args: CallAppArgs,
   prefix: string,
@@ -213,14 +221,29 @@ async function callAppSteps(
   // A child workflow checkpoints its own deadline; inline, the step's start gave it.
   const deadline =
     given ?? (await DBOS.runStep(async () => Date.now() + STEP_DEADLINE_MS, { name: `${prefix}deadline` }));
-  for (let attempt = 1; ; attempt++) {
-    const once = () => attemptOnce(args, attempt, deadline);
-    const step = await DBOS.runStep(slots ? () => slots.run(once) : once, {
-      name: `${prefix}attempt:${attempt}`,
-    });
-    if ('end' in step) return step.end;
-    await DBOS.sleep(step.delayMs);
-  }
+  const { attempt: attemptDeps } = deps();
+  const driver: CallDriver = {
+    attempt: (name, run) => DBOS.runStep(slots ? () => slots.run(run) : run, { name: `${prefix}${name}` }),
+    sleep: (ms) => DBOS.sleep(ms),
+    now: Date.now,
+  };
+  const end: AppCallEnd = await callApp(attemptDeps, driver, {
+    tenantId: args.tenantId,
+    subjectId: args.subjectId,
+    idempotencyKey: `${args.runId}:${args.stepId}`,
+    deadline,
+    origin: { workflowRunId: args.runId, stepId: args.stepId, ruleSetKey: null, ruleKey: null },
+    named: args.named,
+    ...(args.fallback ? { fallback: args.fallback } : {}),
+    asyncRefusal: asyncNotYet,
+    onAttempt: (n) => countAttempt(attemptDeps.database, args.runId, args.stepId, n),
+  });
+  if (end.ok) return { status: 'completed', output: end.output };
+  // A step's error says how many attempts it took, the fallback's included.
+  return {
+    status: 'failed',
+    error: { ...end.error, details: { ...end.error.details, attempts: end.attempts } },
+  };
 }
 
 /** A counting semaphore: at most `size` functions run at once, the others wait in order. */
@@ -243,66 +266,6 @@ class Slots {
   }
 }
 const inlineSlots = new Slots(INLINE_CONCURRENCY);
-
-/** One attempt, and what follows it: the step's end, or the wait before the next attempt. */
-async function attemptOnce(args: CallAppArgs, attempt: number, deadline: number): Promise<AttemptStep> {
-  const { attempt: attemptDeps } = deps();
-  await countAttempt(attemptDeps.database, args.runId, args.stepId, attempt);
-  const action = await declaredAction(attemptDeps.database.db, args.tenantId, args.install, args.action);
-  if (action?.async) {
-    // Seam: asynchronous actions (waiting_callback) arrive with the vendor-sessions issue.
-    return { end: { status: 'failed', error: asyncNotYet(args.action) } };
-  }
-  const policy: RetryPolicy = action
-    ? retryPolicyOf(action, args.retry)
-    : { maxAttempts: 1, delayMsFor: () => 0 };
-  let end: AttemptEnd;
-  let error: RunError;
-  try {
-    const outcome = await callInstall(attemptDeps, {
-      tenantId: args.tenantId,
-      install: args.install,
-      action: args.action,
-      input: args.input,
-      idempotencyKey: `${args.runId}:${args.stepId}`,
-      subjectId: args.subjectId,
-      timeoutMs: Math.max(1, Math.min(action?.timeoutMs ?? 15_000, deadline - Date.now())),
-      record: {
-        workflowRunId: args.runId,
-        stepId: args.stepId,
-        ruleSetKey: null,
-        ruleKey: null,
-        attempt,
-        fallbackOf: null,
-      },
-    });
-    if (outcome.status === 'success') return { end: { status: 'completed', output: outcome.output } };
-    if (outcome.status === 'pending') return { end: { status: 'failed', error: asyncNotYet(args.action) } };
-    end = { kind: 'result', result: outcome };
-    error = {
-      code: outcome.error?.code ?? 'app_call_failed',
-      message: outcome.error?.message ?? `the call ended ${outcome.status}`,
-      details: { reason: outcome.error?.reason ?? outcome.status, attempts: attempt },
-    };
-  } catch (thrown) {
-    if (!(thrown instanceof ApiError)) throw thrown;
-    end = { kind: 'refused', code: thrown.code };
-    error = {
-      code: thrown.code,
-      message: thrown.message,
-      ...(thrown.details ? { details: thrown.details } : {}),
-    };
-  }
-  const decision = decideRetry({
-    end,
-    idempotent: action?.idempotent ?? false,
-    attempt,
-    policy,
-    now: Date.now(),
-    deadline,
-  });
-  return decision.retry ? { delayMs: decision.delayMs } : { end: { status: 'failed', error } };
-}
 
 const asyncNotYet = (action: string): RunError => ({
   code: 'app_call_failed',

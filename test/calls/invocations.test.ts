@@ -112,6 +112,7 @@ const callAs = (
     input,
     idempotencyKey: extra.idempotencyKey ?? null,
     subjectId: extra.subjectId ?? null,
+    deadline: Date.now() + 60_000,
     record,
   });
 

@@ -35,6 +35,7 @@ describe('call answer schemas', () => {
       },
       callId: 'c1',
       ran: true,
+      counted: 'none',
       durationMs: 12,
       usage,
       logs: [{ level: 'info', message: 'hello' }],

@@ -49,6 +49,7 @@ export async function startRunsStack(routes: VendorRoute[]): Promise<RunsStack> 
       secretStoreKey: platform.config.secretStoreKey,
       cacheBudget: platform.config.cacheBudget,
       callTokenSecret: null,
+      circuitDefaults: platform.config.circuit,
     },
   };
   const worker = await startWorker({

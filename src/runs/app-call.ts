@@ -1,0 +1,165 @@
+// One app call of a call_app step or an app rule (spec part 1 §4.8 "Calling an install from workflows
+// and rules", "Retries and idempotency", "Fallbacks"; docs/calls.md "Fallbacks"): attempts of the named
+// install through the one attempt pipeline, retried per decideRetry; then, when that install refused
+// with an open circuit or its vendor's outage outlasted the retries, the fallback install's attempts,
+// under the same idempotency key, with its own admission, circuit, quotas, retries, secrets and hosts,
+// and no fallback of its own. When both fail, the call ends with the first install's error, the
+// fallback's in details.fallback.
+//
+// How an attempt is run and a wait is waited is the caller's (CallDriver): a workflow checkpoints each
+// attempt as a DBOS step and waits with DBOS.sleep; a rule evaluation calls and waits in place. So every
+// attempt's answer is plain data, and the decisions between attempts are made from it alone (a workflow
+// replayed after a crash makes the same ones).
+import type { AttemptDeps } from '../calls/attempt.ts';
+import { callResolved, resolveCall } from '../calls/call-install.ts';
+import { type FallbackReason, fallbackReason } from '../calls/fallback-decision.ts';
+import type { InvocationContext } from '../calls/invocations.ts';
+import { type AttemptEnd, decideRetry, type RetryPolicy, retryPolicyOf } from '../calls/retry-decision.ts';
+import { ApiError } from '../http/errors.ts';
+import type { CircuitCount } from '../installs/circuit-rules.ts';
+import type { ActionDeclaration } from '../module/manifest-types.ts';
+import type { RetryOverride, RunError } from './model.ts';
+
+export interface CallDriver {
+  /** Runs one attempt; `name` is unique within the call (a workflow names its DBOS step with it). */
+  attempt<T>(name: string, run: () => Promise<T>): Promise<T>;
+  sleep(ms: number): Promise<void>;
+  now(): number;
+}
+
+/** One install's part of the call: the install (name or alias), its action, the input built for it. */
+export interface InstallPart {
+  install: string;
+  action: string;
+  input: Record<string, unknown>;
+  /** The step's own retry (the named install's part only; a fallback follows its action's retry). */
+  retry?: RetryOverride;
+}
+
+export interface AppCall {
+  tenantId: string;
+  subjectId: string | null;
+  idempotencyKey: string;
+  /** Epoch ms by which every attempt, wait and the fallback must end. */
+  deadline: number;
+  /** Where the call is made from (its invocation records' run, step, rule set and rule). */
+  origin: Omit<InvocationContext, 'attempt' | 'fallbackOf'>;
+  named: InstallPart;
+  fallback?: InstallPart;
+  /** The refusal of an asynchronous action, which this caller cannot wait for (nothing is sent). */
+  asyncRefusal(action: string): RunError;
+  /** Told before each attempt, counting the fallback's on from the named install's (a step shows them). */
+  onAttempt?(attempt: number): Promise<void>;
+}
+
+export type AppCallEnd =
+  | { ok: true; output: unknown; attempts: number; fallback: FallbackReason | null }
+  | { ok: false; error: RunError; attempts: number };
+
+/** What one attempt came to, as plain data: the call's output, a wait before the next, or its end. */
+type AttemptAnswer =
+  | { kind: 'success'; output: unknown }
+  | { kind: 'retry'; delayMs: number }
+  | { kind: 'failed'; error: RunError; installId: string | null; fallback: FallbackReason | null };
+
+type PartEnd =
+  | { ok: true; output: unknown }
+  | { ok: false; error: RunError; installId: string | null; fallback: FallbackReason | null };
+
+export async function callApp(deps: AttemptDeps, driver: CallDriver, call: AppCall): Promise<AppCallEnd> {
+  let attempts = 0;
+  const attemptsOf = async (
+    part: InstallPart,
+    prefix: string,
+    fallbackOf: InvocationContext['fallbackOf'],
+  ) => {
+    for (let n = 1; ; n++) {
+      attempts++;
+      const counted = attempts;
+      const answer = await driver.attempt(`${prefix}${n}`, async () => {
+        await call.onAttempt?.(counted);
+        return attemptOnce(deps, driver, call, part, n, fallbackOf);
+      });
+      if (answer.kind === 'success') return { ok: true as const, output: answer.output };
+      if (answer.kind === 'failed') return { ok: false as const, ...answer };
+      await driver.sleep(answer.delayMs);
+    }
+  };
+  const first: PartEnd = await attemptsOf(call.named, 'attempt:', null);
+  if (first.ok) return { ok: true, output: first.output, attempts, fallback: null };
+  if (!call.fallback || first.fallback === null || first.installId === null) {
+    return { ok: false, error: first.error, attempts };
+  }
+  const stoodFor = { installId: first.installId, name: call.named.install };
+  const second: PartEnd = await attemptsOf(call.fallback, 'fallback:', stoodFor);
+  if (second.ok) return { ok: true, output: second.output, attempts, fallback: first.fallback };
+  const { install, action } = call.fallback;
+  const details = {
+    ...first.error.details,
+    fallback: { install, action, code: second.error.code, message: second.error.message },
+  };
+  return { ok: false, error: { ...first.error, details }, attempts };
+}
+
+const SINGLE: RetryPolicy = { maxAttempts: 1, delayMsFor: () => 0 };
+
+/** One attempt of one install's part, and what follows it. */
+async function attemptOnce(
+  deps: AttemptDeps,
+  driver: CallDriver,
+  call: AppCall,
+  part: InstallPart,
+  n: number,
+  fallbackOf: InvocationContext['fallbackOf'],
+): Promise<AttemptAnswer> {
+  let action: ActionDeclaration | null = null;
+  let installId: string | null = null;
+  let end: AttemptEnd;
+  let counted: CircuitCount | null = null;
+  let error: RunError;
+  try {
+    const resolved = await resolveCall(deps.database.db, call.tenantId, part.install, part.action);
+    installId = resolved.install.id;
+    action = resolved.action;
+    if (action?.async)
+      return { kind: 'failed', error: call.asyncRefusal(part.action), installId, fallback: null };
+    const outcome = await callResolved(deps, resolved, {
+      tenantId: call.tenantId,
+      install: part.install,
+      action: part.action,
+      input: part.input,
+      idempotencyKey: call.idempotencyKey,
+      subjectId: call.subjectId,
+      deadline: call.deadline,
+      record: { ...call.origin, attempt: n, fallbackOf },
+    });
+    if (outcome.status === 'success') return { kind: 'success', output: outcome.output };
+    if (outcome.status === 'pending') {
+      return { kind: 'failed', error: call.asyncRefusal(part.action), installId, fallback: null };
+    }
+    end = { kind: 'result', result: outcome };
+    counted = outcome.counted;
+    error = {
+      code: outcome.error?.code ?? 'app_call_failed',
+      message: outcome.error?.message ?? `the call ended ${outcome.status}`,
+      details: { reason: outcome.error?.reason ?? outcome.status },
+    };
+  } catch (thrown) {
+    if (!(thrown instanceof ApiError)) throw thrown;
+    end = { kind: 'refused', code: thrown.code };
+    error = {
+      code: thrown.code,
+      message: thrown.message,
+      ...(thrown.details ? { details: thrown.details } : {}),
+    };
+  }
+  const idempotent = action?.idempotent ?? false;
+  const now = driver.now();
+  const policy = action ? retryPolicyOf(action, part.retry) : SINGLE;
+  const decision = decideRetry({ end, idempotent, attempt: n, policy, now, deadline: call.deadline });
+  if (decision.retry) return { kind: 'retry', delayMs: decision.delayMs };
+  const fallback = fallbackOf
+    ? null
+    : fallbackReason({ end, counted, idempotent, now, deadline: call.deadline });
+  return { kind: 'failed', error, installId, fallback };
+}
