@@ -5,7 +5,9 @@
 //   3. single-step runs: POST /workflow-runs of a published workflow with one call_app step, timed to
 //      the run completed (one poller reads every run in flight each POLL_MS);
 //   4. POST /rule-sets/checks/evaluate: a rule set of 3 app rules (3 calls an evaluation, one after
-//      another).
+//      another);
+//   5. single-step runs whose named install's circuit is open: refused at once (503 app_circuit_open),
+//      the fallback install takes the call — against row 3, the healthy path.
 // The rows take turns in ROUNDS rounds, so a load that drifts meanwhile (a shared machine) weighs on all
 // of them. For each row it prints the load average, the CPU of this process, of PostgreSQL (the embedded
 // server's processes, /proc) and of every other process (/proc/stat), so a figure measured while the
@@ -26,6 +28,7 @@ import pg from 'pg';
 import pino from 'pino';
 import { startEchoVendor } from '../src/app-cli/vendor-double.ts';
 import { openDatabase } from '../src/db/pool.ts';
+import { appInstallCircuits } from '../src/installs/tables.ts';
 import { createRunnerClient } from '../src/runner/client.ts';
 import type { DefinitionBody } from '../src/runs/model.ts';
 import { definitions, definitionVersions, workflowRuns } from '../src/runs/tables.ts';
@@ -38,7 +41,7 @@ const IN_FLIGHT = Number(process.env.BENCH_IN_FLIGHT ?? 16);
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 2));
 const POLL_MS = Number(process.env.BENCH_POLL_MS ?? 10);
 const MODE = process.env.BENCH_CALL_MODE === 'queue' ? 'queue' : 'inline';
-const ONLY = new Set((process.env.BENCH_ONLY ?? 'runner,test,runs,evaluate').split(','));
+const ONLY = new Set((process.env.BENCH_ONLY ?? 'runner,test,runs,evaluate,fallback').split(','));
 const GOAL_RUNS_A_SECOND = 100;
 const POLLER = 'bench-poller';
 const INPUT = { method: 'GET', path: '/hello' };
@@ -194,6 +197,24 @@ async function main() {
       config: { baseUrl: vendor.url },
       approveHosts: [vendor.host],
     });
+    // `down`: its vendor is down and its circuit open for the whole bench (an hour's open time); every
+    // run of `one-call-fallback` is refused by it at once and goes to `vendor`.
+    const down = await call('POST', '/app-installs', {
+      name: 'down',
+      versionId: version.id,
+      enabled: true,
+      config: { baseUrl: vendor.url },
+      approveHosts: [vendor.host],
+    });
+    await call('PUT', '/app-installs/down/circuit', { failureThreshold: null, openSeconds: 3600 });
+    await database.db.insert(appInstallCircuits).values({
+      installId: down.id,
+      tenantId,
+      state: 'open',
+      failures: 5,
+      since: sql`now()`,
+      openedAt: sql`now()`,
+    });
     const publish = async (kind: 'workflow' | 'rule_set', key: string, body: DefinitionBody) => {
       const [definition] = await database.db
         .insert(definitions)
@@ -217,6 +238,19 @@ async function main() {
           action: 'request',
           input: INPUT,
           outputKey: 'vendor',
+        },
+      ],
+    });
+    await publish('workflow', 'one-call-fallback', {
+      steps: [
+        {
+          id: 'call',
+          type: 'call_app',
+          install: 'down',
+          action: 'request',
+          input: INPUT,
+          outputKey: 'vendor',
+          fallback: { install: 'vendor', action: 'request', input: INPUT },
         },
       ],
     });
@@ -286,10 +320,11 @@ async function main() {
       polling = false;
       await poller;
     });
-    const oneRun = async () => {
-      const run = await call('POST', '/workflow-runs', { workflow: 'one-call', subjectId: 'bench' });
+    const runOf = (workflow: string) => async () => {
+      const run = await call('POST', '/workflow-runs', { workflow, subjectId: 'bench' });
       await new Promise<void>((resolve, reject) => waiting.set(run.id, { resolve, reject }));
     };
+    const oneRun = runOf('one-call');
     const evaluate = async () => {
       const answer = await call('POST', '/rule-sets/checks/evaluate', { data: {}, subjectId: 'bench' });
       if (answer.passed !== true || answer.rules.length !== APP_RULES)
@@ -359,6 +394,7 @@ async function main() {
       rowOf('test', '2. POST /app-installs/vendor/test', 1, testCall),
       rowOf('runs', `3. one-step run (POST → completed, ${MODE})`, 1, oneRun),
       rowOf('evaluate', `4. evaluate, ${APP_RULES} app rules`, APP_RULES, evaluate),
+      rowOf('fallback', '5. one-step run, circuit open → fallback', 1, runOf('one-call-fallback')),
     ].filter((row) => ONLY.has(row.key));
 
     console.log(
@@ -492,6 +528,17 @@ async function main() {
         console.log(
           `  ${row.name}: queued ${Number(row.queued).toFixed(1)} ms, running ${Number(row.running).toFixed(1)} ms (medians)`,
         );
+    }
+    const fallback = results.find((r) => r.key === 'fallback');
+    if (runs && fallback) {
+      const ratio = fallback.p50 / runs.p50;
+      console.log(
+        `\ngoal: the open-circuit path (refused, then the fallback) costs no more than the healthy path: ` +
+          `${ratio <= 1.05 && fallback.perSecond >= runs.perSecond * 0.95 ? 'met' : 'MISSED'} ` +
+          `(p50 ×${ratio.toFixed(2)}, ${fallback.perSecond.toFixed(0)} vs ${runs.perSecond.toFixed(0)} runs/s, ` +
+          `CPU ${(fallback.ownMs + fallback.pgMs).toFixed(2)} vs ${(runs.ownMs + runs.pgMs).toFixed(2)} ms a run, ` +
+          `SQL ${fallback.statementsPer.toFixed(1)} vs ${runs.statementsPer.toFixed(1)} a run)`,
+      );
     }
     const last = results.at(-1);
     if (TALLY && last) {

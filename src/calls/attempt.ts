@@ -28,7 +28,13 @@ import {
   countOf,
   settingsInForce,
 } from '../installs/circuit-rules.ts';
-import { circuitOpen, claimTrial, moveCircuit, readGate } from '../installs/circuit-state.ts';
+import {
+  type CircuitRead,
+  circuitOpen,
+  claimTrial,
+  moveCircuit,
+  readGate,
+} from '../installs/circuit-state.ts';
 import type { InstallRow, VersionRow } from '../installs/view.ts';
 import type { RunnerClient } from '../runner/client.ts';
 import { type LogLine, noUsage, type Usage } from '../runner/host/call-state.ts';
@@ -96,6 +102,8 @@ export interface AttemptCall {
    * to the time left. Absent (a test call): the action's timeoutMs.
    */
   deadline?: number;
+  /** The install's circuit as read with it (resolveCall); absent: step 2 reads it. */
+  circuit?: CircuitRead;
 }
 
 export interface AttemptOptions {
@@ -134,7 +142,7 @@ export async function runAttempt(
   const { install, version } = call;
   const circuit = options.circuit ? settingsInForce(install, deps.circuitDefaults) : null;
   // Step 2 is read beside step 1 but applied after it: an admission refusal comes first, and is recorded.
-  const gating = circuit ? readGate(deps.database.db, install.id, circuit) : null;
+  const gating = circuit ? readGate(deps.database.db, install.id, circuit, call.circuit) : null;
   gating?.catch(() => undefined);
   const admitted = await admitRecorded(deps, call, options);
   const gate: CircuitGate | null = gating ? await gating : null;

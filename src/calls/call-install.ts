@@ -7,8 +7,9 @@ import { and, eq, inArray, or } from 'drizzle-orm';
 import { appVersions } from '../catalogue/tables.ts';
 import type { Queryable } from '../db/pool.ts';
 import { readsDocuments } from '../installs/capabilities.ts';
+import { type CircuitRead, dbNow } from '../installs/circuit-state.ts';
 import { unknownInstall } from '../installs/service.ts';
-import { appInstallAliases, appInstalls } from '../installs/tables.ts';
+import { appInstallAliases, appInstallCircuits, appInstalls } from '../installs/tables.ts';
 import { type InstallRow, type VersionRow, webhookUrl } from '../installs/view.ts';
 import type { ActionDeclaration } from '../module/manifest-types.ts';
 import { type AttemptDeps, type AttemptOutcome, runAttempt } from './attempt.ts';
@@ -27,11 +28,15 @@ export interface InstallCall {
   record: InvocationContext;
 }
 
-/** The install a call names, the version it runs, and the action that version declares (or null). */
+/**
+ * The install a call names, the version it runs, the action that version declares (or null), and its
+ * circuit read in the same query with the database's now (step 2 then costs no query of its own).
+ */
 export interface ResolvedCall {
   install: InstallRow;
   version: VersionRow;
   action: ActionDeclaration | null;
+  circuit: CircuitRead;
 }
 
 /**
@@ -49,9 +54,10 @@ export async function resolveCall(
     .from(appInstallAliases)
     .where(and(eq(appInstallAliases.tenantId, tenantId), eq(appInstallAliases.alias, name)));
   const [row] = await db
-    .select({ install: appInstalls, version: appVersions })
+    .select({ install: appInstalls, version: appVersions, circuit: appInstallCircuits, now: dbNow })
     .from(appInstalls)
     .innerJoin(appVersions, eq(appVersions.id, appInstalls.versionId))
+    .leftJoin(appInstallCircuits, eq(appInstallCircuits.installId, appInstalls.id))
     .where(
       and(
         eq(appInstalls.tenantId, tenantId),
@@ -60,13 +66,19 @@ export async function resolveCall(
     )
     .limit(1);
   if (!row) throw unknownInstall(name);
-  return { ...row, action: row.version.manifest.actions?.find((a) => a.name === action) ?? null };
+  const { install, version, circuit, now } = row;
+  return {
+    install,
+    version,
+    action: version.manifest.actions?.find((a) => a.name === action) ?? null,
+    circuit: { row: circuit, now },
+  };
 }
 
 /** One attempt of a call whose install is resolved. */
 export function callResolved(
   deps: AttemptDeps,
-  { install, version }: ResolvedCall,
+  { install, version, circuit }: ResolvedCall,
   call: InstallCall,
 ): Promise<AttemptOutcome> {
   return runAttempt(
@@ -82,6 +94,7 @@ export function callResolved(
       // Steps and rules hold no caller's permissions: the install's own reading of documents decides.
       mayReadDocuments: readsDocuments(version.manifest, install.config),
       deadline: call.deadline,
+      circuit,
     },
     { requireEnabled: true, circuit: true, record: call.record },
   );

@@ -28,7 +28,14 @@ const columns = {
   trialClaimedAt: appInstallCircuits.trialClaimedAt,
 };
 
-const dbNow = sql<Date>`now()`.mapWith((value: string | Date) => new Date(value));
+/** now() as a selected column: the database's clock, read with the row it judges. */
+export const dbNow = sql<Date>`now()`.mapWith((value: string | Date) => new Date(value));
+
+/** An install's circuit row (null: none yet) read together with the database's now. */
+export interface CircuitRead {
+  row: CircuitRow | null;
+  now: Date;
+}
 
 /** The database's clock, for readers whose installs have no circuit row. */
 export async function databaseNow(db: Queryable): Promise<Date> {
@@ -48,12 +55,17 @@ export async function readCircuits(db: Queryable, installIds: readonly string[])
   return { byInstall, now: rows.length > 0 ? await databaseNow(db) : new Date() };
 }
 
-/** Step 2: what the circuit says of a new attempt of this install, in the database's time. */
+/**
+ * Step 2: what the circuit says of a new attempt of this install, in the database's time — from a read
+ * the caller already made with the install (resolveCall), else read now.
+ */
 export async function readGate(
   db: Queryable,
   installId: string,
   settings: CircuitSettings,
+  read?: CircuitRead,
 ): Promise<CircuitGate> {
+  if (read) return gateOf(read.row, settings, read.now);
   const [row] = await db
     .select({ ...columns, now: dbNow })
     .from(appInstallCircuits)

@@ -60,38 +60,59 @@ export type AppCallEnd =
 type AttemptAnswer =
   | { kind: 'success'; output: unknown }
   | { kind: 'retry'; delayMs: number }
-  | { kind: 'failed'; error: RunError; installId: string | null; fallback: FallbackReason | null };
+  | {
+      kind: 'failed';
+      error: RunError;
+      installId: string | null;
+      fallback: FallbackReason | null;
+      /**
+       * The fallback's first attempt, made in the same step when the named install's circuit refused:
+       * a refusal sent nothing, so it needs no checkpoint (nor a step) of its own.
+       */
+      fallbackFirst?: AttemptAnswer;
+    };
 
-type PartEnd =
-  | { ok: true; output: unknown }
-  | { ok: false; error: RunError; installId: string | null; fallback: FallbackReason | null };
+type PartEnd = { ok: true; output: unknown } | (Extract<AttemptAnswer, { kind: 'failed' }> & { ok: false });
 
 export async function callApp(deps: AttemptDeps, driver: CallDriver, call: AppCall): Promise<AppCallEnd> {
   let attempts = 0;
+  const stoodFor = (installId: string) => ({ installId, name: call.named.install });
+  /** One attempt as the driver's step (counted before it starts), handing over to the fallback at once. */
+  const step = (part: InstallPart, name: string, n: number, fallbackOf: InvocationContext['fallbackOf']) => {
+    attempts++;
+    const counted = attempts;
+    return driver.attempt(name, async (): Promise<AttemptAnswer> => {
+      await call.onAttempt?.(counted);
+      const answer = await attemptOnce(deps, driver, call, part, n, fallbackOf);
+      const { fallback } = call;
+      if (fallbackOf || !fallback || answer.kind !== 'failed' || answer.fallback !== 'circuit_open')
+        return answer;
+      if (answer.installId === null) return answer;
+      await call.onAttempt?.(counted + 1);
+      const fallbackFirst = await attemptOnce(deps, driver, call, fallback, 1, stoodFor(answer.installId));
+      return { ...answer, fallbackFirst };
+    });
+  };
   const attemptsOf = async (
     part: InstallPart,
     prefix: string,
     fallbackOf: InvocationContext['fallbackOf'],
-  ) => {
+    made: AttemptAnswer | undefined,
+  ): Promise<PartEnd> => {
     for (let n = 1; ; n++) {
-      attempts++;
-      const counted = attempts;
-      const answer = await driver.attempt(`${prefix}${n}`, async () => {
-        await call.onAttempt?.(counted);
-        return attemptOnce(deps, driver, call, part, n, fallbackOf);
-      });
-      if (answer.kind === 'success') return { ok: true as const, output: answer.output };
-      if (answer.kind === 'failed') return { ok: false as const, ...answer };
+      const answer = n === 1 && made ? made : await step(part, `${prefix}${n}`, n, fallbackOf);
+      if (answer.kind === 'success') return { ok: true, output: answer.output };
+      if (answer.kind === 'failed') return { ok: false, ...answer };
       await driver.sleep(answer.delayMs);
     }
   };
-  const first: PartEnd = await attemptsOf(call.named, 'attempt:', null);
+  const first = await attemptsOf(call.named, 'attempt:', null, undefined);
   if (first.ok) return { ok: true, output: first.output, attempts, fallback: null };
   if (!call.fallback || first.fallback === null || first.installId === null) {
     return { ok: false, error: first.error, attempts };
   }
-  const stoodFor = { installId: first.installId, name: call.named.install };
-  const second: PartEnd = await attemptsOf(call.fallback, 'fallback:', stoodFor);
+  if (first.fallbackFirst) attempts++;
+  const second = await attemptsOf(call.fallback, 'fallback:', stoodFor(first.installId), first.fallbackFirst);
   if (second.ok) return { ok: true, output: second.output, attempts, fallback: first.fallback };
   const { install, action } = call.fallback;
   const details = {
