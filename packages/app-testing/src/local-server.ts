@@ -19,6 +19,11 @@ export interface IncomingRequest {
   /** Lower-cased names; repeated headers joined with ", ". */
   headers: Record<string, string>;
   body: Buffer;
+  /**
+   * Aborts when the connection closes before the answer is sent (the client gave up, or close()): a
+   * handler holding a request back lets go of it then; what it answers afterwards is not sent.
+   */
+  signal: AbortSignal;
 }
 
 export interface OutgoingResponse {
@@ -33,6 +38,10 @@ export type Handler = (request: IncomingRequest) => Promise<OutgoingResponse> | 
 export async function startLocalServer(handler: Handler, port = 0): Promise<LocalServer> {
   const sockets = new Set<import('node:net').Socket>();
   const server = http.createServer((req, res) => {
+    const gone = new AbortController();
+    res.on('close', () => {
+      if (!res.writableFinished) gone.abort();
+    });
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', async () => {
@@ -49,10 +58,12 @@ export async function startLocalServer(handler: Handler, port = 0): Promise<Loca
           query: Object.fromEntries(url.searchParams),
           headers,
           body: Buffer.concat(chunks),
+          signal: gone.signal,
         });
       } catch (error) {
         answer = { status: 500, body: error instanceof Error ? error.message : String(error) };
       }
+      if (gone.signal.aborted) return;
       try {
         res.writeHead(answer.status, answer.headers);
         res.end(answer.body === undefined ? undefined : Buffer.from(answer.body));
