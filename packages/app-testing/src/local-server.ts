@@ -37,11 +37,18 @@ export type Handler = (request: IncomingRequest) => Promise<OutgoingResponse> | 
 /** Reads the whole request, hands it to the handler and sends its answer (500 with the error's message if it throws). */
 export async function startLocalServer(handler: Handler, port = 0): Promise<LocalServer> {
   const sockets = new Set<import('node:net').Socket>();
+  // Each response until it closes: close() waits for them, so every aborted signal has fired by then.
+  const responses = new Set<Promise<void>>();
   const server = http.createServer((req, res) => {
     const gone = new AbortController();
-    res.on('close', () => {
-      if (!res.writableFinished) gone.abort();
-    });
+    const closed = new Promise<void>((resolve) =>
+      res.on('close', () => {
+        if (!res.writableFinished) gone.abort();
+        responses.delete(closed);
+        resolve();
+      }),
+    );
+    responses.add(closed);
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', async () => {
@@ -87,12 +94,12 @@ export async function startLocalServer(handler: Handler, port = 0): Promise<Loca
     url: `http://127.0.0.1:${bound}`,
     host: `127.0.0.1:${bound}`,
     port: bound,
-    close: () =>
-      new Promise<void>((resolve) => {
-        // Kept-alive connections of the runner's pool would hold the server open.
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      }),
+    close: async () => {
+      const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+      // Kept-alive connections of the runner's pool would hold the server open.
+      for (const socket of sockets) socket.destroy();
+      await Promise.all([stopped, ...responses]);
+    },
   };
 }
 
