@@ -31,7 +31,7 @@ export type VendorOutage =
     };
 
 /** A vendor double's control routes start with it: no vendor API names a path like it. */
-export const CONTROL_PREFIX = '/__double/';
+const CONTROL_PREFIX = '/__double/';
 export const OUTAGE_ROUTE = `${CONTROL_PREFIX}outage`;
 
 /** A setting the switch refuses; the control route answers it as 400. */
@@ -53,7 +53,7 @@ const DEFAULT_STATUS = { unavailable: 503, final: 400 } as const;
 const MODES = Object.keys(FIELDS) as OutageMode[];
 
 /** Checks a setting, from code or a control request's body, and fills in the default status. */
-export function checkOutage(setting: unknown): VendorOutage {
+function checkOutage(setting: unknown): VendorOutage {
   if (typeof setting !== 'object' || setting === null || Array.isArray(setting))
     throw new OutageSettingError(`an outage is { "mode": ${MODES.join(' | ')}, … }`);
   const { mode, ...given } = setting as { mode: OutageMode } & Record<string, unknown>;
@@ -61,18 +61,18 @@ export function checkOutage(setting: unknown): VendorOutage {
     throw new OutageSettingError(`mode must be one of ${MODES.join(', ')}, not ${JSON.stringify(mode)}`);
   const fields = FIELDS[mode];
   const checked: Record<string, number> = mode === 'timeout' ? {} : { status: DEFAULT_STATUS[mode] };
-  for (const [name, number] of Object.entries(given)) {
-    if (number === undefined) continue;
+  for (const [name, value] of Object.entries(given)) {
+    if (value === undefined) continue;
     const range = fields[name];
     if (!range) {
       const takes = Object.keys(fields).join(', ');
       throw new OutageSettingError(`the ${mode} outage takes ${takes} besides mode, not ${name}`);
     }
-    if (typeof number !== 'number' || !Number.isInteger(number) || number < range.min || number > range.max)
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < range.min || value > range.max)
       throw new OutageSettingError(
-        `${name} must be an integer from ${range.min} to ${range.max} for the ${mode} outage, not ${JSON.stringify(number)}`,
+        `${name} must be an integer from ${range.min} to ${range.max} for the ${mode} outage, not ${JSON.stringify(value)}`,
       );
-    checked[name] = number;
+    checked[name] = value;
   }
   return { mode, ...checked } as VendorOutage;
 }
