@@ -2,10 +2,15 @@
 // answers every request with what it received — method, path, query, headers and body — as JSON, and
 // prints the same on one line per request (on stderr), so a newcomer sees what an app sent, the real
 // secret values included, while the platform's answer shows them redacted. Runs until interrupted.
+// `POST /__double/outage` switches it into an outage (a line says so) to show an install's circuit
+// opening; `DELETE /__double/outage` ends it.
 import type { Command } from 'commander';
 import {
+  OUTAGE_ROUTE,
   startVendorDouble,
   type VendorDouble,
+  type VendorDoubleOptions,
+  type VendorOutage,
   type VendorRequest,
 } from '../../packages/app-testing/src/index.ts';
 import { AppUsageError } from './errors.ts';
@@ -25,26 +30,41 @@ export function echoOf(request: VendorRequest) {
 
 export async function startEchoVendor(
   port: number,
-  onRequest?: (request: VendorRequest) => void,
+  tell: Pick<VendorDoubleOptions, 'onRequest' | 'onOutage'> = {},
 ): Promise<VendorDouble> {
-  return startVendorDouble(
-    [
-      {
-        path: /.*/,
-        respond: (request) => {
-          onRequest?.(request);
-          return { json: echoOf(request) };
-        },
-      },
-    ],
+  return startVendorDouble([{ path: /.*/, respond: (request) => ({ json: echoOf(request) }) }], {
     port,
-  );
+    ...tell,
+  });
 }
 
-/** One line of what the vendor received, secrets as they arrived: `GET /path {"query":…,"headers":…,"body":…}`. */
+/**
+ * One line of what the vendor received, secrets as they arrived: `GET /path {"query":…,"headers":…,"body":…}`,
+ * followed by `(outage unavailable)` when an outage answered it instead of the echo.
+ */
 export function receivedLine(request: VendorRequest): string {
   const { method, path, ...rest } = echoOf(request).received;
-  return `${method} ${path} ${JSON.stringify(rest)}`;
+  const outage = request.outage ? ` (outage ${request.outage})` : '';
+  return `${method} ${path} ${JSON.stringify(rest)}${outage}`;
+}
+
+/** The line printed when the outage switches. */
+export function outageLine(outage: VendorOutage | null): string {
+  if (!outage) return 'outage over: echoing every request again';
+  const until = `until DELETE ${OUTAGE_ROUTE}`;
+  switch (outage.mode) {
+    case 'unavailable': {
+      const retry =
+        outage.retryAfterSeconds === undefined ? '' : ` with Retry-After ${outage.retryAfterSeconds}`;
+      return `outage unavailable: every request answers ${outage.status}${retry} ${until}`;
+    }
+    case 'timeout': {
+      const release = outage.holdMs === undefined ? '' : ` (each answers 504 after ${outage.holdMs} ms)`;
+      return `outage timeout: every request is held unanswered${release} ${until}`;
+    }
+    case 'final':
+      return `outage final: every request answers ${outage.status} ${until}`;
+  }
 }
 
 function portOf(text: string): number {
@@ -57,12 +77,17 @@ function portOf(text: string): number {
 export function registerVendorDouble(program: Command): void {
   program
     .command('vendor-double')
-    .description('run a vendor double on 127.0.0.1 that echoes every request as JSON (until Ctrl-C)')
+    .description(
+      `run a vendor double on 127.0.0.1 that echoes every request as JSON (until Ctrl-C); ` +
+        `POST ${OUTAGE_ROUTE} {"mode":"unavailable"|"timeout"|"final"} switches an outage on, DELETE ends it`,
+    )
     .option('--port <port>', 'port to listen on (0: a free one)', '4010')
     .action(async (options: { port: string }) => {
-      const vendor = await startEchoVendor(portOf(options.port), (request) =>
-        process.stderr.write(`${new Date().toISOString()} ${receivedLine(request)}\n`),
-      );
+      const print = (line: string) => process.stderr.write(`${new Date().toISOString()} ${line}\n`);
+      const vendor = await startEchoVendor(portOf(options.port), {
+        onRequest: (request) => print(receivedLine(request)),
+        onOutage: (outage) => print(outageLine(outage)),
+      });
       process.stdout.write(`vendor double listening on ${vendor.url} (approve host ${vendor.host})\n`);
       const stop = () => void vendor.close().then(() => process.exit(0));
       process.once('SIGINT', stop);

@@ -1,6 +1,7 @@
-// The vendor and model doubles: routes and recordings over plain HTTP, and the model double reached
-// by a real module through the real ai host function (OpenAI and Anthropic shapes).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// The vendor and model doubles: routes and recordings over plain HTTP, the vendor double's outages
+// (switched in code and over its control route), and the model double reached by a real module through
+// the real ai host function (OpenAI and Anthropic shapes).
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   loadApp,
   type ModelDouble,
@@ -67,6 +68,196 @@ describe('startVendorDouble', () => {
     expect(vendor.requests[0]).toMatchObject({ method: 'DELETE', path: '/v1/things', matched: false });
     vendor.route({ method: 'DELETE', path: '/v1/things', status: 204 });
     expect((await fetch(`${vendor.url}/v1/things`, { method: 'DELETE' })).status).toBe(204);
+  });
+});
+
+const OUTAGE_ERRORS = {
+  unavailable: 'the vendor double is unavailable (an unavailable outage)',
+  timeout: 'the vendor double held this request unanswered (a timeout outage)',
+  final: 'the vendor double refuses every request (a final outage)',
+};
+
+/** Status, Retry-After, content type and JSON body of an answer. */
+async function read(pending: Promise<Response>) {
+  const response = await pending;
+  return {
+    status: response.status,
+    retryAfter: response.headers.get('retry-after'),
+    type: response.headers.get('content-type'),
+    body: await response.json(),
+  };
+}
+
+const outageAnswer = (
+  mode: keyof typeof OUTAGE_ERRORS,
+  status: number,
+  retryAfter: string | null = null,
+) => ({
+  status,
+  retryAfter,
+  type: 'application/json',
+  body: { error: OUTAGE_ERRORS[mode], outage: mode },
+});
+
+describe('vendor double outages', () => {
+  let vendor: VendorDouble;
+  const thing = () => fetch(`${vendor.url}/v1/things/7`);
+  const control = (method: string, body?: string) =>
+    read(fetch(`${vendor.url}/__double/outage`, { method, body }));
+
+  beforeAll(async () => {
+    vendor = await startVendorDouble([{ method: 'GET', path: '/v1/things/:id', json: { ok: true } }]);
+  });
+  afterEach(() => {
+    vendor.recover();
+    vendor.reset();
+  });
+  afterAll(() => vendor?.close());
+
+  it('unavailable answers 503, or the 5xx and Retry-After given, and records requests without routing them', async () => {
+    vendor.outage('unavailable');
+    expect(vendor.outageMode).toBe('unavailable');
+    expect(await read(thing())).toEqual(outageAnswer('unavailable', 503));
+    vendor.outage({ mode: 'unavailable', status: 502, retryAfterSeconds: 30 });
+    const posted = fetch(`${vendor.url}/v1/other`, { method: 'POST', body: 'x' });
+    expect(await read(posted)).toEqual(outageAnswer('unavailable', 502, '30'));
+    expect(vendor.requests.map((r) => [r.method, r.path, r.params, r.matched, r.outage, r.body])).toEqual([
+      ['GET', '/v1/things/7', {}, false, 'unavailable', ''],
+      ['POST', '/v1/other', {}, false, 'unavailable', 'x'],
+    ]);
+  });
+
+  it('final answers 400, or the 4xx given, an error an app treats as final', async () => {
+    vendor.outage('final');
+    expect(await read(thing())).toEqual(outageAnswer('final', 400));
+    vendor.outage({ mode: 'final', status: 422 });
+    expect(await read(thing())).toEqual(outageAnswer('final', 422));
+    expect(vendor.requests.map((r) => r.outage)).toEqual(['final', 'final']);
+  });
+
+  it('recover() restores the routes at once', async () => {
+    vendor.outage('final');
+    expect((await thing()).status).toBe(400);
+    vendor.recover();
+    expect(vendor.outageMode).toBeNull();
+    expect(await read(thing())).toMatchObject({ status: 200, body: { ok: true } });
+    expect(vendor.requests.map((r) => [r.matched, r.outage, r.params])).toEqual([
+      [false, 'final', {}],
+      [true, null, { id: '7' }],
+    ]);
+  });
+
+  it('refuses a setting out of range or a field its mode does not take, and stays as it was', () => {
+    expect(() => vendor.outage({ mode: 'unavailable', status: 404 })).toThrow(
+      new RangeError('status must be an integer from 500 to 599 for the unavailable outage, not 404'),
+    );
+    expect(() => vendor.outage({ mode: 'final', retryAfterSeconds: 5 } as never)).toThrow(
+      'the final outage takes status besides mode, not retryAfterSeconds',
+    );
+    expect(() => vendor.outage('down' as never)).toThrow(
+      'mode must be one of unavailable, timeout, final, not "down"',
+    );
+    expect(vendor.outageMode).toBeNull();
+  });
+
+  it('timeout holds each request unanswered until recover(), which answers it 504', async () => {
+    vendor.outage('timeout');
+    let settled = false;
+    const pending = thing().finally(() => {
+      settled = true;
+    });
+    await vi.waitFor(() => expect(vendor.held).toBe(1));
+    expect(vendor.requests.map((r) => [r.path, r.outage])).toEqual([['/v1/things/7', 'timeout']]);
+    expect(settled).toBe(false);
+    vendor.recover();
+    expect(await read(pending)).toEqual(outageAnswer('timeout', 504));
+    expect(vendor.held).toBe(0);
+    expect(await read(thing())).toMatchObject({ status: 200, body: { ok: true } });
+  });
+
+  it('timeout with holdMs answers 504 once it elapses, and stays on', async () => {
+    vendor.outage({ mode: 'timeout', holdMs: 100 });
+    const started = performance.now();
+    expect(await read(thing())).toEqual(outageAnswer('timeout', 504));
+    expect(performance.now() - started).toBeGreaterThanOrEqual(95);
+    expect(vendor.held).toBe(0);
+    expect(vendor.outageMode).toBe('timeout');
+  });
+
+  it('frees a held request whose client gives up', async () => {
+    vendor.outage('timeout');
+    const abort = new AbortController();
+    const pending = fetch(`${vendor.url}/v1/things/7`, { signal: abort.signal });
+    await vi.waitFor(() => expect(vendor.held).toBe(1));
+    abort.abort();
+    await expect(pending).rejects.toThrow('This operation was aborted');
+    await vi.waitFor(() => expect(vendor.held).toBe(0));
+  });
+
+  it('close() ends the held requests: their fetch settles and close resolves', async () => {
+    const own = await startVendorDouble();
+    own.outage('timeout');
+    const pending = fetch(`${own.url}/anything`);
+    await vi.waitFor(() => expect(own.held).toBe(1));
+    await own.close();
+    await expect(pending).rejects.toThrow('fetch failed');
+    expect(own.held).toBe(0);
+  });
+
+  it('switches over HTTP: POST sets, GET reads, DELETE recovers, answered in an outage and never recorded', async () => {
+    const unavailable = { mode: 'unavailable', status: 503, retryAfterSeconds: 30 };
+    const posted = await control('POST', '{"mode":"unavailable","retryAfterSeconds":30}');
+    expect(posted).toEqual({
+      status: 200,
+      retryAfter: null,
+      type: 'application/json',
+      body: { outage: unavailable, held: 0 },
+    });
+    expect(vendor.outageMode).toBe('unavailable');
+    expect(await read(thing())).toEqual(outageAnswer('unavailable', 503, '30'));
+    expect((await control('GET')).body).toEqual({ outage: unavailable, held: 0 });
+    expect(await control('DELETE')).toMatchObject({ status: 200, body: { outage: null, held: 0 } });
+    expect(vendor.outageMode).toBeNull();
+    expect(await read(thing())).toMatchObject({ status: 200, body: { ok: true } });
+    expect((await control('GET')).body).toEqual({ outage: null, held: 0 });
+    expect(vendor.requests.map((r) => [r.path, r.outage])).toEqual([
+      ['/v1/things/7', 'unavailable'],
+      ['/v1/things/7', null],
+    ]);
+  });
+
+  it('refuses a bad control request with a JSON error, leaving the outage off', async () => {
+    const refusals: [string, string, number, string][] = [
+      ['POST', 'unavailable', 400, 'the body must be JSON like { "mode": "unavailable" }: Unexpected token'],
+      ['POST', '["unavailable"]', 400, 'an outage is { "mode": unavailable | timeout | final, … }'],
+      ['POST', '{"mode":"down"}', 400, 'mode must be one of unavailable, timeout, final, not "down"'],
+      ['POST', '{}', 400, 'mode must be one of unavailable, timeout, final, not undefined'],
+      [
+        'POST',
+        '{"mode":"timeout","status":504}',
+        400,
+        'the timeout outage takes holdMs besides mode, not status',
+      ],
+      [
+        'POST',
+        '{"mode":"final","status":"418"}',
+        400,
+        'status must be an integer from 400 to 499 for the final outage, not "418"',
+      ],
+      ['PUT', '{"mode":"final"}', 405, '/__double/outage takes GET, POST and DELETE, not PUT'],
+    ];
+    for (const [method, body, status, error] of refusals) {
+      const answer = await control(method, body);
+      expect(answer, body).toMatchObject({ status, type: 'application/json' });
+      expect(answer.body.error, body).toContain(error);
+    }
+    const unknown = await read(fetch(`${vendor.url}/__double/nothing`));
+    expect(unknown).toMatchObject({
+      status: 404,
+      body: { error: expect.stringContaining('GET, POST and DELETE /__double/outage') },
+    });
+    expect(vendor.outageMode).toBeNull();
+    expect(vendor.requests).toEqual([]);
   });
 });
 

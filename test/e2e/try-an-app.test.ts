@@ -4,7 +4,6 @@
 // `npx app vendor-double --port <port>`, a token from `npx platform token`, then the README's calls in
 // order, "Call it from a workflow and a rule set" included (a run on DBOS in the worker, its call through
 // the runner) — on free ports instead of 3000 and 4010.
-import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import createClient from 'openapi-fetch';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -12,20 +11,15 @@ import type { paths } from '../support/api-types.ts';
 import { expectContractKept, fetchContract } from '../support/contract.ts';
 import { freePort } from '../support/free-port.ts';
 import {
-  APP_BIN,
   baseEnv,
-  children,
   cleanUpProcesses,
-  collect,
   dataDirs,
-  type Env,
   freePorts,
-  type Result,
-  ROOT,
   removeTempDirs,
   run,
   signal,
   startPlatform,
+  startVendorDoubleCommand,
   tempDir,
 } from '../support/processes.ts';
 
@@ -34,39 +28,6 @@ const SECRET = 'sk-demo-1234567890';
 
 afterEach(cleanUpProcesses);
 afterAll(removeTempDirs);
-
-interface VendorProcess {
-  child: ChildProcess;
-  stdout: () => string;
-  stderr: () => string;
-  exited: Promise<Result>;
-}
-
-/** `app vendor-double --port <port>` in its own process group, once it printed its "listening" line. */
-async function startVendorDoubleCommand(port: number, env: Env): Promise<VendorProcess> {
-  const child = spawn(process.execPath, [APP_BIN, 'vendor-double', '--port', String(port)], {
-    cwd: ROOT,
-    env,
-    detached: true,
-  });
-  children.add(child);
-  child.stdin?.end();
-  const { exited, out, err } = collect(child);
-  await new Promise<void>((resolve, reject) => {
-    const onData = () => {
-      if (/listening on .*\n/.test(out())) {
-        child.stdout?.off('data', onData);
-        resolve();
-      }
-    };
-    child.stdout?.on('data', onData);
-    void exited.then((result) =>
-      reject(new Error(`vendor double exited (${result.code}) before listening:\n${result.stderr}`)),
-    );
-    setTimeout(() => reject(new Error(`vendor double not listening after 30 s:\n${err()}`)), 30_000).unref();
-  });
-  return { child, stdout: out, stderr: err, exited };
-}
 
 interface Answer {
   status: number;

@@ -256,3 +256,36 @@ export function signal(
   const child = 'child' in running ? running.child : running;
   process.kill(group ? -(child.pid as number) : (child.pid as number), name);
 }
+
+export interface VendorProcess {
+  child: ChildProcess;
+  stdout: () => string;
+  stderr: () => string;
+  exited: Promise<Result>;
+}
+
+/** `app vendor-double --port <port>` in its own process group, once it printed its "listening" line. */
+export async function startVendorDoubleCommand(port: number, env: Env): Promise<VendorProcess> {
+  const child = spawn(process.execPath, [APP_BIN, 'vendor-double', '--port', String(port)], {
+    cwd: ROOT,
+    env,
+    detached: true,
+  });
+  children.add(child);
+  child.stdin?.end();
+  const { exited, out, err } = collect(child);
+  await new Promise<void>((resolve, reject) => {
+    const onData = () => {
+      if (/listening on .*\n/.test(out())) {
+        child.stdout?.off('data', onData);
+        resolve();
+      }
+    };
+    child.stdout?.on('data', onData);
+    void exited.then((result) =>
+      reject(new Error(`vendor double exited (${result.code}) before listening:\n${result.stderr}`)),
+    );
+    setTimeout(() => reject(new Error(`vendor double not listening after 30 s:\n${err()}`)), 30_000).unref();
+  });
+  return { child, stdout: out, stderr: err, exited };
+}

@@ -38,9 +38,11 @@ export {
   startVendorDouble,
   type VendorAnswer,
   type VendorDouble,
+  type VendorDoubleOptions,
   type VendorRequest,
   type VendorRoute,
 } from './vendor-double.ts';
+export { OUTAGE_ROUTE, type OutageMode, OutageSettingError, type VendorOutage } from './vendor-outage.ts';
 export {
   type SignatureScheme,
   type SignedWebhookOptions,

@@ -19,6 +19,11 @@ export interface IncomingRequest {
   /** Lower-cased names; repeated headers joined with ", ". */
   headers: Record<string, string>;
   body: Buffer;
+  /**
+   * Aborts when the connection closes before the answer is sent (the client gave up, or close()): a
+   * handler holding a request back lets go of it then; what it answers afterwards is not sent.
+   */
+  signal: AbortSignal;
 }
 
 export interface OutgoingResponse {
@@ -32,7 +37,18 @@ export type Handler = (request: IncomingRequest) => Promise<OutgoingResponse> | 
 /** Reads the whole request, hands it to the handler and sends its answer (500 with the error's message if it throws). */
 export async function startLocalServer(handler: Handler, port = 0): Promise<LocalServer> {
   const sockets = new Set<import('node:net').Socket>();
+  // Each response until it closes: close() waits for them, so every aborted signal has fired by then.
+  const responses = new Set<Promise<void>>();
   const server = http.createServer((req, res) => {
+    const gone = new AbortController();
+    const closed = new Promise<void>((resolve) =>
+      res.on('close', () => {
+        if (!res.writableFinished) gone.abort();
+        responses.delete(closed);
+        resolve();
+      }),
+    );
+    responses.add(closed);
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', async () => {
@@ -49,10 +65,12 @@ export async function startLocalServer(handler: Handler, port = 0): Promise<Loca
           query: Object.fromEntries(url.searchParams),
           headers,
           body: Buffer.concat(chunks),
+          signal: gone.signal,
         });
       } catch (error) {
         answer = { status: 500, body: error instanceof Error ? error.message : String(error) };
       }
+      if (gone.signal.aborted) return;
       try {
         res.writeHead(answer.status, answer.headers);
         res.end(answer.body === undefined ? undefined : Buffer.from(answer.body));
@@ -76,12 +94,12 @@ export async function startLocalServer(handler: Handler, port = 0): Promise<Loca
     url: `http://127.0.0.1:${bound}`,
     host: `127.0.0.1:${bound}`,
     port: bound,
-    close: () =>
-      new Promise<void>((resolve) => {
-        // Kept-alive connections of the runner's pool would hold the server open.
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      }),
+    close: async () => {
+      const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+      // Kept-alive connections of the runner's pool would hold the server open.
+      for (const socket of sockets) socket.destroy();
+      await Promise.all([stopped, ...responses]);
+    },
   };
 }
 

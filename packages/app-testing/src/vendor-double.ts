@@ -1,11 +1,13 @@
 // A vendor double: an HTTP server on 127.0.0.1 answering declared routes and recording every request,
-// for an app under test to reach through the real http_request host function.
+// for an app under test to reach through the real http_request host function. An outage switched on
+// (vendor-outage.ts) answers instead of the routes.
 import {
   type IncomingRequest,
   jsonResponse,
   type OutgoingResponse,
   startLocalServer,
 } from './local-server.ts';
+import { controlAnswer, type OutageMode, OutageSwitch, type VendorOutage } from './vendor-outage.ts';
 
 export interface VendorRequest {
   method: string;
@@ -19,8 +21,10 @@ export interface VendorRequest {
   bodyBytes: Uint8Array;
   /** Values of the route's :name segments. */
   params: Record<string, string>;
-  /** Whether a route answered it (false: the double answered 404). */
+  /** Whether a route answered it (false: the double answered 404, or an outage answered). */
   matched: boolean;
+  /** The outage that answered it instead of the routes; null: the routes did. */
+  outage: OutageMode | null;
 }
 
 export interface VendorAnswer {
@@ -53,7 +57,28 @@ export interface VendorDouble {
   route(...routes: VendorRoute[]): void;
   /** Forgets the recorded requests. */
   reset(): void;
+  /** The outage answering every request instead of the routes; null: the routes answer. */
+  readonly outageMode: OutageMode | null;
+  /** Requests a timeout outage holds unanswered now. */
+  readonly held: number;
+  /**
+   * From now on the outage answers every request (still recorded, with `outage` set) and the routes are
+   * not consulted. Throws a RangeError for a setting out of range or a field the mode does not take.
+   */
+  outage(outage: OutageMode | VendorOutage): void;
+  /** Ends the outage: the routes answer again at once; requests a timeout outage held answer 504. */
+  recover(): void;
+  /** Also ends the connections of held requests. */
   close(): Promise<void>;
+}
+
+export interface VendorDoubleOptions {
+  /** 0 (the default) takes a free one. */
+  port?: number;
+  /** Told of every request as it is recorded, before it is answered. */
+  onRequest?: (request: VendorRequest) => void;
+  /** Told of every switch: the outage with its defaults filled in, or null when it recovers. */
+  onOutage?: (outage: VendorOutage | null) => void;
 }
 
 function matchPath(pattern: string | RegExp, path: string): Record<string, string> | null {
@@ -81,21 +106,37 @@ function toResponse(answer: VendorAnswer): OutgoingResponse {
 
 /**
  * Starts a vendor double; routes are tried in order, the first match answers, no match answers 404.
- * `port` 0 (the default) takes a free one.
+ * A number for options is the port.
  */
-export async function startVendorDouble(routes: VendorRoute[] = [], port = 0): Promise<VendorDouble> {
+export async function startVendorDouble(
+  routes: VendorRoute[] = [],
+  options: number | VendorDoubleOptions = {},
+): Promise<VendorDouble> {
+  const { port = 0, onRequest, onOutage } = typeof options === 'number' ? { port: options } : options;
   const table = [...routes];
   const requests: VendorRequest[] = [];
+  const keep = (request: VendorRequest) => {
+    requests.push(request);
+    onRequest?.(request);
+    return request;
+  };
+  const outages = new OutageSwitch(onOutage);
   const server = await startLocalServer(async (incoming) => {
+    const control = controlAnswer(incoming, outages);
+    if (control) return control;
+    const outage = outages.current;
+    if (outage) {
+      keep(record(incoming, {}, false, outage.mode));
+      return outages.answer(outage, incoming.signal);
+    }
     for (const route of table) {
       if (route.method && route.method.toUpperCase() !== incoming.method) continue;
       const params = matchPath(route.path, incoming.path);
       if (!params) continue;
-      const request = record(incoming, params, true);
-      requests.push(request);
+      const request = keep(record(incoming, params, true));
       return toResponse(route.respond ? await route.respond(request) : route);
     }
-    requests.push(record(incoming, {}, false));
+    keep(record(incoming, {}, false));
     return jsonResponse(404, {
       error: `the vendor double has no route for ${incoming.method} ${incoming.path}`,
     });
@@ -110,11 +151,27 @@ export async function startVendorDouble(routes: VendorRoute[] = [], port = 0): P
     reset: () => {
       requests.length = 0;
     },
+    get outageMode() {
+      return outages.current?.mode ?? null;
+    },
+    get held() {
+      return outages.held;
+    },
+    outage: (outage) => {
+      outages.set(typeof outage === 'string' ? { mode: outage } : outage);
+    },
+    recover: () => outages.recover(),
+    // Ending the connections aborts each held request's signal, which frees it (OutageSwitch).
     close: () => server.close(),
   };
 }
 
-function record(incoming: IncomingRequest, params: Record<string, string>, matched: boolean): VendorRequest {
+function record(
+  incoming: IncomingRequest,
+  params: Record<string, string>,
+  matched: boolean,
+  outage: OutageMode | null = null,
+): VendorRequest {
   return {
     method: incoming.method,
     path: incoming.path,
@@ -124,5 +181,6 @@ function record(incoming: IncomingRequest, params: Record<string, string>, match
     bodyBytes: new Uint8Array(incoming.body),
     params,
     matched,
+    outage,
   };
 }
