@@ -107,9 +107,10 @@ export async function claimTrial(
     .where(
       and(
         eq(appInstallCircuits.installId, installId),
-        sql`(${appInstallCircuits.state} = 'open' and ${appInstallCircuits.openedAt} + ${openTime} <= now())
+        // Parenthesised whole: and() does not wrap its parts, and a bare `or` would reach other installs.
+        sql`((${appInstallCircuits.state} = 'open' and ${appInstallCircuits.openedAt} + ${openTime} <= now())
           or (${appInstallCircuits.state} = 'half_open'
-            and (${appInstallCircuits.trialClaimedAt} is null or ${appInstallCircuits.trialClaimedAt} + ${openTime} <= now()))`,
+            and (${appInstallCircuits.trialClaimedAt} is null or ${appInstallCircuits.trialClaimedAt} + ${openTime} <= now())))`,
       ),
     )
     .returning({ installId: appInstallCircuits.installId });
