@@ -131,11 +131,16 @@ export function runRoutes(deps: RunRouteDeps): FastifyPluginAsyncTypebox {
       async (request) => {
         const principal = principalOf(request);
         const dryRun = request.body.dryRun ?? false;
-        if (!dryRun) await requireAppRulePermission(deps.database, principal, request.params.key);
-        const needsRunner =
+        const callsApps =
           !dryRun && (await hasAppRules(deps.database, principal.tenantId, request.params.key));
+        // App rules call installs (metered, quota-checked): like a test call, they need apps:write.
+        if (callsApps && !principal.permissions.has('apps:write')) {
+          throw forbidden('evaluating app rules needs the apps:write permission (dryRun: true skips them)', {
+            permission: 'apps:write',
+          });
+        }
         return evaluateRuleSet(
-          { attempt: needsRunner ? attemptDeps() : attemptDepsOrNone(deps) },
+          { attempt: callsApps ? attemptDeps() : attemptDepsOrNone(deps) },
           {
             tenantId: principal.tenantId,
             key: request.params.key,
@@ -152,20 +157,6 @@ export function runRoutes(deps: RunRouteDeps): FastifyPluginAsyncTypebox {
 async function hasAppRules(database: Database, tenantId: string, key: string): Promise<boolean> {
   const version = await publishedVersion(database.db, tenantId, 'rule_set', key);
   return Boolean(version && (version.body as RuleSetBody).rules.some((r) => r.type === 'app'));
-}
-
-/** App rules call installs (metered, quota-checked): like a test call, they need apps:write. */
-async function requireAppRulePermission(
-  database: Database,
-  principal: ReturnType<typeof principalOf>,
-  key: string,
-): Promise<void> {
-  if (principal.permissions.has('apps:write')) return;
-  if (await hasAppRules(database, principal.tenantId, key)) {
-    throw forbidden('evaluating app rules needs the apps:write permission (dryRun: true skips them)', {
-      permission: 'apps:write',
-    });
-  }
 }
 
 /** Attempt deps for an evaluation that calls no install (the runner is never used). */
