@@ -4,6 +4,7 @@
 import { type AnyColumn, and, eq, gt, gte, lt, ne, type SQL, sql } from 'drizzle-orm';
 import type { Queryable } from '../db/pool.ts';
 import { readLimits } from '../installs/limits-record.ts';
+import type { BudgetPeriod } from '../installs/tables.ts';
 import {
   actionPrice,
   BUDGET_PERIODS,
@@ -106,8 +107,8 @@ export interface PeriodUseRow {
 
 /**
  * The tenant's use in the UTC day and month `now` falls in, per install and currency: one query over the
- * tenant's rows of the month. The quota check and the metering report both read use through here and
- * fold it with `usageSnapshot`, so the two weigh a limit against the same number.
+ * tenant's rows of the month. The quota check and the month report both read use through here and fold
+ * it with `tenantUsage` and `installUsage`, so the two weigh a limit against the same number.
  */
 export async function periodUse(db: Queryable, tenantId: string, now: Date): Promise<PeriodUseRow[]> {
   const month = meteringDays('month', now);
@@ -145,35 +146,35 @@ export async function periodUse(db: Queryable, tenantId: string, now: Date): Pro
   }));
 }
 
-/**
- * Folds `periodUse` into the snapshot the limits are weighed against: the tenant's calls and HTTP
- * requests over all installs (its spend is never weighed: spend is kept per install, each in its own
- * currency), and the install's, whose spend counts only spend in `currency` (null: none). Pure.
- */
-export function usageSnapshot(
+/** Sums `periodUse` rows per period; spend only of the rows `spends` keeps. Pure. */
+function summed(rows: readonly PeriodUseRow[], spends: (row: PeriodUseRow) => boolean) {
+  const sums: Record<BudgetPeriod, PeriodUsage> = { day: { ...NO_USAGE }, month: { ...NO_USAGE } };
+  for (const row of rows) {
+    for (const period of BUDGET_PERIODS) {
+      sums[period].calls += row[period].calls;
+      sums[period].httpRequests += row[period].httpRequests;
+      if (spends(row)) sums[period].spendMicros += row[period].spendMicros;
+    }
+  }
+  return sums;
+}
+
+/** The tenant's calls and HTTP requests over all installs; its spend is never weighed (kept per install, each in its own currency). */
+export const tenantUsage = (rows: readonly PeriodUseRow[]) => summed(rows, () => false);
+
+/** One install's use; its spend counts only spend in `currency` (null: none), as its spend budgets are in it. */
+export const installUsage = (rows: readonly PeriodUseRow[], installId: string, currency: string | null) =>
+  summed(
+    rows.filter((row) => row.installId === installId),
+    (row) => row.currency !== '' && row.currency === currency,
+  );
+
+/** Folds `periodUse` into the snapshot the quota check weighs limits against. Pure. */
+export const usageSnapshot = (
   rows: readonly PeriodUseRow[],
   installId: string,
   currency: string | null,
-): UsageSnapshot {
-  const snapshot: UsageSnapshot = {
-    tenant: { day: { ...NO_USAGE }, month: { ...NO_USAGE } },
-    install: { day: { ...NO_USAGE }, month: { ...NO_USAGE } },
-  };
-  for (const row of rows) {
-    const own = row.installId === installId;
-    const spends = own && row.currency !== '' && row.currency === currency;
-    for (const period of BUDGET_PERIODS) {
-      const used = row[period];
-      snapshot.tenant[period].calls += used.calls;
-      snapshot.tenant[period].httpRequests += used.httpRequests;
-      if (!own) continue;
-      snapshot.install[period].calls += used.calls;
-      snapshot.install[period].httpRequests += used.httpRequests;
-      if (spends) snapshot.install[period].spendMicros += used.spendMicros;
-    }
-  }
-  return snapshot;
-}
+): UsageSnapshot => ({ tenant: tenantUsage(rows), install: installUsage(rows, installId, currency) });
 
 /** The tenant's and the install's use in the UTC day and month `now` falls in (see periodUse). */
 export async function usageOf(
