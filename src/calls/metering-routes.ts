@@ -44,7 +44,7 @@ export function meteringRoutes(deps: InstallRouteDeps): FastifyPluginAsyncTypebo
       },
     );
 
-    // A static path: find-my-way matches it before GET /apps/:name, so no app can be named "metering" away.
+    // A static path, matched before GET /apps/:name; no app may be named metering (src/module/names.ts).
     app.get(
       '/apps/metering',
       {
