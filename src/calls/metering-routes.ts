@@ -3,6 +3,7 @@
 // total, per day and per install, with quotas and budgets). Both read metering through meteringRows, and
 // both show spend only to holders of apps:write. Thin: the schemas shape the query, the reports read.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { type InstallRouteDeps, installContextOf } from '../installs/context.ts';
 import { Name } from '../installs/routes.ts';
@@ -20,6 +21,16 @@ const MonthQuery = Type.Object(
   { additionalProperties: false },
 );
 
+/** What either report needs of a request: the database, the tenant, and whether spend may be shown. */
+function reportScope(deps: InstallRouteDeps, request: FastifyRequest) {
+  const ctx = installContextOf(deps, request);
+  return {
+    db: ctx.database.db,
+    tenantId: ctx.principal.tenantId,
+    withSpend: ctx.principal.permissions.has('apps:write'),
+  };
+}
+
 export function meteringRoutes(deps: InstallRouteDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
@@ -35,12 +46,8 @@ export function meteringRoutes(deps: InstallRouteDeps): FastifyPluginAsyncTypebo
         },
       },
       async (request) => {
-        const ctx = installContextOf(deps, request);
-        return meteringReport(ctx.database.db, {
-          tenantId: ctx.principal.tenantId,
-          ...request.query,
-          withSpend: ctx.principal.permissions.has('apps:write'),
-        });
+        const { db, ...scope } = reportScope(deps, request);
+        return meteringReport(db, { ...scope, ...request.query });
       },
     );
 
@@ -59,12 +66,8 @@ export function meteringRoutes(deps: InstallRouteDeps): FastifyPluginAsyncTypebo
         },
       },
       async (request) => {
-        const ctx = installContextOf(deps, request);
-        return monthReport(ctx.database.db, {
-          tenantId: ctx.principal.tenantId,
-          month: request.query.month,
-          withSpend: ctx.principal.permissions.has('apps:write'),
-        });
+        const { db, ...scope } = reportScope(deps, request);
+        return monthReport(db, { ...scope, ...request.query });
       },
     );
   };

@@ -56,12 +56,11 @@ const shownStanding = ({ periodStart, resetsAt, ...standing }: LimitStanding) =>
 });
 
 /**
- * One live install's entry: its month's use, and its budgets against their current periods. Spend
- * budgets are weighed with its dearest action's price, so one is reached once it refuses that call.
+ * An install's budgets against their current periods. Spend budgets are weighed with its dearest
+ * action's price, so one is reached once it refuses that call; without apps:write they are left out.
  */
-function liveInstall(
+function budgetStandings(
   install: InstallLimits,
-  used: Tally,
   current: readonly PeriodUseRow[],
   now: Date,
   withSpend: boolean,
@@ -69,30 +68,23 @@ function liveInstall(
   const { limits } = install;
   const usage = installUsage(current, install.installId, limits.currency);
   const budgets = limits.budgets.filter((budget) => withSpend || budget.metric !== 'spend');
-  return {
-    installId: install.installId,
-    installName: install.installName,
-    appName: install.appName,
-    removed: false,
-    ...shownTally(used, withSpend),
-    ...(withSpend ? { currency: limits.currency } : {}),
-    budgets: limitStandings(budgets, usage, dearestPrice(limits, install.actions), now).map(shownStanding),
-  };
+  return limitStandings(budgets, usage, dearestPrice(limits, install.actions), now);
 }
 
 /**
- * A removed install metered in the month: under the name it last had; its limits went with it, so it
- * has no budgets and no currency.
+ * One entry of `installs`. A removed install has no limits (they went with it): no budgets, currency null.
  */
-function removedInstall(row: MeteringRow, used: Tally, withSpend: boolean) {
+function installEntry(
+  install: { installId: string; installName: string; appName: string; removed: boolean },
+  used: Tally,
+  withSpend: boolean,
+  limits: { currency: string | null; budgets: LimitStanding[] } = { currency: null, budgets: [] },
+) {
   return {
-    installId: row.installId,
-    installName: row.installName,
-    appName: row.appName,
-    removed: true,
+    ...install,
     ...shownTally(used, withSpend),
-    ...(withSpend ? { currency: null } : {}),
-    budgets: [],
+    ...(withSpend ? { currency: limits.currency } : {}),
+    budgets: limits.budgets.map(shownStanding),
   };
 }
 
@@ -119,17 +111,30 @@ export async function monthReport(db: Queryable, query: MonthQuery, now: Date = 
   const live = new Set(installs.map((install) => install.installId));
   const entries = [
     ...installs.map((install) =>
-      liveInstall(
-        install,
+      installEntry(
+        {
+          installId: install.installId,
+          installName: install.installName,
+          appName: install.appName,
+          removed: false,
+        },
         use.installs.get(install.installId)?.tally ?? emptyTally(),
-        current,
-        now,
         query.withSpend,
+        {
+          currency: install.limits.currency,
+          budgets: budgetStandings(install, current, now, query.withSpend),
+        },
       ),
     ),
     ...[...use.installs.values()]
       .filter(({ row }) => !live.has(row.installId))
-      .map(({ row, tally }) => removedInstall(row, tally, query.withSpend)),
+      .map(({ row, tally }) =>
+        installEntry(
+          { installId: row.installId, installName: row.installName, appName: row.appName, removed: true },
+          tally,
+          query.withSpend,
+        ),
+      ),
   ].sort(
     (a, b) =>
       a.installName.localeCompare(b.installName) ||
