@@ -159,10 +159,13 @@ function summed(rows: readonly PeriodUseRow[], spends: (row: PeriodUseRow) => bo
   return sums;
 }
 
-/** The tenant's calls and HTTP requests over all installs; its spend is never weighed (kept per install, each in its own currency). */
+/**
+ * The tenant's calls and HTTP requests over all installs; its spend is never weighed (spend is kept per
+ * install, each in its own currency).
+ */
 export const tenantUsage = (rows: readonly PeriodUseRow[]) => summed(rows, () => false);
 
-/** One install's use; its spend counts only spend in `currency` (null: none), as its spend budgets are in it. */
+/** One install's use; only spend in `currency` counts (null: none), the currency its spend budgets are in. */
 export const installUsage = (rows: readonly PeriodUseRow[], installId: string, currency: string | null) =>
   summed(
     rows.filter((row) => row.installId === installId),

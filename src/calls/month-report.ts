@@ -21,7 +21,10 @@ import { tenantQuotasOf } from './tenant-quotas.ts';
 /** The UTC month `now` falls in, as YYYY-MM. */
 export const monthOf = (now: Date): string => dayKey(now).slice(0, 7);
 
-/** The metering days of a month YYYY-MM (the route's schema refuses any other), inclusive, as meteringRows reads them. Pure. */
+/**
+ * The metering days of a month YYYY-MM (the route's schema refuses any other form), first and last
+ * inclusive, as meteringRows reads them. Pure.
+ */
 export function monthDays(month: string): { from: string; to: string } {
   const { start, resetsAt } = periodBounds('month', new Date(`${month}-01T00:00:00Z`));
   return { from: dayKey(start), to: dayKey(new Date(resetsAt.getTime() - 86_400_000)) };

@@ -77,7 +77,7 @@ describe('the description of the catalogue, tenant, audit, notification, health 
     );
     expect(statuses('get', '/app-invocations')).toEqual(expect.arrayContaining(['200', '400', '403']));
     expect(statuses('get', '/app-invocations/{id}')).toEqual(expect.arrayContaining(['200', '400', '404']));
-    // The month report beside GET /apps/{name}: its own operation, refusing a bad month, no token, no apps:read.
+    // The month report beside GET /apps/{name}: its own operation; a bad month, no token, no apps:read.
     expect(statuses('get', '/apps/metering')).toEqual(['200', '400', '401', '403', '429', '500', '503']);
   });
 
