@@ -3,6 +3,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { auditRoutes } from '../audit/routes.ts';
 import type { TokenVerifier } from '../auth/tokens.ts';
+import { meteringRoutes } from '../calls/metering-routes.ts';
 import { callRoutes } from '../calls/routes.ts';
 import { loadRelease, reconcileRelease } from '../catalogue/release.ts';
 import { catalogueRoutes } from '../catalogue/routes.ts';
@@ -81,6 +82,7 @@ export async function buildPublicApi(deps: ApiDeps) {
   await app.register(changesRoutes(installDeps));
   await app.register(limitsRoutes(installDeps));
   await app.register(cacheRoutes(installDeps));
+  await app.register(meteringRoutes(installDeps));
   await app.register(callRoutes(installDeps));
   await app.register(definitionRoutes({ database: deps.database, config: deps.config }));
   if (deps.runs) {

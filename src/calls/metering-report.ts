@@ -54,12 +54,36 @@ export function reportRange(now: Date, from?: string, to?: string): { from: stri
   return range;
 }
 
-export async function meteringReport(db: Queryable, query: MeteringQuery, now = new Date()) {
-  const range = reportRange(now, query.from, query.to);
+/** One app_metering row as the reports read it: the install named as it is now (see the file's head). */
+export interface MeteringRow {
+  installId: string;
+  installName: string;
+  appName: string;
+  /** The install is gone: installName is the name it last had. */
+  removed: boolean;
+  action: string;
+  day: string;
+  /** '' for calls that cost nothing. */
+  currency: string;
+  calls: number;
+  httpRequests: number;
+  spendMicros: number;
+}
+
+/**
+ * The one reader of app_metering for reports (GET /app-installs/metering and GET /apps/metering): the
+ * tenant's rows of the days from..to (inclusive), one per install, day, action and currency (the table's
+ * key, so nothing is summed here), newest day first. `install` keeps the rows of the install so named now
+ * and of removed installs last named so. Each report folds the rows its own way (`tally`).
+ */
+export async function meteringRows(
+  db: Queryable,
+  query: { tenantId: string; from: string; to: string; install?: string },
+): Promise<MeteringRow[]> {
   const where = [
     eq(appMetering.tenantId, query.tenantId),
-    gte(appMetering.day, range.from),
-    lte(appMetering.day, range.to),
+    gte(appMetering.day, query.from),
+    lte(appMetering.day, query.to),
   ];
   if (query.install) {
     where.push(
@@ -69,28 +93,80 @@ export async function meteringReport(db: Queryable, query: MeteringQuery, now = 
       ) as SQL,
     );
   }
-  const rows = await db
+  const installName = sql<string>`coalesce(${appInstalls.name}, ${appMetering.installName})`;
+  return db
     .select({
       installId: appMetering.installId,
-      installName: sql<string>`coalesce(max(${appInstalls.name}), max(${appMetering.installName}))`,
-      appName: sql<string>`max(${appMetering.appName})`,
+      installName,
+      appName: appMetering.appName,
+      removed: sql<boolean>`${appInstalls.id} is null`,
       action: appMetering.action,
       day: appMetering.day,
-      calls: sql<number>`sum(${appMetering.calls})::bigint`.mapWith(Number),
-      httpRequests: sql<number>`sum(${appMetering.httpRequests})::bigint`.mapWith(Number),
-      spend: sql<
-        { currency: string; micros: number }[]
-      >`coalesce(jsonb_agg(jsonb_build_object('currency', ${appMetering.currency}, 'micros', ${appMetering.spendMicros})) filter (where ${appMetering.spendMicros} > 0), '[]'::jsonb)`,
+      currency: appMetering.currency,
+      calls: appMetering.calls,
+      httpRequests: appMetering.httpRequests,
+      spendMicros: appMetering.spendMicros,
     })
     .from(appMetering)
     .leftJoin(appInstalls, eq(appInstalls.id, appMetering.installId))
     .where(and(...where) as SQL)
-    .groupBy(appMetering.installId, appMetering.action, appMetering.day)
-    .orderBy(desc(appMetering.day), sql`2`, appMetering.action);
-  const items: MeteringItem[] = rows.map(({ spend, ...row }) =>
-    query.withSpend
-      ? { ...row, spend: spend.map((s) => ({ currency: s.currency, micros: Number(s.micros) })) }
-      : row,
-  );
+    .orderBy(
+      desc(appMetering.day),
+      installName,
+      appMetering.installId,
+      appMetering.action,
+      appMetering.currency,
+    );
+}
+
+/** Calls, HTTP requests and spend per currency summed over some metering rows. */
+export interface Tally {
+  calls: number;
+  httpRequests: number;
+  /** Micros per currency charged; calls that cost nothing add none. */
+  spend: Map<string, number>;
+}
+
+export const emptyTally = (): Tally => ({ calls: 0, httpRequests: 0, spend: new Map() });
+
+/** Adds one row to a tally. Pure but for the tally it is given. */
+export function tally(
+  into: Tally,
+  row: Pick<MeteringRow, 'calls' | 'httpRequests' | 'currency' | 'spendMicros'>,
+) {
+  into.calls += row.calls;
+  into.httpRequests += row.httpRequests;
+  if (row.spendMicros > 0)
+    into.spend.set(row.currency, (into.spend.get(row.currency) ?? 0) + row.spendMicros);
+  return into;
+}
+
+/** A tally as reports answer it: spend as [{ currency, micros }] by currency, and only `withSpend`. */
+export function shownTally(t: Tally, withSpend: boolean) {
+  const counts = { calls: t.calls, httpRequests: t.httpRequests };
+  if (!withSpend) return counts;
+  const spend = [...t.spend].sort(([a], [b]) => a.localeCompare(b));
+  return { ...counts, spend: spend.map(([currency, micros]) => ({ currency, micros })) };
+}
+
+/** GET /app-installs/metering: the rows folded per install, action and day, newest day first. */
+export async function meteringReport(db: Queryable, query: MeteringQuery, now = new Date()) {
+  const range = reportRange(now, query.from, query.to);
+  const rows = await meteringRows(db, { tenantId: query.tenantId, install: query.install, ...range });
+  const groups = new Map<string, { row: MeteringRow; tally: Tally }>();
+  for (const row of rows) {
+    const key = `${row.day}/${row.installId}/${row.action}`;
+    const group = groups.get(key) ?? { row, tally: emptyTally() };
+    groups.set(key, group);
+    tally(group.tally, row);
+  }
+  const items: MeteringItem[] = [...groups.values()].map(({ row, tally }) => ({
+    installId: row.installId,
+    installName: row.installName,
+    appName: row.appName,
+    action: row.action,
+    day: row.day,
+    ...shownTally(tally, query.withSpend),
+  }));
   return { ...range, items };
 }

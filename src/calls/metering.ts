@@ -4,7 +4,16 @@
 import { type AnyColumn, and, eq, gt, gte, lt, ne, type SQL, sql } from 'drizzle-orm';
 import type { Queryable } from '../db/pool.ts';
 import { readLimits } from '../installs/limits-record.ts';
-import { actionPrice, dayKey, meteringDays, type PeriodUsage, type UsageSnapshot } from './quotas.ts';
+import type { BudgetPeriod } from '../installs/tables.ts';
+import {
+  actionPrice,
+  BUDGET_PERIODS,
+  dayKey,
+  meteringDays,
+  NO_USAGE,
+  type PeriodUsage,
+  type UsageSnapshot,
+} from './quotas.ts';
 import { appMetering } from './tables.ts';
 
 export interface MeteredCall {
@@ -88,56 +97,95 @@ const total = (column: AnyColumn, filter?: SQL) =>
     ? sql<string>`coalesce(sum(${column}) filter (where ${filter}), 0)::bigint`
     : sql<string>`coalesce(sum(${column}), 0)::bigint`;
 
+/** What one install used in one currency ('' for calls that cost nothing) today and this month. */
+export interface PeriodUseRow {
+  installId: string;
+  currency: string;
+  day: PeriodUsage;
+  month: PeriodUsage;
+}
+
 /**
- * The tenant's and the install's use in the UTC day and month `now` falls in, in one query over the
- * tenant's rows of the month. The install's spend counts only spend in `currency` (null: none).
+ * The tenant's use in the UTC day and month `now` falls in, per install and currency: one query over the
+ * tenant's rows of the month. The quota check and the month report both read use through here and fold
+ * it with `tenantUsage` and `installUsage`, so the two weigh a limit against the same number.
  */
+export async function periodUse(db: Queryable, tenantId: string, now: Date): Promise<PeriodUseRow[]> {
+  const month = meteringDays('month', now);
+  const today = sql`${appMetering.day} = ${dayKey(now)}`;
+  const rows = await db
+    .select({
+      installId: appMetering.installId,
+      currency: appMetering.currency,
+      dayCalls: total(appMetering.calls, today),
+      dayHttp: total(appMetering.httpRequests, today),
+      daySpend: total(appMetering.spendMicros, today),
+      monthCalls: total(appMetering.calls),
+      monthHttp: total(appMetering.httpRequests),
+      monthSpend: total(appMetering.spendMicros),
+    })
+    .from(appMetering)
+    .where(
+      and(
+        eq(appMetering.tenantId, tenantId),
+        gte(appMetering.day, month.from),
+        lt(appMetering.day, month.to),
+      ),
+    )
+    .groupBy(appMetering.installId, appMetering.currency);
+  const usage = (calls: string, httpRequests: string, spendMicros: string): PeriodUsage => ({
+    calls: Number(calls),
+    httpRequests: Number(httpRequests),
+    spendMicros: Number(spendMicros),
+  });
+  return rows.map((row) => ({
+    installId: row.installId,
+    currency: row.currency,
+    day: usage(row.dayCalls, row.dayHttp, row.daySpend),
+    month: usage(row.monthCalls, row.monthHttp, row.monthSpend),
+  }));
+}
+
+/** Sums `periodUse` rows per period; spend only of the rows `spends` keeps. Pure. */
+function summed(rows: readonly PeriodUseRow[], spends: (row: PeriodUseRow) => boolean) {
+  const sums: Record<BudgetPeriod, PeriodUsage> = { day: { ...NO_USAGE }, month: { ...NO_USAGE } };
+  for (const row of rows) {
+    for (const period of BUDGET_PERIODS) {
+      sums[period].calls += row[period].calls;
+      sums[period].httpRequests += row[period].httpRequests;
+      if (spends(row)) sums[period].spendMicros += row[period].spendMicros;
+    }
+  }
+  return sums;
+}
+
+/**
+ * The tenant's calls and HTTP requests over all installs; its spend is never weighed (spend is kept per
+ * install, each in its own currency).
+ */
+export const tenantUsage = (rows: readonly PeriodUseRow[]) => summed(rows, () => false);
+
+/** One install's use; only spend in `currency` counts (null: none), the currency its spend budgets are in. */
+export const installUsage = (rows: readonly PeriodUseRow[], installId: string, currency: string | null) =>
+  summed(
+    rows.filter((row) => row.installId === installId),
+    (row) => row.currency !== '' && row.currency === currency,
+  );
+
+/** Folds `periodUse` into the snapshot the quota check weighs limits against. Pure. */
+export const usageSnapshot = (
+  rows: readonly PeriodUseRow[],
+  installId: string,
+  currency: string | null,
+): UsageSnapshot => ({ tenant: tenantUsage(rows), install: installUsage(rows, installId, currency) });
+
+/** The tenant's and the install's use in the UTC day and month `now` falls in (see periodUse). */
 export async function usageOf(
   db: Queryable,
   scope: { tenantId: string; installId: string; currency: string | null },
   now: Date,
 ): Promise<UsageSnapshot> {
-  const month = meteringDays('month', now);
-  const today = sql`${appMetering.day} = ${dayKey(now)}`;
-  const install = sql`${appMetering.installId} = ${scope.installId}`;
-  const inCurrency = sql`${install} and ${appMetering.currency} = ${scope.currency ?? ''} and ${appMetering.currency} <> ''`;
-  const [row] = await db
-    .select({
-      tenantDayCalls: total(appMetering.calls, today),
-      tenantDayHttp: total(appMetering.httpRequests, today),
-      tenantMonthCalls: total(appMetering.calls),
-      tenantMonthHttp: total(appMetering.httpRequests),
-      installDayCalls: total(appMetering.calls, sql`${install} and ${today}`),
-      installDayHttp: total(appMetering.httpRequests, sql`${install} and ${today}`),
-      installDaySpend: total(appMetering.spendMicros, sql`${inCurrency} and ${today}`),
-      installMonthCalls: total(appMetering.calls, install),
-      installMonthHttp: total(appMetering.httpRequests, install),
-      installMonthSpend: total(appMetering.spendMicros, inCurrency),
-    })
-    .from(appMetering)
-    .where(
-      and(
-        eq(appMetering.tenantId, scope.tenantId),
-        gte(appMetering.day, month.from),
-        lt(appMetering.day, month.to),
-      ),
-    );
-  const n = (value: string | undefined) => Number(value ?? 0);
-  const usage = (calls?: string, httpRequests?: string, spendMicros?: string): PeriodUsage => ({
-    calls: n(calls),
-    httpRequests: n(httpRequests),
-    spendMicros: n(spendMicros),
-  });
-  return {
-    tenant: {
-      day: usage(row?.tenantDayCalls, row?.tenantDayHttp),
-      month: usage(row?.tenantMonthCalls, row?.tenantMonthHttp),
-    },
-    install: {
-      day: usage(row?.installDayCalls, row?.installDayHttp, row?.installDaySpend),
-      month: usage(row?.installMonthCalls, row?.installMonthHttp, row?.installMonthSpend),
-    },
-  };
+  return usageSnapshot(await periodUse(db, scope.tenantId, now), scope.installId, scope.currency);
 }
 
 /** The currencies the install spent in during the UTC month `now` falls in (normally at most one). */

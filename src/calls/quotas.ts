@@ -120,30 +120,70 @@ const byMetricThenPeriod = <T extends { metric: BudgetMetric; period: BudgetPeri
       BUDGET_PERIODS.indexOf(a.period) - BUDGET_PERIODS.indexOf(b.period),
   );
 
+/** One limit weighed against its current period: what the check refuses by and the report shows. */
+export interface LimitStanding {
+  metric: BudgetMetric;
+  period: BudgetPeriod;
+  max: number;
+  used: number;
+  periodStart: Date;
+  resetsAt: Date;
+  /** The limit refuses the next call of that price (`refuses`). */
+  reached: boolean;
+}
+
+/**
+ * Every limit of one layer against the periods `now` falls in, in the check's order. `price` is the
+ * call's price (0: none); only spend limits read it. The quota check and the metering report both
+ * decide "reached" here, so a report never calls a limit reached that lets calls by, or the reverse.
+ */
+export function limitStandings(
+  limits: readonly (TenantQuota | Budget)[],
+  usage: Record<BudgetPeriod, PeriodUsage>,
+  price: number,
+  now: Date,
+): LimitStanding[] {
+  return byMetricThenPeriod(limits).map((limit) => {
+    const used = usedOf(usage[limit.period], limit.metric);
+    const bounds = periodBounds(limit.period, now);
+    return {
+      metric: limit.metric,
+      period: limit.period,
+      max: limit.max,
+      used,
+      periodStart: bounds.start,
+      resetsAt: bounds.resetsAt,
+      reached: refuses(limit.metric, limit.max, used, price),
+    };
+  });
+}
+
 /** The first limit that refuses the attempt, the operator's quotas before the install's budgets; else null. */
 export function quotaRefusal(inputs: QuotaInputs): QuotaRefusal | null {
   const layers: { scope: QuotaScope; limits: readonly (TenantQuota | Budget)[] }[] = [
-    { scope: 'tenant', limits: byMetricThenPeriod(inputs.quotas) },
-    { scope: 'install', limits: byMetricThenPeriod(inputs.budgets) },
+    { scope: 'tenant', limits: inputs.quotas },
+    { scope: 'install', limits: inputs.budgets },
   ];
   for (const { scope, limits } of layers) {
-    for (const limit of limits) {
-      const used = usedOf(inputs.usage[scope][limit.period], limit.metric);
-      if (!refuses(limit.metric, limit.max, used, inputs.price)) continue;
-      const bounds = periodBounds(limit.period, inputs.now);
-      return {
-        scope,
-        metric: limit.metric,
-        period: limit.period,
-        max: limit.max,
-        used,
-        currency: limit.metric === 'spend' ? inputs.currency : null,
-        periodStart: bounds.start,
-        resetsAt: bounds.resetsAt,
-      };
-    }
+    const standings = limitStandings(limits, inputs.usage[scope], inputs.price, inputs.now);
+    const refusing = standings.find((standing) => standing.reached);
+    if (!refusing) continue;
+    const { reached: _, ...limit } = refusing;
+    return { scope, ...limit, currency: limit.metric === 'spend' ? inputs.currency : null };
   }
   return null;
+}
+
+/**
+ * The price a report weighs an install's spend budgets with: its dearest action the running version
+ * has. A spend budget is reached once it refuses a call of that action; a price of an action the
+ * version no longer has is never asked for (admission refuses the action first), so it does not count.
+ */
+export function dearestPrice(
+  limits: { currency: string | null; prices: Record<string, number> },
+  actions: readonly string[],
+): number {
+  return Math.max(0, ...actions.map((action) => actionPrice(limits, action)));
 }
 
 /**

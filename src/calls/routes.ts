@@ -1,17 +1,16 @@
-// Call routes: POST /app-installs/:install/test (spec part 1 §4.2), GET /app-installs/metering, and the
-// invocation records, GET /app-invocations and GET /app-invocations/:id (§4.3). Steps and rules call
-// installs from workflows (call-install.ts), not over HTTP.
+// Call routes: POST /app-installs/:install/test (spec part 1 §4.2) and the invocation records, GET
+// /app-invocations and GET /app-invocations/:id (§4.3); the metering reports are in metering-routes.ts.
+// Steps and rules call installs from workflows (call-install.ts), not over HTTP.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { validationError } from '../http/errors.ts';
 import { pageOf, pageQuery } from '../http/paging.ts';
 import { errors } from '../http/responses.ts';
 import { type InstallRouteDeps, installContextOf } from '../installs/context.ts';
-import { InstallParams, Name } from '../installs/routes.ts';
+import { InstallParams } from '../installs/routes.ts';
 import { attemptDepsOf } from './attempt.ts';
 import { getInvocation, listInvocations } from './invocations.ts';
-import { meteringReport } from './metering-report.ts';
-import { InvocationRecord, MeteringReport, TestCallAnswer } from './schemas.ts';
+import { InvocationRecord, TestCallAnswer } from './schemas.ts';
 import type { InvocationStatus } from './tables.ts';
 import { testCallAnswer, testInstall } from './test-call.ts';
 
@@ -24,12 +23,6 @@ const TestBody = Type.Object(
     additionalProperties: false,
     examples: [{ action: 'screen', input: { fullName: 'Ada Lovelace', birthDate: '1815-12-10' } }],
   },
-);
-
-const Day = Type.String({ pattern: '^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])$' });
-const MeteringQuery = Type.Object(
-  { install: Type.Optional(Name), from: Type.Optional(Day), to: Type.Optional(Day) },
-  { additionalProperties: false },
 );
 
 const Uuid = Type.String({ format: 'uuid' });
@@ -65,28 +58,6 @@ const InvocationParams = Type.Object({ id: Uuid });
 
 export function callRoutes(deps: InstallRouteDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
-    app.get(
-      '/app-installs/metering',
-      {
-        config: { permission: 'apps:read' },
-        schema: {
-          tags: ['app-installs'],
-          operationId: 'getInstallMetering',
-          summary: 'What installs used per UTC day and action (spend only with apps:write)',
-          querystring: MeteringQuery,
-          response: { 200: MeteringReport },
-        },
-      },
-      async (request) => {
-        const ctx = installContextOf(deps, request);
-        return meteringReport(ctx.database.db, {
-          tenantId: ctx.principal.tenantId,
-          ...request.query,
-          withSpend: ctx.principal.permissions.has('apps:write'),
-        });
-      },
-    );
-
     app.post(
       '/app-installs/:install/test',
       {

@@ -1,7 +1,8 @@
 // What the call routes answer, as schemas: Fastify serialises the answers with them and the OpenAPI
-// description is generated from them (a test call's answer of test-call.ts, the metering report).
+// description is generated from them (a test call's answer of test-call.ts, the metering reports).
 import { Type } from 'typebox';
-import { nullable } from '../http/responses.ts';
+import { dateTime, nullable } from '../http/responses.ts';
+import { BUDGET_METRICS, BUDGET_PERIODS, QUOTA_METRICS } from './quotas.ts';
 
 const closed = { additionalProperties: false } as const;
 const Count = Type.Integer({ minimum: 0 });
@@ -66,6 +67,9 @@ export const TestCallAnswer = Type.Object(
 );
 
 const Day = Type.String({ format: 'date', description: 'A UTC day, YYYY-MM-DD' });
+const Spend = Type.Array(Type.Object({ currency: Type.String(), micros: Count }, closed), {
+  description: 'Only with apps:write: micros per currency charged, by currency',
+});
 
 /** GET /app-installs/metering: the range read and its rows, newest day first. */
 export const MeteringReport = Type.Object(
@@ -82,17 +86,74 @@ export const MeteringReport = Type.Object(
           day: Day,
           calls: Count,
           httpRequests: Count,
-          spend: Type.Optional(
-            Type.Array(Type.Object({ currency: Type.String(), micros: Count }, closed), {
-              description: 'Only with apps:write: one entry per currency charged that day',
-            }),
-          ),
+          spend: Type.Optional(Spend),
         },
         closed,
       ),
     ),
   },
   { ...closed, title: 'MeteringReport' },
+);
+
+/** A UTC month, YYYY-MM: the month report's query and answer. */
+export const Month = Type.String({
+  pattern: '^\\d{4}-(0[1-9]|1[0-2])$',
+  description: 'A UTC month, YYYY-MM',
+});
+
+/** What a month, a day or an install used (spend only with apps:write). */
+const used = { calls: Count, httpRequests: Count, spend: Type.Optional(Spend) };
+
+/** A quota or budget against its current period; metrics name what it may count. */
+const standing = (metrics: readonly string[], description: string) =>
+  Type.Object(
+    {
+      metric: Type.Enum([...metrics]),
+      period: Type.Enum([...BUDGET_PERIODS]),
+      max: Count,
+      used: Count,
+      periodStart: dateTime('00:00 UTC of the current day, or of the current month’s first day'),
+      resetsAt: dateTime('The next period’s start'),
+      reached: Type.Boolean({
+        description:
+          'It refuses calls now, by the quota check’s rule (calls: the next would be one too many; HTTP requests: used up; spend: the install’s dearest action would pass it)',
+      }),
+    },
+    { ...closed, description },
+  );
+
+/** GET /apps/metering: a month's use, the operator's quotas and the installs' budgets (docs/limits-and-metering.md). */
+export const MonthMeteringReport = Type.Object(
+  {
+    month: Month,
+    total: Type.Object(used, closed),
+    days: Type.Array(Type.Object({ day: Day, ...used }, closed), {
+      description: 'The month’s days with use, oldest first',
+    }),
+    installs: Type.Array(
+      Type.Object(
+        {
+          installId: Type.String({ format: 'uuid' }),
+          installName: Type.String({ description: 'Its current name; a removed install’s last one' }),
+          appName: Type.String(),
+          removed: Type.Boolean(),
+          ...used,
+          currency: Type.Optional(
+            nullable(Type.String(), { description: 'Only with apps:write: the limits record’s currency' }),
+          ),
+          budgets: Type.Array(
+            standing(BUDGET_METRICS, 'A budget of the install; spend budgets only with apps:write'),
+          ),
+        },
+        closed,
+      ),
+      {
+        description: 'Every install the tenant has, then removed ones metered in the month; by name',
+      },
+    ),
+    quotas: Type.Array(standing(QUOTA_METRICS, 'An operator’s quota of the tenant, over all installs')),
+  },
+  { ...closed, title: 'MonthMeteringReport' },
 );
 
 const Uuid = Type.String({ format: 'uuid' });

@@ -1,8 +1,10 @@
 // An install's limits record as stored (spec part 1 §2.12): read by the limits routes (limits.ts), the
-// quota check and metering (src/calls/). A leaf: it imports no service, so both sides may use it.
-import { and, eq } from 'drizzle-orm';
+// quota check, metering and its month report (src/calls/). A leaf: it imports no service, so both sides
+// may use it.
+import { and, asc, eq, sql } from 'drizzle-orm';
+import { appVersions } from '../catalogue/tables.ts';
 import type { Queryable } from '../db/pool.ts';
-import { appInstallLimits, type Budget } from './tables.ts';
+import { appInstallLimits, appInstalls, type Budget } from './tables.ts';
 
 export interface LimitsRecord {
   /** ISO 4217 code, or null. */
@@ -22,4 +24,39 @@ export async function readLimits(db: Queryable, tenantId: string, installId: str
     .from(appInstallLimits)
     .where(and(eq(appInstallLimits.installId, installId), eq(appInstallLimits.tenantId, tenantId)));
   return row ? { currency: row.currency, prices: row.prices, budgets: row.budgets } : noLimits();
+}
+
+/** An install as the metering report weighs its budgets: its record and its running version's actions. */
+export interface InstallLimits {
+  installId: string;
+  installName: string;
+  appName: string;
+  /** The actions of the version the install runs; a price of another action is never charged. */
+  actions: string[];
+  limits: LimitsRecord;
+}
+
+/** Every install of the tenant with its limits record (none stored: an empty one), by name. */
+export async function tenantInstallLimits(db: Queryable, tenantId: string): Promise<InstallLimits[]> {
+  const rows = await db
+    .select({
+      installId: appInstalls.id,
+      installName: appInstalls.name,
+      appName: appInstalls.appName,
+      // Only the names: a manifest carries every action's schemas, which the report has no use for.
+      actions: sql<string[] | null>`jsonb_path_query_array(${appVersions.manifest}, '$.actions[*].name')`,
+      currency: appInstallLimits.currency,
+      prices: appInstallLimits.prices,
+      budgets: appInstallLimits.budgets,
+    })
+    .from(appInstalls)
+    .leftJoin(appInstallLimits, eq(appInstallLimits.installId, appInstalls.id))
+    .leftJoin(appVersions, eq(appVersions.id, appInstalls.versionId))
+    .where(eq(appInstalls.tenantId, tenantId))
+    .orderBy(asc(appInstalls.name));
+  return rows.map(({ actions, currency, prices, budgets, ...install }) => ({
+    ...install,
+    actions: actions ?? [],
+    limits: prices && budgets ? { currency, prices, budgets } : noLimits(),
+  }));
 }

@@ -3,7 +3,10 @@ import { describe, expect, it } from 'vitest';
 import {
   actionPrice,
   dayKey,
+  dearestPrice,
+  type LimitStanding,
   limitKey,
+  limitStandings,
   meteringDays,
   NO_USAGE,
   type PeriodUsage,
@@ -231,6 +234,49 @@ describe('the price of an action', () => {
     // An action named like an Object.prototype member inherits no price.
     expect(actionPrice(limits, 'constructor')).toBe(0);
     expect(actionPrice({ currency: null, prices: { verify: 1500 } }, 'verify')).toBe(0);
+  });
+});
+
+describe('standings of limits', () => {
+  it('weighs each limit against its current period in the check’s order, reached by the refusal rule', () => {
+    const standings = limitStandings(
+      [
+        { metric: 'spend', period: 'month', max: 1000 },
+        { metric: 'calls', period: 'month', max: 10 },
+        { metric: 'calls', period: 'day', max: 3 },
+      ],
+      { day: usage({ calls: 3 }), month: usage({ calls: 9, spendMicros: 700 }) },
+      300,
+      NOW,
+    );
+    expect(standings).toEqual([
+      { metric: 'calls', period: 'day', max: 3, used: 3, ...DAY, reached: true },
+      { metric: 'calls', period: 'month', max: 10, used: 9, ...MONTH, reached: false },
+      { metric: 'spend', period: 'month', max: 1000, used: 700, ...MONTH, reached: false },
+    ]);
+  });
+
+  it('names as the refusal the first standing reached, so report and check agree', () => {
+    const i = inputs({
+      quotas: [{ metric: 'http_requests', period: 'day', max: 10 }],
+      budgets: [{ metric: 'calls', period: 'day', max: 2 }],
+      usage: snapshot({ tenantDay: { httpRequests: 9 }, installDay: { calls: 2 } }),
+    });
+    const reached = [
+      ...limitStandings(i.quotas, i.usage.tenant, i.price, NOW),
+      ...limitStandings(i.budgets, i.usage.install, i.price, NOW),
+    ].find((s) => s.reached);
+    expect(reached).toMatchObject({ metric: 'calls', period: 'day', used: 2 });
+    const { reached: _, ...limit } = reached as LimitStanding;
+    expect(quotaRefusal(i)).toEqual({ scope: 'install', ...limit, currency: null });
+  });
+
+  it('weighs spend budgets in a report with the dearest action the running version has', () => {
+    const limits = { currency: 'EUR', prices: { verify: 1500, lookup: 200, gone: 9000 } };
+    expect(dearestPrice(limits, ['lookup', 'verify', 'echo'])).toBe(1500);
+    expect(dearestPrice(limits, ['echo'])).toBe(0);
+    expect(dearestPrice({ ...limits, currency: null }, ['verify'])).toBe(0);
+    expect(dearestPrice(limits, [])).toBe(0);
   });
 });
 

@@ -1,10 +1,11 @@
 // The call routes' answer schemas name every field the answers carry: Fastify drops any field a closed
 // schema leaves out, so an answer with every optional part filled must pass them.
+import { readFileSync } from 'node:fs';
 import type { TSchema } from 'typebox';
 import { Value } from 'typebox/value';
 import { describe, expect, it } from 'vitest';
 import type { MeteringItem } from '../../src/calls/metering-report.ts';
-import { MeteringReport, TestCallAnswer } from '../../src/calls/schemas.ts';
+import { MeteringReport, MonthMeteringReport, TestCallAnswer } from '../../src/calls/schemas.ts';
 import { testCallAnswer } from '../../src/calls/test-call.ts';
 
 const problems = (schema: TSchema, value: unknown) =>
@@ -55,5 +56,15 @@ describe('call answer schemas', () => {
       spend: [{ currency: 'EUR', micros: 1500 }],
     };
     expect(problems(MeteringReport, { from: '2026-11-01', to: '2026-11-24', items: [item] })).toEqual([]);
+  });
+
+  it('hold the month report docs/limits-and-metering.md shows, and refuse it with a field too many', () => {
+    const docs = readFileSync(new URL('../../docs/limits-and-metering.md', import.meta.url), 'utf8');
+    const example = docs.split('### The month report')[1]?.match(/```json\n([\s\S]*?)```/)?.[1];
+    const report = JSON.parse(example ?? 'null');
+    expect(problems(MonthMeteringReport, report)).toEqual([]);
+    expect(problems(MonthMeteringReport, { ...report, month: '2026-3' })).not.toEqual([]);
+    const install = { ...report.installs[0], actions: [] };
+    expect(problems(MonthMeteringReport, { ...report, installs: [install] })).not.toEqual([]);
   });
 });
