@@ -4,24 +4,9 @@
 // `npx app vendor-double --port <port>`, a token from `npx platform token`, then the README's calls in
 // order, "Call it from a workflow and a rule set" included (a run on DBOS in the worker, its call through
 // the runner) — on free ports instead of 3000 and 4010.
-import path from 'node:path';
-import createClient from 'openapi-fetch';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import type { paths } from '../support/api-types.ts';
-import { expectContractKept, fetchContract } from '../support/contract.ts';
-import { freePort } from '../support/free-port.ts';
-import {
-  baseEnv,
-  cleanUpProcesses,
-  dataDirs,
-  freePorts,
-  removeTempDirs,
-  run,
-  signal,
-  startPlatform,
-  startVendorDoubleCommand,
-  tempDir,
-} from '../support/processes.ts';
+import { cleanUpProcesses, removeTempDirs } from '../support/processes.ts';
+import { answer, settledRun, startReadmeStack } from './readme-stack.ts';
 
 const SLOW = 180_000;
 const SECRET = 'sk-demo-1234567890';
@@ -29,74 +14,16 @@ const SECRET = 'sk-demo-1234567890';
 afterEach(cleanUpProcesses);
 afterAll(removeTempDirs);
 
-interface Answer {
-  status: number;
-  text: string;
-  // biome-ignore lint/suspicious/noExplicitAny: JSON answers, read field by field in the expectations
-  body: any;
-}
-
-/** An openapi-fetch result as the expectations read it: the status, the body (data or error), as text too. */
-async function answer(
-  pending: Promise<{ data?: unknown; error?: unknown; response: Response }>,
-): Promise<Answer> {
-  const { data, error, response } = await pending;
-  const body = data ?? error ?? null;
-  return { status: response.status, text: JSON.stringify(body), body };
-}
-
 describe('README: try an app (http-connector against a vendor double)', () => {
   it(
     'installs http-connector, stores its key, enables, test-calls the vendor double with the key redacted, meters and audits it; calls it from a workflow run and a rule set',
     async () => {
       const startedAt = performance.now();
-      const dataDir = path.join(await tempDir('apps-platform-e2e-try-'), 'data');
-      dataDirs.add(dataDir);
-      const ports = await freePorts();
-      // LOG_LEVEL as a plain `npm start` has it, so the secret check below covers the request log too.
-      const env = baseEnv({
-        ...ports,
-        DATA_DIR: dataDir,
-        APP_RUNNER_ALLOW_PRIVATE_NETWORKS: 'true',
-        LOG_LEVEL: 'info',
-      });
-
-      // Terminal 1: APP_RUNNER_ALLOW_PRIVATE_NETWORKS=true npm start
-      const platform = await startPlatform(['--role', 'all'], env);
-      const api = /^ {2}API {8}(http\S+)$/m.exec(platform.stdout)?.[1];
-      expect(api, platform.stdout).toBe(`http://127.0.0.1:${ports.PORT}`);
-
+      const stack = await startReadmeStack('demo', 'apps-platform-e2e-try-');
+      const { api, client } = stack;
       // Terminal 2: npx app vendor-double --port <port>
-      let vendorPort = await freePort();
-      while (Object.values(ports).includes(String(vendorPort))) vendorPort = await freePort();
-      const vendor = await startVendorDoubleCommand(vendorPort, baseEnv({}));
-      const vendorHost = `127.0.0.1:${vendorPort}`;
-      expect(vendor.stdout()).toBe(
-        `vendor double listening on http://${vendorHost} (approve host ${vendorHost})\n`,
-      );
+      const { vendor, host: vendorHost } = await stack.startVendor();
 
-      // Terminal 3: TOKEN=$(npx platform token --tenant demo --role admin)
-      const minted = await run(['token', '--tenant', 'demo', '--role', 'admin'], env);
-      expect(minted.code, minted.stderr).toBe(0);
-      const token = minted.stdout.trim();
-      expect(token).toMatch(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
-
-      // The README's calls through a client generated from /openapi.json (openapi-typescript types,
-      // openapi-fetch): a tenant's generated client works; every answer also keeps the description.
-      const answers: string[] = [];
-      const contract = await fetchContract(api as string);
-      const client = createClient<paths>({
-        baseUrl: api,
-        headers: { authorization: `Bearer ${token}` },
-        // A hung step fails naming itself rather than running into the test's timeout.
-        fetch: (request) => fetch(request, { signal: AbortSignal.timeout(60_000) }),
-      });
-      client.use({
-        async onResponse({ request, response }) {
-          answers.push(await response.clone().text());
-          await expectContractKept(contract, request.method, response);
-        },
-      });
       const config = {
         baseUrl: `http://${vendorHost}`,
         auth: { type: 'apiKey', header: 'X-Api-Key' },
@@ -265,16 +192,7 @@ describe('README: try an app (http-connector against a vendor double)', () => {
       expect(started.status, started.text).toBe(201);
       expect(started.body).toMatchObject({ workflow: 'onboarding', version: 1, status: 'running' });
       const runId = started.body.id as string;
-      let polled = started;
-      await expect
-        .poll(
-          async () => {
-            polled = await answer(client.GET('/workflow-runs/{id}', { params: { path: { id: runId } } }));
-            return polled.body?.status;
-          },
-          { timeout: 60_000, interval: 50 },
-        )
-        .not.toBe('running');
+      const polled = await settledRun(client, runId);
       expect(polled.status, polled.text).toBe(200);
       expect(polled.body, polled.text).toMatchObject({ id: runId, status: 'completed', error: null });
       // The app's output under the step's outputKey, the decision under the decide step's id.
@@ -428,14 +346,12 @@ describe('README: try an app (http-connector against a vendor double)', () => {
       });
 
       // Stop both: Ctrl-C to the platform's process group, SIGTERM to the vendor double.
-      signal(platform, 'SIGINT');
-      signal(vendor.child, 'SIGTERM');
-      const [platformExit, vendorExit] = await Promise.all([platform.exited, vendor.exited]);
+      const { platform: platformExit, vendors } = await stack.stop();
       expect(platformExit.code, platformExit.stderr).toBe(0);
-      expect(vendorExit.code, vendorExit.stderr).toBe(0);
+      expect(vendors[0]?.code, vendors[0]?.stderr).toBe(0);
 
       // The key went only to the vendor: no answer, audit row or platform output line holds it.
-      for (const text of answers) expect(text).not.toContain(SECRET);
+      for (const text of stack.answers) expect(text).not.toContain(SECRET);
       expect(platformExit.stdout).not.toContain(SECRET);
       expect(platformExit.stderr).not.toContain(SECRET);
       expect(platformExit.stderr).not.toMatch(/"level":"(error|fatal)"/);

@@ -1,0 +1,136 @@
+// What the README's walkthroughs start, as a newcomer starts it: `APP_RUNNER_ALLOW_PRIVATE_NETWORKS=true
+// npm start` (embedded PostgreSQL under a temporary DATA_DIR, the release catalogue that `npm ci` builds),
+// `npx app vendor-double --port <port>` as often as a walkthrough needs vendors, a token from
+// `npx platform token`, and a client generated from /openapi.json whose every answer is checked against
+// the description and kept, so a test can show that no answer holds a secret. On free ports.
+import path from 'node:path';
+import createClient from 'openapi-fetch';
+import { expect } from 'vitest';
+import type { paths } from '../support/api-types.ts';
+import { expectContractKept, fetchContract } from '../support/contract.ts';
+import { freePort } from '../support/free-port.ts';
+import {
+  baseEnv,
+  dataDirs,
+  freePorts,
+  type Ports,
+  type Result,
+  type Running,
+  run,
+  signal,
+  startPlatform,
+  startVendorDoubleCommand,
+  tempDir,
+  type VendorProcess,
+} from '../support/processes.ts';
+
+export interface Answer {
+  status: number;
+  text: string;
+  // biome-ignore lint/suspicious/noExplicitAny: JSON answers, read field by field in the expectations
+  body: any;
+}
+
+/** An openapi-fetch result as the expectations read it: the status, the body (data or error), as text too. */
+export async function answer(
+  pending: Promise<{ data?: unknown; error?: unknown; response: Response }>,
+): Promise<Answer> {
+  const { data, error, response } = await pending;
+  const body = data ?? error ?? null;
+  return { status: response.status, text: JSON.stringify(body), body };
+}
+
+export interface ReadmeStack {
+  platform: Running;
+  /** The API address the platform printed. */
+  api: string;
+  client: ReturnType<typeof createClient<paths>>;
+  /** Every answer's text, in order. */
+  answers: string[];
+  /** Terminal 2, 4, …: `npx app vendor-double --port <port>` on a free port; its `host:port`. */
+  startVendor(): Promise<{ vendor: VendorProcess; host: string }>;
+  /** Ctrl-C to the platform's process group, SIGTERM to every vendor double; their exits. */
+  stop(): Promise<{ platform: Result; vendors: Result[] }>;
+}
+
+export async function startReadmeStack(tenant: string, prefix: string): Promise<ReadmeStack> {
+  const dataDir = path.join(await tempDir(prefix), 'data');
+  dataDirs.add(dataDir);
+  const ports = await freePorts();
+  // LOG_LEVEL as a plain `npm start` has it, so a secret check covers the request log too.
+  const env = baseEnv({
+    ...ports,
+    DATA_DIR: dataDir,
+    APP_RUNNER_ALLOW_PRIVATE_NETWORKS: 'true',
+    LOG_LEVEL: 'info',
+  });
+
+  // Terminal 1: APP_RUNNER_ALLOW_PRIVATE_NETWORKS=true npm start
+  const platform = await startPlatform(['--role', 'all'], env);
+  const api = /^ {2}API {8}(http\S+)$/m.exec(platform.stdout)?.[1];
+  expect(api, platform.stdout).toBe(`http://127.0.0.1:${ports.PORT}`);
+
+  const vendors: VendorProcess[] = [];
+  const startVendor = async () => {
+    const port = await vendorPort(ports);
+    const vendor = await startVendorDoubleCommand(port, baseEnv({}));
+    vendors.push(vendor);
+    const host = `127.0.0.1:${port}`;
+    expect(vendor.stdout()).toBe(`vendor double listening on http://${host} (approve host ${host})\n`);
+    return { vendor, host };
+  };
+
+  // Terminal 3: TOKEN=$(npx platform token --tenant <tenant> --role admin)
+  const minted = await run(['token', '--tenant', tenant, '--role', 'admin'], env);
+  expect(minted.code, minted.stderr).toBe(0);
+  const token = minted.stdout.trim();
+  expect(token).toMatch(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
+
+  // The README's calls through a client generated from /openapi.json (openapi-typescript types,
+  // openapi-fetch): a tenant's generated client works; every answer also keeps the description.
+  const answers: string[] = [];
+  const contract = await fetchContract(api as string);
+  const client = createClient<paths>({
+    baseUrl: api,
+    headers: { authorization: `Bearer ${token}` },
+    // A hung step fails naming itself rather than running into the test's timeout.
+    fetch: (request) => fetch(request, { signal: AbortSignal.timeout(60_000) }),
+  });
+  client.use({
+    async onResponse({ request, response }) {
+      answers.push(await response.clone().text());
+      await expectContractKept(contract, request.method, response);
+    },
+  });
+
+  const stop = async () => {
+    signal(platform, 'SIGINT');
+    for (const vendor of vendors) signal(vendor.child, 'SIGTERM');
+    const [exit, ...vendorExits] = await Promise.all([platform.exited, ...vendors.map((v) => v.exited)]);
+    return { platform: exit, vendors: vendorExits };
+  };
+  return { platform, api: api as string, client, answers, startVendor, stop };
+}
+
+/** A free port that is none of the platform's (reserved by name only until each role binds). */
+async function vendorPort(ports: Ports): Promise<number> {
+  const taken = new Set(Object.values(ports));
+  let port = await freePort();
+  while (taken.has(String(port))) port = await freePort();
+  return port;
+}
+
+/** Polls a workflow run until it is no longer running; its last answer. */
+export async function settledRun(client: ReadmeStack['client'], runId: string): Promise<Answer> {
+  let polled: Answer | undefined;
+  await expect
+    .poll(
+      async () => {
+        polled = await answer(client.GET('/workflow-runs/{id}', { params: { path: { id: runId } } }));
+        return polled.body?.status;
+      },
+      { timeout: 60_000, interval: 50 },
+    )
+    .not.toBe('running');
+  return polled as Answer;
+}
