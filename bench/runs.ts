@@ -19,12 +19,9 @@
 // timings and is never part of the tests.
 import '../src/runner/quiet-wasi.js';
 import { randomUUID } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { inArray, sql } from 'drizzle-orm';
-import pg from 'pg';
 import pino from 'pino';
 import { startEchoVendor } from '../src/app-cli/vendor-double.ts';
 import { openDatabase } from '../src/db/pool.ts';
@@ -35,6 +32,7 @@ import { definitions, definitionVersions, workflowRuns } from '../src/runs/table
 import { registerRunWorkflows } from '../src/runs/workflows.ts';
 import { startWorker } from '../src/worker/index.ts';
 import { BENCH_RUNNER_TOKEN, benchAdmin, startBenchStack, withBenchDatabase } from './support.ts';
+import { countStatements, postmasterOf, startMeter, statementTally, type Usage } from './usage.ts';
 
 const COUNT = Number(process.env.BENCH_RUNS ?? 400);
 const IN_FLIGHT = Number(process.env.BENCH_IN_FLIGHT ?? 16);
@@ -44,6 +42,9 @@ const MODE = process.env.BENCH_CALL_MODE === 'queue' ? 'queue' : 'inline';
 const ONLY = new Set((process.env.BENCH_ONLY ?? 'runner,test,runs,evaluate,fallback').split(','));
 const GOAL_RUNS_A_SECOND = 100;
 const POLLER = 'bench-poller';
+// BENCH_SQL=1 also tallies the statements by text (the last row's), printed per operation.
+const TALLY = process.env.BENCH_SQL === '1';
+countStatements(POLLER, TALLY);
 const INPUT = { method: 'GET', path: '/hello' };
 const APP_RULES = 3;
 
@@ -52,76 +53,6 @@ type Json = any;
 
 const quantile = (sorted: number[], q: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
-
-// Every SQL statement this process sends, through any pg client (the platform's pool and DBOS's alike),
-// save the bench poller's: Pool.query goes through Client.query, so each statement counts once.
-// BENCH_SQL=1 also tallies them by text (the last row's), printed per operation.
-let statements = 0;
-const TALLY = process.env.BENCH_SQL === '1';
-const tally = new Map<string, number>();
-const clientQuery = pg.Client.prototype.query;
-pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-  const params = (this as unknown as { connectionParameters?: { application_name?: string } })
-    .connectionParameters;
-  if (params?.application_name !== POLLER) {
-    statements++;
-    if (TALLY) {
-      const [first] = args;
-      const text = typeof first === 'string' ? first : ((first as { text?: string } | null)?.text ?? '?');
-      const key = text.replace(/\s+/g, ' ').slice(0, 150);
-      tally.set(key, (tally.get(key) ?? 0) + 1);
-    }
-  }
-  return (clientQuery as (...a: unknown[]) => unknown).apply(this, args);
-} as typeof clientQuery;
-
-/** Busy and total jiffies of the machine, every core (/proc/stat, Linux only). */
-function machineJiffies(): { busy: number; total: number } | null {
-  try {
-    const fields = (readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '').trim().split(/\s+/);
-    const values = fields.slice(1, 9).map(Number); // user nice system idle iowait irq softirq steal
-    const total = values.reduce((a, b) => a + b, 0);
-    return { busy: total - (values[3] ?? 0) - (values[4] ?? 0), total };
-  } catch {
-    return null;
-  }
-}
-
-/** Jiffies PostgreSQL used: the postmaster (with its reaped children) and every live child. */
-function postgresJiffies(postmaster: number): number {
-  let sum = 0;
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-    } catch {
-      continue; // gone meanwhile
-    }
-    // After the command's closing parenthesis: state ppid … utime(11) stime(12) cutime(13) cstime(14).
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const pid = Number(entry);
-    if (pid !== postmaster && Number(f[1]) !== postmaster) continue;
-    sum += Number(f[11]) + Number(f[12]);
-    if (pid === postmaster) sum += Number(f[13]) + Number(f[14]);
-  }
-  return sum;
-}
-
-const TICK_MS = 10; // USER_HZ 100
-
-interface Usage {
-  /** CPU ms of this process (every thread: api, worker, runner). */
-  own: number;
-  /** CPU ms of PostgreSQL. */
-  postgres: number;
-  /** CPU ms of every other process on the machine. */
-  others: number;
-  /** Wall ms. */
-  wall: number;
-  statements: number;
-  commits: number;
-}
 
 interface Row {
   name: string;
@@ -142,9 +73,7 @@ async function main() {
     closers.push(() => database.close());
     const pollerDb = openDatabase(url, { max: 2, applicationName: POLLER });
     closers.push(() => pollerDb.close());
-    const postmaster = Number(
-      readFileSync(path.join(dir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0],
-    );
+    const postmaster = postmasterOf(dir);
     // The runner admits IN_FLIGHT calls of the tenant, so no row is turned away busy (16 evaluations in
     // flight may each have a call out; the runs' own bound is 8 attempts a process).
     const { runner, api, config, local } = await startBenchStack({ dir, url, closers }, database, silent, {
@@ -339,33 +268,7 @@ async function main() {
           )
         ).rows[0]?.xact_commit,
       );
-    /** Starts measuring a stretch; the function returned answers what it used. */
-    const meter = async () => {
-      const started = performance.now();
-      const ours = process.cpuUsage();
-      const machine = machineJiffies();
-      const pgStart = postgresJiffies(postmaster);
-      const statementsStart = statements;
-      const commitsStart = await commits();
-      return async (): Promise<Usage> => {
-        const committed = (await commits()) - commitsStart;
-        const sent = statements - statementsStart;
-        const wall = performance.now() - started;
-        const used = process.cpuUsage(ours);
-        const own = (used.user + used.system) / 1000;
-        const postgres = (postgresJiffies(postmaster) - pgStart) * TICK_MS;
-        const now = machineJiffies();
-        const busy = now && machine ? (now.busy - machine.busy) * TICK_MS : Number.NaN;
-        return {
-          own,
-          postgres,
-          others: Math.max(0, busy - own - postgres),
-          wall,
-          statements: sent,
-          commits: committed,
-        };
-      };
-    };
+    const meter = () => startMeter(postmaster, commits);
 
     const inFlight = async (once: () => Promise<void>, count: number, latencies: number[] | null) => {
       let next = 0;
@@ -416,7 +319,7 @@ async function main() {
       for (const row of rows) {
         await inFlight(row.once, round === 0 ? IN_FLIGHT * 4 : IN_FLIGHT * 2, null);
         row.loads.push(os.loadavg()[0] ?? Number.NaN);
-        tally.clear();
+        statementTally.clear();
         // The row's stretch on the clock of a --cpu-prof profile (µs), to read the profile of that stretch.
         if (process.env.BENCH_MARKS === '1')
           console.log(`mark ${row.key} start ${process.hrtime.bigint() / 1000n}`);
@@ -544,7 +447,7 @@ async function main() {
     if (TALLY && last) {
       const perOp = last.latencies.length / ROUNDS;
       console.log(`\nSQL statements per operation of the last row's last round (${last.name}):`);
-      for (const [text, n] of [...tally].sort((a, b) => b[1] - a[1]))
+      for (const [text, n] of [...statementTally].sort((a, b) => b[1] - a[1]))
         console.log(`  ${(n / perOp).toFixed(2).padStart(6)}  ${text}`);
     }
     console.log('');
