@@ -4,7 +4,7 @@
 // spec's error; nothing has been sent, metered or recorded.
 import type { ValidateFunction } from 'ajv';
 import { eq } from 'drizzle-orm';
-import { assertNotBlocked } from '../catalogue/blocks.ts';
+import { appBlocked, findBlock } from '../catalogue/blocks.ts';
 import type { Queryable } from '../db/pool.ts';
 import { ApiError, issuesUnder, validationError } from '../http/errors.ts';
 import { open } from '../installs/seal.ts';
@@ -50,7 +50,8 @@ export async function admit(
   db: Queryable,
   install: InstallRow,
   version: VersionRow,
-  call: { action: string; input: unknown },
+  /** blockReason: as read with the install (null: none); absent, read here. */
+  call: { action: string; input: unknown; blockReason?: string | null },
   options: AdmissionOptions,
 ): Promise<Admitted> {
   if (options.requireEnabled && !install.enabled) {
@@ -59,12 +60,8 @@ export async function admit(
   // Read beside the block check, awaited in the order of the refusals: blocked, action, input, secrets.
   const opening = openRequiredSecrets(db, install, version, options.secretStoreKey);
   opening.catch(() => {}); // a refusal before it is awaited must not leave it unhandled
-  await assertNotBlocked(db, {
-    sha256: version.sha256,
-    publisher: version.publisher,
-    tenantId: version.tenantId,
-    name: version.name,
-  });
+  const blockReason = call.blockReason !== undefined ? call.blockReason : await blockReasonOf(db, version);
+  if (blockReason !== null) throw appBlocked(version.sha256, blockReason);
   const action = version.manifest.actions.find((a) => a.name === call.action);
   if (!action) {
     throw validationError(
@@ -87,6 +84,11 @@ export async function admit(
     secrets,
     checkOutput: compiled(version.id, `${action.name}:output`, action.output),
   };
+}
+
+/** The reason of a block covering the version (its hash, or its publisher's app); null: none. */
+async function blockReasonOf(db: Queryable, version: VersionRow): Promise<string | null> {
+  return (await findBlock(db, version))?.reason ?? null;
 }
 
 /**

@@ -102,6 +102,8 @@ export interface AttemptCall {
    * to the time left. Absent (a test call): the action's timeoutMs.
    */
   deadline?: number;
+  /** A block's reason (null: none) as read with the install (resolveCall); absent: admission reads it. */
+  blockReason?: string | null;
   /** The install's circuit as read with it (resolveCall); absent: step 2 reads it. */
   circuit?: CircuitRead;
 }

@@ -3,8 +3,9 @@
 // a kept alias — read with the version it runs in one query, then one attempt through the one pipeline
 // (attempt.ts): enabled required, through the circuit, recorded. An unknown name is 404 unknown_install
 // and is recorded nowhere (there is no install to record it under).
-import { and, eq, inArray, or } from 'drizzle-orm';
-import { appVersions } from '../catalogue/tables.ts';
+import { and, eq, inArray, or, sql } from 'drizzle-orm';
+import { coveringBlocks } from '../catalogue/blocks.ts';
+import { appBlocks, appVersions } from '../catalogue/tables.ts';
 import type { Queryable } from '../db/pool.ts';
 import { readsDocuments } from '../installs/capabilities.ts';
 import { type CircuitRead, dbNow } from '../installs/circuit-state.ts';
@@ -29,13 +30,15 @@ export interface InstallCall {
 }
 
 /**
- * The install a call names, the version it runs, the action that version declares (or null), and its
- * circuit read in the same query with the database's now (step 2 then costs no query of its own).
+ * The install a call names, the version it runs, the action that version declares (or null), the reason
+ * of a block covering that version (or null) and its circuit read in the same query with the database's
+ * now (the block check of step 1 and step 2 then cost no query of their own).
  */
 export interface ResolvedCall {
   install: InstallRow;
   version: VersionRow;
   action: ActionDeclaration | null;
+  blockReason: string | null;
   circuit: CircuitRead;
 }
 
@@ -53,8 +56,26 @@ export async function resolveCall(
     .select({ installId: appInstallAliases.installId })
     .from(appInstallAliases)
     .where(and(eq(appInstallAliases.tenantId, tenantId), eq(appInstallAliases.alias, name)));
+  const block = db
+    .select({ reason: appBlocks.reason })
+    .from(appBlocks)
+    .where(
+      coveringBlocks({
+        sha256: appVersions.sha256,
+        publisher: appVersions.publisher,
+        tenantId: appVersions.tenantId,
+        name: appVersions.name,
+      }),
+    )
+    .limit(1);
   const [row] = await db
-    .select({ install: appInstalls, version: appVersions, circuit: appInstallCircuits, now: dbNow })
+    .select({
+      install: appInstalls,
+      version: appVersions,
+      blockReason: sql<string | null>`(${block})`,
+      circuit: appInstallCircuits,
+      now: dbNow,
+    })
     .from(appInstalls)
     .innerJoin(appVersions, eq(appVersions.id, appInstalls.versionId))
     .leftJoin(appInstallCircuits, eq(appInstallCircuits.installId, appInstalls.id))
@@ -66,11 +87,12 @@ export async function resolveCall(
     )
     .limit(1);
   if (!row) throw unknownInstall(name);
-  const { install, version, circuit, now } = row;
+  const { install, version, blockReason, circuit, now } = row;
   return {
     install,
     version,
     action: version.manifest.actions?.find((a) => a.name === action) ?? null,
+    blockReason,
     circuit: { row: circuit, now },
   };
 }
@@ -78,7 +100,7 @@ export async function resolveCall(
 /** One attempt of a call whose install is resolved. */
 export function callResolved(
   deps: AttemptDeps,
-  { install, version, circuit }: ResolvedCall,
+  { install, version, blockReason, circuit }: ResolvedCall,
   call: InstallCall,
 ): Promise<AttemptOutcome> {
   return runAttempt(
@@ -94,6 +116,7 @@ export function callResolved(
       // Steps and rules hold no caller's permissions: the install's own reading of documents decides.
       mayReadDocuments: readsDocuments(version.manifest, install.config),
       deadline: call.deadline,
+      blockReason,
       circuit,
     },
     { requireEnabled: true, circuit: true, record: call.record },

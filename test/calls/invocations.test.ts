@@ -298,6 +298,38 @@ describe('recording an attempt', () => {
     expect(await meteringOf(installId)).toEqual([]);
   });
 
+  it('reads a block of every version of the app with the install, and a lifted block blocks nothing', async () => {
+    const installId = await install('recalled');
+    const [block] = await platform.database.db
+      .insert(appBlocks)
+      .values({
+        appName: 'vendor-app',
+        publisher: 'tenant',
+        publisherTenantId: tenantId,
+        reason: 'recalled',
+        createdBy: 'op',
+      })
+      .returning({ id: appBlocks.id });
+    try {
+      const refused = await refusal(callAs('recalled', 'lookup', { thingId: 'r' }, step({ attempt: 1 })));
+      expect(refused).toMatchObject({ code: 'app_blocked', details: { reason: 'recalled' } });
+    } finally {
+      await platform.database.db
+        .update(appBlocks)
+        .set({ liftedAt: new Date(), liftedBy: 'op' })
+        .where(eq(appBlocks.id, block?.id as string));
+    }
+    expect((await callAs('recalled', 'lookup', { thingId: 'r' }, step({ attempt: 2 }))).status).toBe(
+      'success',
+    );
+    expect(
+      (await recordsOf(installId)).map((r) => [r.attempt, r.status, r.error?.code ?? null]).sort(),
+    ).toEqual([
+      [1, 'error', 'app_blocked'],
+      [2, 'success', null],
+    ]);
+  });
+
   it('records nothing for a quota refusal', async () => {
     const installId = await install('budgeted');
     await ok(
