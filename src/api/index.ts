@@ -3,6 +3,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { auditRoutes } from '../audit/routes.ts';
 import type { TokenVerifier } from '../auth/tokens.ts';
+import { appsHealthRoutes } from '../calls/health-routes.ts';
 import { meteringRoutes } from '../calls/metering-routes.ts';
 import { callRoutes } from '../calls/routes.ts';
 import { loadRelease, reconcileRelease } from '../catalogue/release.ts';
@@ -83,6 +84,7 @@ export async function buildPublicApi(deps: ApiDeps) {
   await app.register(limitsRoutes(installDeps));
   await app.register(cacheRoutes(installDeps));
   await app.register(meteringRoutes(installDeps));
+  await app.register(appsHealthRoutes(installDeps));
   await app.register(callRoutes(installDeps));
   await app.register(definitionRoutes({ database: deps.database, config: deps.config }));
   if (deps.runs) {

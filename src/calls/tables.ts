@@ -100,7 +100,15 @@ export const appInvocations = pgTable(
     createdAt: timestamptz('created_at').notNull().defaultNow(),
   },
   (t) => [
-    index('app_invocations_tenant_created_idx').on(t.tenantId, t.createdAt),
+    // The listing's order, and GET /apps/health's window read from the index alone (install, status and
+    // duration ride along: PostgreSQL's INCLUDE, which drizzle cannot declare, as trailing key columns).
+    index('app_invocations_tenant_created_idx').on(
+      t.tenantId,
+      t.createdAt,
+      t.installId,
+      t.status,
+      t.durationMs,
+    ),
     index('app_invocations_tenant_name_created_idx').on(t.tenantId, t.installName, t.createdAt),
     index('app_invocations_install_created_idx').on(t.installId, t.createdAt),
     index('app_invocations_run_idx').on(t.workflowRunId),

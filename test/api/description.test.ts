@@ -42,6 +42,7 @@ const ROUTES: [string, string, string][] = [
   ['delete', '/apps/{name}/versions/{id}', 'withdrawAppVersion'],
   ['get', '/app-installs/metering', 'getInstallMetering'],
   ['get', '/apps/metering', 'getMonthMetering'],
+  ['get', '/apps/health', 'getAppsHealth'],
   ['post', '/app-installs/{install}/test', 'testInstall'],
   ['get', '/app-invocations', 'listInvocations'],
   ['get', '/app-invocations/{id}', 'getInvocation'],
@@ -79,6 +80,7 @@ describe('the description of the catalogue, tenant, audit, notification, health 
     expect(statuses('get', '/app-invocations/{id}')).toEqual(expect.arrayContaining(['200', '400', '404']));
     // The month report beside GET /apps/{name}: its own operation; a bad month, no token, no apps:read.
     expect(statuses('get', '/apps/metering')).toEqual(['200', '400', '401', '403', '429', '500', '503']);
+    expect(statuses('get', '/apps/health')).toEqual(['200', '400', '401', '403', '429', '500', '503']);
   });
 
   it('gives a route’s own refusals the shared error body', () => {

@@ -1,0 +1,2 @@
+DROP INDEX "app_invocations_tenant_created_idx";--> statement-breakpoint
+CREATE INDEX "app_invocations_tenant_created_idx" ON "app_invocations" USING btree ("tenant_id","created_at","install_id","status","duration_ms");
