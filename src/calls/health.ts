@@ -47,11 +47,15 @@ export interface HealthInstall {
 
 const FAILED = sql`${appInvocations.status} in ('error', 'timeout')`;
 
-/** The window's records per install, in the database's time. */
-export async function windowStats(db: Queryable, tenantId: string, windowMinutes: number) {
-  const rows = await db
+/** The window's records per install, in the database's time, as a query (bench/health.ts explains it). */
+export function windowStatsQuery(db: Queryable, tenantId: string, windowMinutes: number) {
+  // Grouped by the id as text: grouped by the uuid itself, PostgreSQL walks app_invocations_install_
+  // created_idx for its order and fetches every record from the heap (3.5 s for a day of 1M records,
+  // bench/health.ts), where a scan and a sort take 0.7 s.
+  const installId = sql<string>`${appInvocations.installId}::text`;
+  return db
     .select({
-      installId: appInvocations.installId,
+      installId,
       calls: sql<number>`count(*)::int`,
       failures: sql<number>`(count(*) filter (where ${FAILED}))::int`,
       timeouts: sql<number>`(count(*) filter (where ${appInvocations.status} = 'timeout'))::int`,
@@ -66,7 +70,12 @@ export async function windowStats(db: Queryable, tenantId: string, windowMinutes
         sql`${appInvocations.createdAt} > now() - make_interval(mins => ${windowMinutes})`,
       ),
     )
-    .groupBy(appInvocations.installId);
+    .groupBy(installId);
+}
+
+/** The window's records per install. */
+export async function windowStats(db: Queryable, tenantId: string, windowMinutes: number) {
+  const rows = await windowStatsQuery(db, tenantId, windowMinutes);
   return rows.map(
     (row): InstallStats => ({
       ...row,
