@@ -4,7 +4,7 @@
 // (attempt.ts): enabled required, through the circuit, recorded. An unknown name is 404 unknown_install
 // and is recorded nowhere (there is no install to record it under).
 import { and, eq, inArray, or, sql } from 'drizzle-orm';
-import { coveringBlocks } from '../catalogue/blocks.ts';
+import { blocksOfVersionRow } from '../catalogue/blocks.ts';
 import { appBlocks, appVersions } from '../catalogue/tables.ts';
 import type { Queryable } from '../db/pool.ts';
 import { readsDocuments } from '../installs/capabilities.ts';
@@ -56,18 +56,7 @@ export async function resolveCall(
     .select({ installId: appInstallAliases.installId })
     .from(appInstallAliases)
     .where(and(eq(appInstallAliases.tenantId, tenantId), eq(appInstallAliases.alias, name)));
-  const block = db
-    .select({ reason: appBlocks.reason })
-    .from(appBlocks)
-    .where(
-      coveringBlocks({
-        sha256: appVersions.sha256,
-        publisher: appVersions.publisher,
-        tenantId: appVersions.tenantId,
-        name: appVersions.name,
-      }),
-    )
-    .limit(1);
+  const block = db.select({ reason: appBlocks.reason }).from(appBlocks).where(blocksOfVersionRow()).limit(1);
   const [row] = await db
     .select({
       install: appInstalls,

@@ -6,7 +6,7 @@
 // Each install once, under its current name (records keep the name they were made under); the window
 // ends at the database's now, as the circuit does.
 import { and, eq, sql } from 'drizzle-orm';
-import { coveringBlocks } from '../catalogue/blocks.ts';
+import { blocksOfVersionRow } from '../catalogue/blocks.ts';
 import { appBlocks, appVersions } from '../catalogue/tables.ts';
 import type { Queryable } from '../db/pool.ts';
 import {
@@ -92,14 +92,7 @@ export async function healthInstalls(db: Queryable, tenantId: string) {
       json: sql`json_build_object('reason', ${appBlocks.reason}, 'blockedAt', ${appBlocks.createdAt})`,
     })
     .from(appBlocks)
-    .where(
-      coveringBlocks({
-        sha256: appVersions.sha256,
-        publisher: appVersions.publisher,
-        tenantId: appVersions.tenantId,
-        name: appVersions.name,
-      }),
-    )
+    .where(blocksOfVersionRow())
     .orderBy(appBlocks.createdAt)
     .limit(1);
   const [rows, now] = await Promise.all([

@@ -4,7 +4,7 @@ import { and, eq, isNull, or, type SQL, sql } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { Queryable } from '../db/pool.ts';
 import { ApiError } from '../http/errors.ts';
-import { appBlocks } from './tables.ts';
+import { appBlocks, appVersions } from './tables.ts';
 
 export interface BlockTarget {
   sha256: string;
@@ -36,6 +36,15 @@ export function coveringBlocks(target: BlockTargetOf): SQL | undefined {
     ),
   );
 }
+
+/** The blocks covering the app_versions row a query reads beside them (a correlated subquery's condition). */
+export const blocksOfVersionRow = () =>
+  coveringBlocks({
+    sha256: appVersions.sha256,
+    publisher: appVersions.publisher,
+    tenantId: appVersions.tenantId,
+    name: appVersions.name,
+  });
 
 export async function findBlock(db: Queryable, target: BlockTarget) {
   const [block] = await db.select().from(appBlocks).where(coveringBlocks(target)).limit(1);
