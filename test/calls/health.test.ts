@@ -1,12 +1,13 @@
 // GET /apps/health through the real api on a real database (spec part 1 §4.1; docs/calls.md "Health
 // report"): per install its calls, failures, timeouts, p95 and last call and failure in the window, once
 // under its current name; the open and half-open circuits with the settings in force; the installs on
-// a blocked app. Installs, invocation records, circuit rows and blocks are written straight in the
-// database (test/calls/support.ts), their times in the database's clock.
+// a blocked module or app. Installs, invocation records, circuit rows and blocks are written straight in
+// the database (test/calls/support.ts), their times in the database's clock.
+import { randomBytes } from 'node:crypto';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appInvocations, type InvocationStatus } from '../../src/calls/tables.ts';
-import { appBlocks } from '../../src/catalogue/tables.ts';
+import { appBlocks, appVersions } from '../../src/catalogue/tables.ts';
 import { appInstallCircuits, appInstalls } from '../../src/installs/tables.ts';
 import { type CataloguePlatform, startCataloguePlatform } from '../catalogue/support.ts';
 import { errorOf, ok } from '../installs/support.ts';
@@ -48,7 +49,7 @@ async function tenantOf(name: string) {
         .returning({ createdAt: appInvocations.createdAt });
       return (made?.createdAt as Date).toISOString();
     };
-    return { id: row.id, record };
+    return { id: row.id, versionId: row.versionId, record };
   };
   return { tenantId, report, install };
 }
@@ -202,6 +203,32 @@ describe('GET /apps/health', () => {
     const other = await tenantOf('health-unblocked');
     await other.install('echo');
     expect((await other.report()).blocked).toEqual([]);
+  });
+
+  it('lists an install whose module is blocked by its hash, and not the tenant’s installs of other modules', async () => {
+    const { report, install } = await tenantOf('health-module-block');
+    const recalled = await install('recalled-module');
+    await install('other-module');
+    const sha256 = randomBytes(32).toString('hex');
+    await platform.database.db
+      .update(appVersions)
+      .set({ sha256 })
+      .where(eq(appVersions.id, recalled.versionId));
+    const [block] = await platform.database.db
+      .insert(appBlocks)
+      .values({ sha256, reason: 'unsafe host call', createdBy: 'op' })
+      .returning();
+    expect((await report()).blocked).toEqual([
+      {
+        installId: recalled.id,
+        name: 'recalled-module',
+        appName: 'echo',
+        version: expect.any(String),
+        sha256,
+        reason: 'unsafe host call',
+        blockedAt: block?.createdAt.toISOString(),
+      },
+    ]);
   });
 
   it('refuses a window out of range or not a whole number, an unknown parameter, no token and no apps:read', async () => {
