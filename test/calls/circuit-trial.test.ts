@@ -92,6 +92,8 @@ const audits = (installId: string, action: string) =>
 const recordsOf = (installId: string) =>
   platform.database.db.select().from(appInvocations).where(eq(appInvocations.installId, installId));
 const hourAgo = sql`now() - interval '1 hour'`;
+/** A trial some attempt claimed and never reported. */
+const STALE = '00000000-0000-4000-8000-000000000001';
 
 /** One call of the install in this process, as a step's attempt: its outcome's status or refusal's code. */
 async function callOnce(install: string) {
@@ -199,12 +201,11 @@ it('re-opens the circuit when the trial meets an outage, for another open time',
 });
 
 it('frees the slot of a trial that never reported once an open time has passed since its claim', async () => {
-  const stale = '00000000-0000-4000-8000-000000000001';
   const installId = await installWithCircuit('stale', {
     state: 'half_open',
     since: hourAgo,
     openedAt: hourAgo,
-    trialId: stale,
+    trialId: STALE,
     trialClaimedAt: sql`now() - interval '31 seconds'`,
   });
   expect(await callOnce('stale')).toBe('success');
@@ -215,17 +216,27 @@ it('frees the slot of a trial that never reported once an open time has passed s
     state: 'half_open',
     since: hourAgo,
     openedAt: hourAgo,
-    trialId: stale,
+    trialId: STALE,
     trialClaimedAt: sql`now() - interval '5 seconds'`,
   });
   expect(await callOnce('held')).toBe('app_circuit_open');
-  expect(await circuitOf(heldId)).toMatchObject({ state: 'half_open', trialId: stale });
+  expect(await circuitOf(heldId)).toMatchObject({ state: 'half_open', trialId: STALE });
 });
 
-it('claims only its own install’s trial: another install’s due trial is left as it was', async () => {
+it('claims only its own install’s trial: other installs’ due trials are left as they were', async () => {
   const first = await installWithCircuit('first', { since: hourAgo, openedAt: hourAgo });
-  const second = await installWithCircuit('second', { since: hourAgo, openedAt: hourAgo });
-  const untouched = await circuitOf(second);
+  // Due both ways: open past its open time, and half-open with a trial claimed an open time ago.
+  const others = [
+    await installWithCircuit('second', { since: hourAgo, openedAt: hourAgo }),
+    await installWithCircuit('third', {
+      state: 'half_open',
+      since: hourAgo,
+      openedAt: hourAgo,
+      trialId: STALE,
+      trialClaimedAt: hourAgo,
+    }),
+  ];
+  const untouched = await Promise.all(others.map(circuitOf));
   const settings = { failureThreshold: 5, openSeconds: 30 };
   expect(
     await claimTrial(platform.database.db, first, settings, '00000000-0000-4000-8000-00000000000a'),
@@ -237,5 +248,5 @@ it('claims only its own install’s trial: another install’s due trial is left
     state: 'half_open',
     trialId: '00000000-0000-4000-8000-00000000000a',
   });
-  expect(await circuitOf(second)).toEqual(untouched);
+  expect(await Promise.all(others.map(circuitOf))).toEqual(untouched);
 });
