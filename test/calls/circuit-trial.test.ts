@@ -8,14 +8,14 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, like, sql } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, expect, it, vi } from 'vitest';
 import { startVendorDouble, type VendorDouble } from '../../packages/app-testing/src/index.ts';
 import { auditEvents } from '../../src/audit/tables.ts';
 import { attemptDepsOf } from '../../src/calls/attempt.ts';
 import { callInstall } from '../../src/calls/call-install.ts';
 import { appInvocations, appMetering } from '../../src/calls/tables.ts';
-import { claimTrial } from '../../src/installs/circuit-state.ts';
+import { claimTrial, databaseNow } from '../../src/installs/circuit-state.ts';
 import { appInstallCircuits } from '../../src/installs/tables.ts';
 import { createRunnerClient, type RunnerClient } from '../../src/runner/client.ts';
 import { type CataloguePlatform, startCataloguePlatform } from '../catalogue/support.ts';
@@ -84,11 +84,15 @@ const circuitOf = async (installId: string) =>
       .from(appInstallCircuits)
       .where(eq(appInstallCircuits.installId, installId))
   )[0];
-const audits = (installId: string, action: string) =>
-  platform.database.db
-    .select()
-    .from(auditEvents)
-    .where(and(eq(auditEvents.resourceId, installId), eq(auditEvents.action, action)));
+/** The install's app.circuit.* audit actions, oldest first. */
+const circuitAudits = async (installId: string) =>
+  (
+    await platform.database.db
+      .select({ action: auditEvents.action })
+      .from(auditEvents)
+      .where(and(eq(auditEvents.resourceId, installId), like(auditEvents.action, 'app.circuit.%')))
+      .orderBy(auditEvents.occurredAt)
+  ).map((row) => row.action);
 const recordsOf = (installId: string) =>
   platform.database.db.select().from(appInvocations).where(eq(appInvocations.installId, installId));
 const hourAgo = sql`now() - interval '1 hour'`;
@@ -182,22 +186,27 @@ it('gives the half-open trial to exactly one of 20 concurrent calls from two pro
     .where(eq(appMetering.installId, installId));
   expect(metered).toEqual([{ calls: 1 }]);
   expect(await circuitOf(installId)).toMatchObject({ state: 'closed', failures: 0, trialId: null });
-  expect(await audits(installId, 'app.circuit.closed')).toHaveLength(1);
+  expect(await circuitAudits(installId)).toEqual(['app.circuit.closed']);
 }, 90_000);
 
 it('re-opens the circuit when the trial meets an outage, for another open time', async () => {
   const installId = await installWithCircuit('relapsing', { since: hourAgo, openedAt: hourAgo });
-  const before = await circuitOf(installId);
   mode = 'down';
+  const before = await databaseNow(platform.database.db);
   expect(await callOnce('relapsing')).toBe('error');
   const after = await circuitOf(installId);
   expect(after).toMatchObject({ state: 'open', failures: 6, trialId: null, trialClaimedAt: null });
-  expect(after?.openedAt?.getTime()).toBeGreaterThan(before?.openedAt?.getTime() as number);
+  // Opened anew at the database's now of the move: its open time starts again.
+  const openedAt = after?.openedAt?.getTime() as number;
+  expect(after?.since?.getTime()).toBe(openedAt);
+  expect(openedAt).toBeGreaterThanOrEqual(before.getTime());
+  expect(openedAt).toBeLessThanOrEqual((await databaseNow(platform.database.db)).getTime());
   // Refused at once for the new open time (30 s by default): nothing more reaches the vendor.
   const hits = vendor.requests.length;
   expect(await callOnce('relapsing')).toBe('app_circuit_open');
   expect(vendor.requests.length).toBe(hits);
-  expect(await audits(installId, 'app.circuit.closed')).toHaveLength(0);
+  // A re-open announces nothing (nextCircuit's announce is null): no app.circuit.opened, no closed.
+  expect(await circuitAudits(installId)).toEqual([]);
 });
 
 it('frees the slot of a trial that never reported once an open time has passed since its claim', async () => {
