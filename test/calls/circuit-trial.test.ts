@@ -1,10 +1,11 @@
 // The half-open trial (spec part 1 §3.4, §4.8 "Order of an attempt" step 4; docs/calls.md "The
 // circuit"): after the open time exactly one attempt across every process claims the trial — 20
-// concurrent calls from two processes (trial-caller.ts, each its own pool and runner client) give one
-// call to the vendor and 19 refusals; the trial's success closes the circuit, its outage re-opens it; a
-// trial that never reports frees its slot an open time after its claim; a claim touches only its own
-// install's row. The release's http-connector against a vendor double on 127.0.0.1, the real api, runner
-// and database; circuit rows are set straight in the database, in its clock.
+// concurrent calls from two processes (trial-caller.ts, each its own pool and runner client), their
+// claims queued together on the circuit row's lock, give one call to the vendor and 19 refusals; the
+// trial's success closes the circuit, its outage re-opens it; a trial that never reports frees its slot
+// an open time after its claim; a claim touches only its own install's row. The release's
+// http-connector against a vendor double on 127.0.0.1, the real api, runner and database; circuit rows
+// are set straight in the database, in its clock.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -33,6 +34,8 @@ let versionId: string;
 let mode: 'up' | 'hold' | 'down' = 'up';
 let release: () => void = () => {};
 let held: Promise<void> = Promise.resolve();
+/** Ends the transaction lockRow holds, if any. */
+let unlock: () => Promise<void> = async () => {};
 
 beforeAll(async () => {
   platform = await startCataloguePlatform({ APP_RUNNER_ALLOW_PRIVATE_NETWORKS: 'true' });
@@ -54,6 +57,7 @@ beforeAll(async () => {
 afterEach(async () => {
   mode = 'up';
   release();
+  await unlock();
   await cleanUpProcesses();
 });
 afterAll(async () => {
@@ -98,6 +102,45 @@ const recordsOf = (installId: string) =>
 const hourAgo = sql`now() - interval '1 hour'`;
 /** A trial some attempt claimed and never reported. */
 const STALE = '00000000-0000-4000-8000-000000000001';
+
+/**
+ * Locks the install's circuit row in a transaction of its own until `unlock()`: every claim's UPDATE then
+ * queues behind it, so all of them meet the row at once when it ends — the interleaving the claim must
+ * survive (a claim that read the row and then wrote it would give the trial to every one of them).
+ */
+async function lockRow(installId: string) {
+  let locked!: () => void;
+  let end!: () => void;
+  const taken = new Promise<void>((resolve) => {
+    locked = resolve;
+  });
+  const done = platform.database.db.transaction(async (tx) => {
+    await tx
+      .select()
+      .from(appInstallCircuits)
+      .where(eq(appInstallCircuits.installId, installId))
+      .for('update');
+    locked();
+    await new Promise<void>((resolve) => {
+      end = resolve;
+    });
+  });
+  await Promise.race([taken, done]);
+  unlock = async () => {
+    end();
+    await done;
+  };
+}
+
+/** trial-caller.ts connections whose claim (the circuit's UPDATE) waits on the row lockRow holds. */
+const queuedClaims = async () =>
+  (
+    await platform.database.db.execute<{ n: number }>(
+      sql`select count(*)::int as n from pg_stat_activity
+        where application_name = 'trial-caller' and wait_event_type = 'Lock'
+          and query like 'update "app_install_circuits"%'`,
+    )
+  ).rows[0]?.n;
 
 /** One call of the install in this process, as a step's attempt: its outcome's status or refusal's code. */
 async function callOnce(install: string) {
@@ -146,7 +189,7 @@ function startCaller(install: string, calls: number) {
   const results = () =>
     lines()
       .slice(1)
-      .map((line) => JSON.parse(line) as { status?: string; code?: string });
+      .map((line) => JSON.parse(line) as { status?: string; statusCode?: number; code?: string });
   return { child, exited, lines, results };
 }
 
@@ -161,13 +204,25 @@ it('gives the half-open trial to exactly one of 20 concurrent calls from two pro
   await vi.waitFor(() => expect(callers.map((caller) => caller.lines()[0])).toEqual(['ready', 'ready']), {
     timeout: 30_000,
   });
+  await lockRow(installId);
   for (const caller of callers) caller.child.stdin?.end('go\n');
+  // Every call passed the gate (step 2: a trial is due) and waits at its claim (step 4), then all go at once.
+  await vi.waitFor(async () => expect(await queuedClaims()).toBe(20), { timeout: 30_000, interval: 20 });
+  expect(vendor.requests.length - hitsBefore).toBe(0);
+  await unlock();
 
   const results = () => callers.flatMap((caller) => caller.results());
   // The trial is held at the vendor until every other call has been refused.
-  await vi.waitFor(() => expect(results()).toHaveLength(19), { timeout: 30_000, interval: 20 });
-  expect(results()).toEqual(Array.from({ length: 19 }, () => ({ code: 'app_circuit_open' })));
-  expect(vendor.requests.length - hitsBefore).toBe(1);
+  await vi.waitFor(
+    () => {
+      expect(results()).toHaveLength(19);
+      expect(vendor.requests.length - hitsBefore).toBe(1);
+    },
+    { timeout: 30_000, interval: 20 },
+  );
+  expect(results()).toEqual(
+    Array.from({ length: 19 }, () => ({ statusCode: 503, code: 'app_circuit_open' })),
+  );
   expect(await circuitOf(installId)).toMatchObject({ state: 'half_open', trialId: expect.any(String) });
   release();
 
