@@ -9,7 +9,7 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { and, eq, like, sql } from 'drizzle-orm';
+import { and, eq, like, type SQL, sql } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, expect, it, vi } from 'vitest';
 import { startVendorDouble, type VendorDouble } from '../../packages/app-testing/src/index.ts';
 import { auditEvents } from '../../src/audit/tables.ts';
@@ -100,8 +100,17 @@ const circuitAudits = async (installId: string) =>
 const recordsOf = (installId: string) =>
   platform.database.db.select().from(appInvocations).where(eq(appInvocations.installId, installId));
 const hourAgo = sql`now() - interval '1 hour'`;
+/** A circuit opened an hour ago: past its open time, its trial is due. */
+const DUE = { since: hourAgo, openedAt: hourAgo };
 /** A trial some attempt claimed and never reported. */
 const STALE = '00000000-0000-4000-8000-000000000001';
+/** The circuit half-open with the STALE trial out, claimed at `claimedAt`. */
+const trialOut = (claimedAt: SQL) => ({
+  ...DUE,
+  state: 'half_open',
+  trialId: STALE,
+  trialClaimedAt: claimedAt,
+});
 
 /**
  * Locks the install's circuit row in a transaction of its own until `unlock()`: every claim's UPDATE then
@@ -194,7 +203,7 @@ function startCaller(install: string, calls: number) {
 }
 
 it('gives the half-open trial to exactly one of 20 concurrent calls from two processes; its success closes the circuit', async () => {
-  const installId = await installWithCircuit('shared', { since: hourAgo, openedAt: hourAgo });
+  const installId = await installWithCircuit('shared', DUE);
   mode = 'hold';
   held = new Promise((resolve) => {
     release = resolve;
@@ -245,7 +254,7 @@ it('gives the half-open trial to exactly one of 20 concurrent calls from two pro
 }, 90_000);
 
 it('re-opens the circuit when the trial meets an outage, for another open time', async () => {
-  const installId = await installWithCircuit('relapsing', { since: hourAgo, openedAt: hourAgo });
+  const installId = await installWithCircuit('relapsing', DUE);
   mode = 'down';
   const before = await databaseNow(platform.database.db);
   expect(await callOnce('relapsing')).toBe('error');
@@ -265,40 +274,22 @@ it('re-opens the circuit when the trial meets an outage, for another open time',
 });
 
 it('frees the slot of a trial that never reported once an open time has passed since its claim', async () => {
-  const installId = await installWithCircuit('stale', {
-    state: 'half_open',
-    since: hourAgo,
-    openedAt: hourAgo,
-    trialId: STALE,
-    trialClaimedAt: sql`now() - interval '31 seconds'`,
-  });
+  const installId = await installWithCircuit('stale', trialOut(sql`now() - interval '31 seconds'`));
   expect(await callOnce('stale')).toBe('success');
   expect(await circuitOf(installId)).toMatchObject({ state: 'closed', failures: 0, trialId: null });
 
   // Within the open time after its claim, the trial still holds the slot.
-  const heldId = await installWithCircuit('held', {
-    state: 'half_open',
-    since: hourAgo,
-    openedAt: hourAgo,
-    trialId: STALE,
-    trialClaimedAt: sql`now() - interval '5 seconds'`,
-  });
+  const heldId = await installWithCircuit('held', trialOut(sql`now() - interval '5 seconds'`));
   expect(await callOnce('held')).toBe('app_circuit_open');
   expect(await circuitOf(heldId)).toMatchObject({ state: 'half_open', trialId: STALE });
 });
 
 it('claims only its own install’s trial: other installs’ due trials are left as they were', async () => {
-  const first = await installWithCircuit('first', { since: hourAgo, openedAt: hourAgo });
+  const first = await installWithCircuit('first', DUE);
   // Due both ways: open past its open time, and half-open with a trial claimed an open time ago.
   const others = [
-    await installWithCircuit('second', { since: hourAgo, openedAt: hourAgo }),
-    await installWithCircuit('third', {
-      state: 'half_open',
-      since: hourAgo,
-      openedAt: hourAgo,
-      trialId: STALE,
-      trialClaimedAt: hourAgo,
-    }),
+    await installWithCircuit('second', DUE),
+    await installWithCircuit('third', trialOut(hourAgo)),
   ];
   const untouched = await Promise.all(others.map(circuitOf));
   const settings = { failureThreshold: 5, openSeconds: 30 };
