@@ -2,7 +2,7 @@
 // concurrent calls of one install through callInstall (the one attempt pipeline: circuit gate, trial
 // claim, runner, record, move). test/calls/circuit-trial.test.ts starts two of these: each says `ready`
 // once connected, waits for `go` on stdin (so both start together), then prints one JSON line per call —
-// { status } for an outcome, { code } for a refusal — and exits.
+// { status } for an outcome, { statusCode, code } for a refusal — and exits.
 import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { attemptDepsOf } from '../../src/calls/attempt.ts';
@@ -47,7 +47,7 @@ async function once(): Promise<Record<string, unknown>> {
     });
     return { status: outcome.status };
   } catch (error) {
-    if (error instanceof ApiError) return { code: error.code };
+    if (error instanceof ApiError) return { statusCode: error.statusCode, code: error.code };
     throw error;
   }
 }
