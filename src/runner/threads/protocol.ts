@@ -29,6 +29,8 @@ export interface ThreadData {
   layout: { signals: typeof SIGNALS; phases: typeof PHASES };
   /** Host function name → the JSON it answers while no call is bound (start code, warm instances). */
   refusals: Record<string, string>;
+  /** The bounds the thread applies before a request reaches the main thread. */
+  hostLimits: { requestBytes: Record<string, number>; requests: number };
   /** The thread's nice value (Linux): module code yields the CPU to the main thread. */
   niceness: number;
 }

@@ -5,6 +5,7 @@
 import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
 import { HOST_FUNCTIONS } from '../../module/imports.ts';
 import { type HostBinding, REFUSING_BINDING } from '../host/refusal.ts';
+import { HOST_REQUEST_BYTES, MAX_HOST_REQUESTS } from '../host/request-limits.ts';
 import {
   type FromThread,
   type HostAnswer,
@@ -21,6 +22,12 @@ export const START_LIMIT_MS = 5_000;
 export const MODULES_PER_THREAD = 64;
 
 const ENTRY = new URL('./thread-entry.js', import.meta.url);
+/**
+ * The JavaScript heap of a thread. What a module makes lives in its linear memory and in kernel blocks
+ * (both bounded by memoryMiB, outside this heap); the heap holds the thread's own code, the call's
+ * envelope and host answers (8 MiB at most, as text). A thread past it is ended, never the process.
+ */
+export const THREAD_HEAP_LIMITS = { maxOldGenerationSizeMb: 96, maxYoungGenerationSizeMb: 16 };
 /** Module code yields the CPU to the main thread (HTTP, host functions; in the `all` role the api too). */
 const SANDBOX_NICENESS = 10;
 /** What every host function answers in a thread while no call is bound to its instance. */
@@ -91,10 +98,16 @@ export class SandboxThread {
       signals,
       layout: { signals: SIGNALS, phases: PHASES },
       refusals: REFUSALS,
+      hostLimits: { requestBytes: HOST_REQUEST_BYTES, requests: MAX_HOST_REQUESTS },
       niceness: SANDBOX_NICENESS,
     };
     // No inherited flags (a TypeScript loader, a profiler): the entry is plain JavaScript.
-    this.#worker = new Worker(ENTRY, { workerData: data, transferList: [port2], execArgv: [] });
+    this.#worker = new Worker(ENTRY, {
+      workerData: data,
+      transferList: [port2],
+      execArgv: [],
+      resourceLimits: THREAD_HEAP_LIMITS,
+    });
     this.#worker.unref();
     this.#worker.on('message', (message: FromThread) => this.#received(message));
     this.#worker.on('error', (error) => this.#end(`the sandbox thread failed: ${error.message}`));
