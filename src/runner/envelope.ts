@@ -2,9 +2,9 @@
 // module reads it, and the answers each export may give.
 import { randomBytes } from 'node:crypto';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { depthExcess, depthMessage } from '../http/json-depth.ts';
+import { depthExcess, depthMessage, MAX_JSON_DEPTH } from '../http/json-depth.ts';
 import { RunnerFailure } from './errors.ts';
-import type { Redactor } from './redaction.ts';
+import { NestedTooDeep, type Redactor } from './redaction.ts';
 
 export const MAX_ANSWER_BYTES = 1024 * 1024;
 
@@ -161,7 +161,15 @@ export function readAnswer(exportName: ExportName, output: Uint8Array, redactor:
   }
   if (exportName === 'manifest') return answer;
   // Then what it means: strings written with other escapes, JSON nested in strings.
-  answer = redactor.applyDeep(answer);
+  try {
+    answer = redactor.applyDeep(answer);
+  } catch (error) {
+    if (!(error instanceof NestedTooDeep)) throw error;
+    throw new RunnerFailure(
+      'bad_output',
+      `the ${exportName} answer holds JSON in a string nested deeper than ${MAX_JSON_DEPTH} levels`,
+    );
+  }
   const validate = validators[exportName];
   if (validate && !validate(answer)) {
     throw new RunnerFailure('bad_output', `the ${exportName} answer does not match the module contract`);

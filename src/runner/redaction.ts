@@ -3,6 +3,7 @@
 // [cache:NAME], the call's tag → [tag]. A value is found in every spelling of spellings.ts and in any
 // letter case, and in a parsed answer also inside strings that are JSON themselves: what the answer
 // means is redacted, not one way of writing it.
+import { depthExcess } from '../http/json-depth.ts';
 import { spellingsOf } from './spellings.ts';
 
 /**
@@ -14,6 +15,12 @@ export const MIN_REDACTED_LENGTH = 8;
 
 /** How many strings deep a parsed answer is opened where a string holds JSON (a vendor's inside a module's). */
 const NESTED_JSON_DEPTH = 3;
+
+/**
+ * A string of the answer holds JSON nested past the depth any reader here takes: it cannot be opened to
+ * redact what it means (writing it back would overflow the stack), so the answer is refused whole.
+ */
+export class NestedTooDeep extends Error {}
 
 interface Entry {
   /** The spelling lower-cased: matching ignores letter case. */
@@ -147,7 +154,8 @@ export class Redactor {
   /**
    * Redacts a parsed answer: every string and member name, and inside strings that hold JSON (up to three
    * levels) what that JSON means, whatever escapes it was written with. Walks without recursion, so an
-   * answer of any depth is read. Changes the value in place; answers the redacted value.
+   * answer of any depth is read; JSON in a string nested past MAX_JSON_DEPTH throws NestedTooDeep.
+   * Changes the value in place; answers the redacted value.
    */
   applyDeep(value: unknown): unknown {
     return redactTree(value, (text) => this.apply(text), NESTED_JSON_DEPTH);
@@ -178,6 +186,7 @@ function redactTree(root: unknown, redact: (text: string) => string, nested: num
   const redactString = (text: string): string => {
     const out = redact(text);
     if (nested === 0 || !mayBeJson(out)) return out;
+    if (depthExcess(out) !== null) throw new NestedTooDeep();
     let inner: unknown;
     try {
       inner = JSON.parse(out);

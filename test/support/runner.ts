@@ -1,6 +1,8 @@
 // Starts the real runner service against a test platform's internal listener, and stores modules
 // where that listener serves them (capped like an upload would be), under a platform version row: the
 // listener serves only modules that a published (or still running) version uses.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -68,28 +70,106 @@ export async function startTestRunner(
     ...env,
   });
   const runner = await startRunnerFromConfig(config, pino({ level: 'silent' }), egress);
-  const storage = moduleStorageOf(platform);
   return {
     url: runner.url,
     cacheDir,
-    async store(bytes, memoryMiB = 16, status = 'published') {
-      const capped = capMemory(bytes, memoryMiB);
-      if (!('bytes' in capped)) throw new Error(capped.message);
-      const sha256 = await storage.put(capped.bytes);
-      if (status) await insertVersionRow(platform.database, sha256, status);
-      return sha256;
-    },
-    post: (route, body, token = RUNNER_TOKEN) =>
-      fetch(`${runner.url}${route}`, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          ...(token ? { authorization: `Bearer ${token}` } : {}),
-        },
-        body: JSON.stringify(body),
-      }),
+    store: storeFor(platform),
+    post: poster(runner.url),
     async close() {
       await runner.close();
+      await fs.rm(cacheDir, { recursive: true, force: true });
+    },
+  };
+}
+
+function storeFor(platform: TestPlatform): TestRunner['store'] {
+  const storage = moduleStorageOf(platform);
+  return async (bytes, memoryMiB = 16, status = 'published') => {
+    const capped = capMemory(bytes, memoryMiB);
+    if (!('bytes' in capped)) throw new Error(capped.message);
+    const sha256 = await storage.put(capped.bytes);
+    if (status) await insertVersionRow(platform.database, sha256, status);
+    return sha256;
+  };
+}
+
+const poster =
+  (url: string): TestRunner['post'] =>
+  (route, body, token = RUNNER_TOKEN) =>
+    fetch(`${url}${route}`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+      },
+      body: JSON.stringify(body),
+    });
+
+export interface RunnerProcess extends TestRunner {
+  pid: number;
+  /** The OS threads of the process now. */
+  osThreads(): number;
+  /** Resident memory now and at its peak (VmRSS, VmHWM), in MiB. */
+  memory(): { rssMiB: number; peakMiB: number };
+  /** Whether the process is still running. */
+  alive(): boolean;
+}
+
+const ENTRY = path.join(import.meta.dirname, 'runner-process.ts');
+
+/** The real runner in a child process (private networks allowed), serving the platform's modules. */
+export async function startRunnerProcess(
+  platform: TestPlatform,
+  env: Record<string, string> = {},
+): Promise<RunnerProcess> {
+  const cacheDir = await fs.mkdtemp(path.join(os.tmpdir(), 'apps-platform-runner-'));
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', ENTRY], {
+    env: {
+      ...process.env,
+      RUNNER_PORT: '0',
+      HOST: '127.0.0.1',
+      APP_RUNNER_TOKEN: RUNNER_TOKEN,
+      APP_RUNNER_CACHE_DIR: cacheDir,
+      API_INTERNAL_URL: platform.internalUrl,
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let exited = false;
+  child.once('exit', () => {
+    exited = true;
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let text = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      text += chunk.toString();
+      const line = text.split('\n')[0];
+      if (text.includes('\n') && line) resolve((JSON.parse(line) as { url: string }).url);
+    });
+    child.once('exit', (code) => reject(new Error(`the runner process exited (${code}) before listening`)));
+  });
+  const pid = child.pid as number;
+  const status = (field: string) => {
+    const line = readFileSync(`/proc/${pid}/status`, 'utf8').match(
+      new RegExp(`^${field}:\\s+(\\d+) kB`, 'm'),
+    );
+    return Number(line?.[1] ?? 0) / 1024;
+  };
+  return {
+    url,
+    cacheDir,
+    pid,
+    store: storeFor(platform),
+    post: poster(url),
+    osThreads: () => readdirSync(`/proc/${pid}/task`).length,
+    memory: () => ({ rssMiB: status('VmRSS'), peakMiB: status('VmHWM') }),
+    alive: () => !exited,
+    async close() {
+      if (!exited) {
+        const gone = new Promise((resolve) => child.once('exit', resolve));
+        child.kill('SIGTERM');
+        await gone;
+      }
       await fs.rm(cacheDir, { recursive: true, force: true });
     },
   };

@@ -97,7 +97,9 @@ function hostFunctions(holder, kernel, host) {
     const bytes = encoder.encode(text);
     const address = kernel.store(bytes);
     if (address === 0n) {
-      throw new KernelLimit(`the answer of ${name} (${bytes.byteLength} bytes) does not fit in the memory limit`);
+      throw new KernelLimit(
+        `the answer of ${name} (${bytes.byteLength} bytes) does not fit in the memory limit`,
+      );
     }
     return address;
   };

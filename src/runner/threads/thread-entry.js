@@ -44,7 +44,12 @@ function askMainThread(seq, name, request) {
   return received.answer;
 }
 
-const host = { refusals, limits: hostLimits.requestBytes, maxRequests: hostLimits.requests, ask: askMainThread };
+const host = {
+  refusals,
+  limits: hostLimits.requestBytes,
+  maxRequests: hostLimits.requests,
+  ask: askMainThread,
+};
 
 function errorText(error) {
   if (error instanceof Error) return error.message;

@@ -1,0 +1,299 @@
+// Modules written by hand to attack the sandbox, one attack each, assembled from WebAssembly text at test
+// time. Each answers {"status":"ok","output":{"n":N}} when its attack runs to the end (N: what it
+// counted), or traps or runs out its deadline as its attack says; test/runner/sandbox.test.ts runs them
+// through the real runner.
+import { wat } from '../module/wat.ts';
+
+/** Linear memory: digits of a number, WASI scratch, the answer being built, then the static texts. */
+const DIGITS_END = 0x0f10;
+export const SCRATCH = 0x1000;
+const OUTPUT_AT = 0x8000;
+const OUTPUT_MAX = 0x7000;
+const TEXTS_AT = 0x10000;
+const PAGE = 0x10000;
+
+/** Static texts, each placed once and named by `(i32.const at) (i32.const length)`. */
+class Texts {
+  readonly #segments: string[] = [];
+  #next = TEXTS_AT;
+
+  add(text: string): string {
+    const bytes = new TextEncoder().encode(text);
+    const at = this.#next;
+    this.#next += bytes.length;
+    const escaped = [...bytes].map((b) => `\\${b.toString(16).padStart(2, '0')}`).join('');
+    this.#segments.push(`(data (i32.const ${at}) "${escaped}")`);
+    return `(i32.const ${at}) (i32.const ${bytes.length})`;
+  }
+
+  get pages(): number {
+    return Math.ceil(this.#next / PAGE) + 1;
+  }
+
+  get data(): string {
+    return this.#segments.join('\n  ');
+  }
+}
+
+export interface Hostile {
+  /** Import clauses beyond the kernel's alloc, store_u8, load_u8, length and output_set. */
+  imports?: string;
+  /** The body of invoke before it answers; it may set $n, or trap, or never end. */
+  body: string;
+  /** More functions. */
+  extra?: string;
+  /** Texts the body names as `${text('...')}`. */
+  texts?: (text: (value: string) => string) => void;
+}
+
+/** A module whose invoke runs `body` and then answers {"status":"ok","output":{"n":$n}}. */
+export function hostileModule(build: (text: (value: string) => string) => Hostile): Uint8Array {
+  const texts = new Texts();
+  const manifest = texts.add(
+    JSON.stringify({
+      interface: 2,
+      name: 'hostile',
+      version: '1.0.0',
+      configSchema: { type: 'object' },
+      actions: [{ name: 'attack' }],
+    }),
+  );
+  const { imports = '', body, extra = '' } = build((value) => texts.add(value));
+  const opening = texts.add('{"status":"ok","output":{"n":');
+  const closing = texts.add('}}');
+  return wat(`
+(module
+  (import "extism:host/env" "alloc" (func $alloc (param i64) (result i64)))
+  (import "extism:host/env" "free" (func $free (param i64)))
+  (import "extism:host/env" "store_u8" (func $store_u8 (param i64 i32)))
+  (import "extism:host/env" "load_u8" (func $load_u8 (param i64) (result i32)))
+  (import "extism:host/env" "length" (func $length (param i64) (result i64)))
+  (import "extism:host/env" "output_set" (func $output_set (param i64 i64)))
+  ${imports}
+  (memory (export "memory") ${texts.pages})
+  (global $n (mut i32) (i32.const 0))
+  (global $out_len (mut i32) (i32.const 0))
+
+  (func $put_byte (param $b i32)
+    (if (i32.ge_u (global.get $out_len) (i32.const ${OUTPUT_MAX})) (then unreachable))
+    (i32.store8 (i32.add (i32.const ${OUTPUT_AT}) (global.get $out_len)) (local.get $b))
+    (global.set $out_len (i32.add (global.get $out_len) (i32.const 1))))
+
+  (func $put (param $p i32) (param $n i32) (local $i i32)
+    (block $done
+      (loop $copy
+        (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
+        (call $put_byte (i32.load8_u (i32.add (local.get $p) (local.get $i))))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $copy))))
+
+  (func $put_num (param $v i32) (local $at i32)
+    (local.set $at (i32.const ${DIGITS_END}))
+    (loop $digit
+      (local.set $at (i32.sub (local.get $at) (i32.const 1)))
+      (i32.store8 (local.get $at) (i32.add (i32.const 48) (i32.rem_u (local.get $v) (i32.const 10))))
+      (local.set $v (i32.div_u (local.get $v) (i32.const 10)))
+      (br_if $digit (local.get $v)))
+    (call $put (local.get $at) (i32.sub (i32.const ${DIGITS_END}) (local.get $at))))
+
+  ;; Appends a kernel block (a host function's answer) to the answer.
+  (func $put_block (param $block i64) (local $i i64) (local $n i64)
+    (local.set $n (call $length (local.get $block)))
+    (block $done
+      (loop $copy
+        (br_if $done (i64.ge_u (local.get $i) (local.get $n)))
+        (call $put_byte (call $load_u8 (i64.add (local.get $block) (local.get $i))))
+        (local.set $i (i64.add (local.get $i) (i64.const 1)))
+        (br $copy))))
+
+  ;; A new kernel block holding the n bytes at p.
+  (func $block_of (param $p i32) (param $n i32) (result i64) (local $block i64) (local $i i32)
+    (local.set $block (call $alloc (i64.extend_i32_u (local.get $n))))
+    (block $done
+      (loop $copy
+        (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
+        (call $store_u8 (i64.add (local.get $block) (i64.extend_i32_u (local.get $i)))
+          (i32.load8_u (i32.add (local.get $p) (local.get $i))))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $copy)))
+    (local.get $block))
+
+  (func $finish (result i32)
+    (call $output_set
+      (call $block_of (i32.const ${OUTPUT_AT}) (global.get $out_len))
+      (i64.extend_i32_u (global.get $out_len)))
+    (i32.const 0))
+
+  (func (export "manifest") (result i32)
+    (call $put ${manifest})
+    (call $finish))
+
+  (func (export "invoke") (result i32)
+    ${body}
+    (call $put ${opening})
+    (call $put_num (global.get $n))
+    (call $put ${closing})
+    (call $finish))
+
+  ${extra}
+  ${texts.data}
+)`);
+}
+
+const wasi = (name: string, params: string, result = '(result i32)') =>
+  `(import "wasi_snapshot_preview1" "${name}" (func $${name} (param ${params}) ${result}))`;
+
+/**
+ * Closes fd 1, fd 2 and tries to renumber them, then, until its deadline, watches fd 2 and fds 3 to 63:
+ * any of them seen as other than a character device (0–2) or as a descriptor at all (3–63), or any
+ * read from them, traps with `unreachable` at once. A write of a forged HTTP answer to fd 2 every round
+ * would reach a client of the runner if fd 2 named one. Ends only at its deadline.
+ */
+export function descriptorWatcher(): Uint8Array {
+  return hostileModule((text) => {
+    const forged = text('HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n{}');
+    const [at, length] = forged.match(/\d+/g) ?? [];
+    return {
+      imports: [
+        wasi('fd_close', 'i32'),
+        wasi('fd_renumber', 'i32 i32'),
+        wasi('fd_filestat_get', 'i32 i32'),
+        wasi('fd_read', 'i32 i32 i32 i32'),
+        wasi('fd_write', 'i32 i32 i32 i32'),
+      ].join('\n  '),
+      extra: `
+  ;; Traps unless fd is a character device with nothing to read, or (3 and above) no descriptor at all.
+  (func $watch (param $fd i32)
+    (if (i32.lt_u (local.get $fd) (i32.const 3))
+      (then
+        (if (call $fd_filestat_get (local.get $fd) (i32.const ${SCRATCH + 64})) (then unreachable))
+        (if (i32.ne (i32.load8_u (i32.const ${SCRATCH + 64 + 16})) (i32.const 2)) (then unreachable)))
+      (else
+        (if (i32.ne (call $fd_filestat_get (local.get $fd) (i32.const ${SCRATCH + 64})) (i32.const 8))
+          (then unreachable))))
+    ;; A read into the scratch: nothing is ever there to read.
+    (i32.store (i32.const ${SCRATCH + 16}) (i32.const ${SCRATCH + 256}))
+    (i32.store (i32.const ${SCRATCH + 20}) (i32.const 256))
+    (i32.store (i32.const ${SCRATCH + 24}) (i32.const 0))
+    (drop (call $fd_read (local.get $fd) (i32.const ${SCRATCH + 16}) (i32.const 1) (i32.const ${SCRATCH + 24})))
+    (if (i32.load (i32.const ${SCRATCH + 24})) (then unreachable))
+    (drop (call $fd_write (local.get $fd) (i32.const ${SCRATCH}) (i32.const 1) (i32.const ${SCRATCH + 28}))))`,
+      body: `
+    (local $fd i32)
+    (i32.store (i32.const ${SCRATCH}) (i32.const ${at}))
+    (i32.store (i32.const ${SCRATCH + 4}) (i32.const ${length}))
+    (if (i32.ne (call $fd_close (i32.const 1)) (i32.const 58)) (then unreachable))
+    (if (i32.ne (call $fd_close (i32.const 2)) (i32.const 58)) (then unreachable))
+    (if (i32.ne (call $fd_renumber (i32.const 1) (i32.const 2)) (i32.const 58)) (then unreachable))
+    (loop $round
+      (local.set $fd (i32.const 0))
+      (loop $each
+        (call $watch (local.get $fd))
+        (local.set $fd (i32.add (local.get $fd) (i32.const 1)))
+        (br_if $each (i32.lt_u (local.get $fd) (i32.const 64))))
+      (br $round))`,
+    };
+  });
+}
+
+const MiB = 1024 * 1024;
+
+/**
+ * Builds one kernel block of `mib` MiB and hands it to log `times` times; answers n = the calls made and
+ * `first`, the first answer as the host gave it.
+ */
+export function logFlood(mib: number, times: number): Uint8Array {
+  return hostileModule((text) => ({
+    imports: '(import "extism:host/user" "log" (func $log (param i64) (result i64)))',
+    body: `
+    (local $block i64) (local $answer i64)
+    (local.set $block (call $alloc (i64.const ${mib * MiB})))
+    (if (i64.eqz (local.get $block)) (then unreachable))
+    (call $store_u8 (local.get $block) (i32.const 123))
+    (loop $again
+      (local.set $answer (call $log (local.get $block)))
+      (if (i32.eqz (global.get $n))
+        (then (call $put ${text('{"status":"ok","output":{"first":')}) (call $put_block (local.get $answer))
+              (call $put ${text(',"n":')})))
+      (call $free (local.get $answer))
+      (global.set $n (i32.add (global.get $n) (i32.const 1)))
+      (br_if $again (i32.lt_u (global.get $n) (i32.const ${times}))))
+    (call $put_num (global.get $n))
+    (call $put ${text('}}')})
+    (return (call $finish))`,
+  }));
+}
+
+/** Sets ever more variables of 1 MiB each (the value block freed after each), never ending by itself. */
+export function variableBomb(): Uint8Array {
+  return hostileModule(() => ({
+    imports: '(import "extism:host/env" "var_set" (func $var_set (param i64 i64)))',
+    body: `
+    (local $key i64) (local $value i64)
+    (loop $again
+      (local.set $key (call $alloc (i64.const 4)))
+      (call $store_u8 (local.get $key) (global.get $n))
+      (call $store_u8 (i64.add (local.get $key) (i64.const 1)) (i32.shr_u (global.get $n) (i32.const 8)))
+      (local.set $value (call $alloc (i64.const ${MiB})))
+      (if (i64.eqz (local.get $value)) (then unreachable))
+      (call $var_set (local.get $key) (local.get $value))
+      (call $free (local.get $value))
+      (call $free (local.get $key))
+      (global.set $n (i32.add (global.get $n) (i32.const 1)))
+      (br $again))`,
+  }));
+}
+
+/**
+ * Allocates blocks of `size` bytes until alloc answers 0, keeping them; answers n = how many it got. With
+ * `write`, it then writes into the block alloc would have given next (the SDK's alloc kept it).
+ */
+export function allocationBomb(size: number, write = false): Uint8Array {
+  return hostileModule(() => ({
+    body: `
+    (local $block i64) (local $last i64)
+    (loop $again
+      (local.set $block (call $alloc (i64.const ${size})))
+      (if (i64.ne (local.get $block) (i64.const 0))
+        (then
+          (local.set $last (local.get $block))
+          (global.set $n (i32.add (global.get $n) (i32.const 1)))
+          (br $again))))
+    ${write ? '(call $store_u8 (i64.add (local.get $last) (i64.shl (i64.const 1) (i64.const 48))) (i32.const 1))' : ''}
+    ;; Room for the answer's own block.
+    (call $free (local.get $last))`,
+  }));
+}
+
+/** Asks poll_oneoff for one relative clock of `seconds`; answers n = 1 if it ever comes back. */
+export function sleeper(seconds: number): Uint8Array {
+  return hostileModule(() => ({
+    imports: wasi('poll_oneoff', 'i32 i32 i32 i32'),
+    body: `
+    (i64.store (i32.const ${SCRATCH}) (i64.const 7))
+    (i32.store8 (i32.const ${SCRATCH + 8}) (i32.const 0))
+    (i32.store (i32.const ${SCRATCH + 16}) (i32.const 1))
+    (i64.store (i32.const ${SCRATCH + 24}) (i64.const ${BigInt(seconds) * 1_000_000_000n}))
+    (i32.store16 (i32.const ${SCRATCH + 40}) (i32.const 0))
+    (if (call $poll_oneoff (i32.const ${SCRATCH}) (i32.const ${SCRATCH + 64}) (i32.const 1) (i32.const ${SCRATCH + 128}))
+      (then unreachable))
+    (global.set $n (i32.const 1))`,
+  }));
+}
+
+/** Calls proc_exit(code). */
+export function exiter(code: number): Uint8Array {
+  return hostileModule(() => ({
+    imports: '(import "wasi_snapshot_preview1" "proc_exit" (func $proc_exit (param i32)))',
+    body: `(call $proc_exit (i32.const ${code}))`,
+  }));
+}
+
+/** Answers ok with an output string holding JSON nested `depth` arrays deep. */
+export function deepStringAnswer(depth: number): Uint8Array {
+  return hostileModule((text) => ({
+    body: `
+    (call $put ${text(`{"status":"ok","output":{"text":"${'['.repeat(depth)}${']'.repeat(depth)}"}}`)})
+    (return (call $finish))`,
+  }));
+}

@@ -1,0 +1,193 @@
+// The sandbox against modules written to break out of it, through the real runner in a process of its
+// own (so what a module does to the process — its descriptors, memory, OS threads — is watched from
+// outside): no module reaches a descriptor of the process, makes the main thread hold what it asks, keeps
+// memory past its cap, or leaves an OS thread behind its deadline. Waits are on the runner's state.
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
+import { RUNNER_TOKEN, type RunnerProcess, startRunnerProcess, waitForRunner } from '../support/runner.ts';
+import {
+  allocationBomb,
+  deepStringAnswer,
+  descriptorWatcher,
+  exiter,
+  logFlood,
+  sleeper,
+  variableBomb,
+} from './hostile-modules.ts';
+import { probeModule } from './isolation-modules.ts';
+
+const THREADS = 10;
+let platform: TestPlatform;
+let runner: RunnerProcess;
+
+beforeAll(async () => {
+  platform = await startTestPlatform({ APP_RUNNER_TOKEN: RUNNER_TOKEN });
+  runner = await startRunnerProcess(platform, {
+    APP_RUNNER_CONCURRENCY: String(THREADS),
+    APP_RUNNER_TENANT_CONCURRENCY: String(THREADS),
+    APP_RUNNER_WARM_PLUGINS: '0',
+  });
+}, 120_000);
+afterAll(async () => {
+  await runner?.close();
+  await platform?.close();
+});
+
+interface Answered {
+  status: number;
+  // biome-ignore lint/suspicious/noExplicitAny: a runner answer, read field by field in the assertions
+  body: any;
+}
+
+async function invoke(
+  sha256: string,
+  options: { tenantId?: string; timeoutMs?: number; action?: string } = {},
+) {
+  const response = await runner.post('/v1/invoke', {
+    module: { sha256 },
+    call: { id: randomUUID(), tenantId: options.tenantId ?? randomUUID() },
+    action: options.action ?? 'attack',
+    config: {},
+    hosts: [],
+    input: {},
+    timeoutMs: options.timeoutMs ?? 10_000,
+  });
+  return { status: response.status, body: await response.json() } as Answered;
+}
+
+/** Waits until the runner process has at most `count` OS threads; bounded, so a thread left behind fails. */
+async function threadsDownTo(count: number, withinMs: number) {
+  const giveUpAt = Date.now() + withinMs;
+  while (runner.osThreads() > count) {
+    if (Date.now() > giveUpAt) throw new Error(`the runner kept ${runner.osThreads()} OS threads`);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+describe('descriptors', () => {
+  it('a module that closes fd 1 and 2 and watches every descriptor never sees or answers another client', async () => {
+    const [watcher, probe] = await Promise.all([
+      runner.store(descriptorWatcher()),
+      runner.store(probeModule()),
+    ]);
+    const watching = invoke(watcher, { timeoutMs: 4_000 });
+    await waitForRunner(runner.url, (health) => health.inFlight >= 1);
+    // Other tenants' calls open connections to the runner while the watcher writes a forged answer to
+    // fd 2 and reads every descriptor up to 63: each gets its own answer, whole.
+    for (let wave = 0; wave < 5; wave++) {
+      const answers = await Promise.all(
+        Array.from({ length: THREADS - 1 }, () => invoke(probe, { action: 'state' })),
+      );
+      for (const answer of answers) {
+        expect(answer.status).toBe(200);
+        expect(answer.body.answer).toEqual({
+          status: 'ok',
+          output: { global: 0, memory: 0, after: { global: 7001, memory: 7002 } },
+        });
+      }
+    }
+    // It never found a descriptor to act on (that would trap at once): it ran until its deadline.
+    const watched = await watching;
+    expect(watched.status).toBe(504);
+    expect(watched.body.error.code).toBe('timeout');
+    expect(runner.alive()).toBe(true);
+  }, 60_000);
+});
+
+describe('host function requests', () => {
+  it('a 32 MiB log request is refused in its thread 100,000 times, unread, and the process keeps its memory', async () => {
+    const flood = await runner.store(logFlood(32, 100_000), 256);
+    const before = runner.memory();
+    const { status, body } = await invoke(flood, { timeoutMs: 60_000 });
+    expect(status).toBe(200);
+    expect(body.answer).toEqual({
+      status: 'ok',
+      output: { first: { error: 'log: the request is larger than 16384 bytes', refused: true }, n: 100_000 },
+    });
+    expect(body.logs).toEqual([]);
+    expect(body.usage.logLines).toBe(0);
+    // The module's own 32 MiB block and its linear memory; nothing of 100,000 copies.
+    expect(runner.memory().peakMiB - before.peakMiB).toBeLessThan(256 + 64);
+    expect(runner.alive()).toBe(true);
+  }, 90_000);
+});
+
+describe('memory past the cap', () => {
+  it('var_set traps at the memory limit; four bombs at once grow the process by less than their caps', async () => {
+    const bomb = await runner.store(variableBomb(), 16);
+    const before = runner.memory();
+    const answers = await Promise.all(Array.from({ length: 4 }, () => invoke(bomb)));
+    for (const { status, body } of answers) {
+      expect(status).toBe(502);
+      expect(body.error).toMatchObject({
+        code: 'trapped',
+        message: "the module trapped: var_set: the call's memory limit of 16 MiB is reached",
+      });
+    }
+    // Each call: 16 MiB of linear memory and 16 MiB of kernel blocks and variables, plus 64 MiB in all.
+    expect(runner.memory().peakMiB - before.peakMiB).toBeLessThan(4 * 2 * 16 + 64);
+  });
+
+  it('alloc past the cap answers 0 and keeps nothing: the block it would have given cannot be written', async () => {
+    const [counting, writing] = await Promise.all([
+      runner.store(allocationBomb(1024 * 1024), 16),
+      runner.store(allocationBomb(1024 * 1024, true), 16),
+    ]);
+    // 16 MiB: fifteen 1 MiB blocks beside the call's input, and not a sixteenth.
+    expect((await invoke(counting)).body.answer).toEqual({ status: 'ok', output: { n: 15 } });
+    const written = await invoke(writing);
+    expect(written.body.error).toMatchObject({
+      code: 'trapped',
+      message: 'the module trapped: store_u8 outside any block the module holds',
+    });
+  });
+
+  it('empty blocks are bounded too: 65,534 beside the input, the addresses a block index has', async () => {
+    const empty = await runner.store(allocationBomb(0), 16);
+    expect((await invoke(empty)).body.answer).toEqual({ status: 'ok', output: { n: 65_534 } });
+  });
+});
+
+describe('poll_oneoff', () => {
+  it('ten calls sleeping 20 s end at their 300 ms deadline, and their OS threads go with them', async () => {
+    const sleeping = await runner.store(sleeper(20), 16);
+    await waitForRunner(runner.url, (health) => health.threads === THREADS && health.inFlight === 0);
+    const baseline = runner.osThreads();
+    const answers = await Promise.all(
+      Array.from({ length: THREADS }, () => invoke(sleeping, { timeoutMs: 300 })),
+    );
+    for (const { status, body } of answers) {
+      expect(status).toBe(504);
+      expect(body.error.code).toBe('timeout');
+    }
+    // Far less than the 20 s asked: a native sleep would keep its OS thread until then.
+    await threadsDownTo(baseline, 10_000);
+    expect(runner.alive()).toBe(true);
+  }, 60_000);
+
+  it('a sleep within the deadline comes back', async () => {
+    const napping = await runner.store(sleeper(0), 16);
+    expect((await invoke(napping)).body.answer).toEqual({ status: 'ok', output: { n: 1 } });
+  });
+});
+
+describe('what a module answers', () => {
+  it('proc_exit ends the call as a trap naming it and its code', async () => {
+    const exiting = await runner.store(exiter(3), 16);
+    expect((await invoke(exiting)).body.error).toMatchObject({
+      code: 'trapped',
+      message: 'the module trapped: the module called proc_exit(3)',
+    });
+  });
+
+  it('JSON nested 6,000 levels inside a string of the answer is bad_output, not an internal error', async () => {
+    const deep = await runner.store(deepStringAnswer(6000), 16);
+    const { status, body } = await invoke(deep);
+    expect(status).toBe(502);
+    expect(body.error).toMatchObject({
+      code: 'bad_output',
+      message: 'the invoke answer holds JSON in a string nested deeper than 64 levels',
+    });
+  });
+});
