@@ -4,7 +4,6 @@
 // records) and a 1,440-minute one (all million), prints p50 and p95 against the goal (< 200 ms at 1M
 // records) and the plan of the window's read. Prints figures; never asserts timings and is never part of
 // the tests.
-import '../src/runner/quiet-wasi.js';
 import { performance } from 'node:perf_hooks';
 import { sql } from 'drizzle-orm';
 import pino from 'pino';

@@ -10,7 +10,6 @@
 // The rows take turns in rounds, so a load that drifts meanwhile (a shared machine) weighs on all of them.
 // Everything on loopback: embedded PostgreSQL, the real api and runner, the vendor double. Prints figures
 // and ratios to the runner alone; never asserts timings and is never part of the tests.
-import '../src/runner/quiet-wasi.js';
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';

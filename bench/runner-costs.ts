@@ -1,13 +1,13 @@
 // The runner benchmark's measurements without a runner: the echo module called in-process (the floor,
 // and a fresh instance a call), and what one instance and the parts of a cold call cost.
-import '../src/runner/quiet-wasi.js';
 import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
-import createPlugin, { type CallContext } from '@extism/extism';
 import { request } from 'undici';
 import { HOST_FUNCTIONS } from '../src/module/imports.ts';
 import { drawSecretTag, tagConfig } from '../src/runner/envelope.ts';
 import { REFUSING_BINDING } from '../src/runner/host/refusal.ts';
+import { HOST_REQUEST_BYTES, MAX_HOST_REQUESTS } from '../src/runner/host/request-limits.ts';
+import { type HostBridge, instantiate, runExport } from '../src/runner/threads/instance.js';
 import { SandboxPool } from '../src/runner/threads/sandbox-pool.ts';
 import { type invokeBody, quantile, type Row, sleep } from './runner-load.ts';
 import { costOf, fmt, printCost } from './runner-report.ts';
@@ -25,18 +25,16 @@ export function envelopeOf(body: ReturnType<typeof invokeBody>): string {
 }
 
 /** In-process host functions: refusing, synchronous (the echo module calls none on a plain call). */
-const refusing = Object.fromEntries(
-  HOST_FUNCTIONS.map((name) => [
-    name,
-    (context: CallContext) => context.store(JSON.stringify({ error: `${name} refused`, refused: true })),
-  ]),
+const refusals = Object.fromEntries(
+  HOST_FUNCTIONS.map((name) => [name, JSON.stringify({ error: `${name} refused`, refused: true })]),
 );
-const pluginOptions = (maxPages: number) => ({
-  useWasi: true,
-  enableWasiOutput: false,
-  functions: { 'extism:host/user': refusing },
-  memory: { maxPages },
-});
+const host: HostBridge = {
+  refusals,
+  limits: HOST_REQUEST_BYTES,
+  maxRequests: MAX_HOST_REQUESTS,
+  ask: (_seq, name) => refusals[name] as string,
+};
+const decoder = new TextDecoder();
 
 async function timed(
   count: number,
@@ -77,12 +75,13 @@ export interface InProcess {
 
 /** The floor: one in-process instance (no thread, no HTTP), invoke called with a runner-sized envelope. */
 export async function measureFloor(at: InProcess): Promise<Row> {
-  const plugin = await createPlugin({ wasm: [{ module: at.module }] }, pluginOptions(at.maxPages));
+  // One instance for every call: its kernel keeps each call's blocks, well within the memory limit.
+  const prepared = instantiate(at, host);
+  let seq = 0;
   const latencies = await timed(at.calls, at.warmUp, async () => {
-    const text = (await plugin.call('invoke', at.envelope))?.text() ?? '';
+    const text = decoder.decode(runExport(prepared, ++seq, 'invoke', at.envelope));
     if (!text.startsWith('{"status":"ok"')) throw new Error(`floor: unexpected answer ${text.slice(0, 200)}`);
   });
-  await plugin.close();
   return inProcessRow('floor: in-process call', latencies);
 }
 
@@ -95,9 +94,7 @@ export async function measureFreshInProcess(at: InProcess, idleMs = 0): Promise<
     at.calls,
     at.warmUp,
     async () => {
-      const plugin = await createPlugin({ wasm: [{ module: at.module }] }, pluginOptions(at.maxPages));
-      await plugin.call('invoke', at.envelope);
-      await plugin.close();
+      runExport(instantiate(at, host), 1, 'invoke', at.envelope);
     },
     idleMs,
   );

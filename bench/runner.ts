@@ -6,7 +6,6 @@
 // Then the process's memory over 10,000 calls, what one instance costs, and the goals. Everything runs on
 // loopback, the runners in this process: embedded PostgreSQL, the real api internal listener serving the
 // modules, the real runners with their sandbox threads. A script, never part of the tests.
-import '../src/runner/quiet-wasi.js';
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';

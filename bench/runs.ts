@@ -17,7 +17,6 @@
 // BENCH_ONLY=runner,test,runs,evaluate picks rows (e.g. BENCH_ONLY=runs under --cpu-prof). The api,
 // worker (DBOS) and runner run in this process on embedded PostgreSQL. Prints figures; never asserts
 // timings and is never part of the tests.
-import '../src/runner/quiet-wasi.js';
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';

@@ -3,6 +3,4 @@
 import { register } from 'tsx/esm/api';
 
 register();
-// Before the command's module graph loads (see the file).
-await import('../src/runner/quiet-wasi.js');
 await import('../src/app-cli/main.ts');
