@@ -16,4 +16,9 @@ export declare function instantiate(
   module: { module: WebAssembly.Module; maxPages: number },
   host: HostBridge,
 ): Prepared;
-export declare function runExport(prepared: Prepared, seq: number, exportName: string, input: string): Uint8Array;
+export declare function runExport(
+  prepared: Prepared,
+  seq: number,
+  exportName: string,
+  input: string,
+): Uint8Array;
