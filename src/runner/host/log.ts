@@ -14,7 +14,9 @@ export function log(state: CallState, request: unknown) {
   if (state.logs.length >= MAX_LOG_LINES) return refuse(`log: at most ${MAX_LOG_LINES} lines a call`);
   // Redacted as it is kept (a module may log what it must not show), and only then cut: cut first, a
   // secret across the cut would leave its first characters, which nothing can redact any more.
-  state.logs.push({ level: level as 'info', message: state.redactor.apply(message).slice(0, MAX_LOG_CHARS) });
+  const kept = state.redactor.apply(message).slice(0, MAX_LOG_CHARS);
+  // Copied: a slice keeps the whole string it was cut from (here the module's request) alive in V8.
+  state.logs.push({ level: level as 'info', message: Buffer.from(kept, 'utf16le').toString('utf16le') });
   state.usage.logLines += 1;
   return { ok: true };
 }
