@@ -297,3 +297,11 @@ export function deepStringAnswer(depth: number): Uint8Array {
     (return (call $finish))`,
   }));
 }
+
+/** Answers n = 1; its start code (_initialize) grows its memory by `pages` first. */
+export function growingStart(pages: number): Uint8Array {
+  return hostileModule(() => ({
+    body: '(global.set $n (i32.const 1))',
+    extra: `(func (export "_initialize") (drop (memory.grow (i32.const ${pages}))))`,
+  }));
+}

@@ -5,12 +5,20 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
-import { RUNNER_TOKEN, type RunnerProcess, startRunnerProcess, waitForRunner } from '../support/runner.ts';
+import {
+  RUNNER_TOKEN,
+  type RunnerProcess,
+  startRunnerProcess,
+  startTestRunner,
+  type TestRunner,
+  waitForRunner,
+} from '../support/runner.ts';
 import {
   allocationBomb,
   deepStringAnswer,
   descriptorWatcher,
   exiter,
+  growingStart,
   logFlood,
   sleeper,
   variableBomb,
@@ -146,6 +154,41 @@ describe('memory past the cap', () => {
   it('empty blocks are bounded too: 65,534 beside the input, the addresses a block index has', async () => {
     const empty = await runner.store(allocationBomb(0), 16);
     expect((await invoke(empty)).body.answer).toEqual({ status: 'ok', output: { n: 65_534 } });
+  });
+});
+
+describe('warm instances', () => {
+  let warmOne: TestRunner;
+  beforeAll(async () => {
+    warmOne = await startTestRunner(platform, { APP_RUNNER_CONCURRENCY: '1', APP_RUNNER_WARM_PLUGINS: '2' });
+  });
+  afterAll(() => warmOne?.close());
+
+  const call = async (sha256: string) => {
+    const response = await warmOne.post('/v1/invoke', {
+      module: { sha256 },
+      call: { id: randomUUID(), tenantId: randomUUID() },
+      action: 'attack',
+      config: {},
+      hosts: [],
+      input: {},
+      timeoutMs: 5_000,
+    });
+    // biome-ignore lint/suspicious/noExplicitAny: a runner answer, read field by field
+    const body: any = await response.json();
+    return { answer: body.answer, warm: body.warm };
+  };
+
+  it('are not kept for a module whose start code grew its memory: each call makes its own', async () => {
+    // One thread: the warm-up after a call finishes before the next call gets the thread.
+    const [small, large] = await Promise.all([
+      warmOne.store(growingStart(0), 64),
+      warmOne.store(growingStart(512), 64), // 32 MiB more
+    ]);
+    expect(await call(small)).toMatchObject({ warm: false });
+    expect(await call(small)).toMatchObject({ warm: true, answer: { status: 'ok', output: { n: 1 } } });
+    for (let i = 0; i < 3; i++)
+      expect(await call(large)).toEqual({ warm: false, answer: { status: 'ok', output: { n: 1 } } });
   });
 });
 

@@ -16,6 +16,7 @@ export declare function instantiate(
   module: { module: WebAssembly.Module; maxPages: number },
   host: HostBridge,
 ): Prepared;
+export declare function heldBytes(prepared: Prepared): number;
 export declare function runExport(
   prepared: Prepared,
   seq: number,

@@ -71,6 +71,12 @@ export function instantiate(module, host) {
   return { instance, kernel, holder };
 }
 
+/** What an instance holds now: its linear memory and its kernel's blocks and variables, in bytes. */
+export function heldBytes(prepared) {
+  const memory = prepared.instance.exports.memory;
+  return (memory instanceof WebAssembly.Memory ? memory.buffer.byteLength : 0) + prepared.kernel.usedBytes();
+}
+
 /** Runs one export of a prepared instance for call `seq`: its output bytes, or throws what it trapped with. */
 export function runExport(prepared, seq, exportName, input) {
   const run = prepared.instance.exports[exportName];

@@ -37,6 +37,7 @@ export interface Kernel {
   begin(input: Uint8Array): void;
   read(address: bigint, maxBytes: number): Uint8Array | 'large' | null;
   store(bytes: Uint8Array): bigint;
+  usedBytes(): number;
   outcome(): { error: string } | { output: Uint8Array };
 }
 export declare function createKernel(options: { budgetBytes: number }): Kernel;

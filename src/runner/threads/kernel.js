@@ -199,6 +199,8 @@ export function createKernel({ budgetBytes }) {
       return block.bytes;
     },
     store,
+    /** Bytes its blocks and variables hold now, overheads included. */
+    usedBytes: () => used,
     /** What the export ended with: its error text, or its output bytes (a copy), or none. */
     outcome() {
       const error = blocks[errorIndex];

@@ -10,7 +10,7 @@
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
-import { instantiate, runExport } from './instance.js';
+import { heldBytes, instantiate, runExport } from './instance.js';
 
 if (!parentPort) throw new Error('the sandbox thread entry runs in a worker thread only');
 const port = parentPort;
@@ -32,6 +32,13 @@ const modules = new Map();
 const warm = new Map();
 
 const post = (message, transfer = []) => port.postMessage(message, transfer);
+
+/**
+ * The most a warm instance may hold once its start code ran. It waits for a call with no deadline, so
+ * start code that grew its memory would keep it while no call pays for it: such a module is not warmed
+ * (each call makes its instance).
+ */
+const WARM_MAX_BYTES = 16 * 1024 * 1024;
 
 /** The main thread's answer to one host request; this thread blocks until it is there. */
 function askMainThread(seq, name, request) {
@@ -61,8 +68,14 @@ function prepare(sha256) {
   if (!module) return post({ kind: 'prepared', sha256, ok: false, message: 'module not held' });
   Atomics.store(flags, PHASE, PHASES.starting);
   try {
+    const prepared = instantiate(module, host);
+    const held = heldBytes(prepared);
+    if (held > WARM_MAX_BYTES) {
+      const message = `its start code left ${Math.ceil(held / 1048576)} MiB, more than a warm instance keeps`;
+      return post({ kind: 'prepared', sha256, ok: false, message });
+    }
     const list = warm.get(sha256) ?? [];
-    list.push(instantiate(module, host));
+    list.push(prepared);
     warm.set(sha256, list);
     post({ kind: 'prepared', sha256, ok: true });
   } catch (error) {
