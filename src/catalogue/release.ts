@@ -45,7 +45,7 @@ export async function loadRelease(indexFile: string): Promise<ReleaseModule[]> {
     const bytes = new Uint8Array(await fs.readFile(path.resolve(path.dirname(indexFile), entry.file)));
     if (sha256Hex(bytes) !== entry.sha256)
       throw new Error(`release module ${entry.file} does not match its hash`);
-    const inspected = inspectModuleBytes(bytes);
+    const inspected = await inspectModuleBytes(bytes);
     if (!inspected.ok) throw new Error(`release module ${entry.file}: ${inspected.message}`);
     const manifestFile = entry.file.replace(/\.wasm$/, '.manifest.json');
     const parsed = parseManifest(

@@ -54,7 +54,7 @@ export async function uploadVersion(
     });
   }
   const { manifest } = verdict;
-  const prepared = prepareModule(bytes, manifest);
+  const prepared = await prepareModule(bytes, manifest);
   if (!prepared.ok)
     throw new ApiError(400, 'validation_error', prepared.message, {
       code: prepared.code,

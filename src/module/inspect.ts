@@ -1,6 +1,9 @@
 // What a valid module is (spec part 1 §2.14), in the order the api and the runner check it: the bytes
-// alone first (inspectModuleBytes), then, once the manifest export has answered, the exports it promises
-// (checkExports) and the stored form of the module (prepareModule). Pure.
+// alone first (checkModuleBytes, pure and cheap, bounded before anything is parsed), the engine's
+// validation off the calling thread (inspectModuleBytes), then, once the manifest export has answered,
+// the exports it promises (checkExports) and the stored form of the module (prepareModule).
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { compileModule } from './compile.ts';
 import { checkImports } from './imports.ts';
 import { checkInstanceSize } from './instance-size.ts';
 import type { Manifest } from './manifest-types.ts';
@@ -16,30 +19,41 @@ export interface ModuleInspection {
 }
 
 /**
- * Everything that can be known without running the module: at most 32 MiB (too_large), the WebAssembly
- * header (not_wasm), valid WebAssembly with well-formed sections (invalid_module), the import policy
- * (imported_memory, forbidden_import), exactly one memory of its own (invalid_module), the bounds on tables,
- * globals and segments (table_too_large, instance_too_large) and the manifest and
- * invoke exports (missing_export), so a module without them is never run.
+ * Everything the bytes tell without the engine: at most 32 MiB (too_large), the WebAssembly header
+ * (not_wasm), well-formed sections, the declared counts within their bounds (instance_too_large) and only
+ * accepted features (invalid_module), the import policy (imported_memory, forbidden_import), exactly one
+ * memory of its own (invalid_module), the bounds on tables, globals and segments (table_too_large,
+ * instance_too_large) and the manifest and invoke exports (missing_export), so a module without them is
+ * never compiled nor run. Pure and synchronous.
  */
-export function inspectModuleBytes(bytes: Uint8Array): ModuleInspection | ModuleRefusal {
+export function checkModuleBytes(bytes: Uint8Array): ModuleInspection | ModuleRefusal {
   const read = readModule(bytes);
   if (!read.ok) return read;
   const refused = checkImports(read.imports);
   if (refused) return refused;
-  if (read.memories.length !== 1) {
-    return refuse(
-      'invalid_module',
-      read.memories.length === 0
-        ? 'module defines no memory; it must define exactly one'
-        : `module defines ${read.memories.length} memories; it must define exactly one`,
-    );
+  // Several memories are refused while reading (multi-memory is not accepted).
+  if (read.memories.length === 0) {
+    return refuse('invalid_module', 'module defines no memory; it must define exactly one');
   }
   const sized = checkInstanceSize(read.instanceSize);
   if (sized) return sized;
   const missing = checkNamedExports(BASE_EXPORTS, read.exports);
   if (missing) return missing;
   return { ok: true, imports: read.imports, exports: read.exports };
+}
+
+/**
+ * checkModuleBytes, then valid WebAssembly as the engine decides (invalid_module), compiled off the
+ * calling thread; the compiled module is handed back for whoever runs it next.
+ */
+export async function inspectModuleBytes(
+  bytes: Uint8Array,
+): Promise<(ModuleInspection & { module: WebAssembly.Module }) | ModuleRefusal> {
+  const checked = checkModuleBytes(bytes);
+  if (!checked.ok) return checked;
+  const compiled = await compileModule(bytes);
+  if (!compiled.ok) return compiled;
+  return { ...checked, module: compiled.module };
 }
 
 /** The exports every module must have, whatever its manifest says (the manifest export is run to read it). */
@@ -59,8 +73,8 @@ export function checkNamedExports(
   required: readonly string[],
   exports: readonly WasmExport[],
 ): ModuleRefusal | null {
-  const functions = new Set(exports.filter((e) => e.kind === 'function').map((e) => e.name));
-  const missing = required.filter((name) => !functions.has(name));
+  // A scan per required name (four at most), rather than a set of every export's name.
+  const missing = required.filter((name) => !exports.some((e) => e.name === name && e.kind === 'function'));
   if (missing.length === 0) return null;
   const notFunctions = missing.filter((name) => exports.some((e) => e.name === name));
   const why = notFunctions.length > 0 ? ` (${notFunctions.join(', ')} exported, but not as functions)` : '';
@@ -86,15 +100,23 @@ export interface PreparedModule {
 
 /**
  * The module as the platform stores it, once its manifest has been read: exports checked, memory capped
- * at the manifest's memoryMiB, named by the hash of the capped bytes. Runs the static checks again, so it
- * is safe on bytes that were never inspected.
+ * at the manifest's memoryMiB, named by the hash of the capped bytes. Runs the static checks again and
+ * has the engine validate the capped bytes (one compile, off the calling thread), so it is safe on bytes
+ * that were never inspected.
  */
-export function prepareModule(bytes: Uint8Array, manifest: Manifest): PreparedModule | ModuleRefusal {
-  const inspected = inspectModuleBytes(bytes);
-  if (!inspected.ok) return inspected;
-  const missing = checkExports(manifest, inspected.exports);
+export async function prepareModule(
+  bytes: Uint8Array,
+  manifest: Manifest,
+): Promise<PreparedModule | ModuleRefusal> {
+  const checked = checkModuleBytes(bytes);
+  if (!checked.ok) return checked;
+  const missing = checkExports(manifest, checked.exports);
   if (missing) return missing;
+  // The checks and the cap each read the whole module: apart, the event loop runs between them.
+  await nextTurn();
   const capped = capMemory(bytes, manifest.memoryMiB);
   if (!capped.ok) return capped;
+  const compiled = await compileModule(capped.bytes);
+  if (!compiled.ok) return compiled;
   return { ok: true, bytes: capped.bytes, sha256: sha256Hex(capped.bytes), sizeBytes: capped.bytes.length };
 }

@@ -2,7 +2,7 @@
 // engine allocates them at instantiation whatever memoryMiB says (a 44 KB module declaring a table of
 // 10,000,000 entries took ~650 MB a call), so the platform reads them from the bytes and bounds them.
 // Pure: bytes in, counts out.
-import { byteAt, Malformed, readU32, type Section, skipLeb } from './binary.ts';
+import { declaredCount, Malformed, Reader, SECTION, type Section, Unsupported } from './binary.ts';
 import { type ModuleRefusal, refuse } from './refusal.ts';
 
 /** Table entries a module may declare, all its tables together, each counted at its maximum. */
@@ -24,106 +24,103 @@ export interface InstanceSize {
   dataSegments: number;
 }
 
-const TABLE_SECTION = 4;
-const GLOBAL_SECTION = 6;
-const ELEMENT_SECTION = 9;
-const DATA_SECTION = 11;
 const FUNCREF = 0x70;
 const EXTERNREF = 0x6f;
 
-function readReftype(bytes: Uint8Array, at: number): number {
-  const type = byteAt(bytes, at);
+function readReftype(reader: Reader): void {
+  const type = reader.byte();
   if (type !== FUNCREF && type !== EXTERNREF) {
-    throw new Malformed(`reference type 0x${type.toString(16)} is not supported`);
+    throw new Unsupported(`reference type 0x${type.toString(16)} in a table or element segment`);
   }
-  return at + 1;
 }
 
-/** Each table's maximum (null: none), in entries. 64-bit and shared tables are not supported. */
+/** A table's type (a reference type and limits): its maximum, null when it has none. */
+export function readTableType(reader: Reader): number | null {
+  readReftype(reader);
+  const flags = reader.byte();
+  if (flags & 0x04) throw new Unsupported('64-bit tables (memory64)');
+  if (flags > 0x01) throw new Malformed(`table limits flags 0x${flags.toString(16)} are not known`);
+  reader.u32();
+  return flags === 0x01 ? reader.u32() : null;
+}
+
+/** Each table's maximum (null: none), in entries. */
 function readTables(bytes: Uint8Array, section: Section): (number | null)[] {
   const tables: (number | null)[] = [];
-  let [count, at] = readU32(bytes, section.contentStart);
-  for (; count > 0; count--) {
-    if (byteAt(bytes, at) === 0x40)
-      throw new Malformed('tables with initialiser expressions are not supported');
-    at = readReftype(bytes, at);
-    const flags = byteAt(bytes, at++);
-    if (flags > 0x01) throw new Malformed(`table limits flags 0x${flags.toString(16)} are not supported`);
-    const [, afterMin] = readU32(bytes, at);
-    at = afterMin;
-    let max: number | null = null;
-    if (flags === 0x01) [max, at] = readU32(bytes, at);
-    tables.push(max);
+  const reader = Reader.of(bytes, section);
+  for (let count = reader.u32(); count > 0; count--) {
+    // A table given an initial value comes with typed function references.
+    if (reader.peek() === 0x40) throw new Unsupported('tables with initial values');
+    tables.push(readTableType(reader));
   }
-  if (at !== section.end) throw new Malformed('table section size does not match its entries');
+  reader.done('table');
   return tables;
 }
 
 /** Opcodes of a constant expression with no immediate: the extended-constant arithmetic. */
 const NO_IMMEDIATE = new Set([0x6a, 0x6b, 0x6c, 0x7c, 0x7d, 0x7e]);
 
-/** The offset after a constant expression (an offset or an element's value) and its end opcode. */
-function skipConstExpr(bytes: Uint8Array, offset: number): number {
-  let at = offset;
+/** Past a constant expression (an offset or an element's value) and its end opcode. */
+function skipConstExpr(reader: Reader): void {
   for (;;) {
-    const opcode = byteAt(bytes, at++);
-    if (opcode === 0x0b) return at;
+    const opcode = reader.byte();
+    if (opcode === 0x0b) return;
     if (opcode === 0x41 || opcode === 0x42 || opcode === 0x23 || opcode === 0xd0 || opcode === 0xd2) {
-      at = skipLeb(bytes, at); // i32/i64.const, global.get, ref.null (heap type), ref.func
-    } else if (opcode === 0x43) at += 4;
-    else if (opcode === 0x44) at += 8;
+      reader.skipLeb(); // i32/i64.const, global.get, ref.null (heap type), ref.func
+    } else if (opcode === 0x43) reader.at += 4;
+    else if (opcode === 0x44) reader.at += 8;
+    else if (opcode === 0xfb) throw new Unsupported('GC instructions in a constant expression');
     else if (!NO_IMMEDIATE.has(opcode)) {
-      throw new Malformed(`constant expression opcode 0x${opcode.toString(16)} is not supported`);
+      throw new Malformed(`constant expression opcode 0x${opcode.toString(16)} is not known`);
     }
   }
 }
 
-/** A vector of function indices or of expressions: its length and the offset after it. */
-function readItems(bytes: Uint8Array, offset: number, expressions: boolean): [number, number] {
-  let [count, at] = readU32(bytes, offset);
-  const items = count;
-  for (; count > 0; count--) at = expressions ? skipConstExpr(bytes, at) : skipLeb(bytes, at);
-  return [items, at];
-}
-
-/** The entries of all element segments (the eight segment forms of the binary format). */
+/**
+ * The entries of all element segments (the eight segment forms of the binary format). Reading stops at
+ * the segment that takes the count past MAX_ELEMENT_ENTRIES: the module is refused with the count so far,
+ * and the rest of its segments, however many, are never walked.
+ */
 function readElementEntries(bytes: Uint8Array, section: Section): number {
   let total = 0;
-  let [count, at] = readU32(bytes, section.contentStart);
-  for (; count > 0; count--) {
-    const [flags, afterFlags] = readU32(bytes, at);
+  const reader = Reader.of(bytes, section);
+  for (let count = reader.u32(); count > 0; count--) {
+    const flags = reader.u32();
     if (flags > 7) throw new Malformed(`element segment flags ${flags} are not supported`);
-    at = afterFlags;
     const active = (flags & 0x01) === 0;
-    if (flags & 0x02 && active) [, at] = readU32(bytes, at); // table index
-    if (active) at = skipConstExpr(bytes, at); // offset
+    if (flags & 0x02 && active) reader.u32(); // table index
+    if (active) skipConstExpr(reader); // offset
     const expressions = (flags & 0x04) !== 0;
     // Forms 0 and 4 name neither element kind nor reference type.
-    if (flags !== 0 && flags !== 4) at = expressions ? readReftype(bytes, at) : at + 1;
-    const [items, after] = readItems(bytes, at, expressions);
+    if (flags !== 0 && flags !== 4) {
+      if (expressions) readReftype(reader);
+      else reader.byte();
+    }
+    const items = reader.u32();
     total += items;
-    at = after;
+    if (total > MAX_ELEMENT_ENTRIES) return total;
+    for (let item = 0; item < items; item++) {
+      if (expressions) skipConstExpr(reader);
+      else reader.skipLeb();
+    }
   }
-  if (at !== section.end) throw new Malformed('element section size does not match its segments');
+  reader.done('element');
   return total;
 }
-
-const countOf = (bytes: Uint8Array, section: Section | undefined): number =>
-  section ? readU32(bytes, section.contentStart)[0] : 0;
 
 /** Reads the sizes; throws Malformed on a section it cannot read. */
 export function readInstanceSize(bytes: Uint8Array, all: readonly Section[]): InstanceSize {
   const find = (id: number) => all.find((s) => s.id === id);
-  const tableSection = find(TABLE_SECTION);
+  const tableSection = find(SECTION.table);
   const tables = tableSection ? readTables(bytes, tableSection) : [];
-  const elementSection = find(ELEMENT_SECTION);
+  const elementSection = find(SECTION.element);
   return {
     tableEntries: tables.some((max) => max === null)
       ? null
       : tables.reduce<number>((sum, max) => sum + (max ?? 0), 0),
-    globals: countOf(bytes, find(GLOBAL_SECTION)),
+    globals: declaredCount(bytes, find(SECTION.global)),
     elementEntries: elementSection ? readElementEntries(bytes, elementSection) : 0,
-    dataSegments: countOf(bytes, find(DATA_SECTION)),
+    dataSegments: declaredCount(bytes, find(SECTION.data)),
   };
 }
 

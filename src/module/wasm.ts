@@ -1,87 +1,67 @@
 // Reading WebAssembly binaries: the header, the section layout, imports, exports and the module's own
 // memory, and the one rewrite the platform makes (spec part 1 §2.14: memoryMiB written in as the memory
-// maximum, so the hash names the capped module). Pure: bytes in, bytes or facts out; nothing is instantiated.
+// maximum, so the hash names the capped module). Pure: bytes in, bytes or facts out; nothing is compiled
+// or instantiated (compile.ts asks the engine, off the calling thread). The order is cheapest first: the
+// size, the header, the section walk, the declared counts, and only then the entries.
 import { createHash } from 'node:crypto';
-import { byteAt, encodeU32, hasWasmHeader, Malformed, readU32, type Section, sections } from './binary.ts';
+import {
+  encodeU32,
+  hasWasmHeader,
+  Malformed,
+  Reader,
+  SECTION,
+  type Section,
+  sections,
+  TooManyCustomSections,
+  Unsupported,
+} from './binary.ts';
+import { checkCounts, MAX_CUSTOM_SECTIONS, overBound } from './counts.ts';
+import {
+  MAX_PAGES,
+  type MemoryLimits,
+  readExports,
+  readImports,
+  readMemoryLimits,
+  type WasmExport,
+  type WasmImport,
+} from './externs.ts';
 import { checkInstanceSize, type InstanceSize, readInstanceSize, tableBytes } from './instance-size.ts';
 import { type ModuleRefusal, refuse } from './refusal.ts';
+import { readTypes } from './types.ts';
 
 export { hasWasmHeader } from './binary.ts';
+export type { ExternKind, MemoryLimits, WasmExport, WasmImport } from './externs.ts';
 
 /** Spec part 2 §8.1: a module is at most 32 MiB (also the upload body limit). */
 export const MAX_MODULE_BYTES = 32 * 1024 * 1024;
 /** WebAssembly pages are 64 KiB, so one MiB is 16 pages. */
 export const WASM_PAGE_BYTES = 65_536;
 export const PAGES_PER_MIB = 16;
-/** The most pages a 32-bit memory can have (4 GiB), so the highest cap a module can carry. */
-const MAX_PAGES = 65_536;
-
-export type ExternKind = 'function' | 'table' | 'memory' | 'global' | 'tag';
-
-export interface WasmImport {
-  module: string;
-  name: string;
-  kind: ExternKind;
-}
-
-export interface WasmExport {
-  name: string;
-  kind: ExternKind;
-}
-
-/** Limits of a memory the module defines itself, in 64 KiB pages. */
-export interface MemoryLimits {
-  minPages: number;
-  maxPages: number | null;
-}
 
 export interface ModuleFacts {
   imports: WasmImport[];
   exports: WasmExport[];
-  /** The memories of the memory section (id 5), in order; imported memories are among the imports. */
+  /** The memory the module defines (memory section, id 5), if any; imported memories are imports. */
   memories: MemoryLimits[];
   /** Tables, globals, element and data segments: what sizes an instance besides its memory. */
   instanceSize: InstanceSize;
 }
 
-// The TypeScript libraries this project compiles with (ES2023 and Node's types) declare no WebAssembly
-// values; they live in lib.dom. The few calls used here are typed locally rather than pulling the DOM
-// library into every file.
-interface WasmApi {
-  validate(bytes: Uint8Array): boolean;
-  Module: {
-    new (bytes: Uint8Array): object;
-    imports(module: object): { module: string; name: string; kind: string }[];
-    exports(module: object): { name: string; kind: string }[];
-  };
-}
-const wasmApi = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
-
-const MEMORY_SECTION = 5;
-
-/**
- * The memory section's entries. Only plain 32-bit memories with 64 KiB pages are run: shared memory
- * (threads), memory64 and custom page sizes would each escape or change what memoryMiB means.
- */
+/** The memory section's one entry, if any: a module of several memories is refused (multi-memory). */
 function readMemories(bytes: Uint8Array, section: Section): MemoryLimits[] {
-  const memories: MemoryLimits[] = [];
-  let [count, at] = readU32(bytes, section.contentStart);
-  for (; count > 0; count--) {
-    const flags = byteAt(bytes, at++);
-    if (flags & 0x02) throw new Malformed('shared memory is not supported');
-    if (flags & 0x04) throw new Malformed('64-bit memory (memory64) is not supported');
-    if (flags > 0x01) throw new Malformed(`memory limits flags 0x${flags.toString(16)} are not supported`);
-    const [minPages, afterMin] = readU32(bytes, at);
-    at = afterMin;
-    let maxPages: number | null = null;
-    if (flags === 0x01) [maxPages, at] = readU32(bytes, at);
-    memories.push({ minPages, maxPages });
-  }
-  if (at !== section.end) throw new Malformed('memory section size does not match its entries');
+  const reader = Reader.of(bytes, section);
+  const count = reader.u32();
+  if (count > 1) throw new SeveralMemories(count);
+  const memories = count === 1 ? [readMemoryLimits(reader)] : [];
+  reader.done('memory');
   return memories;
 }
 
-const asKind = (kind: string) => kind as ExternKind;
+class SeveralMemories extends Error {
+  constructor(readonly count: number) {
+    super(`module defines ${count} memories; it must define exactly one`);
+  }
+}
 
 interface Layout extends ModuleFacts {
   memorySection: Section | undefined;
@@ -94,32 +74,39 @@ function layout(bytes: Uint8Array): Layout | ModuleRefusal {
   if (!hasWasmHeader(bytes)) {
     return refuse('not_wasm', 'not a WebAssembly module: the \\0asm version 1 header is missing');
   }
-  let compiled: object;
   try {
-    compiled = new wasmApi.Module(bytes);
-  } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    return refuse('invalid_module', `not valid WebAssembly: ${reason}`);
-  }
-  try {
-    const all = sections(bytes);
-    const memorySection = all.find((s) => s.id === MEMORY_SECTION);
+    const all = sections(bytes, MAX_CUSTOM_SECTIONS);
+    const overCount = checkCounts(bytes, all);
+    if (overCount) return overCount;
+    const find = (id: number) => all.find((s) => s.id === id);
+    const typeSection = find(SECTION.type);
+    if (typeSection) readTypes(bytes, typeSection);
+    const importSection = find(SECTION.import);
+    const exportSection = find(SECTION.export);
+    const memorySection = find(SECTION.memory);
     return {
-      imports: wasmApi.Module.imports(compiled).map((i) => ({ ...i, kind: asKind(i.kind) })),
-      exports: wasmApi.Module.exports(compiled).map((e) => ({ ...e, kind: asKind(e.kind) })),
+      imports: importSection ? readImports(bytes, importSection) : [],
+      exports: exportSection ? readExports(bytes, exportSection) : [],
       memories: memorySection ? readMemories(bytes, memorySection) : [],
       instanceSize: readInstanceSize(bytes, all),
       memorySection,
     };
   } catch (error) {
+    if (error instanceof TooManyCustomSections)
+      return overBound(`more than ${error.max}`, 'custom sections', error.max);
+    if (error instanceof Unsupported)
+      return refuse('invalid_module', `module uses ${error.message}, which the platform does not accept`);
+    if (error instanceof SeveralMemories) return refuse('invalid_module', error.message);
     if (error instanceof Malformed) return refuse('invalid_module', `bad module: ${error.message}`);
     throw error;
   }
 }
 
 /**
- * Size, header, validity (the engine's own compiler decides), imports, exports and own memories.
- * Refuses too_large, not_wasm and invalid_module; the import policy and memory count are the caller's.
+ * Size, header, well-formed sections, the declared counts within their bounds, only accepted features,
+ * then imports, exports, the module's own memory and its instance sizes, all from the bytes. Refuses
+ * too_large, not_wasm, instance_too_large (a count past its bound) and invalid_module; the import policy,
+ * the instance-size bounds and the engine's validation (compileModule) are the caller's.
  */
 export function readModule(bytes: Uint8Array): ({ ok: true } & ModuleFacts) | ModuleRefusal {
   const read = layout(bytes);
@@ -133,6 +120,7 @@ export function readModule(bytes: Uint8Array): ({ ok: true } & ModuleFacts) | Mo
  * Only the memory section changes, re-encoded with shortest LEB128 sizes, so capping a capped module
  * gives the same bytes. A module that imports memory, has no memory or several, or needs more than the
  * cap from the start, is refused: a cap it could not honour would only fail later, at instantiation.
+ * Pure and synchronous: it reads the bytes as readModule does and never compiles them.
  */
 export function capMemory(
   bytes: Uint8Array,
@@ -148,11 +136,8 @@ export function capMemory(
   if (imported) {
     return refuse('imported_memory', `module imports its memory (${imported.module}.${imported.name})`);
   }
-  const [memory, ...others] = read.memories;
+  const [memory] = read.memories;
   if (!memory || !read.memorySection) return refuse('invalid_module', 'module defines no memory');
-  if (others.length > 0) {
-    return refuse('invalid_module', `module defines ${read.memories.length} memories; exactly one is run`);
-  }
   if (memory.minPages > maxPages) {
     return refuse(
       'invalid_module',
@@ -167,11 +152,10 @@ export function capMemory(
     section.start + 1 + encodeU32(content.length).length + content.length + (bytes.length - section.end),
   );
   capped.set(bytes.subarray(0, section.start), 0);
-  capped.set([MEMORY_SECTION, ...encodeU32(content.length), ...content], section.start);
+  capped.set([SECTION.memory, ...encodeU32(content.length), ...content], section.start);
   capped.set(bytes.subarray(section.end), capped.length - (bytes.length - section.end));
-  // Only the memory limits moved; checked anyway, so a rewrite can never hand on a module that fails later.
-  if (!wasmApi.validate(capped))
-    return refuse('invalid_module', 'module is not valid once its memory is capped');
+  // Only the memory limits moved, to limits the engine accepts (readMemoryLimits refuses any it would
+  // not), so the capped module is valid exactly when the original is: no engine check is needed here.
   return { ok: true, bytes: capped };
 }
 

@@ -1,13 +1,17 @@
-// Inspection of an upload: the static checks of src/module, then the manifest export run in a fresh
-// instance with a 5 s deadline and every host function refusing, then the strict manifest parse and the
-// export check. A module the platform refuses is a verdict (accepted false), not a runner failure.
-import { checkExports, inspectModuleBytes } from '../module/inspect.ts';
+// Inspection of an upload: the static checks of src/module on the bytes, one compile off the main thread
+// (the engine's validation, and the module the manifest export then runs on), the manifest export run in
+// a fresh instance with a 5 s deadline and every host function refusing, then the strict manifest parse
+// and the export check. A module the platform refuses is a verdict (accepted false), not a runner failure.
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { compileModule } from '../module/compile.ts';
+import { checkExports, checkModuleBytes } from '../module/inspect.ts';
 import { type Manifest, parseManifest } from '../module/manifest.ts';
-import { capMemory, PAGES_PER_MIB, readModule, sha256Hex } from '../module/wasm.ts';
+import { capMemory, PAGES_PER_MIB, sha256Hex } from '../module/wasm.ts';
 import { readAnswer } from './envelope.ts';
 import { RunnerFailure } from './errors.ts';
 import { REFUSING_BINDING } from './host/refusal.ts';
 import { Redactor } from './redaction.ts';
+import type { ThreadModule } from './threads/protocol.ts';
 import { type SandboxPool, withSandbox } from './threads/sandbox-pool.ts';
 
 export const MANIFEST_DEADLINE_MS = 5_000;
@@ -27,12 +31,25 @@ export async function inspectUpload(
   sandbox?: Pick<SandboxPool, 'run'>,
 ): Promise<InspectionVerdict> {
   if (!sandbox) return withSandbox((oneOff) => inspectUpload(bytes, oneOff));
-  const inspected = inspectModuleBytes(bytes);
+  const inspected = checkModuleBytes(bytes);
   if (!inspected.ok) return { accepted: false, code: inspected.code, message: inspected.message };
+  // The checks and the cap each read the whole module: apart, the event loop runs between them.
+  await nextTurn();
   const capped = capMemory(bytes, INSPECTION_MAX_MIB);
   if (!capped.ok) return { accepted: false, code: capped.code, message: capped.message };
+  // Capping changes only the memory's maximum, so the engine's verdict on the capped bytes is its verdict
+  // on the upload; the one compile also gives the module the manifest export runs on.
+  const compiled = await compileModule(capped.bytes);
+  if (!compiled.ok) return { accepted: false, code: compiled.code, message: compiled.message };
 
-  const answer = await runManifestExport(capped.bytes, sandbox);
+  const answer = await runManifestExport(
+    {
+      sha256: sha256Hex(capped.bytes),
+      module: compiled.module,
+      maxPages: INSPECTION_MAX_MIB * PAGES_PER_MIB,
+    },
+    sandbox,
+  );
   if ('refused' in answer) return { accepted: false, code: 'invalid_module', message: answer.refused };
   const parsed = parseManifest(answer.manifest);
   if (!parsed.ok) return { accepted: false, code: parsed.code, message: parsed.message, path: parsed.path };
@@ -50,13 +67,9 @@ export async function inspectUpload(
 }
 
 async function runManifestExport(
-  bytes: Uint8Array,
+  module: ThreadModule,
   sandbox: Pick<SandboxPool, 'run'>,
 ): Promise<{ manifest: unknown } | { refused: string }> {
-  const facts = readModule(bytes);
-  const maxPages =
-    'memories' in facts ? (facts.memories[0]?.maxPages ?? INSPECTION_MAX_MIB * PAGES_PER_MIB) : 0;
-  const module = { sha256: sha256Hex(bytes), module: await WebAssembly.compile(bytes), maxPages };
   const { result } = await sandbox.run(module, {
     exportName: 'manifest',
     input: '',

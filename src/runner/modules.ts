@@ -26,18 +26,18 @@ const SHA256 = /^[0-9a-f]{64}$/;
 
 const exportsByModule = new WeakMap<WebAssembly.Module, ReadonlySet<string>>();
 
+const functionNames = (exports: readonly { name: string; kind: string }[]): ReadonlySet<string> =>
+  new Set(exports.filter((e) => e.kind === 'function').map((e) => e.name));
+
 /**
- * The function exports of a compiled module, read once per module on the main thread: a call checks the
- * export it needs without asking the instance's worker thread (a round trip per call).
+ * The function exports of a compiled module, kept once per module: a call checks the export it needs
+ * without asking the instance's worker thread (a round trip per call). The store fills it from the bytes
+ * it read; a module compiled elsewhere is asked of the engine once.
  */
 export function functionExports(module: WebAssembly.Module): ReadonlySet<string> {
   let names = exportsByModule.get(module);
   if (!names) {
-    names = new Set(
-      WebAssembly.Module.exports(module)
-        .filter((e) => e.kind === 'function')
-        .map((e) => e.name),
-    );
+    names = functionNames(WebAssembly.Module.exports(module));
     exportsByModule.set(module, names);
   }
   return names;
@@ -82,19 +82,20 @@ export class ModuleStore {
 
   async #load(sha256: string): Promise<LoadedModule> {
     const bytes = (await this.#fromDisk(sha256)) ?? (await this.#fetch(sha256));
+    // The upload's checks again, from the bytes and before compiling: a module stored before a bound or a
+    // refused feature existed is not run, and an oversized one never reaches the engine.
+    const facts = readModule(bytes);
+    if (!facts.ok) throw new RunnerFailure('invalid_module', facts.message);
+    const oversized = checkInstanceSize(facts.instanceSize);
+    if (oversized) throw new RunnerFailure('invalid_module', oversized.message);
     let module: WebAssembly.Module;
     try {
       module = await WebAssembly.compile(bytes);
     } catch {
       throw new RunnerFailure('invalid_module', 'the module does not compile');
     }
-    const facts = readModule(bytes);
-    // Bounds checked at upload, checked again: a module stored before they existed is not run.
-    const oversized = 'instanceSize' in facts ? checkInstanceSize(facts.instanceSize) : null;
-    if (oversized) throw new RunnerFailure('invalid_module', oversized.message);
-    const maxPages =
-      'memories' in facts ? (facts.memories[0]?.maxPages ?? DEFAULT_MAX_PAGES) : DEFAULT_MAX_PAGES;
-    functionExports(module);
+    const maxPages = facts.memories[0]?.maxPages ?? DEFAULT_MAX_PAGES;
+    exportsByModule.set(module, functionNames(facts.exports));
     return { sha256, module, maxPages };
   }
 

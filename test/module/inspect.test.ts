@@ -24,7 +24,7 @@ function manifestWith(handles: { webhook: boolean; handoff?: boolean }, memoryMi
 const plain = manifestWith({ webhook: false });
 
 describe('inspectModuleBytes: imports', () => {
-  it('accepts the seven host functions, the Extism kernel and WASI preview 1 without sockets and paths', () => {
+  it('accepts the seven host functions, the Extism kernel and WASI preview 1 without sockets and paths', async () => {
     const bytes = appModule({
       imports: [
         ...HOST_FUNCTIONS.map((name) => ['extism:host/user', name] as const),
@@ -37,7 +37,7 @@ describe('inspectModuleBytes: imports', () => {
         ['wasi_snapshot_preview1', 'proc_exit'],
       ],
     });
-    const inspected = inspectModuleBytes(bytes);
+    const inspected = await inspectModuleBytes(bytes);
     expect(inspected).toMatchObject({ ok: true });
     if (!inspected.ok) return;
     expect(inspected.imports).toHaveLength(HOST_FUNCTIONS.length + 7);
@@ -67,8 +67,8 @@ describe('inspectModuleBytes: imports', () => {
     ],
   ];
   for (const [what, clause, named] of forbidden) {
-    it(`refuses ${what} as forbidden_import, naming it`, () => {
-      const refused = inspectModuleBytes(appModule({ imports: [['extism:host/user', 'log'], clause] }));
+    it(`refuses ${what} as forbidden_import, naming it`, async () => {
+      const refused = await inspectModuleBytes(appModule({ imports: [['extism:host/user', 'log'], clause] }));
       expect(refused).toMatchObject({
         ok: false,
         code: 'forbidden_import',
@@ -77,8 +77,8 @@ describe('inspectModuleBytes: imports', () => {
     });
   }
 
-  it('counts the other forbidden imports in its message', () => {
-    const refused = inspectModuleBytes(
+  it('counts the other forbidden imports in its message', async () => {
+    const refused = await inspectModuleBytes(
       appModule({
         imports: [
           ['env', 'a'],
@@ -93,32 +93,32 @@ describe('inspectModuleBytes: imports', () => {
     });
   });
 
-  it('refuses imported memory as imported_memory, from any namespace', () => {
+  it('refuses imported memory as imported_memory, from any namespace', async () => {
     for (const namespace of ['env', 'extism:host/env', 'wasi_snapshot_preview1']) {
       const bytes = appModule({ memory: '', imports: [`(import "${namespace}" "memory" (memory 1))`] });
-      expect(inspectModuleBytes(bytes)).toMatchObject({ ok: false, code: 'imported_memory' });
+      expect(await inspectModuleBytes(bytes)).toMatchObject({ ok: false, code: 'imported_memory' });
     }
   });
 });
 
 describe('inspectModuleBytes: the bytes', () => {
-  it('refuses not_wasm, invalid_module and too_large', () => {
-    expect(inspectModuleBytes(new TextEncoder().encode('hello'))).toMatchObject({ code: 'not_wasm' });
+  it('refuses not_wasm, invalid_module and too_large', async () => {
+    expect(await inspectModuleBytes(new TextEncoder().encode('hello'))).toMatchObject({ code: 'not_wasm' });
     const broken = appModule();
-    expect(inspectModuleBytes(broken.subarray(0, broken.length - 1))).toMatchObject({
+    expect(await inspectModuleBytes(broken.subarray(0, broken.length - 1))).toMatchObject({
       code: 'invalid_module',
     });
     const big = new Uint8Array(32 * 1024 * 1024 + 1);
-    expect(inspectModuleBytes(big)).toMatchObject({ code: 'too_large' });
+    expect(await inspectModuleBytes(big)).toMatchObject({ code: 'too_large' });
   });
 
-  it("needs exactly one memory of the module's own", () => {
-    expect(inspectModuleBytes(appModule({ memory: '' }))).toMatchObject({
+  it("needs exactly one memory of the module's own", async () => {
+    expect(await inspectModuleBytes(appModule({ memory: '' }))).toMatchObject({
       ok: false,
       code: 'invalid_module',
       message: expect.stringMatching(/no memory/),
     });
-    expect(inspectModuleBytes(wat('(module (memory 1) (memory 1))'))).toMatchObject({
+    expect(await inspectModuleBytes(wat('(module (memory 1) (memory 1))'))).toMatchObject({
       code: 'invalid_module',
     });
   });
@@ -177,9 +177,9 @@ describe('checkExports', () => {
 });
 
 describe('prepareModule', () => {
-  it('caps the memory at memoryMiB and names the capped bytes by their sha256', () => {
+  it('caps the memory at memoryMiB and names the capped bytes by their sha256', async () => {
     const original = appModule({ memory: '(memory (export "memory") 2)' });
-    const prepared = prepareModule(original, manifestWith({ webhook: false }, 32));
+    const prepared = await prepareModule(original, manifestWith({ webhook: false }, 32));
     if (!prepared.ok) throw new Error(prepared.message);
     expect(validWasm(prepared.bytes)).toBe(true);
     expect(readModule(prepared.bytes)).toMatchObject({ memories: [{ minPages: 2, maxPages: 512 }] });
@@ -187,18 +187,18 @@ describe('prepareModule', () => {
     expect(prepared.sha256).not.toBe(sha256Hex(original));
     expect(prepared.sizeBytes).toBe(prepared.bytes.length);
     // Preparing the stored module again names the same module.
-    const again = prepareModule(prepared.bytes, manifestWith({ webhook: false }, 32));
+    const again = await prepareModule(prepared.bytes, manifestWith({ webhook: false }, 32));
     expect(again).toMatchObject({ ok: true, sha256: prepared.sha256 });
   });
 
-  it('refuses missing exports and what inspection refuses', () => {
-    expect(prepareModule(appModule({ exports: ['invoke'] }), plain)).toMatchObject({
+  it('refuses missing exports and what inspection refuses', async () => {
+    expect(await prepareModule(appModule({ exports: ['invoke'] }), plain)).toMatchObject({
       code: 'missing_export',
     });
-    expect(prepareModule(appModule({ imports: [['env', 'x']] }), plain)).toMatchObject({
+    expect(await prepareModule(appModule({ imports: [['env', 'x']] }), plain)).toMatchObject({
       code: 'forbidden_import',
     });
-    expect(prepareModule(appModule({ memory: '(memory 2000)' }), plain)).toMatchObject({
+    expect(await prepareModule(appModule({ memory: '(memory 2000)' }), plain)).toMatchObject({
       code: 'invalid_module',
       message: expect.stringMatching(/2000 pages/),
     });

@@ -48,30 +48,30 @@ describe('readModule: instance size', () => {
 describe('inspectModuleBytes and capMemory: the bounds', () => {
   const withTable = (limits: string) => appModule({ extra: `(table ${limits} funcref)` });
 
-  it('refuses a table of 10,000,000 entries without a maximum, and one whose maximum is past the bound', () => {
+  it('refuses a table of 10,000,000 entries without a maximum, and one whose maximum is past the bound', async () => {
     for (const limits of [
       '10000000',
       '1',
       `1 ${MAX_TABLE_ENTRIES + 1}`,
       `${MAX_TABLE_ENTRIES + 1} ${MAX_TABLE_ENTRIES + 1}`,
     ]) {
-      const refused = inspectModuleBytes(withTable(limits));
+      const refused = await inspectModuleBytes(withTable(limits));
       expect(refused, limits).toMatchObject({ ok: false, code: 'table_too_large' });
       expect(capMemory(withTable(limits), 256), limits).toMatchObject({ ok: false, code: 'table_too_large' });
     }
-    expect(inspectModuleBytes(withTable('10000000'))).toMatchObject({
+    expect(await inspectModuleBytes(withTable('10000000'))).toMatchObject({
       message: expect.stringMatching(/table without a maximum/),
     });
     const twoTables = appModule({ extra: `(table 60000 60000 funcref) (table 50000 50000 externref)` });
-    expect(inspectModuleBytes(twoTables)).toMatchObject({
+    expect(await inspectModuleBytes(twoTables)).toMatchObject({
       code: 'table_too_large',
       message: `module tables hold up to 110000 entries; at most ${MAX_TABLE_ENTRIES} are accepted`,
     });
   });
 
-  it('accepts tables at the bound, and counts them against memoryMiB (64 bytes an entry)', () => {
+  it('accepts tables at the bound, and counts them against memoryMiB (64 bytes an entry)', async () => {
     const atBound = withTable(`${MAX_TABLE_ENTRIES} ${MAX_TABLE_ENTRIES}`);
-    expect(inspectModuleBytes(atBound)).toMatchObject({ ok: true });
+    expect(await inspectModuleBytes(atBound)).toMatchObject({ ok: true });
     // 100,000 entries are 6,400,000 bytes: with the memory's one page they need 7 MiB.
     expect(capMemory(atBound, 6)).toMatchObject({
       ok: false,
@@ -82,7 +82,7 @@ describe('inspectModuleBytes and capMemory: the bounds', () => {
     expect(capMemory(atBound, 7)).toMatchObject({ ok: true });
   });
 
-  it('refuses too many globals, element entries or data segments as instance_too_large', () => {
+  it('refuses too many globals, element entries or data segments as instance_too_large', async () => {
     const cases: [string, string, number][] = [
       ['globals', repeat(MAX_GLOBALS + 1, '(global i32 (i32.const 0))'), MAX_GLOBALS],
       [
@@ -93,7 +93,7 @@ describe('inspectModuleBytes and capMemory: the bounds', () => {
       ['data segments', repeat(MAX_DATA_SEGMENTS + 1, '(data "")'), MAX_DATA_SEGMENTS],
     ];
     for (const [what, extra, max] of cases) {
-      expect(inspectModuleBytes(appModule({ extra })), what).toEqual({
+      expect(await inspectModuleBytes(appModule({ extra })), what).toEqual({
         ok: false,
         code: 'instance_too_large',
         message: `module has ${max + 1} ${what}; at most ${max} are accepted`,
@@ -102,6 +102,6 @@ describe('inspectModuleBytes and capMemory: the bounds', () => {
     const atBounds = appModule({
       extra: `${repeat(MAX_GLOBALS, '(global i32 (i32.const 0))')} ${repeat(MAX_DATA_SEGMENTS, '(data "")')}`,
     });
-    expect(inspectModuleBytes(atBounds)).toMatchObject({ ok: true });
+    expect(await inspectModuleBytes(atBounds)).toMatchObject({ ok: true });
   });
 });

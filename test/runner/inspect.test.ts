@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { capMemory, sha256Hex } from '../../src/module/wasm.ts';
-import { appModule } from '../module/wat.ts';
+import { shapedModule } from '../module/bytes.ts';
+import { appModule, wat } from '../module/wat.ts';
 import { buildFixture } from '../support/assemblyscript.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { RUNNER_TOKEN, startTestRunner, type TestRunner } from '../support/runner.ts';
@@ -81,6 +82,26 @@ describe('POST /v1/inspect', () => {
       accepted: false,
       code: 'invalid_module',
       message: 'the manifest export trapped: unreachable',
+    });
+  });
+
+  it('refuses GC types and a module past a count bound from its bytes, before compiling or running it', async () => {
+    const gc = wat(
+      `(module (type $point (struct (field i32)))
+        (memory (export "memory") 1)
+        (func (export "manifest") (result i32) i32.const 0)
+        (func (export "invoke") (result i32) i32.const 0))`,
+      { gc: true },
+    );
+    expect(await (await inspect(gc)).json()).toEqual({
+      accepted: false,
+      code: 'invalid_module',
+      message: 'module uses GC struct types (type 0), which the platform does not accept',
+    });
+    expect(await (await inspect(shapedModule({ exports: 1_000_000 }))).json()).toEqual({
+      accepted: false,
+      code: 'instance_too_large',
+      message: 'module has 1000000 exports; at most 1000 are accepted',
     });
   });
 
