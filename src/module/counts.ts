@@ -42,7 +42,7 @@ export function checkCounts(bytes: Uint8Array, all: readonly Section[]): ModuleR
   for (const [id, what, max] of BOUNDS) {
     const count = declaredCount(
       bytes,
-      all.find((s) => s.id === id),
+      all.find((section) => section.id === id),
     );
     if (count > max) return overBound(count, what, max);
   }
