@@ -3,37 +3,12 @@
 // counted), or traps or runs out its deadline as its attack says; test/runner/sandbox.test.ts runs them
 // through the real runner.
 import { wat } from '../module/wat.ts';
+import { ANSWER_FUNCTIONS, Texts } from './wat-answers.ts';
 
-/** Linear memory: digits of a number, WASI scratch, the answer being built, then the static texts. */
-const DIGITS_END = 0x0f10;
+/** Linear memory: WASI scratch, the answer being built (wat-answers.ts), then the static texts. */
 export const SCRATCH = 0x1000;
-const OUTPUT_AT = 0x8000;
-const OUTPUT_MAX = 0x7000;
 const TEXTS_AT = 0x10000;
 const PAGE = 0x10000;
-
-/** Static texts, each placed once and named by `(i32.const at) (i32.const length)`. */
-class Texts {
-  readonly #segments: string[] = [];
-  #next = TEXTS_AT;
-
-  add(text: string): string {
-    const bytes = new TextEncoder().encode(text);
-    const at = this.#next;
-    this.#next += bytes.length;
-    const escaped = [...bytes].map((b) => `\\${b.toString(16).padStart(2, '0')}`).join('');
-    this.#segments.push(`(data (i32.const ${at}) "${escaped}")`);
-    return `(i32.const ${at}) (i32.const ${bytes.length})`;
-  }
-
-  get pages(): number {
-    return Math.ceil(this.#next / PAGE) + 1;
-  }
-
-  get data(): string {
-    return this.#segments.join('\n  ');
-  }
-}
 
 export interface Hostile {
   /** Import clauses beyond the kernel's alloc, store_u8, load_u8, length and output_set. */
@@ -48,7 +23,7 @@ export interface Hostile {
 
 /** A module whose invoke runs `body` and then answers {"status":"ok","output":{"n":$n}}. */
 export function hostileModule(build: (text: (value: string) => string) => Hostile): Uint8Array {
-  const texts = new Texts();
+  const texts = new Texts(TEXTS_AT);
   const manifest = texts.add(
     JSON.stringify({
       interface: 2,
@@ -70,59 +45,11 @@ export function hostileModule(build: (text: (value: string) => string) => Hostil
   (import "extism:host/env" "length" (func $length (param i64) (result i64)))
   (import "extism:host/env" "output_set" (func $output_set (param i64 i64)))
   ${imports}
-  (memory (export "memory") ${texts.pages})
+  (memory (export "memory") ${Math.ceil(texts.next / PAGE) + 1})
   (global $n (mut i32) (i32.const 0))
   (global $out_len (mut i32) (i32.const 0))
 
-  (func $put_byte (param $b i32)
-    (if (i32.ge_u (global.get $out_len) (i32.const ${OUTPUT_MAX})) (then unreachable))
-    (i32.store8 (i32.add (i32.const ${OUTPUT_AT}) (global.get $out_len)) (local.get $b))
-    (global.set $out_len (i32.add (global.get $out_len) (i32.const 1))))
-
-  (func $put (param $p i32) (param $n i32) (local $i i32)
-    (block $done
-      (loop $copy
-        (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
-        (call $put_byte (i32.load8_u (i32.add (local.get $p) (local.get $i))))
-        (local.set $i (i32.add (local.get $i) (i32.const 1)))
-        (br $copy))))
-
-  (func $put_num (param $v i32) (local $at i32)
-    (local.set $at (i32.const ${DIGITS_END}))
-    (loop $digit
-      (local.set $at (i32.sub (local.get $at) (i32.const 1)))
-      (i32.store8 (local.get $at) (i32.add (i32.const 48) (i32.rem_u (local.get $v) (i32.const 10))))
-      (local.set $v (i32.div_u (local.get $v) (i32.const 10)))
-      (br_if $digit (local.get $v)))
-    (call $put (local.get $at) (i32.sub (i32.const ${DIGITS_END}) (local.get $at))))
-
-  ;; Appends a kernel block (a host function's answer) to the answer.
-  (func $put_block (param $block i64) (local $i i64) (local $n i64)
-    (local.set $n (call $length (local.get $block)))
-    (block $done
-      (loop $copy
-        (br_if $done (i64.ge_u (local.get $i) (local.get $n)))
-        (call $put_byte (call $load_u8 (i64.add (local.get $block) (local.get $i))))
-        (local.set $i (i64.add (local.get $i) (i64.const 1)))
-        (br $copy))))
-
-  ;; A new kernel block holding the n bytes at p.
-  (func $block_of (param $p i32) (param $n i32) (result i64) (local $block i64) (local $i i32)
-    (local.set $block (call $alloc (i64.extend_i32_u (local.get $n))))
-    (block $done
-      (loop $copy
-        (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
-        (call $store_u8 (i64.add (local.get $block) (i64.extend_i32_u (local.get $i)))
-          (i32.load8_u (i32.add (local.get $p) (local.get $i))))
-        (local.set $i (i32.add (local.get $i) (i32.const 1)))
-        (br $copy)))
-    (local.get $block))
-
-  (func $finish (result i32)
-    (call $output_set
-      (call $block_of (i32.const ${OUTPUT_AT}) (global.get $out_len))
-      (i64.extend_i32_u (global.get $out_len)))
-    (i32.const 0))
+  ${ANSWER_FUNCTIONS}
 
   (func (export "manifest") (result i32)
     (call $put ${manifest})

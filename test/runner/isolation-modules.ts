@@ -2,41 +2,18 @@
 // talk to the host through the Extism kernel only (extism:host/env: the input, blocks, the output) and
 // the platform's http_request, so every byte they answer is built here, in the module.
 import { appModule, wat } from '../module/wat.ts';
+import { ANSWER_FUNCTIONS, Texts } from './wat-answers.ts';
 
 /** What the probe writes into its mutable global and into linear memory once it has read them. */
 export const GLOBAL_MARK = 7001;
 export const MEMORY_MARK = 7002;
 
 /** Linear memory of the probe (its one 64 KiB starting page). */
-const TEXT_END = 0x0f00; // static texts from 0
-const DIGITS_END = 0x0f10; // a number's digits, written backwards
+const TEXT_END = 0x0f00; // static texts from 0; a number's digits, then the answer, as wat-answers.ts lays out
 const INPUT_AT = 0x1000;
 const INPUT_MAX = 0x7000;
-const OUTPUT_AT = 0x8000;
-const OUTPUT_MAX = 0x7000;
 /** The word the probe marks: no data segment covers it, so a fresh instance holds 0 there. */
 const MARK_AT = 0xfff0;
-
-/** Static texts laid out from address 0, each named by its position and length. */
-class Texts {
-  readonly #segments: string[] = [];
-  #next = 0;
-
-  /** `(i32.const at) (i32.const length)` of the text, placed once. */
-  add(text: string): string {
-    const bytes = new TextEncoder().encode(text);
-    const at = this.#next;
-    this.#next += bytes.length;
-    if (this.#next > TEXT_END) throw new Error('the probe texts outgrew their area');
-    const escaped = [...bytes].map((b) => `\\${b.toString(16).padStart(2, '0')}`).join('');
-    this.#segments.push(`(data (i32.const ${at}) "${escaped}")`);
-    return `(i32.const ${at}) (i32.const ${bytes.length})`;
-  }
-
-  get data(): string {
-    return this.#segments.join('\n  ');
-  }
-}
 
 /**
  * The isolation probe. invoke reads the envelope and acts on its action:
@@ -52,7 +29,7 @@ class Texts {
  * - spin: loops forever.
  */
 export function probeModule(): Uint8Array {
-  const texts = new Texts();
+  const texts = new Texts(0, TEXT_END);
   const manifest = texts.add(
     JSON.stringify({
       interface: 2,
@@ -113,55 +90,7 @@ export function probeModule(): Uint8Array {
   (func $has (param $p i32) (param $n i32) (result i32)
     (i32.ge_s (call $find (local.get $p) (local.get $n)) (i32.const 0)))
 
-  (func $put_byte (param $b i32)
-    (if (i32.ge_u (global.get $out_len) (i32.const ${OUTPUT_MAX})) (then unreachable))
-    (i32.store8 (i32.add (i32.const ${OUTPUT_AT}) (global.get $out_len)) (local.get $b))
-    (global.set $out_len (i32.add (global.get $out_len) (i32.const 1))))
-
-  (func $put (param $p i32) (param $n i32) (local $i i32)
-    (block $done
-      (loop $copy
-        (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
-        (call $put_byte (i32.load8_u (i32.add (local.get $p) (local.get $i))))
-        (local.set $i (i32.add (local.get $i) (i32.const 1)))
-        (br $copy))))
-
-  (func $put_num (param $v i32) (local $at i32)
-    (local.set $at (i32.const ${DIGITS_END}))
-    (loop $digit
-      (local.set $at (i32.sub (local.get $at) (i32.const 1)))
-      (i32.store8 (local.get $at) (i32.add (i32.const 48) (i32.rem_u (local.get $v) (i32.const 10))))
-      (local.set $v (i32.div_u (local.get $v) (i32.const 10)))
-      (br_if $digit (local.get $v)))
-    (call $put (local.get $at) (i32.sub (i32.const ${DIGITS_END}) (local.get $at))))
-
-  ;; Appends a kernel block (a host function's answer) to the output.
-  (func $put_block (param $block i64) (local $i i64) (local $n i64)
-    (local.set $n (call $length (local.get $block)))
-    (block $done
-      (loop $copy
-        (br_if $done (i64.ge_u (local.get $i) (local.get $n)))
-        (call $put_byte (call $load_u8 (i64.add (local.get $block) (local.get $i))))
-        (local.set $i (i64.add (local.get $i) (i64.const 1)))
-        (br $copy))))
-
-  ;; A new kernel block holding the n bytes at p.
-  (func $block_of (param $p i32) (param $n i32) (result i64) (local $block i64) (local $i i32)
-    (local.set $block (call $alloc (i64.extend_i32_u (local.get $n))))
-    (block $done
-      (loop $copy
-        (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
-        (call $store_u8 (i64.add (local.get $block) (i64.extend_i32_u (local.get $i)))
-          (i32.load8_u (i32.add (local.get $p) (local.get $i))))
-        (local.set $i (i32.add (local.get $i) (i32.const 1)))
-        (br $copy)))
-    (local.get $block))
-
-  (func $finish (result i32)
-    (call $output_set
-      (call $block_of (i32.const ${OUTPUT_AT}) (global.get $out_len))
-      (i64.extend_i32_u (global.get $out_len)))
-    (i32.const 0))
+  ${ANSWER_FUNCTIONS}
 
   (func $mark
     (global.set $mark (i32.const ${GLOBAL_MARK}))
