@@ -54,21 +54,27 @@ export async function insertVersionRow(
     .onConflictDoNothing();
 }
 
-export async function startTestRunner(
-  platform: TestPlatform,
-  env: Record<string, string> = {},
-  egress: { lookup?: LookupAll; allowPrivateNetworks?: boolean } = {},
-): Promise<TestRunner> {
+/** A test runner's settings: its own cache directory, the platform's internal listener, then `env`. */
+async function runnerSettings(platform: TestPlatform, env: Record<string, string>) {
   const cacheDir = await fs.mkdtemp(path.join(os.tmpdir(), 'apps-platform-runner-'));
-  const config = loadConfig({
-    DATABASE_URL: 'postgres://unused/unused',
+  const settings = {
     RUNNER_PORT: '0',
     HOST: '127.0.0.1',
     APP_RUNNER_TOKEN: RUNNER_TOKEN,
     APP_RUNNER_CACHE_DIR: cacheDir,
     API_INTERNAL_URL: platform.internalUrl,
     ...env,
-  });
+  };
+  return { cacheDir, settings };
+}
+
+export async function startTestRunner(
+  platform: TestPlatform,
+  env: Record<string, string> = {},
+  egress: { lookup?: LookupAll; allowPrivateNetworks?: boolean } = {},
+): Promise<TestRunner> {
+  const { cacheDir, settings } = await runnerSettings(platform, env);
+  const config = loadConfig({ DATABASE_URL: 'postgres://unused/unused', ...settings });
   const runner = await startRunnerFromConfig(config, pino({ level: 'silent' }), egress);
   return {
     url: runner.url,
@@ -122,17 +128,9 @@ export async function startRunnerProcess(
   platform: TestPlatform,
   env: Record<string, string> = {},
 ): Promise<RunnerProcess> {
-  const cacheDir = await fs.mkdtemp(path.join(os.tmpdir(), 'apps-platform-runner-'));
+  const { cacheDir, settings } = await runnerSettings(platform, env);
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', ENTRY], {
-    env: {
-      ...process.env,
-      RUNNER_PORT: '0',
-      HOST: '127.0.0.1',
-      APP_RUNNER_TOKEN: RUNNER_TOKEN,
-      APP_RUNNER_CACHE_DIR: cacheDir,
-      API_INTERNAL_URL: platform.internalUrl,
-      ...env,
-    },
+    env: { ...process.env, ...settings },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let exited = false;
