@@ -43,14 +43,18 @@ export interface NeighbourRow {
   latencies: number[];
   perSecond: number;
   cpu: Cpu;
-  /** The neighbour's answers other than 200 (busy included): none expected. */
+  /** The neighbour's answers other than 200 (busy included): none expected; and by status. */
   failed: number;
+  failures: Map<number, number>;
   /** Attacker calls answered in the row, by status. */
   attacks: Map<number, number>;
   replaced: number;
 }
 
 type Body = Record<string, unknown>;
+
+/** What an attacker's caller waits after a busy answer: far less than a real caller's retry delay. */
+const BUSY_BACKOFF_MS = 100;
 
 async function post(runner: Runner, agent: Agent, token: string, body: Body) {
   const response = await request(`${runner.url}/v1/invoke`, {
@@ -118,7 +122,8 @@ export async function neighbourRow(
           const kind = attack.kinds[(i + k) % attack.kinds.length] as AttackKind;
           const status = await post(runner, agent, token, attackBody(kind));
           attacks.set(status, (attacks.get(status) ?? 0) + 1);
-          // A busy answer (the tenant at its limit for a moment) is retried at once, as a caller would.
+          // After busy the caller waits before it tries again, as the worker's retries do (for seconds).
+          if (status === 429) await sleep(BUSY_BACKOFF_MS);
         }
       })
     : [];
@@ -130,7 +135,7 @@ export async function neighbourRow(
   const before = await health(runner);
   const counted = new Map(attacks);
   const latencies: number[] = [];
-  let failed = 0;
+  const failures = new Map<number, number>();
   const cpu = cpuMeter();
   const started = performance.now();
   const endAt = started + settings.seconds * 1000;
@@ -140,7 +145,7 @@ export async function neighbourRow(
         const t = performance.now();
         const status = await post(runner, agent, token, invoke(modules.echo, neighbour, 'echo', 5_000));
         if (status === 200) latencies.push(performance.now() - t);
-        else failed++;
+        else failures.set(status, (failures.get(status) ?? 0) + 1);
       }
     }),
   );
@@ -155,7 +160,8 @@ export async function neighbourRow(
     latencies,
     perSecond: latencies.length / seconds,
     cpu: used,
-    failed,
+    failed: [...failures.values()].reduce((a, b) => a + b, 0),
+    failures,
     attacks,
     replaced: after.threadsReplaced - before.threadsReplaced,
   };
@@ -164,13 +170,19 @@ export async function neighbourRow(
 const GOAL_SHARE = 0.8;
 const GOAL_P99_RATIO = 3;
 
-/** The rows with their ratios to the quiet row, then one goal line per attack row. */
-export function printNeighbour(rows: NeighbourRow[], quietRow: NeighbourRow, settings: NeighbourSettings) {
-  const p99 = (row: NeighbourRow) => quantile(row.latencies, 0.99);
-  const quietP99 = p99(quietRow);
+/** An attack row and the quiet row measured right before it (the machine's other load drifts). */
+export interface NeighbourPair {
+  quiet: NeighbourRow;
+  attacked: NeighbourRow;
+}
+
+const p99 = (row: NeighbourRow) => quantile(row.latencies, 0.99);
+
+/** Each pair (quiet, then attacked with its ratios to that quiet row), then a goal line per pair. */
+export function printNeighbour(pairs: NeighbourPair[], settings: NeighbourSettings) {
   console.log(
     `\nnoisy neighbour: a tenant's ${settings.neighbourCallers} callers on echo for ${settings.seconds} s a ` +
-      `row, while another tenant's ${settings.attackCallers} callers (its whole concurrency) attack`,
+      `row, alone, then while another tenant's ${settings.attackCallers} callers (its whole concurrency) attack`,
   );
   const head = [
     'row'.padEnd(46),
@@ -186,44 +198,49 @@ export function printNeighbour(rows: NeighbourRow[], quietRow: NeighbourRow, set
     '  attacker answers (status×n)',
   ];
   console.log(head.join(' '));
-  for (const row of rows) {
-    const attacks = [...row.attacks]
-      .filter(([, n]) => n > 0)
-      .map(([status, n]) => `${status}×${n}`)
-      .join(' ');
+  const line = (row: NeighbourRow, quiet: NeighbourRow | null) =>
     console.log(
       [
         row.name.padEnd(46),
         fmt(row.perSecond, 0).padStart(8),
-        `${fmt((100 * row.perSecond) / quietRow.perSecond, 0)}%`.padStart(7),
+        quiet ? `${fmt((100 * row.perSecond) / quiet.perSecond, 0)}%`.padStart(7) : ''.padStart(7),
         fmt(quantile(row.latencies, 0.5), 2).padStart(7),
         fmt(p99(row), 2).padStart(7),
-        `×${fmt(p99(row) / quietP99, 1)}`.padStart(6),
+        quiet ? `×${fmt(p99(row) / p99(quiet), 1)}`.padStart(6) : ''.padStart(6),
         `${fmt(100 * row.cpu.own, 0)}%`.padStart(5),
         `${fmt(100 * row.cpu.others, 0)}%`.padStart(5),
         String(row.replaced).padStart(5),
         String(row.failed).padStart(5),
-        `  ${attacks || '-'}`,
+        `  ${statuses(row.attacks) || '-'}${row.failed ? `; neighbour: ${statuses(row.failures)}` : ''}`,
       ].join(' '),
     );
+  for (const pair of pairs) {
+    line(pair.quiet, null);
+    line(pair.attacked, pair.quiet);
   }
   console.log(
-    '/quiet: calls/s over the quiet row; p99/q: p99 over the quiet p99; CPU, other: this process and all ' +
-      'other processes, shares of all cores; repl: threads replaced during the row',
+    '/quiet, p99/q: calls/s and p99 over the quiet row just before; CPU, other: this process and all other ' +
+      'processes, shares of all cores;\nrepl: threads replaced during the row; attacker answers: 504 timeout, ' +
+      '502 trapped, 429 busy',
   );
-  for (const row of rows) {
-    if (row === quietRow) continue;
-    const share = row.perSecond / quietRow.perSecond;
-    const ratio = p99(row) / quietP99;
+  for (const { quiet, attacked } of pairs) {
+    const share = attacked.perSecond / quiet.perSecond;
+    const ratio = p99(attacked) / p99(quiet);
     goal(
       `the neighbour keeps ${100 * GOAL_SHARE}% of its calls/s and its p99 within ${GOAL_P99_RATIO}× quiet: ` +
-        `${row.name}: ${fmt(100 * share, 0)}%, p99 ×${fmt(ratio, 1)}`,
-      share >= GOAL_SHARE && ratio <= GOAL_P99_RATIO && row.failed === 0,
+        `${attacked.name}: ${fmt(100 * share, 0)}%, p99 ×${fmt(ratio, 1)}`,
+      share >= GOAL_SHARE && ratio <= GOAL_P99_RATIO && attacked.failed === 0,
     );
   }
 }
 
-/** The attacks measured, each against the quiet row measured first. */
+const statuses = (counts: Map<number, number>) =>
+  [...counts]
+    .filter(([, n]) => n > 0)
+    .map(([status, n]) => `${status}×${n}`)
+    .join(' ');
+
+/** The attacks measured. */
 export function attacksOf(loopTimeoutMs: number): Attack[] {
   return [
     { name: `4 loops (${loopTimeoutMs} ms deadline)`, kinds: ['loop'], loopTimeoutMs },
@@ -234,7 +251,7 @@ export function attacksOf(loopTimeoutMs: number): Attack[] {
   ];
 }
 
-/** Quiet, each attack, quiet again (a drift check); the ratios are to the first quiet row. */
+/** For each attack, the neighbour alone and then attacked. */
 export async function measureNeighbour(
   runner: Runner,
   agent: Agent,
@@ -242,13 +259,12 @@ export async function measureNeighbour(
   modules: NeighbourModules,
   settings: NeighbourSettings,
   loopTimeoutMs: number,
-): Promise<{ rows: NeighbourRow[]; quiet: NeighbourRow }> {
+): Promise<NeighbourPair[]> {
   const row = (attack: Attack | null) => neighbourRow(runner, agent, token, modules, settings, attack);
-  const quietRow = await row(null);
-  const rows = [quietRow];
-  for (const attack of attacksOf(loopTimeoutMs)) rows.push(await row(attack));
-  rows.push({ ...(await row(null)), name: 'quiet again, after the attacks' });
-  return { rows, quiet: quietRow };
+  const pairs: NeighbourPair[] = [];
+  for (const attack of attacksOf(loopTimeoutMs))
+    pairs.push({ quiet: await row(null), attacked: await row(attack) });
+  return pairs;
 }
 
 /** A module whose start code never ends, distinct by an export of its own (a new module each). */

@@ -209,7 +209,7 @@ async function main() {
       await runner.close();
       const neighbour = await noisyNeighbour();
       printHealthy(healthy, GOAL_CALLS_PER_SECOND);
-      printNeighbour(neighbour.rows, neighbour.quiet, neighbourSettings);
+      printNeighbour(neighbour, neighbourSettings);
       return;
     }
 
@@ -397,7 +397,7 @@ async function main() {
         share >= GOAL_LOOPING_SHARE && row.failed === 0,
       );
     }
-    printNeighbour(neighbour.rows, neighbour.quiet, neighbourSettings);
+    printNeighbour(neighbour, neighbourSettings);
   });
 }
 
