@@ -240,15 +240,25 @@ const statuses = (counts: Map<number, number>) =>
     .map(([status, n]) => `${status}×${n}`)
     .join(' ');
 
-/** The attacks measured. */
-export function attacksOf(loopTimeoutMs: number): Attack[] {
-  return [
-    { name: `4 loops (${loopTimeoutMs} ms deadline)`, kinds: ['loop'], loopTimeoutMs },
-    { name: '4 loops (5 s deadline)', kinds: ['loop'], loopTimeoutMs: 5_000 },
-    { name: '4 memory bombs (grow to a 256 MiB cap)', kinds: ['memory'], loopTimeoutMs },
-    { name: '4 calls of start code that never ends', kinds: ['slow-start'], loopTimeoutMs },
-    { name: 'mixed: loops, memory, start code', kinds: ['loop', 'memory', 'slow-start'], loopTimeoutMs },
-  ];
+/** The attacks measured, by key (BENCH_RUNNER_ATTACKS picks some, comma-separated; all when unset). */
+export function attacksOf(loopTimeoutMs: number, only = process.env.BENCH_RUNNER_ATTACKS): Attack[] {
+  const all: Record<string, Attack> = {
+    'short-loops': { name: `4 loops (${loopTimeoutMs} ms deadline)`, kinds: ['loop'], loopTimeoutMs },
+    'long-loops': { name: '4 loops (5 s deadline)', kinds: ['loop'], loopTimeoutMs: 5_000 },
+    memory: { name: '4 memory bombs (grow to a 256 MiB cap)', kinds: ['memory'], loopTimeoutMs },
+    start: { name: '4 calls of start code that never ends', kinds: ['slow-start'], loopTimeoutMs },
+    mixed: {
+      name: 'mixed: loops, memory, start code',
+      kinds: ['loop', 'memory', 'slow-start'],
+      loopTimeoutMs,
+    },
+  };
+  const keys = only ? only.split(',') : Object.keys(all);
+  return keys.map((key) => {
+    const attack = all[key.trim()];
+    if (!attack) throw new Error(`BENCH_RUNNER_ATTACKS: no attack ${key}; ${Object.keys(all).join(', ')}`);
+    return attack;
+  });
 }
 
 /** For each attack, the neighbour alone and then attacked. */

@@ -59,7 +59,10 @@ const SETTLE_MS = env('BENCH_RUNNER_SETTLE_MS', 20);
 const NEIGHBOUR_SECONDS = env('BENCH_RUNNER_NEIGHBOUR_SECONDS', 10);
 const NEIGHBOUR_CALLERS = env('BENCH_RUNNER_NEIGHBOUR_CALLERS', 4);
 const SLOW_START_MODULES = 16;
-/** `neighbour`: the healthy row and the noisy-neighbour rows only (a shorter run while tuning). */
+/**
+ * `neighbour`: the healthy row and the noisy-neighbour rows only (a shorter run while tuning);
+ * BENCH_RUNNER_ATTACKS picks attacks (runner-neighbour.ts, attacksOf).
+ */
 const ONLY = process.env.BENCH_RUNNER_ONLY ?? '';
 const WARM_UP = 30;
 const LOOP_EVERY = 10;
