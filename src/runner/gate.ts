@@ -1,10 +1,13 @@
 // Calls in flight: APP_RUNNER_CONCURRENCY per process and APP_RUNNER_TENANT_CONCURRENCY per tenant;
 // beyond either the runner answers busy instead of queueing (the caller retries elsewhere or later).
 //
-// A tenant whose calls keep ending sandbox threads (a deadline, start code past its limit) is held back
-// too: each ended thread costs the runner a new one (tens of milliseconds of CPU), which a tenant could
-// otherwise spend on everyone's behalf several times a second. Each tenant has an allowance of ended
-// threads, as many as its concurrency, given back one a second; with none left its calls are busy.
+// Two more bounds hold back a tenant whose calls cost everyone else:
+// - A long call (one that has used 50 ms of CPU: a loop, memory growing to its cap, heavy start code)
+//   counts twice against its tenant's concurrency until it ends: at the default of 4, two at a time.
+//   Lowering its thread's priority keeps its CPU from others, not the kernel work its memory costs.
+// - Each ended sandbox thread (a deadline, start code past its limit) costs the runner a new one (tens
+//   of milliseconds of CPU). Each tenant has an allowance of ended threads, as many as its concurrency,
+//   given back one a second; with none left its calls are busy.
 
 /** How often a tenant's allowance of ended threads gets one back. */
 export const ENDED_THREAD_REFILL_MS = 1_000;
@@ -32,6 +35,7 @@ export class Gate {
   #inFlight = 0;
   readonly #perTenant = new Map<string, number>();
   readonly #allowances = new Map<string, Allowance>();
+  readonly #long = new Map<string, number>();
 
   constructor(
     readonly concurrency: number,
@@ -59,7 +63,8 @@ export class Gate {
   /** Takes a place for the tenant, or answers false when the process or the tenant is at its limit. */
   tryEnter(tenantId: string): boolean {
     const tenant = this.#perTenant.get(tenantId) ?? 0;
-    if (this.full || tenant >= this.tenantConcurrency || this.restricted(tenantId)) return false;
+    const long = this.#long.get(tenantId) ?? 0;
+    if (this.full || tenant + long >= this.tenantConcurrency || this.restricted(tenantId)) return false;
     this.#inFlight += 1;
     this.#perTenant.set(tenantId, tenant + 1);
     return true;
@@ -70,6 +75,20 @@ export class Gate {
     const tenant = (this.#perTenant.get(tenantId) ?? 1) - 1;
     if (tenant <= 0) this.#perTenant.delete(tenantId);
     else this.#perTenant.set(tenantId, tenant);
+  }
+
+  /** A call of the tenant became long (+1), or a long call of it ended (-1). */
+  longCall(tenantId: string, delta: 1 | -1): void {
+    const long = (this.#long.get(tenantId) ?? 0) + delta;
+    if (long > 0) this.#long.set(tenantId, long);
+    else this.#long.delete(tenantId);
+  }
+
+  /** Long calls in flight, every tenant's. */
+  get longCalls(): number {
+    let count = 0;
+    for (const n of this.#long.values()) count += n;
+    return count;
   }
 
   /** A call (or a warm-up) of the tenant ended its sandbox thread. */

@@ -55,6 +55,8 @@ const RunnerHealth = Type.Object({
   /** Warm instances being prepared now, and modules never warmed again (start code past its limit). */
   warmPreparing: Type.Integer(),
   warmBarred: Type.Integer(),
+  /** Calls in flight that have used 50 ms of CPU: each counts twice against its tenant. */
+  longCalls: Type.Integer(),
 });
 
 /** Whether the module cache directory takes a write (the readiness condition besides capacity). */
@@ -89,6 +91,7 @@ function healthRoutes(options: RunnerOptions, parts: RunnerParts): FastifyPlugin
       threadsReplaced: parts.sandbox.replaced,
       warmPreparing: parts.sandbox.preparing,
       warmBarred: parts.sandbox.barredCount,
+      longCalls: parts.gate.longCalls,
     });
     const config = { public: true, rateLimit: false } as const;
     app.get('/health', { config, schema: { response: { 200: RunnerHealth } } }, async () => snapshot('ok'));
@@ -218,7 +221,11 @@ function busy(gate: Gate, tenantId: string): ApiError {
         'busy',
         "the tenant's calls ended too many sandbox threads lately (deadlines, start code past its limit)",
       )
-    : new ApiError(429, 'busy', 'the runner or the tenant is at its concurrency limit');
+    : new ApiError(
+        429,
+        'busy',
+        'the runner or the tenant is at its concurrency limit (a call that has used 50 ms of CPU counts twice)',
+      );
 }
 
 /** The pool as one tenant's work sees it: every run names that tenant. */
@@ -239,6 +246,7 @@ export async function startRunner(options: RunnerOptions) {
       threads: options.concurrency,
       tenantConcurrency: options.tenantConcurrency,
       threadEnded: (tenantId) => gate.threadEnded(tenantId),
+      longCall: (tenantId, delta) => gate.longCall(tenantId, delta),
       warmCapacity: options.warmPlugins,
       warmIdleMs: options.warmIdleMs,
       onError: (err) => options.logger.warn({ err }, 'a host function failed'),

@@ -39,12 +39,12 @@ describe('threadForCall', () => {
     ],
     ['a thread still starting when none other is idle', [busy, thread({ ready: false })], 1],
     [
-      'a thread at normal priority before a lowered one',
+      'a thread whose last task ran short before one whose last ran long',
       [thread({ low: true }), thread({ warm: { x: 1 } })],
       1,
     ],
     [
-      'a lowered loaded thread before one still starting',
+      'a loaded thread whose last task ran long before one still starting',
       [thread({ ready: false }), thread({ low: true })],
       1,
     ],

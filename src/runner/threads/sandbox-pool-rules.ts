@@ -10,7 +10,10 @@ export interface ThreadView {
   idle: boolean;
   /** Loaded: a task sent now starts at once, not after the thread's own start. */
   ready: boolean;
-  /** Running below the other threads (its last call ran long and its priority could not be restored). */
+  /**
+   * Its last task ran long: it may still be freeing what that task left, or still run below the others
+   * (an unprivileged runner cannot raise a thread's priority back).
+   */
   low: boolean;
   /** Warm instances it holds, by module. */
   warm: ReadonlyMap<string, number>;
@@ -19,7 +22,7 @@ export interface ThreadView {
 /**
  * The idle thread a call of the module takes: one holding a warm instance of it; else the idle thread
  * holding fewest warm instances, loaded threads before threads still starting (a call sent to one of
- * those waits for its start) and threads at normal priority before lowered ones. -1: none is idle.
+ * those waits for its start) and threads whose last task ran long after the others. -1: none is idle.
  */
 export function threadForCall(threads: readonly ThreadView[], sha256: string): number {
   let best = -1;

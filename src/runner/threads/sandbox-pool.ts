@@ -5,9 +5,9 @@
 //
 // Sharing between tenants: a warm-up counts against the tenant whose call last asked for the module,
 // so a tenant at its concurrency gets none on top of its calls; nothing is warmed while a call waits
-// for a thread, and a preparation still running 50 ms after a call began to wait ends for it. A thread
-// whose task runs past 50 ms is lowered to nice 19 until the task ends, so loops and heavy start code
-// yield the CPU to the short calls of everyone else.
+// for a thread, and a preparation still running 50 ms after a call began to wait ends for it. A task
+// that has used 50 ms of CPU has its thread lowered to nice 19 until it ends (thread-priority.ts), so
+// loops and heavy start code yield the CPU to everyone's short calls; such a call is reported long.
 import type { HostBinding } from '../host/refusal.ts';
 import type { ThreadModule } from './protocol.ts';
 import {
@@ -21,12 +21,10 @@ import {
   type WarmState,
 } from './sandbox-pool-rules.ts';
 import { type ExportResult, SandboxThread } from './sandbox-thread.ts';
-import { LONG_TASK_NICENESS, renice, SANDBOX_NICENESS, withTaskId } from './thread-priority.ts';
+import { renice, SANDBOX_NICENESS, TaskWatch, withTaskId } from './thread-priority.ts';
 
 export { WARM_PER_MODULE };
 
-/** A task (call or preparation) running this long has its thread lowered to LONG_TASK_NICENESS. */
-export const LOWER_AFTER_MS = 50;
 /** Modules barred from warming that the pool remembers; the oldest is forgotten beyond. */
 const BARRED_REMEMBERED = 4096;
 
@@ -40,6 +38,8 @@ export interface SandboxPoolOptions {
   onError?: (error: unknown) => void;
   /** A task of the tenant (a call, or a warm-up counted against it) ended its thread. */
   threadEnded?: (tenantId: string) => void;
+  /** A call of the tenant has used 50 ms of CPU (+1), and that long call has ended (-1). */
+  longCall?: (tenantId: string, delta: 1 | -1) => void;
 }
 
 export interface SandboxCall {
@@ -67,10 +67,9 @@ interface Slot {
   thread: SandboxThread;
   /** Its OS task id, when known: what its nice value is set by. */
   tid: number | null;
-  /** Lowered below the others and not raised back (an unprivileged runner cannot raise it). */
+  /** Its last task ran long (chosen after the others; see ThreadView). */
   low: boolean;
-  lowered: boolean;
-  task: { kind: 'call' | 'prepare'; since: number; timer: NodeJS.Timeout } | null;
+  task: { kind: 'call' | 'prepare'; tenantId: string | null; watch: TaskWatch } | null;
 }
 
 type Waiter = (thread: SandboxThread | null) => void;
@@ -135,7 +134,7 @@ export class SandboxPool {
         return { result: { kind: 'timeout' }, warm: false };
       }
       const warm = !call.transient && thread.warmOf(module.sha256) > 0;
-      this.#started(thread, 'call');
+      this.#started(thread, 'call', tenantId);
       const result = await thread.call(module, { ...call, deadlineMs, warm });
       if (thread.ended && tenantId !== null) this.options.threadEnded?.(tenantId);
       if (!call.transient && !warm) this.#learnFromCall(module.sha256, result, thread.ended);
@@ -154,7 +153,7 @@ export class SandboxPool {
     for (const waiter of this.#waiting.splice(0)) waiter(null);
     const slots = [...this.#slots.values()];
     this.#slots.clear();
-    for (const slot of slots) if (slot.task) clearTimeout(slot.task.timer);
+    for (const slot of slots) slot.task?.watch.end(false);
     await Promise.all(slots.map((slot) => slot.thread.terminate()));
   }
 
@@ -169,7 +168,7 @@ export class SandboxPool {
     );
     // At once, not once the thread has loaded: its start (tens of ms of CPU) yields to the main thread.
     renice(tid, SANDBOX_NICENESS);
-    this.#slots.set(thread, { thread, tid, low: false, lowered: false, task: null });
+    this.#slots.set(thread, { thread, tid, low: false, task: null });
     return thread;
   }
 
@@ -238,32 +237,36 @@ export class SandboxPool {
     if (demand) demand.state = 'barred';
   }
 
-  /** A task starts on the thread: past LOWER_AFTER_MS its thread runs below the others until it ends. */
-  #started(thread: SandboxThread, kind: 'call' | 'prepare'): void {
+  /** A task starts on the thread, watched: once it has used 50 ms of CPU it runs below the others. */
+  #started(thread: SandboxThread, kind: 'call' | 'prepare', tenantId: string | null): void {
     const slot = this.#slots.get(thread);
     if (!slot) return;
-    const task = { kind, since: Date.now(), timer: setTimeout(() => lower(), LOWER_AFTER_MS) };
-    const lower = () => {
-      if (slot.task !== task) return;
-      // A thread still loading sets its own nice value once loaded: it is lowered after that.
-      if (!thread.ready) task.timer = setTimeout(lower, LOWER_AFTER_MS);
-      else if (renice(slot.tid, LONG_TASK_NICENESS)) slot.lowered = true;
+    const onLong = () => {
+      if (kind === 'call' && tenantId !== null) this.options.longCall?.(tenantId, 1);
     };
-    slot.task = task;
+    const watched = {
+      tid: slot.tid,
+      get ready() {
+        return thread.ready;
+      },
+    };
+    slot.task = { kind, tenantId, watch: new TaskWatch(watched, onLong) };
   }
 
-  /** The thread's task ended and the thread lives on: back to its priority when it was lowered. */
-  #ended(slot: Slot): void {
-    if (slot.task) clearTimeout(slot.task.timer);
+  /** The thread's task ended (the thread lives on, or not): raised back when it was lowered. */
+  #taskEnded(slot: Slot, threadLives: boolean): void {
+    const task = slot.task;
+    if (!task) return;
     slot.task = null;
-    if (!slot.lowered) return;
-    slot.lowered = false;
-    slot.low = !renice(slot.tid, SANDBOX_NICENESS);
+    const { raised } = task.watch.end(threadLives);
+    slot.low = task.watch.long || !raised;
+    if (task.watch.long && task.kind === 'call' && task.tenantId !== null)
+      this.options.longCall?.(task.tenantId, -1);
   }
 
   #onIdle(thread: SandboxThread): void {
     const slot = this.#slots.get(thread);
-    if (slot) this.#ended(slot);
+    if (slot) this.#taskEnded(slot, true);
     const waiter = this.#waiting.shift();
     if (waiter) waiter(thread);
     else this.#topUp();
@@ -271,7 +274,7 @@ export class SandboxPool {
 
   #onEnded(thread: SandboxThread): void {
     const slot = this.#slots.get(thread);
-    if (slot?.task) clearTimeout(slot.task.timer);
+    if (slot) this.#taskEnded(slot, false);
     this.#slots.delete(thread);
     if (this.#closed) return;
     this.#replaced += 1;
@@ -284,7 +287,7 @@ export class SandboxPool {
     if (this.#yieldCheck || this.#waiting.length === 0) return;
     const preparing = [...this.#slots.values()].filter((slot) => slot.task?.kind === 'prepare');
     const step = preparationToEnd(
-      preparing.map((slot) => slot.task?.since ?? 0),
+      preparing.map((slot) => slot.task?.watch.since ?? 0),
       Date.now(),
     );
     if (!step) return;
@@ -326,7 +329,7 @@ export class SandboxPool {
     const { tenantId } = demand;
     demand.preparing += 1;
     this.#countBusy(tenantId, 1);
-    this.#started(thread, 'prepare');
+    this.#started(thread, 'prepare', tenantId);
     thread.prepare(demand.module, (ok) => {
       demand.preparing -= 1;
       this.#countBusy(tenantId, -1);
