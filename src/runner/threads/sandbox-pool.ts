@@ -73,6 +73,7 @@ interface Slot {
 }
 
 type Waiter = (thread: SandboxThread | null) => void;
+type Ran = { result: ExportResult; warm: boolean };
 
 export class SandboxPool {
   readonly #slots = new Map<SandboxThread, Slot>();
@@ -119,31 +120,51 @@ export class SandboxPool {
   }
 
   /** Runs one export on a thread of its own; `warm` says whether a warm instance was ready for it. */
-  async run(module: ThreadModule, call: SandboxCall): Promise<{ result: ExportResult; warm: boolean }> {
+  async run(module: ThreadModule, call: SandboxCall): Promise<Ran> {
     const asked = Date.now();
     const tenantId = call.tenantId ?? null;
     if (!call.transient) this.#used(module, tenantId);
     this.#countBusy(tenantId, 1);
     try {
-      const thread = this.#idleThread(module.sha256) ?? (await this.#waitForThread());
-      if (!thread) throw new Error('the runner is closing');
-      const deadlineMs = call.deadlineMs - (Date.now() - asked);
-      if (deadlineMs <= 0) {
-        // It waited out its deadline for a thread (others were starting instances): the thread stays whole.
-        this.#onIdle(thread);
-        return { result: { kind: 'timeout' }, warm: false };
-      }
-      const warm = !call.transient && thread.warmOf(module.sha256) > 0;
-      this.#started(thread, 'call', tenantId);
-      const result = await thread.call(module, { ...call, deadlineMs, warm });
-      if (thread.ended && tenantId !== null) this.options.threadEnded?.(tenantId);
-      if (!call.transient && !warm) this.#learnFromCall(module.sha256, result, thread.ended);
-      return { result, warm };
+      const idle = this.#idleThread(module.sha256);
+      if (idle) return await this.#dispatch(idle, module, call, asked);
+      // A thread handed over starts the call at once, before anything else (a warm-up) could take it.
+      const running = await new Promise<Promise<Ran>>((resolve, reject) => {
+        this.#waiting.push((thread) =>
+          thread
+            ? resolve(this.#dispatch(thread, module, call, asked))
+            : reject(new Error('the runner is closing')),
+        );
+        this.#yieldForWaiting();
+      });
+      return await running;
     } finally {
       this.#countBusy(tenantId, -1);
       // The tenant may be below its concurrency again: warm-ups held back for it can start.
       if (this.#waiting.length === 0) this.#topUp();
     }
+  }
+
+  /** Starts the call on the (idle) thread; the thread is claimed before this first awaits. */
+  async #dispatch(
+    thread: SandboxThread,
+    module: ThreadModule,
+    call: SandboxCall,
+    asked: number,
+  ): Promise<Ran> {
+    const tenantId = call.tenantId ?? null;
+    const deadlineMs = call.deadlineMs - (Date.now() - asked);
+    if (deadlineMs <= 0) {
+      // It waited out its deadline for a thread (others were starting instances): the thread stays whole.
+      this.#onIdle(thread);
+      return { result: { kind: 'timeout' }, warm: false };
+    }
+    const warm = !call.transient && thread.warmOf(module.sha256) > 0;
+    this.#started(thread, 'call', tenantId);
+    const result = await thread.call(module, { ...call, deadlineMs, warm });
+    if (thread.ended && tenantId !== null) this.options.threadEnded?.(tenantId);
+    if (!call.transient && !warm) this.#learnFromCall(module.sha256, result, thread.ended);
+    return { result, warm };
   }
 
   async close(): Promise<void> {
@@ -185,12 +206,6 @@ export class SandboxPool {
   #idleThread(sha256: string): SandboxThread | null {
     const { threads, views } = this.#views();
     return threads[threadForCall(views, sha256)] ?? null;
-  }
-
-  #waitForThread(): Promise<SandboxThread | null> {
-    const waiting = new Promise<SandboxThread | null>((resolve) => this.#waiting.push(resolve));
-    this.#yieldForWaiting();
-    return waiting;
   }
 
   #countBusy(tenantId: string | null, delta: number): void {
