@@ -148,3 +148,17 @@ export function printCost(cost: Cost) {
 export function goal(text: string, met: boolean) {
   console.log(`goal: ${text} — ${met ? 'met' : 'MISSED'}`);
 }
+
+/** The healthy row alone (a shortened run), with its goal. */
+export function printHealthy(healthy: Row, goalPerSecond: number) {
+  const perSecond = healthy.perSecond ?? 0;
+  console.log(
+    `\n${healthy.name}: ${fmt(perSecond, 0)} calls/s, p50 ${fmt(quantile(healthy.latencies, 0.5), 2)} ms, ` +
+      `p99 ${fmt(quantile(healthy.latencies, 0.99), 2)} ms; CPU ${percent(healthy.cpu?.own ?? null)} this ` +
+      `process, ${percent(healthy.cpu?.others ?? null)} other processes (shares of all cores)`,
+  );
+  goal(
+    `at least ${goalPerSecond} calls/s with 8 callers (warm pool): ${fmt(perSecond, 0)}`,
+    perSecond >= goalPerSecond,
+  );
+}

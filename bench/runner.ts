@@ -43,7 +43,8 @@ import {
   sender,
   sleep,
 } from './runner-load.ts';
-import { fmt, goal, printMemory, printTable } from './runner-report.ts';
+import { measureNeighbour, memoryBombModule, printNeighbour, slowStartModule } from './runner-neighbour.ts';
+import { fmt, goal, printHealthy, printMemory, printTable } from './runner-report.ts';
 import { withBenchDatabase } from './support.ts';
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
@@ -54,6 +55,14 @@ const COLD_MODULES = env('BENCH_RUNNER_COLD_MODULES', 60);
 const MEMORY_CALLS = env('BENCH_RUNNER_MEMORY_CALLS', 10_000);
 const INSTANCES = env('BENCH_RUNNER_INSTANCES', 50);
 const SETTLE_MS = env('BENCH_RUNNER_SETTLE_MS', 20);
+const NEIGHBOUR_SECONDS = env('BENCH_RUNNER_NEIGHBOUR_SECONDS', 10);
+const NEIGHBOUR_CALLERS = env('BENCH_RUNNER_NEIGHBOUR_CALLERS', 4);
+const SLOW_START_MODULES = 16;
+/**
+ * `neighbour`: the healthy row and the noisy-neighbour rows only (a shorter run while tuning);
+ * BENCH_RUNNER_ATTACKS picks attacks (runner-neighbour.ts, attacksOf).
+ */
+const ONLY = process.env.BENCH_RUNNER_ONLY ?? '';
 const WARM_UP = 30;
 const LOOP_EVERY = 10;
 const MEMORY_MIB = 16;
@@ -124,8 +133,8 @@ async function main() {
 
     // Every module capped as an upload would be, stored where the internal listener serves it and used
     // by a published version (runners are served published modules only), before anything is timed.
-    const store = async (bytes: Uint8Array) => {
-      const capped = capMemory(bytes, MEMORY_MIB);
+    const store = async (bytes: Uint8Array, memoryMiB = MEMORY_MIB) => {
+      const capped = capMemory(bytes, memoryMiB);
       if (!('bytes' in capped)) throw new Error(capped.message);
       const sha256 = await storage.put(capped.bytes);
       await insertVersionRow(database, sha256);
@@ -164,6 +173,47 @@ async function main() {
       return rowOf(name, runner.settings, run.outcomes, run.seconds, run.cpu);
     };
     const warmUp = (send: Send) => closedLoop(send, shas, { calls: WARM_UP * CALLERS, ...callers });
+
+    const neighbourModules = {
+      echo: shas.echo,
+      hostile: shas.spin,
+      memoryBomb: (await store(memoryBombModule(), 256)).sha256,
+      slowStart: await Promise.all(
+        Array.from({ length: SLOW_START_MODULES }, async (_, i) => (await store(slowStartModule(i))).sha256),
+      ),
+    };
+    const neighbourSettings = {
+      seconds: NEIGHBOUR_SECONDS,
+      threads: 8,
+      neighbourCallers: NEIGHBOUR_CALLERS,
+      attackCallers: 4,
+    };
+    /** The noisy-neighbour rows on a runner of their own, with the default limits. */
+    const noisyNeighbour = async () => {
+      const runner = await startRunner(platform, 8, 4, 8);
+      const measured = await measureNeighbour(
+        runner,
+        agent,
+        RUNNER_TOKEN,
+        neighbourModules,
+        neighbourSettings,
+        LOOP_TIMEOUT_MS,
+      );
+      await runner.close();
+      return measured;
+    };
+    if (ONLY === 'neighbour') {
+      const runner = await startRunner(platform, 8, 4, 8);
+      const send = sendTo(runner);
+      await warmUp(send);
+      await poolRefilled(runner.url, 2, SETTLE_MS);
+      const healthy = await loadRow(`${CALLERS} callers, warm pool (healthy)`, runner, send);
+      await runner.close();
+      const neighbour = await noisyNeighbour();
+      printHealthy(healthy, GOAL_CALLS_PER_SECOND);
+      printNeighbour(neighbour, neighbourSettings);
+      return;
+    }
 
     const [load1] = os.loadavg();
     console.log(
@@ -263,6 +313,7 @@ async function main() {
       looperTenant: LOOPER_TENANT,
     });
     await looperRunner.close();
+    const neighbour = await noisyNeighbour();
     const health = (await (await request(`${warmRunner.url}/health`)).body.json()) as {
       threadsReplaced: number;
     };
@@ -348,6 +399,7 @@ async function main() {
         share >= GOAL_LOOPING_SHARE && row.failed === 0,
       );
     }
+    printNeighbour(neighbour, neighbourSettings);
   });
 }
 

@@ -107,8 +107,8 @@ const httpTimeouts = (config: Config) => ({
 
 /** The catalogue's view of the runner: an inspection verdict, or the runner's failure code. */
 export function inspectorOf(runner: RunnerClient): Inspector {
-  return async (bytes) => {
-    const result = await runner.inspect(bytes);
+  return async (bytes, tenantId) => {
+    const result = await runner.inspect(bytes, tenantId);
     return result.ok
       ? { ok: true, verdict: result.value }
       : { ok: false, code: result.code, message: result.message };

@@ -23,8 +23,11 @@ export type InspectOutcome =
     }
   | { ok: false; code: string; message: string };
 
-/** Asks a runner to inspect an upload (spec: uploads are inspected by the runner). */
-export type Inspector = (bytes: Uint8Array) => Promise<InspectOutcome>;
+/**
+ * Asks a runner to inspect an upload (spec: uploads are inspected by the runner); the inspection counts
+ * against the uploading tenant's concurrency there.
+ */
+export type Inspector = (bytes: Uint8Array, tenantId: string) => Promise<InspectOutcome>;
 
 export interface UploadDeps {
   database: Database;
@@ -38,7 +41,7 @@ export async function uploadVersion(
   bytes: Uint8Array,
   requestId: string,
 ) {
-  const outcome = await deps.inspect(bytes);
+  const outcome = await deps.inspect(bytes, principal.tenantId);
   if (!outcome.ok)
     throw new ApiError(
       502,

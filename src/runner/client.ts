@@ -24,6 +24,8 @@ export const INSPECT_TIMEOUT_MS = 30_000;
 /** Time on top of a call's deadline for the module fetch, instance start and the answer's way back. */
 export const DEFAULT_TIMEOUT_MARGIN_MS = 10_000;
 export const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
+/** Names the uploading tenant on POST /v1/inspect: the inspection counts against its concurrency. */
+export const TENANT_HEADER = 'x-tenant-id';
 /** A runner answer is at most about 2 MiB (a 1 MiB answer, logs, cache changes); more is malformed. */
 const MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
 
@@ -98,7 +100,8 @@ export interface RunnerClientOptions {
 }
 
 export interface RunnerClient {
-  inspect(bytes: Uint8Array): Promise<RunnerResult<InspectionVerdict>>;
+  /** tenantId: the uploading tenant, whose concurrency the inspection counts against. */
+  inspect(bytes: Uint8Array, tenantId?: string): Promise<RunnerResult<InspectionVerdict>>;
   invoke(body: RunnerInvokeRequest): Promise<RunnerResult<RunnerAnswer>>;
   handleWebhook(body: RunnerWebhookRequest): Promise<RunnerResult<RunnerAnswer>>;
   handoff(body: RunnerHandoffRequest): Promise<RunnerResult<RunnerAnswer>>;
@@ -210,6 +213,7 @@ export function createRunnerClient(options: RunnerClientOptions): RunnerClient {
     contentType: string,
     timeoutMs: number,
     accept: (json: unknown) => json is T,
+    headers: Record<string, string> = {},
   ): Promise<RunnerResult<T>> {
     let sent = false;
     const controller = new AbortController();
@@ -235,7 +239,7 @@ export function createRunnerClient(options: RunnerClientOptions): RunnerClient {
           origin: base.origin,
           path: `${prefix}${route}`,
           method: 'POST',
-          headers: { authorization: `Bearer ${options.token}`, 'content-type': contentType },
+          headers: { ...headers, authorization: `Bearer ${options.token}`, 'content-type': contentType },
           body,
           signal: controller.signal,
         }),
@@ -271,8 +275,15 @@ export function createRunnerClient(options: RunnerClientOptions): RunnerClient {
 
   const json = (value: unknown) => JSON.stringify(value);
   return {
-    inspect: (bytes) =>
-      send('/v1/inspect', bytes, 'application/wasm', INSPECT_TIMEOUT_MS + margin, isVerdict),
+    inspect: (bytes, tenantId) =>
+      send(
+        '/v1/inspect',
+        bytes,
+        'application/wasm',
+        INSPECT_TIMEOUT_MS + margin,
+        isVerdict,
+        tenantId ? { [TENANT_HEADER]: tenantId } : {},
+      ),
     invoke: (body) =>
       send(
         '/v1/invoke',

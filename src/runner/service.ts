@@ -9,6 +9,7 @@ import { ApiError, issuesFromAjv, sendError } from '../http/errors.ts';
 import { createServer } from '../http/server.ts';
 import { MAX_MODULE_BYTES } from '../module/wasm.ts';
 import { PLATFORM_VERSION } from '../version.ts';
+import { TENANT_HEADER } from './client.ts';
 import { RunnerFailure } from './errors.ts';
 import { type ExportRequest, executeExport } from './execute.ts';
 import { Gate } from './gate.ts';
@@ -33,8 +34,13 @@ export interface RunnerOptions {
   hostFunctions: BindingDeps;
 }
 
-/** Inspections run for no tenant; they share the process limit under this key. */
-const INSPECTION_TENANT = 'inspection';
+/**
+ * Who uploads: the api names the tenant on POST /v1/inspect (TENANT_HEADER), whose inspections then
+ * count against that tenant's concurrency like its calls. An inspection naming none (an older api)
+ * counts under this key, which no tenant id (a UUID) can be.
+ */
+const UNNAMED_INSPECTIONS = 'inspections';
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const RunnerHealth = Type.Object({
   status: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]),
@@ -46,6 +52,11 @@ const RunnerHealth = Type.Object({
   /** Sandbox threads running now, and how many were replaced since the start (deadlines, failures). */
   threads: Type.Integer(),
   threadsReplaced: Type.Integer(),
+  /** Warm instances being prepared now, and modules never warmed again (start code past its limit). */
+  warmPreparing: Type.Integer(),
+  warmBarred: Type.Integer(),
+  /** Calls in flight that have used 50 ms of CPU: each counts twice against its tenant. */
+  longCalls: Type.Integer(),
 });
 
 /** Whether the module cache directory takes a write (the readiness condition besides capacity). */
@@ -78,6 +89,9 @@ function healthRoutes(options: RunnerOptions, parts: RunnerParts): FastifyPlugin
       warmPlugins: parts.sandbox.warmCount,
       threads: parts.sandbox.threadCount,
       threadsReplaced: parts.sandbox.replaced,
+      warmPreparing: parts.sandbox.preparing,
+      warmBarred: parts.sandbox.barredCount,
+      longCalls: parts.gate.longCalls,
     });
     const config = { public: true, rateLimit: false } as const;
     app.get('/health', { config, schema: { response: { 200: RunnerHealth } } }, async () => snapshot('ok'));
@@ -111,17 +125,18 @@ function exportRoutes(options: RunnerOptions, parts: RunnerParts): FastifyPlugin
         throw new ApiError(401, 'unauthorized', 'the runner bearer token is missing or wrong');
       }
     });
-    const deps = {
-      modules: parts.modules,
-      sandbox: parts.sandbox,
-      apiInternalUrl: options.apiInternalUrl,
-      bind: (state: Parameters<typeof bindHostFunctions>[0]) =>
-        bindHostFunctions(state, options.hostFunctions),
-    };
+    const bind = (state: Parameters<typeof bindHostFunctions>[0]) =>
+      bindHostFunctions(state, options.hostFunctions);
     const run = async (request: ExportRequest) => {
-      if (!parts.gate.tryEnter(request.call.tenantId)) {
-        throw new ApiError(429, 'busy', 'the runner or the tenant is at its concurrency limit');
-      }
+      const { tenantId } = request.call;
+      if (!parts.gate.tryEnter(tenantId)) throw busy(parts.gate, tenantId);
+      // The pool learns whose call it runs: the warm-ups the call asks for count against that tenant.
+      const deps = {
+        modules: parts.modules,
+        sandbox: forTenant(parts.sandbox, tenantId),
+        apiInternalUrl: options.apiInternalUrl,
+        bind,
+      };
       try {
         return await executeExport(deps, request);
       } catch (error) {
@@ -157,12 +172,15 @@ function exportRoutes(options: RunnerOptions, parts: RunnerParts): FastifyPlugin
       if (!Buffer.isBuffer(request.body)) {
         throw new ApiError(400, 'bad_request', 'send the module as the body, Content-Type application/wasm');
       }
-      if (!parts.gate.tryEnter(INSPECTION_TENANT))
-        throw new ApiError(429, 'busy', 'the runner is at its concurrency limit');
+      const named = request.headers[TENANT_HEADER];
+      if (named !== undefined && (typeof named !== 'string' || !UUID.test(named)))
+        throw new ApiError(400, 'bad_request', `${TENANT_HEADER} must be the uploading tenant's id`);
+      const tenantId = named ?? UNNAMED_INSPECTIONS;
+      if (!parts.gate.tryEnter(tenantId)) throw busy(parts.gate, tenantId);
       try {
-        return await inspectUpload(new Uint8Array(request.body), parts.sandbox);
+        return await inspectUpload(new Uint8Array(request.body), forTenant(parts.sandbox, tenantId));
       } finally {
-        parts.gate.leave(INSPECTION_TENANT);
+        parts.gate.leave(tenantId);
       }
     });
     app.post('/v1/invoke', { schema: { body: InvokeBody } }, async (request) => {
@@ -196,9 +214,29 @@ function exportRoutes(options: RunnerOptions, parts: RunnerParts): FastifyPlugin
   };
 }
 
+function busy(gate: Gate, tenantId: string): ApiError {
+  return gate.restricted(tenantId)
+    ? new ApiError(
+        429,
+        'busy',
+        "the tenant's calls ended too many sandbox threads lately (deadlines, start code past its limit)",
+      )
+    : new ApiError(
+        429,
+        'busy',
+        'the runner or the tenant is at its concurrency limit (a call that has used 50 ms of CPU counts twice)',
+      );
+}
+
+/** The pool as one tenant's work sees it: every run names that tenant. */
+function forTenant(sandbox: SandboxPool, tenantId: string): Pick<SandboxPool, 'run'> {
+  return { run: (module, call) => sandbox.run(module, { ...call, tenantId }) };
+}
+
 export async function startRunner(options: RunnerOptions) {
+  const gate = new Gate(options.concurrency, options.tenantConcurrency);
   const parts: RunnerParts = {
-    gate: new Gate(options.concurrency, options.tenantConcurrency),
+    gate,
     modules: new ModuleStore({
       cacheDir: options.cacheDir,
       apiInternalUrl: options.apiInternalUrl,
@@ -206,6 +244,9 @@ export async function startRunner(options: RunnerOptions) {
     }),
     sandbox: new SandboxPool({
       threads: options.concurrency,
+      tenantConcurrency: options.tenantConcurrency,
+      threadEnded: (tenantId) => gate.threadEnded(tenantId),
+      longCall: (tenantId, delta) => gate.longCall(tenantId, delta),
       warmCapacity: options.warmPlugins,
       warmIdleMs: options.warmIdleMs,
       onError: (err) => options.logger.warn({ err }, 'a host function failed'),

@@ -1,21 +1,45 @@
 // The runner's sandbox threads: APP_RUNNER_CONCURRENCY long-lived threads, each running one call at a
 // time on an instance made for that call, or on a warm instance prepared ahead in that thread (start
-// code run with every host function refusing) and claimed by that call alone. Up to two warm instances
-// per module and APP_RUNNER_WARM_PLUGINS in all; a module unused for APP_RUNNER_WARM_IDLE_MS loses its
-// warm instances; when the pool is full the least recently used module gives way. Warm instances are
-// prepared only on threads no call is waiting for.
+// code run with every host function refusing) and claimed by that call alone. The choices (which
+// thread, whom to warm, what gives way) are sandbox-pool-rules.ts's; here they are applied.
+//
+// Sharing between tenants: a warm-up counts against the tenant whose call last asked for the module,
+// so a tenant at its concurrency gets none on top of its calls; nothing is warmed while a call waits
+// for a thread, and a preparation still running 50 ms after a call began to wait ends for it. A task
+// that has used 50 ms of CPU has its thread lowered to nice 19 until it ends (thread-priority.ts), so
+// loops and heavy start code yield the CPU to everyone's short calls; such a call is reported long.
 import type { HostBinding } from '../host/refusal.ts';
 import type { ThreadModule } from './protocol.ts';
+import {
+  type DemandView,
+  nextWarmUp,
+  preparationToEnd,
+  type ThreadView,
+  threadForCall,
+  threadForWarmUp,
+  WARM_PER_MODULE,
+  type WarmState,
+} from './sandbox-pool-rules.ts';
 import { type ExportResult, SandboxThread } from './sandbox-thread.ts';
+import { renice, SANDBOX_NICENESS, TaskWatch, withTaskId } from './thread-priority.ts';
 
-export const WARM_PER_MODULE = 2;
+export { WARM_PER_MODULE };
+
+/** Modules barred from warming that the pool remembers; the oldest is forgotten beyond. */
+const BARRED_REMEMBERED = 4096;
 
 export interface SandboxPoolOptions {
   threads: number;
   /** Warm instances in all; 0: every call makes its instance. */
   warmCapacity: number;
   warmIdleMs: number;
+  /** A tenant's calls and warm-ups at once (APP_RUNNER_TENANT_CONCURRENCY); unset: no bound. */
+  tenantConcurrency?: number;
   onError?: (error: unknown) => void;
+  /** A task of the tenant (a call, or a warm-up counted against it) ended its thread. */
+  threadEnded?: (tenantId: string) => void;
+  /** A call of the tenant has used 50 ms of CPU (+1), and that long call has ended (-1). */
+  longCall?: (tenantId: string, delta: 1 | -1) => void;
 }
 
 export interface SandboxCall {
@@ -23,6 +47,8 @@ export interface SandboxCall {
   input: string;
   deadlineMs: number;
   binding: HostBinding;
+  /** The tenant the call runs for; the warm-ups its call asks for count against it. */
+  tenantId?: string;
   /** The module is run for this call only, never kept nor warmed (an upload's inspection). */
   transient?: boolean;
 }
@@ -30,19 +56,33 @@ export interface SandboxCall {
 /** A module calls have asked for lately: what the pool keeps warm. */
 interface Demand {
   module: ThreadModule;
+  tenantId: string | null;
   lastUsed: number;
   preparing: number;
-  /** Its start code failed while warming: no more warming until the next call asks for it. */
-  warmingFailed: boolean;
+  state: WarmState;
+}
+
+/** What the pool keeps of each thread besides the thread itself. */
+interface Slot {
+  thread: SandboxThread;
+  /** Its OS task id, when known: what its nice value is set by. */
+  tid: number | null;
+  /** Its last task ran long (chosen after the others; see ThreadView). */
+  low: boolean;
+  task: { kind: 'call' | 'prepare'; tenantId: string | null; watch: TaskWatch } | null;
 }
 
 type Waiter = (thread: SandboxThread | null) => void;
+type Ran = { result: ExportResult; warm: boolean };
 
 export class SandboxPool {
-  readonly #threads = new Set<SandboxThread>();
+  readonly #slots = new Map<SandboxThread, Slot>();
   readonly #waiting: Waiter[] = [];
   readonly #demand = new Map<string, Demand>();
+  readonly #barred = new Set<string>();
+  readonly #tenantBusy = new Map<string, number>();
   readonly #sweeper: NodeJS.Timeout;
+  #yieldCheck: NodeJS.Timeout | null = null;
   #closed = false;
   #replaced = 0;
 
@@ -53,7 +93,7 @@ export class SandboxPool {
   }
 
   get threadCount(): number {
-    return this.#threads.size;
+    return this.#slots.size;
   }
 
   /** Threads replaced since the pool started: each ended at a deadline or a start limit, or died. */
@@ -63,18 +103,56 @@ export class SandboxPool {
 
   get warmCount(): number {
     let count = 0;
-    for (const thread of this.#threads) for (const n of thread.warm.values()) count += n;
+    for (const thread of this.#slots.keys()) for (const n of thread.warm.values()) count += n;
     return count;
   }
 
+  /** Warm instances being prepared now. */
+  get preparing(): number {
+    let count = 0;
+    for (const slot of this.#slots.values()) if (slot.task?.kind === 'prepare') count += 1;
+    return count;
+  }
+
+  /** Modules never warmed again: their start code ran past its limit, or held a thread calls waited for. */
+  get barredCount(): number {
+    return this.#barred.size;
+  }
+
   /** Runs one export on a thread of its own; `warm` says whether a warm instance was ready for it. */
-  async run(module: ThreadModule, call: SandboxCall): Promise<{ result: ExportResult; warm: boolean }> {
+  async run(module: ThreadModule, call: SandboxCall): Promise<Ran> {
     const asked = Date.now();
-    if (!call.transient) this.#used(module);
-    const thread =
-      this.#idleThread(module.sha256) ??
-      (await new Promise<SandboxThread | null>((resolve) => this.#waiting.push(resolve)));
-    if (!thread) throw new Error('the runner is closing');
+    const tenantId = call.tenantId ?? null;
+    if (!call.transient) this.#used(module, tenantId);
+    this.#countBusy(tenantId, 1);
+    try {
+      const idle = this.#idleThread(module.sha256);
+      if (idle) return await this.#dispatch(idle, module, call, asked);
+      // A thread handed over starts the call at once, before anything else (a warm-up) could take it.
+      const running = await new Promise<Promise<Ran>>((resolve, reject) => {
+        this.#waiting.push((thread) =>
+          thread
+            ? resolve(this.#dispatch(thread, module, call, asked))
+            : reject(new Error('the runner is closing')),
+        );
+        this.#yieldForWaiting();
+      });
+      return await running;
+    } finally {
+      this.#countBusy(tenantId, -1);
+      // The tenant may be below its concurrency again: warm-ups held back for it can start.
+      if (this.#waiting.length === 0) this.#topUp();
+    }
+  }
+
+  /** Starts the call on the (idle) thread; the thread is claimed before this first awaits. */
+  async #dispatch(
+    thread: SandboxThread,
+    module: ThreadModule,
+    call: SandboxCall,
+    asked: number,
+  ): Promise<Ran> {
+    const tenantId = call.tenantId ?? null;
     const deadlineMs = call.deadlineMs - (Date.now() - asked);
     if (deadlineMs <= 0) {
       // It waited out its deadline for a thread (others were starting instances): the thread stays whole.
@@ -82,128 +160,215 @@ export class SandboxPool {
       return { result: { kind: 'timeout' }, warm: false };
     }
     const warm = !call.transient && thread.warmOf(module.sha256) > 0;
+    this.#started(thread, 'call', tenantId);
     const result = await thread.call(module, { ...call, deadlineMs, warm });
+    if (thread.ended && tenantId !== null) this.options.threadEnded?.(tenantId);
+    if (!call.transient && !warm) this.#learnFromCall(module.sha256, result, thread.ended);
     return { result, warm };
   }
 
   async close(): Promise<void> {
     this.#closed = true;
     clearInterval(this.#sweeper);
+    if (this.#yieldCheck) clearTimeout(this.#yieldCheck);
     for (const waiter of this.#waiting.splice(0)) waiter(null);
-    const threads = [...this.#threads];
-    this.#threads.clear();
-    await Promise.all(threads.map((thread) => thread.terminate()));
+    const slots = [...this.#slots.values()];
+    this.#slots.clear();
+    for (const slot of slots) slot.task?.watch.end(false);
+    await Promise.all(slots.map((slot) => slot.thread.terminate()));
   }
 
   #spawn(): SandboxThread {
-    const thread = new SandboxThread({
-      idle: (t) => this.#onIdle(t),
-      ended: (t) => this.#onEnded(t),
-      error: this.options.onError,
-    });
-    this.#threads.add(thread);
+    const { value: thread, tid } = withTaskId(
+      () =>
+        new SandboxThread({
+          idle: (t) => this.#onIdle(t),
+          ended: (t) => this.#onEnded(t),
+          error: this.options.onError,
+        }),
+    );
+    // At once, not once the thread has loaded: its start (tens of ms of CPU) yields to the main thread.
+    renice(tid, SANDBOX_NICENESS);
+    this.#slots.set(thread, { thread, tid, low: false, task: null });
     return thread;
   }
 
-  /**
-   * An idle thread holding a warm instance of the module; else the loaded idle thread holding fewest
-   * (a replacement still starting comes last: a call sent to it waits for the thread's start).
-   */
-  #idleThread(sha256: string): SandboxThread | null {
-    let best: SandboxThread | null = null;
-    let bestRank = Number.POSITIVE_INFINITY;
-    for (const thread of this.#threads) {
-      if (!thread.idle) continue;
-      if (thread.warmOf(sha256) > 0) return thread;
-      const rank = (thread.ready ? 0 : 1_000) + thread.warm.size;
-      if (rank < bestRank) [best, bestRank] = [thread, rank];
+  #views(): { threads: SandboxThread[]; views: ThreadView[] } {
+    const threads: SandboxThread[] = [];
+    const views: ThreadView[] = [];
+    for (const slot of this.#slots.values()) {
+      threads.push(slot.thread);
+      views.push({ idle: slot.thread.idle, ready: slot.thread.ready, low: slot.low, warm: slot.thread.warm });
     }
-    return best;
+    return { threads, views };
   }
 
-  #used(module: ThreadModule): void {
+  #idleThread(sha256: string): SandboxThread | null {
+    const { threads, views } = this.#views();
+    return threads[threadForCall(views, sha256)] ?? null;
+  }
+
+  #countBusy(tenantId: string | null, delta: number): void {
+    if (tenantId === null) return;
+    const count = (this.#tenantBusy.get(tenantId) ?? 0) + delta;
+    if (count > 0) this.#tenantBusy.set(tenantId, count);
+    else this.#tenantBusy.delete(tenantId);
+  }
+
+  #used(module: ThreadModule, tenantId: string | null): void {
     const demand = this.#demand.get(module.sha256);
     if (demand) {
       demand.lastUsed = Date.now();
-      demand.warmingFailed = false;
+      demand.tenantId = tenantId;
       // Most recently used last, so warming serves the newest demand first.
       this.#demand.delete(module.sha256);
       this.#demand.set(module.sha256, demand);
     } else {
-      this.#demand.set(module.sha256, { module, lastUsed: Date.now(), preparing: 0, warmingFailed: false });
+      const state = this.#barred.has(module.sha256) ? 'barred' : 'unproven';
+      this.#demand.set(module.sha256, { module, tenantId, lastUsed: Date.now(), preparing: 0, state });
     }
   }
 
+  /** What a call on a fresh instance tells of the module's start code. */
+  #learnFromCall(sha256: string, result: ExportResult, threadEnded: boolean): void {
+    const demand = this.#demand.get(sha256);
+    if (!demand || demand.state === 'barred') return;
+    if (result.kind === 'answered' || result.kind === 'trapped') demand.state = 'warmable';
+    else if (result.kind === 'start_failed') {
+      // Ended by the start limit (the thread went with it), or its start code trapped.
+      if (threadEnded) this.#bar(sha256);
+      else demand.state = 'paused';
+    }
+  }
+
+  #bar(sha256: string): void {
+    this.#barred.delete(sha256);
+    this.#barred.add(sha256);
+    for (const oldest of this.#barred) {
+      if (this.#barred.size <= BARRED_REMEMBERED) break;
+      this.#barred.delete(oldest);
+    }
+    const demand = this.#demand.get(sha256);
+    if (demand) demand.state = 'barred';
+  }
+
+  /** A task starts on the thread, watched: once it has used 50 ms of CPU it runs below the others. */
+  #started(thread: SandboxThread, kind: 'call' | 'prepare', tenantId: string | null): void {
+    const slot = this.#slots.get(thread);
+    if (!slot) return;
+    const onLong = () => {
+      if (kind === 'call' && tenantId !== null) this.options.longCall?.(tenantId, 1);
+    };
+    const watched = {
+      tid: slot.tid,
+      get ready() {
+        return thread.ready;
+      },
+    };
+    slot.task = { kind, tenantId, watch: new TaskWatch(watched, onLong) };
+  }
+
+  /** The thread's task ended (the thread lives on, or not): raised back when it was lowered. */
+  #taskEnded(slot: Slot, threadLives: boolean): void {
+    const task = slot.task;
+    if (!task) return;
+    slot.task = null;
+    const { raised } = task.watch.end(threadLives);
+    slot.low = task.watch.long || !raised;
+    if (task.watch.long && task.kind === 'call' && task.tenantId !== null)
+      this.options.longCall?.(task.tenantId, -1);
+  }
+
   #onIdle(thread: SandboxThread): void {
+    const slot = this.#slots.get(thread);
+    if (slot) this.#taskEnded(slot, true);
     const waiter = this.#waiting.shift();
     if (waiter) waiter(thread);
     else this.#topUp();
   }
 
   #onEnded(thread: SandboxThread): void {
-    this.#threads.delete(thread);
+    const slot = this.#slots.get(thread);
+    if (slot) this.#taskEnded(slot, false);
+    this.#slots.delete(thread);
     if (this.#closed) return;
     this.#replaced += 1;
     // The new thread is idle at once (its messages wait until it has started).
     this.#onIdle(this.#spawn());
   }
 
-  #warmOf(sha256: string): number {
-    let count = 0;
-    for (const thread of this.#threads) count += thread.warmOf(sha256);
-    return count;
+  /** A call waits for a thread: a preparation that has run long gives its thread up (it is replaced). */
+  #yieldForWaiting(): void {
+    if (this.#yieldCheck || this.#waiting.length === 0) return;
+    const preparing = [...this.#slots.values()].filter((slot) => slot.task?.kind === 'prepare');
+    const step = preparationToEnd(
+      preparing.map((slot) => slot.task?.watch.since ?? 0),
+      Date.now(),
+    );
+    if (!step) return;
+    if ('index' in step) {
+      void preparing[step.index]?.thread.terminate();
+      return;
+    }
+    this.#yieldCheck = setTimeout(() => {
+      this.#yieldCheck = null;
+      this.#yieldForWaiting();
+    }, step.retryInMs);
   }
 
-  #preparingTotal(): number {
-    let count = 0;
-    for (const demand of this.#demand.values()) count += demand.preparing;
-    return count;
-  }
-
-  /** Prepares warm instances on idle threads, newest demand first, within both limits. */
+  /** Prepares warm instances on idle threads, as the rules choose, until they choose nothing. */
   #topUp(): void {
     if (this.#closed || this.options.warmCapacity === 0) return;
-    for (const demand of [...this.#demand.values()].reverse()) {
-      if (demand.warmingFailed) continue;
-      while (this.#warmOf(demand.module.sha256) + demand.preparing < WARM_PER_MODULE) {
-        if (
-          this.warmCount + this.#preparingTotal() >= this.options.warmCapacity &&
-          !this.#evictOtherThan(demand)
-        )
-          return;
-        const thread = this.#threadToWarm(demand.module.sha256);
-        if (!thread) return;
-        demand.preparing += 1;
-        thread.prepare(demand.module, (ok) => {
-          demand.preparing -= 1;
-          if (!ok) demand.warmingFailed = true;
-        });
+    for (;;) {
+      const { threads, views } = this.#views();
+      const step = nextWarmUp(this.#demandViews(), {
+        waiting: this.#waiting.length,
+        tenantBusy: (tenantId) => this.#tenantBusy.get(tenantId) ?? 0,
+        tenantConcurrency: this.options.tenantConcurrency ?? Number.POSITIVE_INFINITY,
+        warmTotal: this.warmCount + this.preparing,
+        warmCapacity: this.options.warmCapacity,
+      });
+      if (!step) return;
+      const thread = threads[threadForWarmUp(views, step.prepare)];
+      const demand = this.#demand.get(step.prepare);
+      if (!thread || !demand) return;
+      if (step.evict) {
+        const holder = threads.find((t) => t.warmOf(step.evict as string) > 0);
+        holder?.discard(step.evict, 1);
       }
+      this.#prepare(thread, demand);
     }
   }
 
-  /** An idle thread for a new warm instance: one holding none of that module's, if any. */
-  #threadToWarm(sha256: string): SandboxThread | null {
-    let fallback: SandboxThread | null = null;
-    for (const thread of this.#threads) {
-      if (!thread.idle) continue;
-      if (thread.warmOf(sha256) === 0) return thread;
-      fallback ??= thread;
-    }
-    return fallback;
+  #prepare(thread: SandboxThread, demand: Demand): void {
+    const { tenantId } = demand;
+    demand.preparing += 1;
+    this.#countBusy(tenantId, 1);
+    this.#started(thread, 'prepare', tenantId);
+    thread.prepare(demand.module, (ok) => {
+      demand.preparing -= 1;
+      this.#countBusy(tenantId, -1);
+      if (ok) return;
+      // Past its limit, or ended for a waiting call: the thread went with it. Else its start code trapped.
+      if (thread.ended) {
+        this.#bar(demand.module.sha256);
+        if (tenantId !== null) this.options.threadEnded?.(tenantId);
+      } else if (demand.state !== 'barred') demand.state = 'paused';
+    });
   }
 
-  /** Frees one warm instance of the least recently used other module; false when there is none. */
-  #evictOtherThan(keep: Demand): boolean {
-    for (const [sha256, demand] of this.#demand) {
-      if (demand === keep || demand.lastUsed > keep.lastUsed) continue;
-      const holder = [...this.#threads].find((thread) => thread.warmOf(sha256) > 0);
-      if (holder) {
-        holder.discard(sha256, 1);
-        return true;
-      }
-    }
-    return false;
+  #demandViews(): DemandView[] {
+    const held = new Map<string, number>();
+    for (const thread of this.#slots.keys())
+      for (const [sha256, n] of thread.warm) held.set(sha256, (held.get(sha256) ?? 0) + n);
+    return [...this.#demand.values()].map((demand) => ({
+      sha256: demand.module.sha256,
+      tenantId: demand.tenantId,
+      lastUsed: demand.lastUsed,
+      state: demand.state,
+      held: held.get(demand.module.sha256) ?? 0,
+      preparing: demand.preparing,
+    }));
   }
 
   #sweepIdle(): void {
@@ -211,7 +376,7 @@ export class SandboxPool {
     for (const [sha256, demand] of this.#demand) {
       if (demand.lastUsed >= cutoff || demand.preparing > 0) continue;
       this.#demand.delete(sha256);
-      for (const thread of this.#threads) thread.discard(sha256, Number.POSITIVE_INFINITY);
+      for (const thread of this.#slots.keys()) thread.discard(sha256, Number.POSITIVE_INFINITY);
     }
   }
 }
