@@ -277,12 +277,15 @@ describe('POST /v1/invoke', () => {
   });
 
   it('answers busy beyond the tenant concurrency, and serves another tenant meanwhile', async () => {
+    // A tenant of its own: the two threads its calls end spend its allowance of ended threads.
+    const call = () => ({ call: { id: randomUUID(), tenantId: busyTenant } });
+    const busyTenant = randomUUID();
     const slow = [
-      invoke(hostile, { action: 'spin', timeoutMs: 1500 }),
-      invoke(hostile, { action: 'spin', timeoutMs: 1500 }),
+      invoke(hostile, { action: 'spin', timeoutMs: 1500, ...call() }),
+      invoke(hostile, { action: 'spin', timeoutMs: 1500, ...call() }),
     ];
     await waitForRunner(runner.url, (health) => health.inFlight === 2);
-    const third = await invoke(echo);
+    const third = await invoke(echo, call());
     expect(third.status).toBe(429);
     expect((await third.json()).error.code).toBe('busy');
     const other = await invoke(echo, { call: { id: randomUUID(), tenantId: randomUUID() } });
