@@ -152,6 +152,7 @@ describe('platform start --role all (embedded PostgreSQL)', () => {
         warmPlugins: 0,
         threads: 8,
         threadsReplaced: 0,
+        longCalls: 0,
       });
       expect((await fetch(`http://127.0.0.1:${ports.API_INTERNAL_PORT}/health`)).status).toBe(200);
       expect((await fetch(`${api}/health/ready`)).status).toBe(200);
