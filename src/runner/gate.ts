@@ -6,8 +6,8 @@
 //   counts twice against its tenant's concurrency until it ends: at the default of 4, two at a time.
 //   Lowering its thread's priority keeps its CPU from others, not the kernel work its memory costs.
 // - Each ended sandbox thread (a deadline, start code past its limit) costs the runner a new one (tens
-//   of milliseconds of CPU). Each tenant has an allowance of ended threads, as many as its concurrency,
-//   given back one a second; with none left its calls are busy.
+//   of milliseconds of CPU). Each tenant has an allowance of ended threads, twice its concurrency (all
+//   its calls timing out together, twice), given back one a second; with none left its calls are busy.
 
 /** How often a tenant's allowance of ended threads gets one back. */
 export const ENDED_THREAD_REFILL_MS = 1_000;
@@ -24,11 +24,11 @@ export function allowanceAt(allowance: Allowance, now: number, full: number): nu
 }
 
 /**
- * One more ended thread: the allowance goes down by one, to no less than -full (a tenant that ended
- * many threads at once waits at most twice the refill of a full allowance).
+ * One more ended thread: the allowance goes down by one, to no less than -full / 2 (a tenant that ended
+ * many threads at once waits longer, though not for ever).
  */
 export function afterEnded(allowance: Allowance, now: number, full: number): Allowance {
-  return { left: Math.max(-full, allowanceAt(allowance, now, full) - 1), at: now };
+  return { left: Math.max(-full / 2, allowanceAt(allowance, now, full) - 1), at: now };
 }
 
 export class Gate {
@@ -47,6 +47,10 @@ export class Gate {
     return this.#inFlight;
   }
 
+  get #fullAllowance(): number {
+    return 2 * this.tenantConcurrency;
+  }
+
   get full(): boolean {
     return this.#inFlight >= this.concurrency;
   }
@@ -55,8 +59,8 @@ export class Gate {
   restricted(tenantId: string): boolean {
     const allowance = this.#allowances.get(tenantId);
     if (!allowance) return false;
-    const left = allowanceAt(allowance, this.now(), this.tenantConcurrency);
-    if (left >= this.tenantConcurrency) this.#allowances.delete(tenantId);
+    const left = allowanceAt(allowance, this.now(), this.#fullAllowance);
+    if (left >= this.#fullAllowance) this.#allowances.delete(tenantId);
     return left < 1;
   }
 
@@ -94,7 +98,7 @@ export class Gate {
   /** A call (or a warm-up) of the tenant ended its sandbox thread. */
   threadEnded(tenantId: string): void {
     const now = this.now();
-    const allowance = this.#allowances.get(tenantId) ?? { left: this.tenantConcurrency, at: now };
-    this.#allowances.set(tenantId, afterEnded(allowance, now, this.tenantConcurrency));
+    const allowance = this.#allowances.get(tenantId) ?? { left: this.#fullAllowance, at: now };
+    this.#allowances.set(tenantId, afterEnded(allowance, now, this.#fullAllowance));
   }
 }

@@ -1,6 +1,7 @@
-// The runner's gate: calls in flight per process and per tenant, and a tenant's allowance of ended
-// sandbox threads (each costs the runner a new thread): spent, it makes the tenant's calls busy until one
-// is given back, a second later; other tenants are not touched. Time is the test's own clock.
+// The runner's gate: calls in flight per process and per tenant (a long call counting twice), and a
+// tenant's allowance of ended sandbox threads (each costs the runner a new thread): spent, it makes the
+// tenant's calls busy until one is given back, a second later; other tenants are not touched. Time is
+// the test's own clock.
 import { describe, expect, it } from 'vitest';
 import { afterEnded, allowanceAt, ENDED_THREAD_REFILL_MS, Gate } from '../../src/runner/gate.ts';
 
@@ -19,7 +20,7 @@ describe('allowance of ended threads', () => {
   it.each([
     ['one ended thread takes one', { left: 4, at: 0 }, 0, { left: 3, at: 0 }],
     ['what came back meanwhile counts', { left: 0, at: 0 }, ENDED_THREAD_REFILL_MS, { left: 0, at: 1_000 }],
-    ['never below minus full', { left: -4, at: 0 }, 0, { left: -4, at: 0 }],
+    ['never below minus half of full', { left: -2, at: 0 }, 0, { left: -2, at: 0 }],
   ] as const)('%s', (_case, allowance, now, after) => {
     expect(afterEnded(allowance, now, full)).toEqual(after);
   });
@@ -42,10 +43,24 @@ describe('Gate', () => {
     expect(gate.inFlight).toBe(3);
   });
 
-  it('makes a tenant busy once its allowance of ended threads is spent, until one is back; others are not', () => {
+  it('counts a long call twice against its tenant, until it ends', () => {
+    const gate = new Gate(8, 4);
+    expect([gate.tryEnter('a'), gate.tryEnter('a')]).toEqual([true, true]);
+    gate.longCall('a', 1);
+    expect(gate.tryEnter('a')).toBe(true);
+    expect(gate.tryEnter('a')).toBe(false);
+    expect(gate.tryEnter('b')).toBe(true);
+    expect(gate.longCalls).toBe(1);
+    gate.longCall('a', -1);
+    gate.leave('a');
+    expect(gate.tryEnter('a')).toBe(true);
+    expect(gate.longCalls).toBe(0);
+  });
+
+  it('makes a tenant busy once its allowance (twice its concurrency) is spent, until one is back; others are not', () => {
     const time = clock();
     const gate = new Gate(8, 2, time.read);
-    gate.threadEnded('a');
+    for (let i = 0; i < 3; i++) gate.threadEnded('a');
     expect(gate.restricted('a')).toBe(false);
     expect(gate.tryEnter('a')).toBe(true);
     gate.leave('a');
@@ -60,7 +75,7 @@ describe('Gate', () => {
     expect(gate.restricted('a')).toBe(false);
   });
 
-  it('keeps a tenant that ended many threads at once busy longer, twice the full refill at most', () => {
+  it('keeps a tenant that ended many threads at once busy longer: its concurrency and one refills at most', () => {
     const time = clock();
     const gate = new Gate(8, 2, time.read);
     for (let i = 0; i < 10; i++) gate.threadEnded('a');
