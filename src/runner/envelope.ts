@@ -2,9 +2,9 @@
 // module reads it, and the answers each export may give.
 import { randomBytes } from 'node:crypto';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { depthExcess, depthMessage, MAX_JSON_DEPTH } from '../http/json-depth.ts';
+import { depthExcess, depthMessage } from '../http/json-depth.ts';
 import { RunnerFailure } from './errors.ts';
-import { NestedTooDeep, type Redactor } from './redaction.ts';
+import { MAX_NESTED_STRING_DEPTH, NestedTooDeep, type Redactor } from './redaction.ts';
 
 export const MAX_ANSWER_BYTES = 1024 * 1024;
 
@@ -167,7 +167,7 @@ export function readAnswer(exportName: ExportName, output: Uint8Array, redactor:
     if (!(error instanceof NestedTooDeep)) throw error;
     throw new RunnerFailure(
       'bad_output',
-      `the ${exportName} answer holds JSON in a string nested deeper than ${MAX_JSON_DEPTH} levels`,
+      `the ${exportName} answer holds JSON in a string nested deeper than ${MAX_NESTED_STRING_DEPTH} levels`,
     );
   }
   const validate = validators[exportName];

@@ -17,9 +17,12 @@ export const MIN_REDACTED_LENGTH = 8;
 const NESTED_JSON_DEPTH = 3;
 
 /**
- * A string of the answer holds JSON nested past the depth any reader here takes: it cannot be opened to
- * redact what it means (writing it back would overflow the stack), so the answer is refused whole.
+ * How deep JSON held in a string may nest and still be opened. Deeper, writing it back would overflow the
+ * stack (it did at about 5,000 levels); such an answer is refused whole (NestedTooDeep), since what it
+ * means could not be redacted. An app may pass on a vendor's text nested deeper than its own answer may.
  */
+export const MAX_NESTED_STRING_DEPTH = 1000;
+
 export class NestedTooDeep extends Error {}
 
 interface Entry {
@@ -154,7 +157,7 @@ export class Redactor {
   /**
    * Redacts a parsed answer: every string and member name, and inside strings that hold JSON (up to three
    * levels) what that JSON means, whatever escapes it was written with. Walks without recursion, so an
-   * answer of any depth is read; JSON in a string nested past MAX_JSON_DEPTH throws NestedTooDeep.
+   * answer of any depth is read; JSON in a string nested past MAX_NESTED_STRING_DEPTH throws NestedTooDeep.
    * Changes the value in place; answers the redacted value.
    */
   applyDeep(value: unknown): unknown {
@@ -186,7 +189,7 @@ function redactTree(root: unknown, redact: (text: string) => string, nested: num
   const redactString = (text: string): string => {
     const out = redact(text);
     if (nested === 0 || !mayBeJson(out)) return out;
-    if (depthExcess(out) !== null) throw new NestedTooDeep();
+    if (depthExcess(out, MAX_NESTED_STRING_DEPTH) !== null) throw new NestedTooDeep();
     let inner: unknown;
     try {
       inner = JSON.parse(out);

@@ -224,13 +224,13 @@ describe('what a module answers', () => {
     });
   });
 
-  it('JSON nested 6,000 levels inside a string of the answer is bad_output, not an internal error', async () => {
+  it('JSON nested 6,000 levels inside a string of the answer is bad_output (past 1000), not an internal error', async () => {
     const deep = await runner.store(deepStringAnswer(6000), 16);
     const { status, body } = await invoke(deep);
     expect(status).toBe(502);
     expect(body.error).toMatchObject({
       code: 'bad_output',
-      message: 'the invoke answer holds JSON in a string nested deeper than 64 levels',
+      message: 'the invoke answer holds JSON in a string nested deeper than 1000 levels',
     });
   });
 });
