@@ -152,6 +152,8 @@ describe('platform start --role all (embedded PostgreSQL)', () => {
         warmPlugins: 0,
         threads: 8,
         threadsReplaced: 0,
+        warmPreparing: 0,
+        warmBarred: 0,
         longCalls: 0,
       });
       expect((await fetch(`http://127.0.0.1:${ports.API_INTERNAL_PORT}/health`)).status).toBe(200);
