@@ -109,22 +109,37 @@ export function nextWarmUp(demands: readonly DemandView[], load: PoolLoad): Warm
   return null;
 }
 
-/** How long a preparation may keep its thread once a call waits for one. */
-export const PREPARATION_YIELDS_AFTER_MS = 50;
+/**
+ * How long a preparation may keep its thread once a call waits for one, when its CPU time does not show
+ * it long first: start code that sleeps (poll_oneoff) uses no CPU. An ordinary start takes well under a
+ * millisecond of CPU, though on a loaded machine tens of milliseconds of wall time: wall time alone must
+ * not bar a healthy module (it did at 50 ms, and the echo module lost its warm pool under load).
+ */
+export const PREPARATION_YIELDS_AFTER_MS = 1_000;
+
+/** A preparation in progress, as the rules see it. */
+export interface PreparationView {
+  startedAt: number;
+  /** Its start code has used LONG_TASK_CPU_MS of CPU (thread-priority.ts). */
+  long: boolean;
+}
 
 /**
- * The preparation to end for a waiting call: the one running longest, once it has run
- * PREPARATION_YIELDS_AFTER_MS (an ordinary start takes well under a millisecond). Its module is barred
- * from warming. null: none yet; `retryInMs` says when one would qualify.
+ * The preparation to end for a waiting call: one whose start code has run long in CPU, else the one
+ * running longest once it has run PREPARATION_YIELDS_AFTER_MS. Its module is barred from warming. null:
+ * none is running; `retryInMs` says when one would qualify by its time (its CPU is watched apart).
  */
 export function preparationToEnd(
-  startedAt: readonly number[],
+  preparations: readonly PreparationView[],
   now: number,
 ): { index: number } | { retryInMs: number } | null {
-  if (startedAt.length === 0) return null;
+  if (preparations.length === 0) return null;
+  const long = preparations.findIndex((preparation) => preparation.long);
+  if (long >= 0) return { index: long };
   let oldest = 0;
-  for (const [i, at] of startedAt.entries()) if (at < (startedAt[oldest] as number)) oldest = i;
-  const ranFor = now - (startedAt[oldest] as number);
+  for (const [i, { startedAt }] of preparations.entries())
+    if (startedAt < (preparations[oldest] as PreparationView).startedAt) oldest = i;
+  const ranFor = now - (preparations[oldest] as PreparationView).startedAt;
   return ranFor >= PREPARATION_YIELDS_AFTER_MS
     ? { index: oldest }
     : { retryInMs: PREPARATION_YIELDS_AFTER_MS - ranFor };

@@ -258,6 +258,8 @@ export class SandboxPool {
     if (!slot) return;
     const onLong = () => {
       if (kind === 'call' && tenantId !== null) this.options.longCall?.(tenantId, 1);
+      // Start code past 50 ms of CPU gives its thread up to a waiting call at once.
+      if (kind === 'prepare') this.#yieldForWaiting(true);
     };
     const watched = {
       tid: slot.tid,
@@ -297,12 +299,22 @@ export class SandboxPool {
     this.#onIdle(this.#spawn());
   }
 
-  /** A call waits for a thread: a preparation that has run long gives its thread up (it is replaced). */
-  #yieldForWaiting(): void {
+  /**
+   * A call waits for a thread: a preparation that has run long gives its thread up (it is replaced).
+   * `now`: look again at once, whatever check is already set (a preparation's CPU has just run long).
+   */
+  #yieldForWaiting(now = false): void {
+    if (now && this.#yieldCheck) {
+      clearTimeout(this.#yieldCheck);
+      this.#yieldCheck = null;
+    }
     if (this.#yieldCheck || this.#waiting.length === 0) return;
     const preparing = [...this.#slots.values()].filter((slot) => slot.task?.kind === 'prepare');
     const step = preparationToEnd(
-      preparing.map((slot) => slot.task?.watch.since ?? 0),
+      preparing.map((slot) => ({
+        startedAt: slot.task?.watch.since ?? 0,
+        long: slot.task?.watch.long ?? false,
+      })),
       Date.now(),
     );
     if (!step) return;
