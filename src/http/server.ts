@@ -19,7 +19,13 @@ import { installOpenApi } from './openapi.ts';
 import { installRefusalLimit } from './refusal-limit.ts';
 import { genReqId } from './request-id.ts';
 import { ErrorBody } from './responses.ts';
-import { partValidators, refuseUnnamedQueryParameters } from './validation.ts';
+import { mayHoldUnstorable } from './unstorable-text.ts';
+import {
+  partValidators,
+  refuseUnnamedQueryParameters,
+  refuseUnstorableText,
+  unstorableIssues,
+} from './validation.ts';
 
 export interface ServerOptions {
   logger: FastifyBaseLogger;
@@ -62,6 +68,7 @@ export async function createServer(options: ServerOptions) {
   installErrorHandling(app);
   installUnknownRoutes(app);
   refuseUnnamedQueryParameters(app);
+  refuseUnstorableText(app);
   if (options.openApi) await installOpenApi(app);
   if (options.rateLimitPerMinute) await installRateLimit(app, options.rateLimitPerMinute);
   if (options.authFailuresPerMinute) installRefusalLimit(app, options.authFailuresPerMinute);
@@ -85,8 +92,9 @@ function timeoutOptions(timeouts: { requestMs: number; connectionMs: number }) {
 }
 
 /**
- * JSON bodies: an empty one is no body (the route's schema decides whether it needs one), and one nested
- * deeper than MAX_JSON_DEPTH is refused before it is parsed, so no recursive code ever walks it.
+ * JSON bodies: an empty one is no body (the route's schema decides whether it needs one), one nested
+ * deeper than MAX_JSON_DEPTH is refused before it is parsed, so no recursive code ever walks it, and one
+ * holding U+0000 or a lone surrogate is refused once parsed, at each place (unstorable-text.ts).
  */
 function installJsonParser(app: FastifyInstance): void {
   const parse = app.getDefaultJsonParser('error', 'error');
@@ -99,7 +107,10 @@ function installJsonParser(app: FastifyInstance): void {
       return done(validationError([{ path: pointer, message: depthMessage() }]), undefined);
     parse(request, text, (error, json) => {
       const place = error ? jsonErrorPlace(text) : null;
-      if (place === null) return done(error, json);
+      if (place === null) {
+        const issues = !error && mayHoldUnstorable(text) ? unstorableIssues(json, 'body') : [];
+        return issues.length > 0 ? done(validationError(issues), undefined) : done(error, json);
+      }
       const message = `body is not valid JSON ${place}`;
       done(validationError([{ path: '/', message }], message), undefined);
     });

@@ -3,6 +3,7 @@
 import os from 'node:os';
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import type { Logger } from 'pino';
+import { errorForLog, withoutQueryParameters } from '../logging.ts';
 import { PLATFORM_VERSION } from '../version.ts';
 
 /** Task queues the worker serves: `apps` runs app calls apart, so slow vendors never hold up the rest. */
@@ -39,15 +40,28 @@ export async function launchEngine(options: EngineOptions): Promise<void> {
     executorID: options.executorId ?? defaultExecutorId(),
     logger: {
       // The engine's start-up chatter is debug detail for the platform.
-      info: (entry) => log.debug({ entry }, 'dbos'),
-      debug: (entry) => log.debug({ entry }, 'dbos'),
-      warn: (entry) => log.warn({ entry }, 'dbos'),
-      error: (entry) => log.error({ err: entry }, 'dbos'),
+      info: (entry) => log.debug({ entry: engineEntry(entry) }, 'dbos'),
+      debug: (entry) => log.debug({ entry: engineEntry(entry) }, 'dbos'),
+      warn: (entry) => log.warn({ entry: engineEntry(entry) }, 'dbos'),
+      // DBOS passes an error's message, and the error itself beside it (its `stack` there quotes the
+      // whole cause, row data included): the error is what is written, by the err serializer.
+      error: (entry, metadata) =>
+        log.error({ err: metadata?.error instanceof Error ? metadata.error : entry }, 'dbos'),
     },
   });
   selfCheck ??= DBOS.registerWorkflow(selfCheckWorkflow, { name: 'platform.selfCheck' });
   await DBOS.launch();
   for (const queue of TASK_QUEUES) await DBOS.registerQueue(queue, QUEUE_SETTINGS[queue]);
+}
+
+/**
+ * What DBOS logs, without a failed step's data: its lines quote errors and their stacks (a step retried,
+ * a workflow failed), and a query error's message holds the query's parameters — the run's context, the
+ * vendor's output (logging.ts).
+ */
+function engineEntry(entry: unknown): unknown {
+  if (typeof entry === 'string') return withoutQueryParameters(entry);
+  return entry instanceof Error ? errorForLog(entry) : entry;
 }
 
 /**
