@@ -91,6 +91,8 @@ export interface AttemptCall {
   version: VersionRow;
   action: string;
   input: unknown;
+  /** The mapping a step's or rule's input was built with: admission checks it against `mappable`. */
+  inputMapping?: Record<string, string>;
   idempotencyKey: string | null;
   subjectId: string | null;
   /** The install's webhook URL, handed to the module for an asynchronous action's vendor. */
