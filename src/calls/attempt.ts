@@ -88,6 +88,8 @@ export function attemptDepsOf(config: Config, database: Database, runner: Runner
 
 export interface AttemptCall {
   install: InstallRow;
+  /** The name the call used (the install's name or a kept alias); absent: the install's name. */
+  calledAs?: string;
   version: VersionRow;
   action: string;
   input: unknown;
@@ -310,6 +312,7 @@ const recordOf = (
   result: Pick<InvocationWrite, 'status' | 'output' | 'error' | 'durationMs' | 'usage'>,
 ): InvocationWrite => ({
   install: call.install,
+  calledAs: call.calledAs ?? call.install.name,
   version: call.version,
   action: call.action,
   subjectId: call.subjectId,

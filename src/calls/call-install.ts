@@ -98,6 +98,7 @@ export function callResolved(
     deps,
     {
       install,
+      calledAs: call.install,
       version,
       action: call.action,
       input: call.input,
