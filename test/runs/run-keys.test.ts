@@ -155,6 +155,24 @@ describe('Idempotency-Key on POST /workflow-runs', () => {
     await settledRun(stack, second.id);
   });
 
+  it('declares the header and both successes in /openapi.json', async () => {
+    const doc = await (await stack.platform.fetch('/openapi.json', { token: null })).json();
+    const operation = doc.paths['/workflow-runs'].post;
+    expect(operation.operationId).toBe('startWorkflowRun');
+    expect(operation.parameters).toContainEqual(
+      expect.objectContaining({
+        in: 'header',
+        name: 'idempotency-key',
+        required: false,
+        schema: expect.objectContaining({ maxLength: 255, pattern: '^[!-~]+$' }),
+      }),
+    );
+    expect(Object.keys(operation.responses)).toEqual(
+      expect.arrayContaining(['200', '201', '400', '404', '409']),
+    );
+    expect(operation.description).toContain('idempotency_conflict');
+  });
+
   it('refuses a malformed key at headers.idempotency-key, before anything is written', async () => {
     const before = (await runsOf('applicant-42')).length;
     for (const key of ['', 'has space', 'k'.repeat(256), 'naïve']) {
