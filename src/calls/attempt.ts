@@ -88,9 +88,13 @@ export function attemptDepsOf(config: Config, database: Database, runner: Runner
 
 export interface AttemptCall {
   install: InstallRow;
+  /** The name the call used (the install's name or a kept alias); absent: the install's name. */
+  calledAs?: string;
   version: VersionRow;
   action: string;
   input: unknown;
+  /** The mapping a step's or rule's input was built with: admission checks it against `mappable`. */
+  inputMapping?: Record<string, string>;
   idempotencyKey: string | null;
   subjectId: string | null;
   /** The install's webhook URL, handed to the module for an asynchronous action's vendor. */
@@ -308,6 +312,7 @@ const recordOf = (
   result: Pick<InvocationWrite, 'status' | 'output' | 'error' | 'durationMs' | 'usage'>,
 ): InvocationWrite => ({
   install: call.install,
+  calledAs: call.calledAs ?? call.install.name,
   version: call.version,
   action: call.action,
   subjectId: call.subjectId,

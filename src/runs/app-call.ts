@@ -32,6 +32,8 @@ export interface InstallPart {
   install: string;
   action: string;
   input: Record<string, unknown>;
+  /** The mapping the input was built with: every attempt's admission checks it against `mappable`. */
+  inputMapping?: Record<string, string>;
   /** The step's own retry (the named install's part only; a fallback follows its action's retry). */
   retry?: RetryOverride;
 }
@@ -149,6 +151,7 @@ async function attemptOnce(
       install: part.install,
       action: part.action,
       input: part.input,
+      ...(part.inputMapping ? { inputMapping: part.inputMapping } : {}),
       idempotencyKey: call.idempotencyKey,
       subjectId: call.subjectId,
       deadline: call.deadline,

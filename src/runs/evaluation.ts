@@ -108,6 +108,7 @@ async function evaluateAppRule(
       install: rule.install,
       action: rule.action,
       input: buildInput(rule.input, rule.inputMapping, request.data),
+      ...(rule.inputMapping ? { inputMapping: rule.inputMapping } : {}),
     },
     ...(rule.fallback
       ? {
@@ -115,6 +116,7 @@ async function evaluateAppRule(
             install: rule.fallback.install,
             action: rule.fallback.action,
             input: buildInput(rule.fallback.input, rule.fallback.inputMapping, request.data),
+            ...(rule.fallback.inputMapping ? { inputMapping: rule.fallback.inputMapping } : {}),
           },
         }
       : {}),
