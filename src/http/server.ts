@@ -45,6 +45,9 @@ export async function createServer(options: ServerOptions) {
     logController: new LogController({ requestIdLogLabel: 'requestId', disableRequestLogging: true }),
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
     trustProxy: trustProxyOption(options.trustProxy ?? false),
+    // The router would answer a parameter over 100 characters with its own 414; as long as a request
+    // line can be (Node's 16 KiB of headers), the route's schema decides instead: 400 at params.<name>.
+    routerOptions: { maxParamLength: 16 * 1024 },
     ...(options.timeouts ? timeoutOptions(options.timeouts) : {}),
     schemaController: { compilersFactory: { buildValidator: partValidators() } },
     // A URL Fastify cannot decode is answered before any hook or error handler runs, so it gets the
