@@ -10,13 +10,13 @@ import Fastify, {
   LogController,
 } from 'fastify';
 import type { TokenVerifier } from '../auth/tokens.ts';
+import type { TrustProxy } from '../config.ts';
 import { installAuth, type TenantLookup } from './auth.ts';
 import { ApiError, installErrorHandling, sendError, validationError } from './errors.ts';
 import { depthExcess, depthMessage } from './json-depth.ts';
 import { jsonErrorPlace } from './json-position.ts';
 import { installUnknownRoutes } from './methods.ts';
 import { installOpenApi } from './openapi.ts';
-import { installRefusalLimit } from './refusal-limit.ts';
 import { genReqId } from './request-id.ts';
 import { ErrorBody } from './responses.ts';
 import { mayHoldUnstorable } from './unstorable-text.ts';
@@ -38,6 +38,8 @@ export interface ServerOptions {
   timeouts?: { requestMs: number; connectionMs: number };
   openApi?: boolean;
   bodyLimit?: number;
+  /** Whose X-Forwarded-For names the client address (TRUST_PROXY); absent: the connection's peer. */
+  trustProxy?: TrustProxy;
 }
 
 export async function createServer(options: ServerOptions) {
@@ -48,6 +50,10 @@ export async function createServer(options: ServerOptions) {
     // Fastify's own two lines per request are replaced by the one line of installConventions.
     logController: new LogController({ requestIdLogLabel: 'requestId', disableRequestLogging: true }),
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
+    trustProxy: trustProxyOption(options.trustProxy ?? false),
+    // The router would answer a parameter over 100 characters with its own 414; as long as a request
+    // line can be (Node's 16 KiB of headers), the route's schema decides instead: 400 at params.<name>.
+    routerOptions: { maxParamLength: 16 * 1024 },
     ...(options.timeouts ? timeoutOptions(options.timeouts) : {}),
     schemaController: { compilersFactory: { buildValidator: partValidators() } },
     // A URL Fastify cannot decode is answered before any hook or error handler runs, so it gets the
@@ -71,9 +77,15 @@ export async function createServer(options: ServerOptions) {
   refuseUnstorableText(app);
   if (options.openApi) await installOpenApi(app);
   if (options.rateLimitPerMinute) await installRateLimit(app, options.rateLimitPerMinute);
-  if (options.authFailuresPerMinute) installRefusalLimit(app, options.authFailuresPerMinute);
-  if (options.auth) installAuth(app, options.auth.verifier, options.auth.findTenant);
+  if (options.auth) installAuth(app, { ...options.auth, refusalsPerMinute: options.authFailuresPerMinute });
   return app;
+}
+
+/** A hop count as the function Fastify runs it as (its types name no number). */
+function trustProxyOption(
+  trust: TrustProxy,
+): boolean | string[] | ((address: string, hop: number) => boolean) {
+  return typeof trust === 'number' ? (_address, hop) => hop < trust : trust;
 }
 
 /**
