@@ -88,6 +88,7 @@ async function main() {
       executorId: 'bench-worker',
       registerWorkflows: () =>
         registerRunWorkflows({
+          database,
           logger: silent,
           callMode: MODE,
           attempt: {

@@ -93,7 +93,8 @@ export async function buildPublicApi(deps: ApiDeps) {
       runRoutes({
         database: deps.database,
         config: deps.config,
-        runner: deps.runner ?? null,
+        // Without module storage the runner has no module to run: apps are off, as for /app-installs.
+        runner: storage ? (deps.runner ?? null) : null,
         engine: deps.runs,
       }),
     );

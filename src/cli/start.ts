@@ -10,6 +10,7 @@ import { openDatabase } from '../db/pool.ts';
 import { createLogger } from '../logging.ts';
 import { createRunnerClient } from '../runner/client.ts';
 import { startRunnerFromConfig } from '../runner/index.ts';
+import { startRunSweep } from '../runs/sweep.ts';
 import { type RunsRuntime, registerRunWorkflows } from '../runs/workflows.ts';
 import { startWorker } from '../worker/index.ts';
 import { openPlatformDatabase } from './database.ts';
@@ -112,11 +113,12 @@ async function startParts(
   if (role === 'worker' || role === 'all') {
     const workerLogger = logger.child({ role: 'worker' });
     const runs = workerRuns(config, db.url, workerLogger);
-    if (runs) parts.add({ name: 'worker runs', stop: runs.close });
+    parts.add({ name: 'worker runs', stop: runs.close });
     const worker = await startWorker({
       databaseUrl: db.url,
       logger: workerLogger,
-      ...(runs ? { registerWorkflows: () => registerRunWorkflows(runs.runtime) } : {}),
+      registerWorkflows: () => registerRunWorkflows(runs.runtime),
+      startBackground: () => startRunSweep({ database: runs.runtime.database, logger: workerLogger }),
       healthPort: config.workerHealthPort,
       executorId: config.workerExecutorId,
       // Same interface as the api: loopback in embedded mode, every interface in production unless HOST says.
@@ -149,22 +151,24 @@ async function startParts(
 }
 
 /**
- * What the worker's run workflows call installs with: its own database pool and runner client. None
- * without a runner (APP_RUNNER_URL and APP_RUNNER_TOKEN): runs then fail their call_app steps.
+ * What the worker's runs work with: its own database pool, and the runner client app calls go through.
+ * Apps are off without a runner (APP_RUNNER_URL and APP_RUNNER_TOKEN) or without module storage
+ * (MODULE_STORAGE=off): runs then fail their call_app steps and app rules with apps_unavailable.
  */
 function workerRuns(config: Config, databaseUrl: string, logger: Logger) {
   const { runnerUrl, appRunnerToken } = config;
-  if (!runnerUrl || !appRunnerToken) return null;
   const database = openDatabase(databaseUrl, { applicationName: 'apps-platform-worker' });
-  const runner = createRunnerClient({ baseUrl: runnerUrl, token: appRunnerToken });
+  const appsOn = runnerUrl && appRunnerToken && config.storage.kind !== 'off';
+  const runner = appsOn ? createRunnerClient({ baseUrl: runnerUrl, token: appRunnerToken }) : null;
   const runtime: RunsRuntime = {
+    database,
     logger,
-    attempt: attemptDepsOf(config, database, runner),
+    attempt: runner ? attemptDepsOf(config, database, runner) : null,
   };
   return {
     runtime,
     close: async () => {
-      await runner.close();
+      await runner?.close();
       await database.close();
     },
   };

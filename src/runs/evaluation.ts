@@ -5,6 +5,7 @@
 // resultPath.
 import { randomUUID } from 'node:crypto';
 import type { AttemptDeps } from '../calls/attempt.ts';
+import type { Database } from '../db/pool.ts';
 import { type CallDriver, callApp } from './app-call.ts';
 import { conditionHolds, matches } from './comparison.ts';
 import { buildInput, readPath } from './input-mapping.ts';
@@ -45,7 +46,9 @@ export interface EvaluationRequest {
 }
 
 export interface EvaluationDeps {
-  attempt: AttemptDeps;
+  database: Database;
+  /** What app rules call through; null when apps are off: each app rule is `error` apps_unavailable. */
+  attempt: AttemptDeps | null;
   /** Waits between attempts (a DBOS-free timer by default). */
   sleep?: (ms: number) => Promise<void>;
   now?: () => number;
@@ -54,7 +57,7 @@ export interface EvaluationDeps {
 const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export async function evaluateRuleSet(deps: EvaluationDeps, request: EvaluationRequest): Promise<Evaluation> {
-  const db = deps.attempt.database.db;
+  const db = deps.database.db;
   const version = await requirePublished(db, request.tenantId, 'rule_set', request.key);
   const now = deps.now ?? Date.now;
   const deadline = now() + EVALUATION_DEADLINE_MS;
@@ -67,16 +70,24 @@ export async function evaluateRuleSet(deps: EvaluationDeps, request: EvaluationR
       rules.push({ key: rule.key, type: rule.type, status, ...(read.found ? { value: read.value } : {}) });
     } else if (request.dryRun) {
       rules.push({ key: rule.key, type: rule.type, status: 'skipped' });
+    } else if (!deps.attempt) {
+      rules.push({ key: rule.key, type: rule.type, status: 'error', error: APPS_UNAVAILABLE });
     } else {
-      rules.push(await evaluateAppRule(deps, request, rule, `${base}:rule:${rule.key}`, deadline));
+      const call = { ...deps, attempt: deps.attempt };
+      rules.push(await evaluateAppRule(call, request, rule, `${base}:rule:${rule.key}`, deadline));
     }
   }
   const passed = rules.every((r) => r.status === 'passed' || r.status === 'skipped');
   return { ruleSet: { key: request.key, version: version.version }, passed, rules };
 }
 
+const APPS_UNAVAILABLE: RunError = {
+  code: 'apps_unavailable',
+  message: 'this deployment has no app runner or no module storage',
+};
+
 async function evaluateAppRule(
-  deps: EvaluationDeps,
+  deps: EvaluationDeps & { attempt: AttemptDeps },
   request: EvaluationRequest,
   rule: AppRule,
   idempotencyKey: string,

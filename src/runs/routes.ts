@@ -30,6 +30,7 @@ import { cancelRun, getRun, listRuns, type RunContext, startRun } from './servic
 export interface RunRouteDeps {
   database: Database;
   config: Config;
+  /** The runner app rules call through; null when apps are off (no runner or no module storage). */
   runner: RunnerClient | null;
   engine: RunsEngine;
 }
@@ -48,7 +49,8 @@ export function runRoutes(deps: RunRouteDeps): FastifyPluginAsyncTypebox {
     };
   };
   const attemptDeps = (): AttemptDeps => {
-    if (!deps.runner) throw new ApiError(503, 'apps_unavailable', 'this deployment has no app runner');
+    if (!deps.runner)
+      throw new ApiError(503, 'apps_unavailable', 'this deployment has no app runner or no module storage');
     return attemptDepsOf(deps.config, deps.database, deps.runner);
   };
 
@@ -149,7 +151,7 @@ export function runRoutes(deps: RunRouteDeps): FastifyPluginAsyncTypebox {
           });
         }
         return evaluateRuleSet(
-          { attempt: callsApps ? attemptDeps() : attemptDepsOrNone(deps) },
+          { database: deps.database, attempt: callsApps ? attemptDeps() : null },
           {
             tenantId: principal.tenantId,
             key: request.params.key,
@@ -166,9 +168,4 @@ export function runRoutes(deps: RunRouteDeps): FastifyPluginAsyncTypebox {
 async function hasAppRules(database: Database, tenantId: string, key: string): Promise<boolean> {
   const version = await publishedVersion(database.db, tenantId, 'rule_set', key);
   return Boolean(version && (version.body as RuleSetBody).rules.some((r) => r.type === 'app'));
-}
-
-/** Attempt deps for an evaluation that calls no install (the runner is never used). */
-function attemptDepsOrNone(deps: RunRouteDeps): AttemptDeps {
-  return attemptDepsOf(deps.config, deps.database, deps.runner as RunnerClient);
 }

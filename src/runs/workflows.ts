@@ -2,21 +2,28 @@
 // steps in order; each call_app step is a child workflow `runs.callApp` (id `${runId}:${stepId}`) enqueued
 // on the dedicated `apps` queue, so app concurrency is bounded apart from the rest. Each attempt is one
 // DBOS step (after a crash a completed attempt is not repeated), DBOS.sleep waits between attempts, and
-// every row write lives in a step and is idempotent (run-store.ts). Registered by the worker before launch.
+// every row write lives in a step and is idempotent (run-store.ts). Every run ends, once (docs/runs.md "How a
+// run ends"): row writes and attempts outlast a database blip (database-outage.ts), and whatever still
+// fails ends the step or the run `internal` (run-failure.ts). Registered by the worker before launch.
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import type { Logger } from 'pino';
 import type { AttemptDeps } from '../calls/attempt.ts';
+import type { Database } from '../db/pool.ts';
 import { ApiError } from '../http/errors.ts';
 import { type AppCallEnd, type CallDriver, callApp, type InstallPart } from './app-call.ts';
+import { placeOutput } from './bounds.ts';
 import { conditionHolds } from './comparison.ts';
+import { countSends, whileDatabaseDown, whileUnsent } from './database-outage.ts';
 import { evaluateRuleSet } from './evaluation.ts';
 import { buildInput, readPath } from './input-mapping.ts';
 import type { CallAppStep, DecideStep, RunError, WorkflowStep } from './model.ts';
+import { failureOf, isEngineStop, loggedError } from './run-failure.ts';
 import {
   completeStep,
   countAttempt,
   emitDecision,
   endRun,
+  failOpenRun,
   type LoadedRun,
   loadRun,
   startStep,
@@ -30,7 +37,13 @@ export const STEP_DEADLINE_MS = 150_000;
 export const RESULT_POLLING_MS = 20;
 
 export interface RunsRuntime {
-  attempt: AttemptDeps;
+  /** The worker's pool, which the run's rows are written through. */
+  database: Database;
+  /**
+   * What app calls go through; null when apps are off (no runner or no module storage): call_app steps
+   * and app rules then fail at once with apps_unavailable.
+   */
+  attempt: AttemptDeps | null;
   logger: Logger;
   /**
    * How call_app steps run: `inline` (default) as steps of the run's own workflow, at most
@@ -70,21 +83,40 @@ interface CallAppArgs {
   fallback?: InstallPart;
 }
 
-const internalError = (message: string): RunError => ({ code: 'internal', message });
+const appsUnavailable: RunError = {
+  code: 'apps_unavailable',
+  message: 'this deployment has no app runner or no module storage',
+};
 
+/** A DBOS step of the run's own row work, tried again while the database does not answer. */
+const rowStep = <T>(name: string, work: () => Promise<T>): Promise<T> =>
+  DBOS.runStep(() => whileDatabaseDown(work), { name });
+
+/**
+ * The run's workflow: its steps, and, when anything but the engine's own errors escapes them, the run's
+ * end `internal` (a run is never left running by its workflow).
+ */
 async function runWorkflow(runId: string): Promise<void> {
-  const database = deps().attempt.database;
+  try {
+    await runSteps(runId);
+  } catch (error) {
+    if (isEngineStop(error)) throw error;
+    deps().logger.error({ runId, ...loggedError(error) }, 'run workflow failed');
+    const failure = failureOf(error);
+    await rowStep('fail', () => failOpenRun(deps().database, runId, failure));
+  }
+}
+
+async function runSteps(runId: string): Promise<void> {
+  const { database } = deps();
   // The load also starts the first step (one checkpoint fewer a run): startStep is idempotent.
-  const loaded = await DBOS.runStep(
-    async () => {
-      const run = await loadRun(database, runId);
-      const first = run?.status === 'running' ? run.steps[0] : undefined;
-      if (!first) return { run, startedAt: null };
-      await startStep(database, runId, first.id);
-      return { run, startedAt: Date.now() };
-    },
-    { name: 'load' },
-  );
+  const loaded = await rowStep('load', async () => {
+    const run = await loadRun(database, runId);
+    const first = run?.status === 'running' ? run.steps[0] : undefined;
+    if (!first) return { run, startedAt: null };
+    await startStep(database, runId, first.id);
+    return { run, startedAt: Date.now() };
+  });
   const { run } = loaded;
   if (!run || run.status !== 'running') return;
   let context = run.context;
@@ -93,41 +125,56 @@ async function runWorkflow(runId: string): Promise<void> {
     const startedAt =
       index === 0 && loaded.startedAt !== null
         ? loaded.startedAt
-        : await DBOS.runStep(() => startStep(database, runId, step.id).then(() => Date.now()), {
-            name: `start:${step.id}`,
-          });
+        : await rowStep(`start:${step.id}`, () => startStep(database, runId, step.id).then(() => Date.now()));
     if (step.type === 'decide') {
       const decision = decide(step, context);
       context = { ...context, [step.id]: decision };
       const next = context;
-      await DBOS.runStep(() => emitDecision(database, run, step.id, decision, next), {
-        name: `decide:${step.id}`,
-      });
+      await rowStep(`decide:${step.id}`, () => emitDecision(database, run, step.id, decision, next));
       continue;
     }
     const end = await executeStep(run, step, context, startedAt + STEP_DEADLINE_MS);
-    if (end.status === 'failed') {
-      const failed = { status: 'failed' as const, stepId: step.id, error: end.error };
-      await DBOS.runStep(() => endRun(database, run, failed), { name: 'end' });
+    // Past the context's bounds the step fails and the context is not written (bounds.ts).
+    const placed =
+      end.status === 'completed'
+        ? placeOutput(context, step.outputKey, end.output)
+        : { ok: false as const, error: end.error };
+    if (!placed.ok) {
+      const failed = { status: 'failed' as const, stepId: step.id, error: placed.error };
+      await rowStep('end', () => endRun(database, run, failed));
       return;
     }
-    context = { ...context, [step.outputKey]: end.output };
+    context = placed.context;
     const completed = { stepId: step.id, context };
     if (index === run.steps.length - 1) {
       // The last step's completion and the run's end in one transaction (and one checkpoint).
-      await DBOS.runStep(() => endRun(database, run, { status: 'completed', last: completed }), {
-        name: 'end',
-      });
+      await rowStep('end', () => endRun(database, run, { status: 'completed', last: completed }));
       return;
     }
-    await DBOS.runStep(() => completeStep(database, runId, completed.stepId, completed.context), {
-      name: `complete:${step.id}`,
-    });
+    await rowStep(`complete:${step.id}`, () =>
+      completeStep(database, runId, completed.stepId, completed.context),
+    );
   }
-  await DBOS.runStep(() => endRun(database, run, { status: 'completed' }), { name: 'end' });
+  await rowStep('end', () => endRun(database, run, { status: 'completed' }));
 }
 
+/** A call_app or rule_set step's end: `internal` when anything but its calls' own answers failed it. */
 async function executeStep(
+  run: LoadedRun,
+  step: Exclude<WorkflowStep, DecideStep>,
+  context: Record<string, unknown>,
+  deadline: number,
+): Promise<StepEnd> {
+  try {
+    return await stepEnd(run, step, context, deadline);
+  } catch (error) {
+    if (isEngineStop(error)) throw error;
+    deps().logger.error({ runId: run.id, stepId: step.id, ...loggedError(error) }, 'step failed');
+    return { status: 'failed', error: failureOf(error) };
+  }
+}
+
+async function stepEnd(
   run: LoadedRun,
   step: Exclude<WorkflowStep, DecideStep>,
   context: Record<string, unknown>,
@@ -142,29 +189,28 @@ async function executeStep(
       workflowID: `${run.id}:${step.id}`,
       queueName: 'apps',
     })(callAppArgs(run, step, context));
-    try {
-      return await handle.getResult({ pollingIntervalMs: RESULT_POLLING_MS });
-    } catch (error) {
-      deps().logger.error({ err: error, runId: run.id, stepId: step.id }, 'call_app step failed');
-      return { status: 'failed', error: internalError('the step could not be run') };
-    }
+    return handle.getResult({ pollingIntervalMs: RESULT_POLLING_MS });
   }
+  const { database, attempt } = deps();
   return DBOS.runStep(
     async (): Promise<StepEnd> => {
+      const sends = attempt ? countSends(attempt.runner) : null;
       try {
-        const output = await evaluateRuleSet(
-          { attempt: deps().attempt },
-          {
-            tenantId: run.tenantId,
-            key: step.ruleSet,
-            data: context,
-            dryRun: false,
-            subjectId: run.subjectId,
-            runId: run.id,
-            stepId: step.id,
-            idempotencyBase: `${run.id}:${step.id}`,
-          },
-        );
+        const evaluate = () =>
+          evaluateRuleSet(
+            { database, attempt: attempt && sends ? { ...attempt, runner: sends.runner } : null },
+            {
+              tenantId: run.tenantId,
+              key: step.ruleSet,
+              data: context,
+              dryRun: false,
+              subjectId: run.subjectId,
+              runId: run.id,
+              stepId: step.id,
+              idempotencyBase: `${run.id}:${step.id}`,
+            },
+          );
+        const output = await whileUnsent(evaluate, sends ?? { sent: () => 0 });
         return { status: 'completed', output };
       } catch (error) {
         if (error instanceof ApiError)
@@ -223,9 +269,16 @@ async function callAppSteps(
   // A child workflow checkpoints its own deadline; inline, the step's start gave it.
   const deadline =
     given ?? (await DBOS.runStep(async () => Date.now() + STEP_DEADLINE_MS, { name: `${prefix}deadline` }));
-  const { attempt: attemptDeps } = deps();
+  const { attempt } = deps();
+  if (!attempt) return { status: 'failed', error: appsUnavailable };
+  const sends = countSends(attempt.runner);
+  const attemptDeps = { ...attempt, runner: sends.runner };
   const driver: CallDriver = {
-    attempt: (name, run) => DBOS.runStep(slots ? () => slots.run(run) : run, { name: `${prefix}${name}` }),
+    // An attempt outlasts a database blip until its call is sent; a sent call is never sent again.
+    attempt: (name, run) =>
+      DBOS.runStep(() => whileUnsent(slots ? () => slots.run(run) : run, sends), {
+        name: `${prefix}${name}`,
+      }),
     sleep: (ms) => DBOS.sleep(ms),
     now: Date.now,
   };

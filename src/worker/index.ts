@@ -16,6 +16,11 @@ export interface WorkerOptions {
    * knows no layer above it. Absent: no workflow runs (its queues still serve).
    */
   registerWorkflows?: () => void;
+  /**
+   * Starts what the worker runs beside its queues once the engine is up (the runs layer's sweep); stopped
+   * before the engine.
+   */
+  startBackground?: () => { stop(): Promise<void> };
   executorId?: string;
 }
 
@@ -46,6 +51,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     }),
   );
   options.logger.info({ workers: Object.fromEntries(states) }, 'worker started');
+  const background = options.startBackground?.() ?? null;
 
   const health = async () => summarizeHealth(states, await databaseAnswers(options.databaseUrl));
   let server: FastifyInstance | null = null;
@@ -68,6 +74,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     healthUrl,
     close: async () => {
       for (const queue of TASK_QUEUES) states.set(queue, 'stopped');
+      await background?.stop();
       await server?.close();
       await shutdownEngine();
     },

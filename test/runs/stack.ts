@@ -40,12 +40,15 @@ export async function startRunsStack(
   const platform = await startCataloguePlatform({
     SECRET_STORE_KEY: SECRET_KEY_HEX,
     APP_RUNNER_ALLOW_PRIVATE_NETWORKS: 'true',
+    // Tests wait on runs by polling them: no caller's limit may answer a wait with 429.
+    API_RATE_LIMIT_PER_MINUTE: '0',
   });
   const databaseUrl = platform.config.databaseUrl as string;
   const database = openDatabase(databaseUrl, { applicationName: 'test-worker' });
   const runner = createRunnerClient({ baseUrl: platform.runnerUrl, token: RUNNER_TOKEN });
   const logger = options.logger ?? pino({ level: 'silent' });
   const runtime: RunsRuntime = {
+    database,
     logger,
     attempt: {
       database,
