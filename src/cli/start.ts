@@ -116,6 +116,7 @@ async function startParts(
       ...(runs ? { registerWorkflows: () => registerRunWorkflows(runs.runtime) } : {}),
       healthPort: config.workerHealthPort,
       executorId: config.workerExecutorId,
+      appsPerTenant: config.runnerTenantConcurrency,
       // Same interface as the api: loopback in embedded mode, every interface in production unless HOST says.
       healthHost: config.host,
     });
@@ -157,6 +158,7 @@ function workerRuns(config: Config, databaseUrl: string, logger: Logger) {
   const runtime: RunsRuntime = {
     logger,
     attempt: attemptDepsOf(config, database, runner),
+    tenantConcurrency: config.runnerTenantConcurrency,
   };
   return {
     runtime,

@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import type { AttemptDeps } from '../calls/attempt.ts';
 import { ApiError } from '../http/errors.ts';
 import { type AppCallEnd, type CallDriver, callApp, type InstallPart } from './app-call.ts';
+import { AttemptSlots } from './attempt-slots.ts';
 import { conditionHolds } from './comparison.ts';
 import { evaluateRuleSet } from './evaluation.ts';
 import { buildInput, readPath } from './input-mapping.ts';
@@ -24,7 +25,10 @@ import {
 
 export const RUN_WORKFLOW = 'runs.workflow';
 export const CALL_APP_WORKFLOW = 'runs.callApp';
-/** A call_app step's deadline, every attempt and wait included (spec part 1 §4.8). */
+/**
+ * A call_app step's deadline (spec part 1 §4.8): its attempts and the policy's waits; a vendor's longer
+ * wait (retryAfterMs, up to ten minutes) extends it by the difference (retry-decision.ts decideRetry).
+ */
 export const STEP_DEADLINE_MS = 150_000;
 /** How often a run polls for its queued child's result (DBOS's default, 1000 ms, would add up to a second). */
 export const RESULT_POLLING_MS = 20;
@@ -38,12 +42,20 @@ export interface RunsRuntime {
    * Inline measured ~1.4× the runs a second at ¾ of the CPU (docs/runs.md "Step latency").
    */
   callMode?: 'queue' | 'inline';
+  /**
+   * A tenant's attempts at once (APP_RUNNER_TENANT_CONCURRENCY, the runner's bound; default 4): inline
+   * and for rule_set steps' app rules per process; in queue mode the apps queue's partition per tenant.
+   */
+  tenantConcurrency?: number;
 }
 
 /** Attempts in flight per process when call_app steps run inline (the apps queue's workerConcurrency). */
 export const INLINE_CONCURRENCY = 8;
+/** APP_RUNNER_TENANT_CONCURRENCY's default (config.ts), for a runtime that names none. */
+const DEFAULT_TENANT_CONCURRENCY = 4;
 
 let runtime: RunsRuntime | null = null;
+let inlineSlots = new AttemptSlots(INLINE_CONCURRENCY, DEFAULT_TENANT_CONCURRENCY);
 let callAppChild: ((args: CallAppArgs) => Promise<StepEnd>) | null = null;
 
 const deps = (): RunsRuntime => {
@@ -54,6 +66,8 @@ const deps = (): RunsRuntime => {
 /** Registers the run workflows (once per process) with what they call; call before DBOS.launch. */
 export function registerRunWorkflows(given: RunsRuntime): void {
   runtime = given;
+  const perTenant = given.tenantConcurrency ?? DEFAULT_TENANT_CONCURRENCY;
+  if (inlineSlots.perTenant !== perTenant) inlineSlots = new AttemptSlots(INLINE_CONCURRENCY, perTenant);
   if (callAppChild) return;
   callAppChild = DBOS.registerWorkflow(callAppWorkflow, { name: CALL_APP_WORKFLOW });
   DBOS.registerWorkflow(runWorkflow, { name: RUN_WORKFLOW });
@@ -138,9 +152,11 @@ async function executeStep(
   }
   if (step.type === 'call_app') {
     if (!callAppChild) throw new Error('run workflows are not registered');
+    // The apps queue is partitioned by tenant: at most APP_RUNNER_TENANT_CONCURRENCY of a tenant's steps at once.
     const handle = await DBOS.startWorkflow(callAppChild, {
       workflowID: `${run.id}:${step.id}`,
       queueName: 'apps',
+      enqueueOptions: { queuePartitionKey: run.tenantId },
     })(callAppArgs(run, step, context));
     try {
       return await handle.getResult({ pollingIntervalMs: RESULT_POLLING_MS });
@@ -153,7 +169,7 @@ async function executeStep(
     async (): Promise<StepEnd> => {
       try {
         const output = await evaluateRuleSet(
-          { attempt: deps().attempt },
+          { attempt: deps().attempt, slots: inlineSlots },
           {
             tenantId: run.tenantId,
             key: step.ruleSet,
@@ -215,7 +231,7 @@ const callAppWorkflow = (args: CallAppArgs): Promise<StepEnd> => callAppSteps(ar
 async function callAppSteps(
   args: CallAppArgs,
   prefix: string,
-  slots: Slots | null,
+  slots: AttemptSlots | null,
   given: number | null,
 ): Promise<StepEnd> {
   // A child workflow checkpoints its own deadline; inline, the step's start gave it.
@@ -223,11 +239,19 @@ async function callAppSteps(
     given ?? (await DBOS.runStep(async () => Date.now() + STEP_DEADLINE_MS, { name: `${prefix}deadline` }));
   const { attempt: attemptDeps } = deps();
   const driver: CallDriver = {
-    attempt: (name, run) => DBOS.runStep(slots ? () => slots.run(run) : run, { name: `${prefix}${name}` }),
+    // Inline, an attempt holds a place of the process's slots, given up while it waits for the runner.
+    attempt: (name, run) =>
+      DBOS.runStep(
+        slots
+          ? () => slots.run(args.tenantId, (slot) => run((ms) => slot.pause(ms)))
+          : () => run(capacityTimer),
+        { name: `${prefix}${name}` },
+      ),
     sleep: (ms) => DBOS.sleep(ms),
     now: Date.now,
   };
   const end: AppCallEnd = await callApp(attemptDeps, driver, {
+    caller: 'step',
     tenantId: args.tenantId,
     subjectId: args.subjectId,
     idempotencyKey: `${args.runId}:${args.stepId}`,
@@ -246,26 +270,8 @@ async function callAppSteps(
   };
 }
 
-/** A counting semaphore: at most `size` functions run at once, the others wait in order. */
-class Slots {
-  private free: number;
-  private readonly waiting: (() => void)[] = [];
-  constructor(size: number) {
-    this.free = size;
-  }
-  async run<T>(fn: () => Promise<T>): Promise<T> {
-    if (this.free > 0) this.free--;
-    else await new Promise<void>((resolve) => this.waiting.push(resolve));
-    try {
-      return await fn();
-    } finally {
-      const next = this.waiting.shift();
-      if (next) next();
-      else this.free++;
-    }
-  }
-}
-const inlineSlots = new Slots(INLINE_CONCURRENCY);
+/** A wait for the runner's capacity within an attempt's DBOS step (a crash repeats the whole attempt). */
+const capacityTimer = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 const asyncNotYet = (action: string): RunError => ({
   code: 'app_call_failed',
