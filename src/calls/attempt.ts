@@ -104,7 +104,8 @@ export interface AttemptCall {
   mayReadDocuments: boolean;
   /**
    * Epoch ms by which the step or rule evaluation must end: the attempt gets the action's timeoutMs, cut
-   * to the time left. Absent (a test call): the action's timeoutMs.
+   * to the time left, and is not started with less than the minimum (attempt-time.ts). Absent (a test
+   * call): the action's timeoutMs.
    */
   deadline?: number;
   /** A block's reason (null: none) as read with the install (resolveCall); absent: admission reads it. */
