@@ -121,6 +121,7 @@ async function startParts(
       startBackground: () => startRunSweep({ database: runs.runtime.database, logger: workerLogger }),
       healthPort: config.workerHealthPort,
       executorId: config.workerExecutorId,
+      appsPerTenant: config.runnerTenantConcurrency,
       // Same interface as the api: loopback in embedded mode, every interface in production unless HOST says.
       healthHost: config.host,
     });
@@ -164,6 +165,7 @@ function workerRuns(config: Config, databaseUrl: string, logger: Logger) {
     database,
     logger,
     attempt: runner ? attemptDepsOf(config, database, runner) : null,
+    tenantConcurrency: config.runnerTenantConcurrency,
   };
   return {
     runtime,
