@@ -71,6 +71,11 @@ export interface AttemptDeps {
   webhookBase?: string | null;
   /** APP_CIRCUIT_FAILURE_THRESHOLD and APP_CIRCUIT_OPEN_SECONDS: an install's own settings override them. */
   circuitDefaults: CircuitSettings;
+  /**
+   * The clock a call's deadline is read against (the time it cuts an attempt to, the time left when the
+   * attempt ended); Date.now by default. Tests hand in the one their CallDriver reads.
+   */
+  now?: () => number;
 }
 
 /** The attempt's dependencies from the deployment's settings, the database and the runner. */
@@ -177,7 +182,8 @@ export async function runAttempt(
           }),
         }
       : null;
-  const timeoutMs = timeLeft(admitted.action.timeoutMs, call.deadline);
+  const now = deps.now ?? Date.now;
+  const timeoutMs = timeLeft(admitted.action.timeoutMs, call.deadline, now());
   const started = performance.now();
   const sent = await deps.runner.invoke({
     module: { sha256: version.sha256 },
@@ -246,7 +252,7 @@ export async function runAttempt(
     ...(result.error?.retryable !== undefined ? { retryable: result.error.retryable } : {}),
     timeoutMs,
     actionTimeoutMs: admitted.action.timeoutMs,
-    msLeftAtEnd: call.deadline === undefined ? null : call.deadline - Date.now(),
+    msLeftAtEnd: call.deadline === undefined ? null : call.deadline - now(),
   });
   if (circuit && gate) {
     await moveCircuit(deps.database, { install, settings: circuit }, counted, trialId, gate);
@@ -264,8 +270,8 @@ export async function runAttempt(
 }
 
 /** The action's time, cut to what the deadline leaves (at least 1 ms: the runner needs a positive time). */
-const timeLeft = (actionTimeoutMs: number, deadline: number | undefined): number =>
-  deadline === undefined ? actionTimeoutMs : Math.max(1, Math.min(actionTimeoutMs, deadline - Date.now()));
+const timeLeft = (actionTimeoutMs: number, deadline: number | undefined, now: number): number =>
+  deadline === undefined ? actionTimeoutMs : Math.max(1, Math.min(actionTimeoutMs, deadline - now));
 
 /** Step 4: the half-open trial's id once this attempt has claimed it; another attempt has it: 503. */
 async function claimedTrial(deps: AttemptDeps, install: InstallRow, settings: CircuitSettings) {
