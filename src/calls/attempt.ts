@@ -76,6 +76,11 @@ export interface AttemptDeps {
   webhookBase?: string | null;
   /** APP_CIRCUIT_FAILURE_THRESHOLD and APP_CIRCUIT_OPEN_SECONDS: an install's own settings override them. */
   circuitDefaults: CircuitSettings;
+  /**
+   * The clock a call's deadline is read against (the time it cuts an attempt to, the time left when the
+   * attempt ended); Date.now by default. Tests hand in the one their CallDriver reads.
+   */
+  now?: () => number;
 }
 
 /** The attempt's dependencies from the deployment's settings, the database and the runner. */
@@ -152,8 +157,9 @@ export async function runAttempt(
   options: AttemptOptions,
 ): Promise<AttemptOutcome> {
   const { install, version } = call;
+  const now = deps.now ?? Date.now;
   const declared = version.manifest.actions.find((a) => a.name === call.action);
-  if (declared) timeFor(install, declared, call.deadline);
+  if (declared) timeFor(install, declared, call.deadline, now());
   const circuit = options.circuit ? settingsInForce(install, deps.circuitDefaults) : null;
   // Step 2 is read beside step 1 but applied after it: an admission refusal comes first, and is recorded.
   const gating = circuit ? readGate(deps.database.db, install.id, circuit, call.circuit) : null;
@@ -178,7 +184,7 @@ export async function runAttempt(
     key ? readLiveCache(deps.database.db, key, install) : null,
   ]);
   // Checked again after the reads of steps 1 to 3, before a trial is claimed: they took time too.
-  const timeoutMs = timeFor(install, admitted.action, call.deadline);
+  const timeoutMs = timeFor(install, admitted.action, call.deadline, now());
   const trialId = gate?.kind === 'trial_due' && circuit ? await claimedTrial(deps, install, circuit) : null;
   const callId = randomUUID();
   const documents =
@@ -260,7 +266,7 @@ export async function runAttempt(
     ...(result.error?.retryable !== undefined ? { retryable: result.error.retryable } : {}),
     timeoutMs,
     actionTimeoutMs: admitted.action.timeoutMs,
-    msLeftAtEnd: call.deadline === undefined ? null : call.deadline - Date.now(),
+    msLeftAtEnd: call.deadline === undefined ? null : call.deadline - now(),
   });
   if (circuit && gate) {
     await moveCircuit(deps.database, { install, settings: circuit }, counted, trialId, gate);
@@ -281,9 +287,10 @@ export async function runAttempt(
 function timeFor(
   install: InstallRow,
   action: { name: string; timeoutMs: number },
-  deadline?: number,
+  deadline: number | undefined,
+  now: number,
 ): number {
-  const time = attemptTimeMs(action.timeoutMs, deadline, Date.now());
+  const time = attemptTimeMs(action.timeoutMs, deadline, now);
   if (time === null) throw deadlineReached(install.name, action.name, action.timeoutMs);
   return time;
 }

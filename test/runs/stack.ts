@@ -3,6 +3,8 @@
 // against a vendor double, and definitions written straight into the tables.
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { DBOS } from '@dbos-inc/dbos-sdk';
+import { asc, eq } from 'drizzle-orm';
 import pino, { type Logger } from 'pino';
 import { expect } from 'vitest';
 import {
@@ -10,10 +12,11 @@ import {
   type VendorDouble,
   type VendorRoute,
 } from '../../packages/app-testing/src/index.ts';
+import { appInvocations } from '../../src/calls/tables.ts';
 import { openDatabase } from '../../src/db/pool.ts';
 import { createRunnerClient } from '../../src/runner/client.ts';
 import type { DefinitionBody, DefinitionKind } from '../../src/runs/model.ts';
-import { type RunsRuntime, registerRunWorkflows } from '../../src/runs/workflows.ts';
+import { RESULT_POLLING_MS, type RunsRuntime, registerRunWorkflows } from '../../src/runs/workflows.ts';
 import { type RunningWorker, startWorker } from '../../src/worker/index.ts';
 import { type CataloguePlatform, startCataloguePlatform } from '../catalogue/support.ts';
 import { ok, published, SECRET_KEY_HEX } from '../installs/support.ts';
@@ -85,22 +88,32 @@ export async function startRunsStack(
   };
 }
 
-/** Installs http-connector as `name` (enabled) calling the vendor double. */
-export async function installConnector(stack: RunsStack, name: string, token?: string) {
-  await ok(
+export interface ConnectorOptions {
+  token?: string;
+  /** The vendor it calls; default the stack's double. */
+  vendor?: VendorDouble;
+  /** Config besides baseUrl (say idempotencyKeyHeader). */
+  config?: Record<string, unknown>;
+}
+
+/** Installs http-connector as `name` (enabled) calling the vendor double; answers the install's id. */
+export async function installConnector(stack: RunsStack, name: string, options: ConnectorOptions = {}) {
+  const vendor = options.vendor ?? stack.vendor;
+  const view = await ok<{ id: string }>(
     await stack.platform.fetch('/app-installs', {
       method: 'POST',
-      token: token ?? (await stack.platform.token()),
+      token: options.token ?? (await stack.platform.token()),
       json: {
         name,
         versionId: stack.connectorVersionId,
         enabled: true,
-        config: { baseUrl: stack.vendor.url },
-        approveHosts: [stack.vendor.host],
+        config: { baseUrl: vendor.url, ...options.config },
+        approveHosts: [vendor.host],
       },
     }),
     201,
   );
+  return view.id;
 }
 
 /** A definition with one published version of that body, straight into the tables. */
@@ -112,12 +125,18 @@ export const publishDefinition = (
   body: DefinitionBody,
 ) => publishDefinitionRows(stack.platform.database, tenantId, kind, key, body);
 
+export interface RunErrorView {
+  code: string;
+  message: string;
+  details?: Record<string, unknown>;
+}
+
 export interface RunAnswer {
   id: string;
   status: string;
   context: unknown;
-  error: { code: string; message: string } | null;
-  steps: { id: string; status: string; attempts: number; error: { code: string; message: string } | null }[];
+  error: RunErrorView | null;
+  steps: { id: string; status: string; attempts: number; error: RunErrorView | null }[];
 }
 
 /** Polls GET /workflow-runs/:id until the run leaves `running` (bounded): how tests wait on a run. */
@@ -131,3 +150,31 @@ export async function settledRun(stack: RunsStack, id: string, token?: string, l
     await new Promise((resolve) => setImmediate(resolve));
   }
 }
+
+/**
+ * Starts a run of the published `workflow` and waits for its workflow (this process's worker) to end,
+ * then reads the run once: a run with long waits is not polled through the api (whose rate limit a
+ * minute of polls would reach).
+ */
+export async function finishedRun(stack: RunsStack, workflow: string, context: Record<string, unknown> = {}) {
+  const started = await ok<RunAnswer>(
+    await stack.platform.fetch('/workflow-runs', {
+      method: 'POST',
+      json: { workflow, subjectId: 'subject-1', context },
+    }),
+    201,
+  );
+  // A workflow that threw leaves its run to settledRun, which fails the test if it stays running.
+  await DBOS.retrieveWorkflow(started.id)
+    .getResult({ pollingIntervalMs: RESULT_POLLING_MS })
+    .catch(() => undefined);
+  return settledRun(stack, started.id);
+}
+
+/** A run's invocation records, oldest first. */
+export const recordsOf = (stack: RunsStack, runId: string) =>
+  stack.platform.database.db
+    .select()
+    .from(appInvocations)
+    .where(eq(appInvocations.workflowRunId, runId))
+    .orderBy(asc(appInvocations.createdAt));
