@@ -53,6 +53,7 @@ export async function buildPublicApi(deps: ApiDeps) {
     logger: deps.logger,
     rateLimitPerMinute: deps.config.rateLimitPerMinute,
     authFailuresPerMinute: deps.config.http.authFailuresPerMinute,
+    trustProxy: deps.config.http.trustProxy,
     timeouts: httpTimeouts(deps.config),
     openApi: true,
     auth: { verifier: deps.verifier, findTenant: (id) => findTenantById(deps.database.db, id) },

@@ -34,7 +34,7 @@ const InvocationsQuery = Type.Object(
       Type.String({
         pattern: '^[a-z0-9][a-z0-9-]{0,99}$',
         description:
-          'The install’s name at the time of the call: records of earlier installs of that name too',
+          'The name the call used (an install’s name or a kept alias), or the install’s name at the time: records of earlier installs of that name too',
       }),
     ),
     installId: Type.Optional(Uuid),

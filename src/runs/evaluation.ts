@@ -1,12 +1,14 @@
 // Rule evaluation (docs/runs.md "Rule evaluation"): a published rule set against data, each rule's result
 // out. Condition rules test the data; app rules call an install's synchronous action through callApp
 // (app-call.ts: the one attempt pipeline, retries, the fallback) within the evaluation's one-minute
-// deadline, which every app call of the evaluation shares, and fail when failWhen matches the value at
-// resultPath.
+// deadline, which every app call of the evaluation shares (a rule's call retries only as its action
+// declares, and no attempt starts that the minute leaves too little time for), and fail when failWhen
+// matches the value at resultPath.
 import { randomUUID } from 'node:crypto';
 import type { AttemptDeps } from '../calls/attempt.ts';
 import type { Database } from '../db/pool.ts';
 import { type CallDriver, callApp } from './app-call.ts';
+import type { AttemptSlots } from './attempt-slots.ts';
 import { conditionHolds, matches } from './comparison.ts';
 import { buildInput, readPath } from './input-mapping.ts';
 import type { AppRule, Rule, RuleSetBody, RunError } from './model.ts';
@@ -49,9 +51,11 @@ export interface EvaluationDeps {
   database: Database;
   /** What app rules call through; null when apps are off: each app rule is `error` apps_unavailable. */
   attempt: AttemptDeps | null;
-  /** Waits between attempts (a DBOS-free timer by default). */
+  /** Waits between attempts and for a runner's capacity (a DBOS-free timer by default). */
   sleep?: (ms: number) => Promise<void>;
   now?: () => number;
+  /** A worker's bound on attempts at once (a run's rule_set step); absent: none (the api's evaluations). */
+  slots?: AttemptSlots;
 }
 
 const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -99,12 +103,16 @@ async function evaluateAppRule(
     status,
     ...extra,
   });
+  const sleep = deps.sleep ?? wait;
+  const { slots } = deps;
   const driver: CallDriver = {
-    attempt: (_name, run) => run(),
-    sleep: deps.sleep ?? wait,
+    attempt: (_name, run) =>
+      slots ? slots.run(request.tenantId, (slot) => run((ms) => slot.pause(ms))) : run(sleep),
+    sleep,
     now: deps.now ?? Date.now,
   };
   const end = await callApp(deps.attempt, driver, {
+    caller: 'rule',
     tenantId: request.tenantId,
     subjectId: request.subjectId,
     idempotencyKey,
@@ -119,6 +127,7 @@ async function evaluateAppRule(
       install: rule.install,
       action: rule.action,
       input: buildInput(rule.input, rule.inputMapping, request.data),
+      ...(rule.inputMapping ? { inputMapping: rule.inputMapping } : {}),
     },
     ...(rule.fallback
       ? {
@@ -126,6 +135,7 @@ async function evaluateAppRule(
             install: rule.fallback.install,
             action: rule.fallback.action,
             input: buildInput(rule.fallback.input, rule.fallback.inputMapping, request.data),
+            ...(rule.fallback.inputMapping ? { inputMapping: rule.fallback.inputMapping } : {}),
           },
         }
       : {}),

@@ -23,6 +23,7 @@ import {
   RunParams,
   RunSummary,
   StartRunBody,
+  StartRunHeaders,
 } from './schemas.ts';
 import { cancelRun, getRun, listRuns, type RunContext, startRun } from './service.ts';
 
@@ -62,12 +63,20 @@ export function runRoutes(deps: RunRouteDeps): FastifyPluginAsyncTypebox {
           tags,
           operationId: 'startWorkflowRun',
           summary: 'Start a run of a workflow’s current published version on a subject',
+          description:
+            'With an Idempotency-Key, a start repeating the request of a start under that key within 24 hours answers 200 with the run that start made (header Idempotent-Replayed: true) instead of starting another; the key with another request is 409 idempotency_conflict.',
+          headers: StartRunHeaders,
           body: StartRunBody,
-          // 404 no such workflow; 409 conflict: none of its versions is published
-          response: { 201: Run, ...errors(404, 409) },
+          // 404 no such workflow; 409 conflict (none of its versions is published) or idempotency_conflict
+          response: { 200: Run, 201: Run, ...errors(404, 409) },
         },
       },
-      async (request, reply) => reply.status(201).send(await startRun(contextOf(request), request.body)),
+      async (request, reply) => {
+        const key = request.headers['idempotency-key'];
+        const started = await startRun(contextOf(request), request.body, key);
+        if (started.replayed) reply.header('idempotent-replayed', 'true');
+        return reply.status(started.replayed ? 200 : 201).send(started.run);
+      },
     );
 
     app.get(

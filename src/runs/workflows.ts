@@ -11,6 +11,7 @@ import type { AttemptDeps } from '../calls/attempt.ts';
 import type { Database } from '../db/pool.ts';
 import { ApiError } from '../http/errors.ts';
 import { type AppCallEnd, type CallDriver, callApp, type InstallPart } from './app-call.ts';
+import { AttemptSlots } from './attempt-slots.ts';
 import { placeOutput } from './bounds.ts';
 import { conditionHolds } from './comparison.ts';
 import { countSends, whileDatabaseDown, whileUnsent } from './database-outage.ts';
@@ -31,7 +32,10 @@ import {
 
 export const RUN_WORKFLOW = 'runs.workflow';
 export const CALL_APP_WORKFLOW = 'runs.callApp';
-/** A call_app step's deadline, every attempt and wait included (spec part 1 §4.8). */
+/**
+ * A call_app step's deadline (spec part 1 §4.8): its attempts and the policy's waits; a vendor's longer
+ * wait (retryAfterMs, up to ten minutes) extends it by the difference (retry-decision.ts decideRetry).
+ */
 export const STEP_DEADLINE_MS = 150_000;
 /** How often a run polls for its queued child's result (DBOS's default, 1000 ms, would add up to a second). */
 export const RESULT_POLLING_MS = 20;
@@ -51,12 +55,20 @@ export interface RunsRuntime {
    * Inline measured ~1.4× the runs a second at ¾ of the CPU (docs/runs.md "Step latency").
    */
   callMode?: 'queue' | 'inline';
+  /**
+   * A tenant's attempts at once (APP_RUNNER_TENANT_CONCURRENCY, the runner's bound; default 4): inline
+   * and for rule_set steps' app rules per process; in queue mode the apps queue's partition per tenant.
+   */
+  tenantConcurrency?: number;
 }
 
 /** Attempts in flight per process when call_app steps run inline (the apps queue's workerConcurrency). */
 export const INLINE_CONCURRENCY = 8;
+/** APP_RUNNER_TENANT_CONCURRENCY's default (config.ts), for a runtime that names none. */
+const DEFAULT_TENANT_CONCURRENCY = 4;
 
 let runtime: RunsRuntime | null = null;
+let inlineSlots = new AttemptSlots(INLINE_CONCURRENCY, DEFAULT_TENANT_CONCURRENCY);
 let callAppChild: ((args: CallAppArgs) => Promise<StepEnd>) | null = null;
 
 const deps = (): RunsRuntime => {
@@ -67,6 +79,8 @@ const deps = (): RunsRuntime => {
 /** Registers the run workflows (once per process) with what they call; call before DBOS.launch. */
 export function registerRunWorkflows(given: RunsRuntime): void {
   runtime = given;
+  const perTenant = given.tenantConcurrency ?? DEFAULT_TENANT_CONCURRENCY;
+  if (inlineSlots.perTenant !== perTenant) inlineSlots = new AttemptSlots(INLINE_CONCURRENCY, perTenant);
   if (callAppChild) return;
   callAppChild = DBOS.registerWorkflow(callAppWorkflow, { name: CALL_APP_WORKFLOW });
   DBOS.registerWorkflow(runWorkflow, { name: RUN_WORKFLOW });
@@ -185,9 +199,11 @@ async function stepEnd(
   }
   if (step.type === 'call_app') {
     if (!callAppChild) throw new Error('run workflows are not registered');
+    // The apps queue is partitioned by tenant: at most APP_RUNNER_TENANT_CONCURRENCY of a tenant's steps at once.
     const handle = await DBOS.startWorkflow(callAppChild, {
       workflowID: `${run.id}:${step.id}`,
       queueName: 'apps',
+      enqueueOptions: { queuePartitionKey: run.tenantId },
     })(callAppArgs(run, step, context));
     return handle.getResult({ pollingIntervalMs: RESULT_POLLING_MS });
   }
@@ -198,7 +214,11 @@ async function stepEnd(
       try {
         const evaluate = () =>
           evaluateRuleSet(
-            { database, attempt: attempt && sends ? { ...attempt, runner: sends.runner } : null },
+            {
+              database,
+              attempt: attempt && sends ? { ...attempt, runner: sends.runner } : null,
+              slots: inlineSlots,
+            },
             {
               tenantId: run.tenantId,
               key: step.ruleSet,
@@ -231,6 +251,7 @@ const callAppArgs = (run: LoadedRun, step: CallAppStep, context: Record<string, 
     install: step.install,
     action: step.action,
     input: buildInput(step.input, step.inputMapping, context),
+    ...(step.inputMapping ? { inputMapping: step.inputMapping } : {}),
     ...(step.retry ? { retry: step.retry } : {}),
   },
   ...(step.fallback
@@ -239,6 +260,7 @@ const callAppArgs = (run: LoadedRun, step: CallAppStep, context: Record<string, 
           install: step.fallback.install,
           action: step.fallback.action,
           input: buildInput(step.fallback.input, step.fallback.inputMapping, context),
+          ...(step.fallback.inputMapping ? { inputMapping: step.fallback.inputMapping } : {}),
         },
       }
     : {}),
@@ -261,7 +283,7 @@ const callAppWorkflow = (args: CallAppArgs): Promise<StepEnd> => callAppSteps(ar
 async function callAppSteps(
   args: CallAppArgs,
   prefix: string,
-  slots: Slots | null,
+  slots: AttemptSlots | null,
   given: number | null,
 ): Promise<StepEnd> {
   // A child workflow checkpoints its own deadline; inline, the step's start gave it.
@@ -272,15 +294,24 @@ async function callAppSteps(
   const sends = countSends(attempt.runner);
   const attemptDeps = { ...attempt, runner: sends.runner };
   const driver: CallDriver = {
-    // An attempt outlasts a database blip until its call is sent; a sent call is never sent again.
+    // An attempt outlasts a database blip until its call is sent; a sent call is never sent again. Inline,
+    // it holds a place of the process's slots, given up while it waits for the runner's capacity.
     attempt: (name, run) =>
-      DBOS.runStep(() => whileUnsent(slots ? () => slots.run(run) : run, sends), {
-        name: `${prefix}${name}`,
-      }),
+      DBOS.runStep(
+        () =>
+          whileUnsent(
+            slots
+              ? () => slots.run(args.tenantId, (slot) => run((ms) => slot.pause(ms)))
+              : () => run(capacityTimer),
+            sends,
+          ),
+        { name: `${prefix}${name}` },
+      ),
     sleep: (ms) => DBOS.sleep(ms),
     now: Date.now,
   };
   const end: AppCallEnd = await callApp(attemptDeps, driver, {
+    caller: 'step',
     tenantId: args.tenantId,
     subjectId: args.subjectId,
     idempotencyKey: `${args.runId}:${args.stepId}`,
@@ -299,26 +330,8 @@ async function callAppSteps(
   };
 }
 
-/** A counting semaphore: at most `size` functions run at once, the others wait in order. */
-class Slots {
-  private free: number;
-  private readonly waiting: (() => void)[] = [];
-  constructor(size: number) {
-    this.free = size;
-  }
-  async run<T>(fn: () => Promise<T>): Promise<T> {
-    if (this.free > 0) this.free--;
-    else await new Promise<void>((resolve) => this.waiting.push(resolve));
-    try {
-      return await fn();
-    } finally {
-      const next = this.waiting.shift();
-      if (next) next();
-      else this.free++;
-    }
-  }
-}
-const inlineSlots = new Slots(INLINE_CONCURRENCY);
+/** A wait for the runner's capacity within an attempt's DBOS step (a crash repeats the whole attempt). */
+const capacityTimer = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 const asyncNotYet = (action: string): RunError => ({
   code: 'app_call_failed',

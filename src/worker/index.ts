@@ -22,6 +22,8 @@ export interface WorkerOptions {
    */
   startBackground?: () => { stop(): Promise<void> };
   executorId?: string;
+  /** A tenant's app calls at once on the apps queue (APP_RUNNER_TENANT_CONCURRENCY). */
+  appsPerTenant?: number;
 }
 
 export interface RunningWorker {
@@ -39,6 +41,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     databaseUrl: options.databaseUrl,
     logger: options.logger,
     ...(options.executorId ? { executorId: options.executorId } : {}),
+    ...(options.appsPerTenant ? { appsPerTenant: options.appsPerTenant } : {}),
   });
   await Promise.all(
     TASK_QUEUES.map(async (queue) => {

@@ -153,6 +153,7 @@ describe('recording an attempt', () => {
       id: outcome.invocationId,
       installId,
       installName: 'lookup',
+      calledAs: 'lookup',
       appName: 'vendor-app',
       versionId,
       version: '1.0.0',
@@ -345,18 +346,36 @@ describe('recording an attempt', () => {
     expect((await recordsOf(installId)).map((r) => r.input)).toEqual([{ value: 'within' }]);
   });
 
-  it('resolves an alias, recording the install’s current name; an unknown name throws, recorded nowhere', async () => {
+  it('resolves an alias, recording the install’s current name and the name the call used; an unknown name throws, recorded nowhere', async () => {
     const installId = await install('kyc-old');
+    const before = await callAs('kyc-old', 'lookup', { thingId: 'a-0' });
     await ok(await call('/app-installs/kyc-old/rename', admin, 'POST', { name: 'kyc-new' }));
     const outcome = await callAs('kyc-old', 'lookup', { thingId: 'a-1' });
     expect(outcome.status).toBe('success');
-    const [record] = await recordsOf(installId);
-    expect(record).toMatchObject({ id: outcome.invocationId, installName: 'kyc-new' });
+    const renamed = await callAs('kyc-new', 'lookup', { thingId: 'a-2' });
+    const record = (await recordsOf(installId)).find((r) => r.id === outcome.invocationId);
+    expect(record).toMatchObject({ installName: 'kyc-new', calledAs: 'kyc-old' });
 
-    const before = await listed('');
+    // The name the call used finds it (spec §4.3), and so does the install's name at the time.
+    const names = (items: InvocationView[]) => items.map((r) => [r.id, r.installName, r.calledAs]);
+    expect(names((await listed('install=kyc-old')).items)).toEqual([
+      [outcome.invocationId, 'kyc-new', 'kyc-old'],
+      [before.invocationId, 'kyc-old', 'kyc-old'],
+    ]);
+    expect(names((await listed('install=kyc-new')).items)).toEqual([
+      [renamed.invocationId, 'kyc-new', 'kyc-new'],
+      [outcome.invocationId, 'kyc-new', 'kyc-old'],
+    ]);
+    expect((await listed(`install=kyc-old&installId=${randomUUID()}`)).total).toBe(0);
+    const other = await platform.token({ tenant: 'recorder-other' });
+    expect((await listed('install=kyc-old', other)).total).toBe(0);
+    const one = await ok<InvocationView>(await call(`/app-invocations/${outcome.invocationId}`));
+    expect(one).toMatchObject({ installName: 'kyc-new', calledAs: 'kyc-old' });
+
+    const all = await listed('');
     const unknown = await refusal(callAs('nobody', 'lookup', { thingId: 'a-1' }));
     expect(unknown).toMatchObject({ statusCode: 404, code: 'unknown_install' });
-    expect((await listed('')).total).toBe(before.total);
+    expect((await listed('')).total).toBe(all.total);
   });
 
   it('stores a NUL character (which jsonb cannot hold) as U+FFFD, and the attempt still ends', async () => {

@@ -212,7 +212,7 @@ describe('the sweep', () => {
         seesContext: true,
       },
       { workflow: 'swept', subjectId },
-    );
+    ).then((started) => started.run);
 
   beforeAll(async () => {
     await publishDefinition(stack, tenantId, 'workflow', 'swept', { steps: [callStep('swept', '/hold')] });

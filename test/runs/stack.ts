@@ -3,7 +3,7 @@
 // against a vendor double, and definitions written straight into the tables.
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import pino from 'pino';
+import pino, { type Logger } from 'pino';
 import { expect } from 'vitest';
 import {
   startVendorDouble,
@@ -32,7 +32,11 @@ export interface RunsStack {
   close(): Promise<void>;
 }
 
-export async function startRunsStack(routes: VendorRoute[]): Promise<RunsStack> {
+/** logger: the worker's and its run workflows' (DBOS logs through it); absent, silent. */
+export async function startRunsStack(
+  routes: VendorRoute[],
+  options: { logger?: Logger } = {},
+): Promise<RunsStack> {
   const platform = await startCataloguePlatform({
     SECRET_STORE_KEY: SECRET_KEY_HEX,
     APP_RUNNER_ALLOW_PRIVATE_NETWORKS: 'true',
@@ -42,7 +46,7 @@ export async function startRunsStack(routes: VendorRoute[]): Promise<RunsStack> 
   const databaseUrl = platform.config.databaseUrl as string;
   const database = openDatabase(databaseUrl, { applicationName: 'test-worker' });
   const runner = createRunnerClient({ baseUrl: platform.runnerUrl, token: RUNNER_TOKEN });
-  const logger = pino({ level: 'silent' });
+  const logger = options.logger ?? pino({ level: 'silent' });
   const runtime: RunsRuntime = {
     database,
     logger,

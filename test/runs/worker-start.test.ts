@@ -57,7 +57,7 @@ beforeAll(async () => {
     { database: platform.database, engine: lostEnqueue, tenantId, actorId: 'user:test', seesContext: true },
     { workflow: 'calls', subjectId: 'stranded' },
   );
-  strandedId = stranded.id;
+  strandedId = stranded.run.id;
   await platform.database.db
     .update(workflowRuns)
     .set({ createdAt: sql`now() - interval '1 hour'` })
