@@ -1,8 +1,8 @@
 // How a step or a run ends when something other than its app call fails (docs/runs.md "How a run ends"):
-// `internal`, with a fixed message naming no applicant data and a reason, and a log line carrying only the
-// error's type and code (a query's message may hold its parameters: run data).
+// `internal`, with a fixed message naming no applicant data (a query's message may hold its parameters:
+// run data) and a reason. The log line has the error itself, as logging.ts errorForLog writes errors.
 import { Error as EngineErrors } from '@dbos-inc/dbos-sdk';
-import { isUnavailable, pgErrorCode } from '../db/errors.ts';
+import { isUnavailable } from '../db/errors.ts';
 import { UnrecordedCallError } from './database-outage.ts';
 import type { RunError } from './model.ts';
 
@@ -41,10 +41,3 @@ const ENGINE_STOPS = [
   EngineErrors.DBOSMaxRecoveryAttemptsExceededError,
 ];
 export const isEngineStop = (error: unknown): boolean => ENGINE_STOPS.some((kind) => error instanceof kind);
-
-/** What a log line may say of an error: its type and code, never its message. */
-export function loggedError(error: unknown): { errorType: string; errorCode?: string } {
-  const type = error instanceof Error ? error.name : typeof error;
-  const code = pgErrorCode(error);
-  return { errorType: type, ...(code ? { errorCode: code } : {}) };
-}

@@ -8,7 +8,6 @@ import type { Logger } from 'pino';
 import type { Database } from '../db/pool.ts';
 import { ENGINE_SCHEMA } from '../worker/engine.ts';
 import type { RunError } from './model.ts';
-import { loggedError } from './run-failure.ts';
 import { failOpenRun, OPEN_RUN_STATUSES } from './run-store.ts';
 import { workflowRuns } from './tables.ts';
 
@@ -111,7 +110,7 @@ export function startRunSweep(deps: SweepDeps & { intervalMs?: number }): RunSwe
   const sweep = () => {
     pass ??= sweepStrandedRuns(deps)
       .then(() => undefined)
-      .catch((error: unknown) => deps.logger.error(loggedError(error), 'the run sweep failed'))
+      .catch((error: unknown) => deps.logger.error({ err: error }, 'the run sweep failed'))
       .finally(() => {
         pass = null;
       });

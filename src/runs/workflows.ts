@@ -18,7 +18,7 @@ import { countSends, whileDatabaseDown, whileUnsent } from './database-outage.ts
 import { evaluateRuleSet } from './evaluation.ts';
 import { buildInput, readPath } from './input-mapping.ts';
 import type { CallAppStep, DecideStep, RunError, WorkflowStep } from './model.ts';
-import { failureOf, isEngineStop, loggedError } from './run-failure.ts';
+import { failureOf, isEngineStop } from './run-failure.ts';
 import {
   completeStep,
   countAttempt,
@@ -115,7 +115,7 @@ async function runWorkflow(runId: string): Promise<void> {
     await runSteps(runId);
   } catch (error) {
     if (isEngineStop(error)) throw error;
-    deps().logger.error({ runId, ...loggedError(error) }, 'run workflow failed');
+    deps().logger.error({ err: error, runId }, 'run workflow failed');
     const failure = failureOf(error);
     await rowStep('fail', () => failOpenRun(deps().database, runId, failure));
   }
@@ -183,7 +183,7 @@ async function executeStep(
     return await stepEnd(run, step, context, deadline);
   } catch (error) {
     if (isEngineStop(error)) throw error;
-    deps().logger.error({ runId: run.id, stepId: step.id, ...loggedError(error) }, 'step failed');
+    deps().logger.error({ err: error, runId: run.id, stepId: step.id }, 'step failed');
     return { status: 'failed', error: failureOf(error) };
   }
 }
