@@ -7,6 +7,7 @@ import { and, desc, eq, gte, inArray, lt, or, type SQL } from 'drizzle-orm';
 import type { Queryable } from '../db/pool.ts';
 import { notFound } from '../http/errors.ts';
 import { countCapped, type Page } from '../http/paging.ts';
+import { holdsUnstorable, storableJson } from '../http/unstorable-text.ts';
 import type { InstallRow, VersionRow } from '../installs/view.ts';
 import type { Usage } from '../runner/host/call-state.ts';
 import type { AttemptError, AttemptStatus } from './outcome.ts';
@@ -96,19 +97,13 @@ export function recordedError(error: AttemptError): InvocationError {
 }
 
 /**
- * A JSON value PostgreSQL's jsonb can hold: NUL characters (which it refuses, in values and keys) become
- * U+FFFD, so a module answering one still gets its record and its metering. Anything else is kept.
+ * A JSON value PostgreSQL's jsonb can hold: U+0000 and lone surrogates (which it refuses, in values and
+ * names) become U+FFFD, so an attempt still gets its record and its metering. A module's answer is
+ * already so (the runner reads it by this rule, http/unstorable-text.ts); an input built by the caller
+ * may not be. Anything else is kept; the value given is not changed.
  */
-export function storable(value: unknown): unknown {
-  if (typeof value === 'string') return value.includes('\0') ? value.replaceAll('\0', '\uFFFD') : value;
-  if (Array.isArray(value)) return value.map(storable);
-  if (value !== null && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [key, inner] of Object.entries(value)) out[storable(key) as string] = storable(inner);
-    return out;
-  }
-  return value;
-}
+export const storable = (value: unknown): unknown =>
+  holdsUnstorable(value) ? storableJson(structuredClone(value)) : value;
 
 /** Writes one attempt's record (in the caller's transaction, beside its metering); answers its id. */
 export async function recordInvocation(db: Queryable, write: InvocationWrite): Promise<string> {

@@ -40,6 +40,11 @@ export interface ServerOptions {
   bodyLimit?: number;
   /** Whose X-Forwarded-For names the client address (TRUST_PROXY); absent: the connection's peer. */
   trustProxy?: TrustProxy;
+  /**
+   * Refuse text PostgreSQL cannot store in requests (400 at its place; unstorable-text.ts). Default true;
+   * the runner turns it off: it stores nothing, and its callers are the platform's own processes.
+   */
+  refuseUnstorableText?: boolean;
 }
 
 export async function createServer(options: ServerOptions) {
@@ -68,13 +73,14 @@ export async function createServer(options: ServerOptions) {
   app.addSchema(ErrorBody);
   // The API speaks JSON: a text/plain body is refused (415) rather than handed to a route as a string.
   app.removeContentTypeParser('text/plain');
-  installJsonParser(app);
+  const refusesUnstorable = options.refuseUnstorableText ?? true;
+  installJsonParser(app, refusesUnstorable);
 
   installConventions(app);
   installErrorHandling(app);
   installUnknownRoutes(app);
   refuseUnnamedQueryParameters(app);
-  refuseUnstorableText(app);
+  if (refusesUnstorable) refuseUnstorableText(app);
   if (options.openApi) await installOpenApi(app);
   if (options.rateLimitPerMinute) await installRateLimit(app, options.rateLimitPerMinute);
   if (options.auth) installAuth(app, { ...options.auth, refusalsPerMinute: options.authFailuresPerMinute });
@@ -108,7 +114,7 @@ function timeoutOptions(timeouts: { requestMs: number; connectionMs: number }) {
  * deeper than MAX_JSON_DEPTH is refused before it is parsed, so no recursive code ever walks it, and one
  * holding U+0000 or a lone surrogate is refused once parsed, at each place (unstorable-text.ts).
  */
-function installJsonParser(app: FastifyInstance): void {
+function installJsonParser(app: FastifyInstance, refusesUnstorable: boolean): void {
   const parse = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
@@ -120,7 +126,8 @@ function installJsonParser(app: FastifyInstance): void {
     parse(request, text, (error, json) => {
       const place = error ? jsonErrorPlace(text) : null;
       if (place === null) {
-        const issues = !error && mayHoldUnstorable(text) ? unstorableIssues(json, 'body') : [];
+        const checked = !error && refusesUnstorable && mayHoldUnstorable(text);
+        const issues = checked ? unstorableIssues(json, 'body') : [];
         return issues.length > 0 ? done(validationError(issues), undefined) : done(error, json);
       }
       const message = `body is not valid JSON ${place}`;

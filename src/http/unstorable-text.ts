@@ -67,6 +67,25 @@ export function storableJson(root: unknown): unknown {
   return root;
 }
 
+/** Whether any string or member name of a parsed value holds such a character; allocates nothing per node. */
+export function holdsUnstorable(root: unknown): boolean {
+  const stack: unknown[] = [root];
+  while (stack.length > 0) {
+    const value = stack.pop();
+    if (typeof value === 'string') {
+      if (isUnstorable(value)) return true;
+    } else if (Array.isArray(value)) {
+      for (const item of value) stack.push(item);
+    } else if (isContainer(value)) {
+      for (const [key, item] of Object.entries(value)) {
+        if (isUnstorable(key)) return true;
+        stack.push(item);
+      }
+    }
+  }
+  return false;
+}
+
 const pointerToken = (key: string) => storableText(key).replaceAll('~', '~0').replaceAll('/', '~1');
 
 /**

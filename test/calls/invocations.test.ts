@@ -378,12 +378,15 @@ describe('recording an attempt', () => {
     expect((await listed('')).total).toBe(all.total);
   });
 
-  it('stores a NUL character (which jsonb cannot hold) as U+FFFD, and the attempt still ends', async () => {
-    const installId = await install('nul');
-    const outcome = await callAs('nul', 'remember', { value: 'a\u0000b' });
-    expect(outcome.status).toBe('success');
+  it.each([
+    ['nul', 'a NUL character', 'a\u0000b'],
+    ['surrogate', 'a lone surrogate', 'a\ud800b'],
+  ])('stores %s input with %s (which jsonb cannot hold) as U+FFFD, and the attempt still ends', async (name, _what, value) => {
+    const installId = await install(name);
+    const outcome = await callAs(name, 'remember', { value, [`k${value}`]: 1 });
+    expect(outcome.status, JSON.stringify(outcome.error)).toBe('success');
     const [record] = await recordsOf(installId);
-    expect(record?.input).toEqual({ value: 'a\uFFFDb' });
+    expect(record?.input).toEqual({ value: 'a\uFFFDb', 'ka\uFFFDb': 1 });
     expect(await meteringOf(installId)).toHaveLength(1);
   });
 

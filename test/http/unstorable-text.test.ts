@@ -1,6 +1,7 @@
 // The JSON boundary's rule for text PostgreSQL cannot store (src/http/unstorable-text.ts), as tables.
 import { describe, expect, it } from 'vitest';
 import {
+  holdsUnstorable,
   isUnstorable,
   mayHoldUnstorable,
   storableJson,
@@ -97,6 +98,18 @@ describe('unstorablePointers', () => {
     ['pointer escapes', { 'a/b~': '\u0000' }, ['/a~1b~0']],
   ])('%s', (_name, value, expected) => {
     expect(unstorablePointers(value)).toEqual(expected);
+  });
+
+  it('holdsUnstorable agrees with it', () => {
+    for (const value of [
+      { a: ['b', { c: 'd' }] },
+      '\u0000',
+      { 'k\u0000y': 1 },
+      [1, null, ['x', '\udc00']],
+      null,
+      3,
+    ])
+      expect(holdsUnstorable(value)).toBe(unstorablePointers(value).length > 0);
   });
 
   it('stops at the limit', () => {
