@@ -30,6 +30,7 @@ import {
 import { ApiError } from '../http/errors.ts';
 import type { CircuitCount } from '../installs/circuit-rules.ts';
 import type { ActionDeclaration } from '../module/manifest-types.ts';
+import { failedCallError, refusedCallError } from './call-error.ts';
 import type { RetryOverride, RunError } from './model.ts';
 
 /** Waits `ms` for a runner's capacity within an attempt (a driver bounding attempts frees its place meanwhile). */
@@ -227,22 +228,18 @@ async function attemptOnce(
     }
     end = { kind: 'result', result: outcome };
     counted = outcome.counted;
-    error = {
+    // Never the module's message (the vendor's reply): that stays in the invocation record.
+    error = failedCallError(part, {
       code: outcome.error?.code ?? 'app_call_failed',
-      message: outcome.error?.message ?? `the call ended ${outcome.status}`,
-      details: { reason: outcome.error?.reason ?? outcome.status },
-    };
+      reason: outcome.error?.reason ?? outcome.status,
+    });
     if (outcome.error && !runnerTook(outcome.error.reason) && action) {
       return { kind: 'not_taken', error, installId, minimumMs: minimumAttemptMs(action.timeoutMs) };
     }
   } catch (thrown) {
     if (!(thrown instanceof ApiError)) throw thrown;
     end = { kind: 'refused', code: thrown.code };
-    error = {
-      code: thrown.code,
-      message: thrown.message,
-      ...(thrown.details ? { details: thrown.details } : {}),
-    };
+    error = refusedCallError(part, thrown);
   }
   const idempotent = action?.idempotent ?? false;
   const now = driver.now();

@@ -155,6 +155,35 @@ describe('Idempotency-Key on POST /workflow-runs', () => {
     await settledRun(stack, second.id);
   });
 
+  it('frees the key of a run the engine could not take: the retry starts it afresh', async () => {
+    const pool = stack.platform.database.pool;
+    // The engine refuses every run for a moment: a real failure of the enqueue, in the database.
+    await pool.query(`create function refuse_runs() returns trigger language plpgsql as $$
+      begin raise exception 'the engine is down'; end $$`);
+    await pool.query(`create trigger refuse_runs before insert on dbos.workflow_status
+      for each row when (new.name = 'runs.workflow') execute function refuse_runs()`);
+    let failedId: string | undefined;
+    try {
+      const refused = await errorOf(await start(body('Ivy'), 'start-ivy'), 500);
+      expect(refused.code).toBe('internal');
+      const [failed] = await stack.platform.database.db
+        .select({ id: workflowRuns.id, status: workflowRuns.status })
+        .from(workflowRuns)
+        .where(and(eq(workflowRuns.tenantId, tenantId), eq(workflowRuns.subjectId, 'applicant-42')))
+        .orderBy(sql`${workflowRuns.createdAt} desc`)
+        .limit(1);
+      expect(failed?.status).toBe('failed');
+      failedId = failed?.id;
+    } finally {
+      await pool.query('drop trigger refuse_runs on dbos.workflow_status');
+      await pool.query('drop function refuse_runs()');
+    }
+    const retried = await ok<RunAnswer>(await start(body('Ivy'), 'start-ivy'), 201);
+    expect(retried.id).not.toBe(failedId);
+    expect((await settledRun(stack, retried.id)).status).toBe('completed');
+    expect(vendorCallsFor('Ivy')).toBe(1);
+  });
+
   it('declares the header and both successes in /openapi.json', async () => {
     const doc = await (await stack.platform.fetch('/openapi.json', { token: null })).json();
     const operation = doc.paths['/workflow-runs'].post;
