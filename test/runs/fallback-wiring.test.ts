@@ -5,7 +5,7 @@
 // that holds every request. The fallback never takes a final error or a timeout of a non-idempotent
 // action; details.fallback carries the fallback's message; and the step's last two seconds are the
 // boundary between an outage (the fallback takes it, the circuit counts it) and the step's own clock.
-import { and, eq } from 'drizzle-orm';
+import { and, asc, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startVendorDouble, type VendorDouble } from '../../packages/app-testing/src/index.ts';
 import { appInvocations } from '../../src/calls/tables.ts';
@@ -214,11 +214,16 @@ const edgeRecords = () =>
   stack.platform.database.db
     .select()
     .from(appInvocations)
-    .where(and(eq(appInvocations.ruleSetKey, 'edge-rules'), eq(appInvocations.ruleKey, 'edge')));
+    .where(and(eq(appInvocations.ruleSetKey, 'edge-rules'), eq(appInvocations.ruleKey, 'edge')))
+    .orderBy(asc(appInvocations.createdAt));
 
 describe('the last two seconds, through an app rule on a clock the test moves', () => {
   it('a retryable error with 2000 ms left is the clock’s, not the vendor’s: not counted, no fallback', async () => {
-    const before = backupCalls();
+    const [before, seen, { failures }] = [
+      backupCalls(),
+      (await edgeRecords()).length,
+      await circuitOf('edge'),
+    ];
     const evaluation = await evaluateEdge(2_000);
     expect(evaluation.rules).toEqual([
       expect.objectContaining({
@@ -227,19 +232,21 @@ describe('the last two seconds, through an app rule on a clock the test moves', 
         error: expect.objectContaining({ code: 'app_call_failed', details: { reason: 'error' } }),
       }),
     ]);
-    expect(await circuitOf('edge')).toMatchObject({ state: 'closed', failures: 0 });
+    expect((await edgeRecords()).slice(seen).map((r) => [r.installName, r.status])).toEqual([
+      ['edge', 'error'],
+    ]);
+    expect(await circuitOf('edge')).toMatchObject({ state: 'closed', failures });
     expect(backupCalls()).toBe(before);
   });
 
   it('with 2001 ms left it is an outage: counted, and the fallback takes the call', async () => {
+    const [seen, { failures }] = [(await edgeRecords()).length, await circuitOf('edge')];
     const evaluation = await evaluateEdge(2_001);
     expect(evaluation.rules).toEqual([{ key: 'edge', type: 'app', status: 'passed', value: 'backup' }]);
-    expect(await circuitOf('edge')).toMatchObject({ state: 'closed', failures: 1 });
-    const records = await edgeRecords();
-    expect(records.map((r) => [r.installName, r.status, r.fallbackOf])).toEqual([
-      ['edge', 'error', null],
+    expect((await edgeRecords()).slice(seen).map((r) => [r.installName, r.status, r.fallbackOf])).toEqual([
       ['edge', 'error', null],
       ['backup', 'success', { installId: ids.edge, name: 'edge' }],
     ]);
+    expect(await circuitOf('edge')).toMatchObject({ state: 'closed', failures: failures + 1 });
   });
 });
