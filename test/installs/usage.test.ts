@@ -41,7 +41,7 @@ describe('usage', () => {
     const flow = {
       steps: [
         callStep('kyc', 'screen', { fallback: { install: 'other', action: 'lookup' } }),
-        { ...callStep('kyc', 'verify'), id: 'two' },
+        { ...callStep('kyc', 'verify'), id: 'two', outputKey: 'two' },
       ],
     };
     await api.published(token, 'workflow', 'flow', flow);
@@ -59,7 +59,7 @@ describe('usage', () => {
     await ok(await api.save(token, 'workflow', 'flow', workflowCalling('other')));
     await ok(await api.publish(token, 'workflow', 'flow'));
     await api.published(token, 'workflow', 'mixed', {
-      steps: [callStep('kyc'), { ...callStep('screening', 'lookup'), id: 'two' }],
+      steps: [callStep('kyc'), { ...callStep('screening', 'lookup'), id: 'two', outputKey: 'two' }],
     });
     expect(await usageOf(token, 'screening')).toEqual([
       { kind: 'rule_set', key: 'rules', version: 1, calledAs: 'screening', actions: ['lookup'] },
@@ -230,7 +230,7 @@ describe('renames with callers', () => {
     await api.install(token, 'kyc');
     await api.install(token, 'gone');
     await api.published(token, 'workflow', 'flow', {
-      steps: [callStep('kyc'), { ...callStep('gone'), id: 'two' }],
+      steps: [callStep('kyc'), { ...callStep('gone'), id: 'two', outputKey: 'two' }],
     });
     await ok(await api.call('/app-installs/gone', token, 'DELETE'), 204);
     const renamed = await ok<Record<string, unknown>>(
