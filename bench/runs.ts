@@ -74,7 +74,8 @@ async function main() {
     closers.push(() => pollerDb.close());
     const postmaster = postmasterOf(dir);
     // The runner admits IN_FLIGHT calls of the tenant, so no row is turned away busy (16 evaluations in
-    // flight may each have a call out; the runs' own bound is 8 attempts a process).
+    // flight may each have a call out; the runs' own bound is 8 attempts a process). The worker is given
+    // the same tenant bound, as a deployment gives api, worker and runner the same settings.
     const { runner, api, config, local } = await startBenchStack({ dir, url, closers }, database, silent, {
       APP_RUNNER_CONCURRENCY: String(IN_FLIGHT),
       APP_RUNNER_TENANT_CONCURRENCY: String(IN_FLIGHT),
@@ -86,10 +87,13 @@ async function main() {
       logger: silent,
       healthPort: null,
       executorId: 'bench-worker',
+      appsPerTenant: IN_FLIGHT,
       registerWorkflows: () =>
         registerRunWorkflows({
+          database,
           logger: silent,
           callMode: MODE,
+          tenantConcurrency: IN_FLIGHT,
           attempt: {
             database,
             runner: client,

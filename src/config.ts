@@ -1,4 +1,5 @@
 // Every deployment setting, parsed and validated once. Pure: reads the env object it is given.
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -116,7 +117,14 @@ export interface HttpSettings {
   connectionTimeoutMs: number;
   /** API_AUTH_FAILURE_LIMIT_PER_MINUTE: refused tokens per client address per minute; 0 off. */
   authFailuresPerMinute: number;
+  /**
+   * TRUST_PROXY: which proxies' X-Forwarded-For names the client address (Fastify's trustProxy): false
+   * (none: the connection's peer is the client), true (every hop), a hop count, or proxy addresses/CIDRs.
+   */
+  trustProxy: TrustProxy;
 }
+
+export type TrustProxy = boolean | number | string[];
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -211,6 +219,29 @@ class Reader {
     return origins;
   }
 
+  /**
+   * TRUST_PROXY: `false` (default), `true`, a hop count (1 to 10), or a comma list of proxy addresses and
+   * CIDR ranges (and proxy-addr's names loopback, linklocal, uniquelocal).
+   */
+  trustProxy(name: string): TrustProxy {
+    const raw = this.text(name);
+    if (raw === null || raw === 'false') return false;
+    if (raw === 'true') return true;
+    if (/^\d+$/.test(raw)) return this.int(name, 0, 1, 10);
+    const items = raw
+      .split(',')
+      .map((item) => item.trim())
+      .filter((item) => item !== '');
+    const bad = items.filter((item) => !isProxyAddress(item));
+    if (items.length === 0 || bad.length > 0) {
+      this.problems.push(
+        `${name}: expected true, false, a hop count from 1 to 10, or a comma list of proxy addresses or CIDR ranges, got "${bad[0] ?? raw}"`,
+      );
+      return false;
+    }
+    return items;
+  }
+
   /** A 32-byte key written as 64 hex characters or as base64. */
   key(name: string): Buffer | null {
     const raw = this.text(name);
@@ -276,6 +307,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       requestTimeoutMs: read.int('HTTP_REQUEST_TIMEOUT_MS', 120_000, 100, 3_600_000),
       connectionTimeoutMs: read.int('HTTP_CONNECTION_TIMEOUT_MS', 180_000, 100, 3_600_000),
       authFailuresPerMinute: read.int('API_AUTH_FAILURE_LIMIT_PER_MINUTE', 60, 0, 1_000_000),
+      trustProxy: read.trustProxy('TRUST_PROXY'),
     },
     circuit: {
       failureThreshold: read.int('APP_CIRCUIT_FAILURE_THRESHOLD', 5, 1, 100),
@@ -315,6 +347,19 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     config.storagePublicEndpoint,
   ]);
   return config;
+}
+
+const PROXY_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/** An IP address, a CIDR range of one, or one of proxy-addr's named ranges. */
+function isProxyAddress(item: string): boolean {
+  if (PROXY_NAMES.includes(item)) return true;
+  const [address = '', prefix, ...rest] = item.split('/');
+  const family = net.isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  const bits = /^\d{1,3}$/.test(prefix) ? Number(prefix) : -1;
+  return bits >= 0 && bits <= (family === 4 ? 32 : 128);
 }
 
 /**

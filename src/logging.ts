@@ -1,5 +1,6 @@
 // JSON log lines with the fields of spec part 2 §6.4; the listed keys are censored at the top level
-// and one level down wherever they appear.
+// and one level down wherever they appear, and errors are written without the data they carry (query
+// parameters, the row PostgreSQL quotes): applicants' data never reaches a log line through an error.
 import os from 'node:os';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import { PLATFORM_VERSION } from './version.ts';
@@ -41,9 +42,59 @@ export function createLogger(options: LoggerOptions): Logger {
         hostname: os.hostname(),
       },
       redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+      serializers: { err: errorForLog },
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
     },
     options.destination,
   );
+}
+
+/**
+ * Text without Drizzle's query parameters: its query errors read `Failed query: <sql>\nparams: <values>`,
+ * and the values (a run's whole context, a vendor's output) run to the end of the message. Text that
+ * quotes such a message (DBOS's retry lines, a stack) is cut there too: where the values end cannot be
+ * told, so what follows them goes with them.
+ */
+export function withoutQueryParameters(text: string): string {
+  const at = text.indexOf('\nparams: ');
+  return at < 0 ? text : text.slice(0, at);
+}
+
+/** An error's fields that name codes and schema objects, never row data (pg's detail and where quote rows). */
+const KEPT_FIELDS = ['code', 'table', 'constraint', 'column'] as const;
+/** Causes and inner errors followed this deep. */
+const MAX_ERROR_DEPTH = 4;
+
+/**
+ * An error as a log line writes it (the `err` serializer): its type, message and stack without query
+ * parameters, its code (a SQLSTATE for PostgreSQL), the table, constraint and column it names, and its
+ * cause and inner errors (AggregateError, DBOS's retries) by the same rule. Nothing else: a driver's
+ * `params`, `query`, `detail` and `where` carry the data. A string is cut as withoutQueryParameters cuts.
+ */
+export function errorForLog(value: unknown, depth = 0): unknown {
+  if (typeof value === 'string') return withoutQueryParameters(value);
+  if (typeof value !== 'object' || value === null) return value;
+  const error = value as Record<string, unknown> & { stack?: unknown; cause?: unknown; errors?: unknown };
+  const message = typeof error.message === 'string' ? error.message : '';
+  const line: Record<string, unknown> = {
+    type: value.constructor?.name ?? 'Object',
+    message: withoutQueryParameters(message),
+  };
+  if (typeof error.stack === 'string') line.stack = stackWithout(error.stack, message);
+  for (const field of KEPT_FIELDS) {
+    if (typeof error[field] === 'string' || typeof error[field] === 'number') line[field] = error[field];
+  }
+  if (depth < MAX_ERROR_DEPTH) {
+    if (error.cause !== undefined) line.cause = errorForLog(error.cause, depth + 1);
+    if (Array.isArray(error.errors)) line.errors = error.errors.map((inner) => errorForLog(inner, depth + 1));
+  }
+  return line;
+}
+
+/** The stack with its message cut as the message is, its frames kept. */
+function stackWithout(stack: string, message: string): string {
+  const at = message ? stack.indexOf(message) : -1;
+  if (at < 0) return withoutQueryParameters(stack);
+  return `${stack.slice(0, at)}${withoutQueryParameters(message)}${stack.slice(at + message.length)}`;
 }

@@ -53,6 +53,7 @@ export async function buildPublicApi(deps: ApiDeps) {
     logger: deps.logger,
     rateLimitPerMinute: deps.config.rateLimitPerMinute,
     authFailuresPerMinute: deps.config.http.authFailuresPerMinute,
+    trustProxy: deps.config.http.trustProxy,
     timeouts: httpTimeouts(deps.config),
     openApi: true,
     auth: { verifier: deps.verifier, findTenant: (id) => findTenantById(deps.database.db, id) },
@@ -92,7 +93,8 @@ export async function buildPublicApi(deps: ApiDeps) {
       runRoutes({
         database: deps.database,
         config: deps.config,
-        runner: deps.runner ?? null,
+        // Without module storage the runner has no module to run: apps are off, as for /app-installs.
+        runner: storage ? (deps.runner ?? null) : null,
         engine: deps.runs,
       }),
     );

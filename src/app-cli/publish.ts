@@ -33,6 +33,14 @@ export function describeRefusal(answer: Answer): string {
   return [`${answer.status} ${error.code}: ${error.message}`, ...issues].join('; ');
 }
 
+/** What the author does about an upload refusal, when the refusal says: a version the tenant already has. */
+export function remedyOf(answer: Answer): string[] {
+  const error = answer.body.error as { code?: string; details?: { version?: unknown } } | undefined;
+  const version = error?.details?.version;
+  if (answer.status !== 409 || error?.code !== 'conflict' || typeof version !== 'string') return [];
+  return [`raise "version" in the app's manifest (now ${version}) and build again`];
+}
+
 async function call(url: string, init: RequestInit): Promise<Answer> {
   let response: Response;
   try {
@@ -80,7 +88,9 @@ export async function publishModule(file: string, apiUrl: string, token: string)
     headers: { ...headers, 'content-type': 'application/wasm' },
     body: bytes,
   });
-  if (upload.status !== 201) throw new PublishError(`upload refused: ${describeRefusal(upload)}`);
+  if (upload.status !== 201) {
+    throw new PublishError(`upload refused: ${[describeRefusal(upload), ...remedyOf(upload)].join('; ')}`);
+  }
   const version = upload.body as unknown as Version;
   const publish = await call(`${base}/apps/${version.name}/versions/${version.id}/publish`, {
     method: 'POST',

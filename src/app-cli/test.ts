@@ -1,5 +1,5 @@
 // `app test <dir|module.wasm>`: the conformance check of an app through the real host. A directory is
-// built first (app build); its samples come from <dir>/test/conformance.ts or <dir>/conformance.json,
+// built first (app build), unless its last build is up to date (build-stamp.ts); its samples come from <dir>/test/conformance.ts or <dir>/conformance.json,
 // or from --samples <file>. Prints one line per check and exits 0 only when every check passes.
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -11,6 +11,7 @@ import {
   findConformanceSetup,
   loadConformanceSetup,
 } from '../../packages/app-testing/src/index.ts';
+import { upToDateBuild } from './build-stamp.ts';
 import { AppUsageError } from './errors.ts';
 
 interface TestOptions {
@@ -43,10 +44,19 @@ async function moduleOf(
     throw new AppUsageError(`${target} does not exist (give an app directory or a .wasm module)`);
   }
   if (!stat.isDirectory()) return { file: target, dir: null };
-  // Loaded only for a directory: the compiler takes seconds to load.
+  const shown = (file: string) => path.relative(process.cwd(), file) || file;
+  const reused = await upToDateBuild(target);
+  if (reused) {
+    log(
+      `reusing ${shown(reused.path)} (sha256 ${reused.sha256}): built from these sources; app build rebuilds it`,
+    );
+    return { file: reused.path, dir: target };
+  }
+  log('loading the AssemblyScript compiler');
+  // Loaded only for a directory to build: the compiler takes seconds to load.
   const { buildApp } = await import('./compile.ts');
-  const built = await buildApp(target);
-  log(`built ${path.relative(process.cwd(), built.path) || built.path} (sha256 ${built.sha256})`);
+  const built = await buildApp(target, undefined, { progress: log });
+  log(`built ${shown(built.path)} (sha256 ${built.sha256})`);
   return { file: built.path, dir: target };
 }
 

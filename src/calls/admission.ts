@@ -1,17 +1,20 @@
 // Step 1 of an attempt (spec part 1 §4.8 "Order of an attempt"): the install may take the call — enabled
 // (unless the caller runs it either way, as a test call does), its module not blocked (read every
-// attempt), the action declared, the input valid, and every required secret opened. A refusal throws the
-// spec's error; nothing has been sent, metered or recorded.
+// attempt), the action declared, the input mapping within what the action lets run data fill, the input
+// valid, and every required secret opened. A refusal throws the spec's error; nothing has been sent,
+// metered or recorded.
 import type { ValidateFunction } from 'ajv';
 import { eq } from 'drizzle-orm';
 import { appBlocked, findBlock } from '../catalogue/blocks.ts';
 import type { Queryable } from '../db/pool.ts';
 import { ApiError, issuesUnder, validationError } from '../http/errors.ts';
+import { childPointer } from '../installs/config-pointers.ts';
 import { open } from '../installs/seal.ts';
 import { requiredSecrets } from '../installs/secret-rules.ts';
 import { appInstallSecrets } from '../installs/tables.ts';
 import type { InstallRow, VersionRow } from '../installs/view.ts';
 import type { ActionDeclaration, JsonSchema } from '../module/manifest-types.ts';
+import { unmappableKeys } from '../module/mappable.ts';
 import { createSchemaAjv } from '../module/schemas.ts';
 
 export interface Admitted {
@@ -50,8 +53,16 @@ export async function admit(
   db: Queryable,
   install: InstallRow,
   version: VersionRow,
-  /** blockReason: as read with the install (null: none); absent, read here. */
-  call: { action: string; input: unknown; blockReason?: string | null },
+  /**
+   * blockReason: as read with the install (null: none); absent, read here. inputMapping: the mapping a
+   * step's or rule's input was built with (absent for a test call, whose input is all literal).
+   */
+  call: {
+    action: string;
+    input: unknown;
+    inputMapping?: Record<string, string>;
+    blockReason?: string | null;
+  },
   options: AdmissionOptions,
 ): Promise<Admitted> {
   if (options.requireEnabled && !install.enabled) {
@@ -67,6 +78,19 @@ export async function admit(
     throw validationError(
       [{ path: '/action', message: `${version.name} ${version.version} declares no action ${call.action}` }],
       `unknown action ${call.action}`,
+    );
+  }
+  // Checked on every call, not only when a definition is validated: the install may have moved since to
+  // a version whose action lets run data fill fewer fields.
+  const unmappable = unmappableKeys(action.mappable, call.inputMapping);
+  if (unmappable.length > 0) {
+    const fields = action.mappable?.join(', ');
+    throw validationError(
+      unmappable.map((key) => ({
+        path: childPointer('/inputMapping', key),
+        message: `${version.name} ${version.version} lets run data fill only ${fields} of action ${action.name}`,
+      })),
+      `the input mapping sets fields action ${action.name} does not let run data fill`,
     );
   }
   const checkInput = compiled(version.id, `${action.name}:input`, action.input);

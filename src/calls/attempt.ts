@@ -13,6 +13,9 @@
 // Step 8, the fallback, follows the call's retries, so it lives with them (runs/app-call.ts).
 // Refusals in 1 to 4 throw the spec's errors; from 5 on, the attempt always ends in a result. A refusal
 // in 1 is recorded (when the attempt is) before it is thrown; refusals in 2 to 4 are recorded nowhere.
+// An attempt the deadline leaves too little time for (attempt-time.ts) is refused before step 1 and again
+// before step 4, recorded nowhere. A call no runner took (busy, not_sent) is recorded nowhere either: it
+// ran nothing, and a step's or rule's call waits for capacity and sends it again (runs/app-call.ts).
 import { randomUUID } from 'node:crypto';
 import type { Actor } from '../audit/trail.ts';
 import { signCallToken } from '../auth/call-token.ts';
@@ -39,6 +42,7 @@ import type { InstallRow, VersionRow } from '../installs/view.ts';
 import type { RunnerClient } from '../runner/client.ts';
 import { type LogLine, noUsage, type Usage } from '../runner/host/call-state.ts';
 import { type Admitted, admit } from './admission.ts';
+import { attemptTimeMs, deadlineReached } from './attempt-time.ts';
 import {
   type InvocationContext,
   type InvocationWrite,
@@ -52,6 +56,7 @@ import {
   mayHaveRun,
   resultOfAnswer,
   resultOfFailure,
+  runnerTook,
   usageOfFailure,
 } from './outcome.ts';
 import { checkQuotas } from './quota-check.ts';
@@ -93,9 +98,13 @@ export function attemptDepsOf(config: Config, database: Database, runner: Runner
 
 export interface AttemptCall {
   install: InstallRow;
+  /** The name the call used (the install's name or a kept alias); absent: the install's name. */
+  calledAs?: string;
   version: VersionRow;
   action: string;
   input: unknown;
+  /** The mapping a step's or rule's input was built with: admission checks it against `mappable`. */
+  inputMapping?: Record<string, string>;
   idempotencyKey: string | null;
   subjectId: string | null;
   /** The install's webhook URL, handed to the module for an asynchronous action's vendor. */
@@ -104,7 +113,8 @@ export interface AttemptCall {
   mayReadDocuments: boolean;
   /**
    * Epoch ms by which the step or rule evaluation must end: the attempt gets the action's timeoutMs, cut
-   * to the time left. Absent (a test call): the action's timeoutMs.
+   * to the time left, and is not started with less than the minimum (attempt-time.ts). Absent (a test
+   * call): the action's timeoutMs.
    */
   deadline?: number;
   /** A block's reason (null: none) as read with the install (resolveCall); absent: admission reads it. */
@@ -147,6 +157,9 @@ export async function runAttempt(
   options: AttemptOptions,
 ): Promise<AttemptOutcome> {
   const { install, version } = call;
+  const now = deps.now ?? Date.now;
+  const declared = version.manifest.actions.find((a) => a.name === call.action);
+  if (declared) timeFor(install, declared, call.deadline, now());
   const circuit = options.circuit ? settingsInForce(install, deps.circuitDefaults) : null;
   // Step 2 is read beside step 1 but applied after it: an admission refusal comes first, and is recorded.
   const gating = circuit ? readGate(deps.database.db, install.id, circuit, call.circuit) : null;
@@ -170,6 +183,8 @@ export async function runAttempt(
     ),
     key ? readLiveCache(deps.database.db, key, install) : null,
   ]);
+  // Checked again after the reads of steps 1 to 3, before a trial is claimed: they took time too.
+  const timeoutMs = timeFor(install, admitted.action, call.deadline, now());
   const trialId = gate?.kind === 'trial_due' && circuit ? await claimedTrial(deps, install, circuit) : null;
   const callId = randomUUID();
   const documents =
@@ -182,8 +197,6 @@ export async function runAttempt(
           }),
         }
       : null;
-  const now = deps.now ?? Date.now;
-  const timeoutMs = timeLeft(admitted.action.timeoutMs, call.deadline, now());
   const started = performance.now();
   const sent = await deps.runner.invoke({
     module: { sha256: version.sha256 },
@@ -218,6 +231,7 @@ export async function runAttempt(
     usage = usageOfFailure(sent);
   }
   const ran = sent.ok || mayHaveRun(sent.code);
+  const taken = sent.ok || runnerTook(sent.code);
   const metered = {
     tenantId: install.tenantId,
     installId: install.id,
@@ -228,7 +242,7 @@ export async function runAttempt(
     charged: charged(result),
     price,
   };
-  const record = options.record;
+  const record = taken ? options.record : undefined;
   let invocationId: string | undefined;
   if (record) {
     const write = recordOf(call, record, {
@@ -269,9 +283,17 @@ export async function runAttempt(
   };
 }
 
-/** The action's time, cut to what the deadline leaves (at least 1 ms: the runner needs a positive time). */
-const timeLeft = (actionTimeoutMs: number, deadline: number | undefined, now: number): number =>
-  deadline === undefined ? actionTimeoutMs : Math.max(1, Math.min(actionTimeoutMs, deadline - now));
+/** The attempt's time: the action's, cut to what the deadline leaves; too little left refuses the attempt. */
+function timeFor(
+  install: InstallRow,
+  action: { name: string; timeoutMs: number },
+  deadline: number | undefined,
+  now: number,
+): number {
+  const time = attemptTimeMs(action.timeoutMs, deadline, now);
+  if (time === null) throw deadlineReached(install.name, action.name, action.timeoutMs);
+  return time;
+}
 
 /** Step 4: the half-open trial's id once this attempt has claimed it; another attempt has it: 503. */
 async function claimedTrial(deps: AttemptDeps, install: InstallRow, settings: CircuitSettings) {
@@ -314,6 +336,7 @@ const recordOf = (
   result: Pick<InvocationWrite, 'status' | 'output' | 'error' | 'durationMs' | 'usage'>,
 ): InvocationWrite => ({
   install: call.install,
+  calledAs: call.calledAs ?? call.install.name,
   version: call.version,
   action: call.action,
   subjectId: call.subjectId,

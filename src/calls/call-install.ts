@@ -22,6 +22,8 @@ export interface InstallCall {
   install: string;
   action: string;
   input: unknown;
+  /** The step's or rule's inputMapping the input was built with (checked against the action's mappable). */
+  inputMapping?: Record<string, string>;
   idempotencyKey: string | null;
   subjectId: string | null;
   /** Epoch ms by which the step or rule evaluation must end. */
@@ -96,9 +98,11 @@ export function callResolved(
     deps,
     {
       install,
+      calledAs: call.install,
       version,
       action: call.action,
       input: call.input,
+      ...(call.inputMapping ? { inputMapping: call.inputMapping } : {}),
       idempotencyKey: call.idempotencyKey,
       subjectId: call.subjectId,
       callbackUrl: webhookUrl(version.manifest, install.config, install.id, deps.webhookBase ?? null),

@@ -3,10 +3,11 @@
 // the runner made of it — written by the one attempt pipeline (attempt.ts), and read by
 // GET /app-invocations and GET /app-invocations/:id. Records outlive their install and keep its name at
 // the time. Without runs:context, input, output and the error's message read "[redacted]".
-import { and, desc, eq, gte, inArray, lt, type SQL } from 'drizzle-orm';
+import { and, desc, eq, gte, inArray, lt, or, type SQL } from 'drizzle-orm';
 import type { Queryable } from '../db/pool.ts';
 import { notFound } from '../http/errors.ts';
 import { countCapped, type Page } from '../http/paging.ts';
+import { holdsUnstorable, storableJson } from '../http/unstorable-text.ts';
 import type { InstallRow, VersionRow } from '../installs/view.ts';
 import type { Usage } from '../runner/host/call-state.ts';
 import type { AttemptError, AttemptStatus } from './outcome.ts';
@@ -37,6 +38,8 @@ export interface InvocationError {
 /** What the pipeline hands the writer for one attempt. */
 export interface InvocationWrite {
   install: Pick<InstallRow, 'id' | 'tenantId' | 'name' | 'appName'>;
+  /** The name the call used: the install's name, or one of its kept aliases. */
+  calledAs: string;
   version: Pick<VersionRow, 'id' | 'version'>;
   action: string;
   subjectId: string | null;
@@ -57,6 +60,8 @@ export interface InvocationView {
   id: string;
   installId: string;
   installName: string;
+  /** The name the call used: installName, or a former name the install kept as an alias. */
+  calledAs: string;
   appName: string;
   versionId: string;
   version: string;
@@ -92,19 +97,13 @@ export function recordedError(error: AttemptError): InvocationError {
 }
 
 /**
- * A JSON value PostgreSQL's jsonb can hold: NUL characters (which it refuses, in values and keys) become
- * U+FFFD, so a module answering one still gets its record and its metering. Anything else is kept.
+ * A JSON value PostgreSQL's jsonb can hold: U+0000 and lone surrogates (which it refuses, in values and
+ * names) become U+FFFD, so an attempt still gets its record and its metering. A module's answer is
+ * already so (the runner reads it by this rule, http/unstorable-text.ts); an input built by the caller
+ * may not be. Anything else is kept; the value given is not changed.
  */
-export function storable(value: unknown): unknown {
-  if (typeof value === 'string') return value.includes('\0') ? value.replaceAll('\0', '\uFFFD') : value;
-  if (Array.isArray(value)) return value.map(storable);
-  if (value !== null && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [key, inner] of Object.entries(value)) out[storable(key) as string] = storable(inner);
-    return out;
-  }
-  return value;
-}
+export const storable = (value: unknown): unknown =>
+  holdsUnstorable(value) ? storableJson(structuredClone(value)) : value;
 
 /** Writes one attempt's record (in the caller's transaction, beside its metering); answers its id. */
 export async function recordInvocation(db: Queryable, write: InvocationWrite): Promise<string> {
@@ -115,6 +114,7 @@ export async function recordInvocation(db: Queryable, write: InvocationWrite): P
       tenantId: install.tenantId,
       installId: install.id,
       installName: install.name,
+      calledAs: write.calledAs === install.name ? null : write.calledAs,
       versionId: version.id,
       appName: install.appName,
       version: version.version,
@@ -143,7 +143,10 @@ export async function recordInvocation(db: Queryable, write: InvocationWrite): P
 
 export interface InvocationQuery {
   tenantId: string;
-  /** The install's name at the time of the call: records of earlier installs of that name too. */
+  /**
+   * A name calls used or were recorded under (spec §4.3): calls made through it — the install's own name
+   * or a kept alias — and calls of the install that held it then, earlier installs of that name too.
+   */
   install?: string;
   installId?: string;
   workflowRunId?: string;
@@ -166,6 +169,7 @@ export function invocationView(row: InvocationRow, withContext: boolean): Invoca
     id: row.id,
     installId: row.installId,
     installName: row.installName,
+    calledAs: row.calledAs ?? row.installName,
     appName: row.appName,
     versionId: row.versionId,
     version: row.version,
@@ -195,7 +199,13 @@ export async function listInvocations(
   withContext: boolean,
 ): Promise<Page<InvocationView>> {
   const conditions: SQL[] = [eq(appInvocations.tenantId, query.tenantId)];
-  if (query.install !== undefined) conditions.push(eq(appInvocations.installName, query.install));
+  if (query.install !== undefined) {
+    const named = or(
+      eq(appInvocations.installName, query.install),
+      eq(appInvocations.calledAs, query.install),
+    );
+    if (named) conditions.push(named);
+  }
   if (query.installId !== undefined) conditions.push(eq(appInvocations.installId, query.installId));
   if (query.workflowRunId !== undefined)
     conditions.push(eq(appInvocations.workflowRunId, query.workflowRunId));

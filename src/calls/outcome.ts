@@ -42,6 +42,16 @@ const MAY_HAVE_RUN: ReadonlySet<string> = new Set([
 /** Whether the module ran, or may have, for a runner failure code (not_sent, busy and the like: it did not). */
 export const mayHaveRun = (failureCode: string): boolean => MAY_HAVE_RUN.has(failureCode);
 
+/**
+ * Failures of a call no runner took (spec part 2 §7.2): the runner was at its concurrency limit (busy) or
+ * was not reached before anything was sent (not_sent). Nothing ran: such a call is no call of its install
+ * (not recorded, metered or counted by the circuit), and a step's or rule's call waits for capacity.
+ */
+const NOT_TAKEN: ReadonlySet<string> = new Set(['busy', 'not_sent']);
+
+/** Whether a runner took the call, for a runner failure code (busy and not_sent: none did). */
+export const runnerTook = (failureCode: string): boolean => !NOT_TAKEN.has(failureCode);
+
 type OutputCheck = (output: unknown) => ErrorObject[] | null;
 
 /**

@@ -1,7 +1,8 @@
 // Whether a step's or app rule's call is attempted again, and after how long (spec part 1 §4.8 "Retries
-// and idempotency"). Pure: the clock is an argument. Every step and rule call carries an idempotency key,
-// so the action's retry applies whether or not it is idempotent; idempotency only decides what may be
-// resent after a failure the module may have run through. The circuit and fallbacks are decided elsewhere.
+// and idempotency", §2.4 retry). Pure: the clock is an argument. Every step and rule call carries an
+// idempotency key, so the action's retry applies whether or not it is idempotent; idempotency only decides
+// what may be resent after a failure the module may have run through. The circuit and fallbacks are
+// decided elsewhere; a call no runner took waits for capacity without spending an attempt (app-call.ts).
 import type { ActionDeclaration } from '../module/manifest-types.ts';
 import { MANIFEST_LIMITS } from '../module/manifest-types.ts';
 import type { AttemptResult } from './outcome.ts';
@@ -10,8 +11,15 @@ import type { AttemptResult } from './outcome.ts';
 export const MIN_ATTEMPT_MS = MANIFEST_LIMITS.timeoutMs.min;
 /** The longest wait an error's retryAfterMs can ask for (ten minutes). */
 export const MAX_RETRY_AFTER_MS = 600_000;
-/** A step's or rule's retry when neither it nor the action names one: 3 attempts, 2 s apart, doubling. */
+/** A step's retry when neither it nor the action names one: 3 attempts, 2 s apart, doubling. */
 export const DEFAULT_STEP_RETRY = { maxAttempts: 3, backoffMs: 2_000 } as const;
+
+/**
+ * Who calls: a workflow's call_app step (its own retry, else the action's, else DEFAULT_STEP_RETRY; a
+ * vendor's longer wait extends its deadline) or an app rule (the action's retry, else one attempt; the
+ * evaluation's minute is firm: an HTTP request waits on it).
+ */
+export type CallerKind = 'step' | 'rule';
 
 export interface RetryPolicy {
   /** Attempts including the first. */
@@ -45,12 +53,20 @@ export interface RetryOverride {
   backoffMs?: number;
 }
 
+/** One attempt, no retry. */
+export const SINGLE_ATTEMPT: RetryPolicy = { maxAttempts: 1, delayMsFor: () => 0 };
+
 /**
- * The policy of a step's or rule's call: its own retry override (doubling) when it sets either field, a
- * field it leaves out taken from DEFAULT_STEP_RETRY; else the action's declared retry (linear); else
- * DEFAULT_STEP_RETRY. Values outside the manifest's limits (1 to 5 attempts, 0 to 60000 ms) are clamped.
+ * The policy of a step's or rule's call: a step's own retry override (doubling) when it sets either field,
+ * a field it leaves out taken from DEFAULT_STEP_RETRY; else the action's declared retry (linear); else, for
+ * a step, DEFAULT_STEP_RETRY and, for a rule, one attempt (§2.4: "Absent: one attempt"). Values outside
+ * the manifest's limits (1 to 5 attempts, 0 to 60000 ms) are clamped.
  */
-export function retryPolicyOf(action: ActionDeclaration, override?: RetryOverride): RetryPolicy {
+export function retryPolicyOf(
+  action: ActionDeclaration,
+  caller: CallerKind,
+  override?: RetryOverride,
+): RetryPolicy {
   if (override?.maxAttempts !== undefined || override?.backoffMs !== undefined) {
     return doublingPolicy(
       override.maxAttempts ?? DEFAULT_STEP_RETRY.maxAttempts,
@@ -58,6 +74,7 @@ export function retryPolicyOf(action: ActionDeclaration, override?: RetryOverrid
     );
   }
   if (action.retry) return linearPolicy(action.retry.maxAttempts, action.retry.backoffMs);
+  if (caller === 'rule') return SINGLE_ATTEMPT;
   return doublingPolicy(DEFAULT_STEP_RETRY.maxAttempts, DEFAULT_STEP_RETRY.backoffMs);
 }
 
@@ -73,15 +90,26 @@ export interface RetryInput {
   now: number;
   /** Epoch ms of the step's (or the rule evaluation's) deadline. */
   deadline: number;
+  /** The least time the next attempt needs (attempt-time.ts minimumAttemptMs of its action). */
+  minimumMs: number;
+  /** A step's deadline stretches for a vendor's longer wait; a rule's does not. */
+  caller: CallerKind;
 }
 
-export type RetryDecision = { retry: true; delayMs: number } | { retry: false; why: string };
+/**
+ * deadlineExtensionMs: how far the wait pushes the step's deadline — the part of a vendor's retryAfterMs
+ * beyond the policy's delay (at most ten minutes a wait), 0 for a rule or when the policy's delay is longer.
+ */
+export type RetryDecision =
+  | { retry: true; delayMs: number; deadlineExtensionMs: number }
+  | { retry: false; why: string };
 
 type Resendable = { resend: true; retryAfterMs?: number } | { resend: false; why: string };
 
 /**
- * Runner failures another attempt may fix. After the first three the module may have run and its requests
- * gone out, so only an idempotent action is resent; busy and not_sent ran nothing.
+ * Runner failures another attempt may fix (part 2 §7.2: busy, module_unavailable and internal are
+ * "retried"). After the first three the module may have run and its requests gone out, so only an
+ * idempotent action is resent; busy, not_sent and module_unavailable ran nothing.
  */
 const TRANSIENT_FAILURES: ReadonlyMap<string, { mayHaveRun: boolean; what: string }> = new Map([
   ['timeout', { mayHaveRun: true, what: 'the attempt timed out' }],
@@ -89,6 +117,7 @@ const TRANSIENT_FAILURES: ReadonlyMap<string, { mayHaveRun: boolean; what: strin
   ['internal', { mayHaveRun: true, what: 'the runner failed' }],
   ['busy', { mayHaveRun: false, what: 'the runner was busy' }],
   ['not_sent', { mayHaveRun: false, what: 'no runner took the call' }],
+  ['module_unavailable', { mayHaveRun: false, what: 'the runner could not fetch the module' }],
 ]);
 
 /** Whether the module's own error answer may be resent: only when the app called it retryable. */
@@ -131,8 +160,11 @@ function askedWaitMs(retryAfterMs: number | undefined): number {
 
 /**
  * Whether to attempt again and after what delay: only after a failure another attempt may fix, never
- * past the policy's attempts, waiting the larger of the policy's delay and the error's retryAfterMs,
- * and only when a shortest attempt started after the delay would still end by the deadline.
+ * past the policy's attempts, waiting the larger of the policy's delay and the error's retryAfterMs, and
+ * only when the shortest useful attempt started after the delay would still end by the deadline. A step's
+ * deadline bounds its attempts and the policy's waits; a vendor's longer wait (up to ten minutes) extends
+ * it by the difference, so the step honours the wait (§4.8 "a retryable wait longer than the policy's
+ * delays the next attempt up to ten minutes"). A rule's evaluation minute is never extended.
  */
 export function decideRetry(input: RetryInput): RetryDecision {
   const { end, policy } = input;
@@ -144,9 +176,11 @@ export function decideRetry(input: RetryInput): RetryDecision {
   if (input.attempt >= policy.maxAttempts) {
     return { retry: false, why: `all ${policy.maxAttempts} attempts were used` };
   }
-  const delayMs = Math.max(policy.delayMsFor(input.attempt), askedWaitMs(resendable.retryAfterMs));
-  if (input.now + delayMs + MIN_ATTEMPT_MS > input.deadline) {
+  const policyDelayMs = policy.delayMsFor(input.attempt);
+  const delayMs = Math.max(policyDelayMs, askedWaitMs(resendable.retryAfterMs));
+  const deadlineExtensionMs = input.caller === 'step' ? delayMs - policyDelayMs : 0;
+  if (input.now + delayMs + input.minimumMs > input.deadline + deadlineExtensionMs) {
     return { retry: false, why: 'another attempt could not end before the deadline' };
   }
-  return { retry: true, delayMs };
+  return { retry: true, delayMs, deadlineExtensionMs };
 }

@@ -3,6 +3,7 @@
 // Steps and rules call installs from workflows (call-install.ts), not over HTTP.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { principalOf } from '../http/auth.ts';
 import { validationError } from '../http/errors.ts';
 import { pageOf, pageQuery } from '../http/paging.ts';
 import { errors } from '../http/responses.ts';
@@ -33,7 +34,7 @@ const InvocationsQuery = Type.Object(
       Type.String({
         pattern: '^[a-z0-9][a-z0-9-]{0,99}$',
         description:
-          'The install’s name at the time of the call: records of earlier installs of that name too',
+          'The name the call used (an install’s name or a kept alias), or the install’s name at the time: records of earlier installs of that name too',
       }),
     ),
     installId: Type.Optional(Uuid),
@@ -99,8 +100,10 @@ export function callRoutes(deps: InstallRouteDeps): FastifyPluginAsyncTypebox {
           response: { 200: pageOf(InvocationRecord) },
         },
       },
+      // Records are read from the database alone: they answer without a runner or module storage too
+      // (spec part 1 §1), so no installContextOf here.
       async (request) => {
-        const ctx = installContextOf(deps, request);
+        const principal = principalOf(request);
         const { from, to, ...query } = request.query;
         const fromDate = from === undefined ? undefined : new Date(from);
         const toDate = to === undefined ? undefined : new Date(to);
@@ -108,9 +111,9 @@ export function callRoutes(deps: InstallRouteDeps): FastifyPluginAsyncTypebox {
           throw validationError([{ path: 'query.to', message: 'must be after from' }]);
         }
         return listInvocations(
-          ctx.database.db,
-          { ...query, tenantId: ctx.principal.tenantId, from: fromDate, to: toDate },
-          ctx.principal.permissions.has('runs:context'),
+          deps.database.db,
+          { ...query, tenantId: principal.tenantId, from: fromDate, to: toDate },
+          principal.permissions.has('runs:context'),
         );
       },
     );
@@ -129,12 +132,12 @@ export function callRoutes(deps: InstallRouteDeps): FastifyPluginAsyncTypebox {
         },
       },
       async (request) => {
-        const ctx = installContextOf(deps, request);
+        const principal = principalOf(request);
         return getInvocation(
-          ctx.database.db,
-          ctx.principal.tenantId,
+          deps.database.db,
+          principal.tenantId,
           request.params.id,
-          ctx.principal.permissions.has('runs:context'),
+          principal.permissions.has('runs:context'),
         );
       },
     );

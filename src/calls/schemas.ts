@@ -165,6 +165,9 @@ export const InvocationRecord = Type.Object(
     id: Uuid,
     installId: Type.String({ format: 'uuid', description: 'The install called (it may since be removed)' }),
     installName: Type.String({ description: 'The install’s name at the time of the call' }),
+    calledAs: Type.String({
+      description: 'The name the call used: installName, or a former name the install kept as an alias',
+    }),
     appName: Type.String(),
     versionId: Uuid,
     version: Type.String({ description: 'The version the attempt ran on (semver)' }),

@@ -1,4 +1,5 @@
 // Quotas and metering of app calls (spec part 1 §4.8 "Quotas and metering", part 2 §8.3).
+import { sql } from 'drizzle-orm';
 import { bigint, index, integer, jsonb, pgTable, primaryKey, text, uuid } from 'drizzle-orm/pg-core';
 import { timestamptz } from '../db/columns.ts';
 import type { BudgetMetric, BudgetPeriod } from '../installs/tables.ts';
@@ -76,6 +77,8 @@ export const appInvocations = pgTable(
     tenantId: uuid('tenant_id').notNull(),
     installId: uuid('install_id').notNull(),
     installName: text('install_name').notNull(),
+    /** The name the call used when it was another (a kept alias); null when it was installName. */
+    calledAs: text('called_as'),
     versionId: uuid('version_id').notNull(),
     appName: text('app_name').notNull(),
     version: text('version').notNull(),
@@ -110,6 +113,10 @@ export const appInvocations = pgTable(
       t.durationMs,
     ),
     index('app_invocations_tenant_name_created_idx').on(t.tenantId, t.installName, t.createdAt),
+    // GET /app-invocations?install= finds calls made through an alias too: few calls, a small index.
+    index('app_invocations_tenant_called_as_created_idx')
+      .on(t.tenantId, t.calledAs, t.createdAt)
+      .where(sql`${t.calledAs} is not null`),
     index('app_invocations_install_created_idx').on(t.installId, t.createdAt),
     index('app_invocations_run_idx').on(t.workflowRunId),
   ],

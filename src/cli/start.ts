@@ -5,13 +5,16 @@ import { type LocalKeys, withLocalSecrets } from '../auth/local-keys.ts';
 import { localVerifier, remoteVerifier } from '../auth/tokens.ts';
 import { attemptDepsOf } from '../calls/attempt.ts';
 import { type Config, missingProductionSettings, type Role } from '../config.ts';
+import { DataDirInUse, lockHolder } from '../db/data-dir-lock.ts';
 import { openDatabase } from '../db/pool.ts';
 import { createLogger } from '../logging.ts';
 import { createRunnerClient } from '../runner/client.ts';
 import { startRunnerFromConfig } from '../runner/index.ts';
+import { startRunSweep } from '../runs/sweep.ts';
 import { type RunsRuntime, registerRunWorkflows } from '../runs/workflows.ts';
 import { startWorker } from '../worker/index.ts';
 import { openPlatformDatabase } from './database.ts';
+import { listenersOf, takenListeners, takenPortsMessage } from './ports.ts';
 
 interface Stop {
   name: string;
@@ -21,6 +24,7 @@ interface Stop {
 export async function start(baseConfig: Config, role: Role): Promise<void> {
   const missing = missingProductionSettings(baseConfig, role);
   if (missing.length > 0) throw new Error(`settings required in production: ${missing.join(', ')}`);
+  await refuseTakenPorts(baseConfig, role);
   const { config, keys } = await withLocalSecrets(baseConfig);
   const logger = createLogger({
     service: `apps-platform-${role}`,
@@ -109,13 +113,15 @@ async function startParts(
   if (role === 'worker' || role === 'all') {
     const workerLogger = logger.child({ role: 'worker' });
     const runs = workerRuns(config, db.url, workerLogger);
-    if (runs) parts.add({ name: 'worker runs', stop: runs.close });
+    parts.add({ name: 'worker runs', stop: runs.close });
     const worker = await startWorker({
       databaseUrl: db.url,
       logger: workerLogger,
-      ...(runs ? { registerWorkflows: () => registerRunWorkflows(runs.runtime) } : {}),
+      registerWorkflows: () => registerRunWorkflows(runs.runtime),
+      startBackground: () => startRunSweep({ database: runs.runtime.database, logger: workerLogger }),
       healthPort: config.workerHealthPort,
       executorId: config.workerExecutorId,
+      appsPerTenant: config.runnerTenantConcurrency,
       // Same interface as the api: loopback in embedded mode, every interface in production unless HOST says.
       healthHost: config.host,
     });
@@ -146,28 +152,43 @@ async function startParts(
 }
 
 /**
- * What the worker's run workflows call installs with: its own database pool and runner client. None
- * without a runner (APP_RUNNER_URL and APP_RUNNER_TOKEN): runs then fail their call_app steps.
+ * What the worker's runs work with: its own database pool, and the runner client app calls go through.
+ * Apps are off without a runner (APP_RUNNER_URL and APP_RUNNER_TOKEN) or without module storage
+ * (MODULE_STORAGE=off): runs then fail their call_app steps and app rules with apps_unavailable.
  */
 function workerRuns(config: Config, databaseUrl: string, logger: Logger) {
   const { runnerUrl, appRunnerToken } = config;
-  if (!runnerUrl || !appRunnerToken) return null;
   const database = openDatabase(databaseUrl, { applicationName: 'apps-platform-worker' });
-  const runner = createRunnerClient({ baseUrl: runnerUrl, token: appRunnerToken });
+  const appsOn = runnerUrl && appRunnerToken && config.storage.kind !== 'off';
+  const runner = appsOn ? createRunnerClient({ baseUrl: runnerUrl, token: appRunnerToken }) : null;
   const runtime: RunsRuntime = {
+    database,
     logger,
-    attempt: attemptDepsOf(config, database, runner),
+    attempt: runner ? attemptDepsOf(config, database, runner) : null,
+    tenantConcurrency: config.runnerTenantConcurrency,
   };
   return {
     runtime,
     close: async () => {
-      await runner.close();
+      await runner?.close();
       await database.close();
     },
   };
 }
 
-/** A listener's port held by another program, as one line naming the setting that chose it. */
+/**
+ * Every port of the role that another program holds, named in one line before anything starts. A second
+ * start in the same DATA_DIR is told that instead: its ports are taken by the platform already running there.
+ */
+async function refuseTakenPorts(config: Config, role: Role): Promise<void> {
+  const taken = await takenListeners(listenersOf(config, role));
+  if (taken.length === 0) return;
+  const holder = config.mode === 'embedded' ? await lockHolder(config.dataDir) : null;
+  if (holder !== null) throw new DataDirInUse(config.dataDir, holder);
+  throw new Error(takenPortsMessage(taken));
+}
+
+/** A listener's port taken between the check and the listen, as one line naming the setting that chose it. */
 function portInUse(error: unknown, config: Config): Error | null {
   const e = error as { code?: unknown; port?: unknown };
   if (e?.code !== 'EADDRINUSE') return null;
@@ -179,7 +200,7 @@ function portInUse(error: unknown, config: Config): Error | null {
   ];
   const setting = settings.find(([, port]) => port === e.port)?.[0];
   if (!setting) return null;
-  return new Error(`${setting} ${e.port} is in use by another program; set ${setting} to a free port`);
+  return new Error(takenPortsMessage([{ setting, port: e.port as number }]));
 }
 
 function describeMode(config: Config): string {

@@ -1,10 +1,11 @@
 // Bearer authentication and per-route permissions. Routes say `config: { public: true }` or
 // `config: { permission: 'apps:read' }`; every other route needs only a valid token.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { type Principal, principalFromClaims } from '../auth/claims.ts';
+import type { Principal } from '../auth/claims.ts';
 import type { Permission } from '../auth/permissions.ts';
 import type { TokenVerifier } from '../auth/tokens.ts';
 import { ApiError, forbidden, unauthorized } from './errors.ts';
+import { TokenGate } from './refusal-limit.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -30,19 +31,28 @@ function bearerToken(request: FastifyRequest): string {
   return match[1];
 }
 
-export function installAuth(app: FastifyInstance, verifier: TokenVerifier, findTenant: TenantLookup): void {
-  app.addHook('onRequest', async (request) => {
+export interface AuthOptions {
+  verifier: TokenVerifier;
+  findTenant: TenantLookup;
+  /** Refused tokens per client address per minute before its unknown tokens wait unverified; 0: no limit. */
+  refusalsPerMinute?: number;
+}
+
+export function installAuth(app: FastifyInstance, options: AuthOptions): void {
+  const gate = new TokenGate(options.verifier, options.refusalsPerMinute ?? 0);
+  app.addHook('onRequest', async (request, reply) => {
     const config = request.routeOptions.config;
     if (config.public || !request.routeOptions.url) return; // unknown routes fall through to not_found
     const token = bearerToken(request);
-    let principal: Principal | { problem: string };
+    let principal: Principal;
     try {
-      principal = principalFromClaims(await verifier.verify(token));
-    } catch {
-      throw unauthorized('bearer token is invalid or expired');
+      principal = await gate.principal(token, request.ip);
+    } catch (error) {
+      const retryAfter = error instanceof ApiError ? error.details?.retryAfterSeconds : undefined;
+      if (retryAfter !== undefined) reply.header('retry-after', String(retryAfter));
+      throw error;
     }
-    if ('problem' in principal) throw unauthorized(`bearer token is not usable: ${principal.problem}`);
-    const tenant = await findTenant(principal.tenantId);
+    const tenant = await options.findTenant(principal.tenantId);
     if (!tenant) throw unauthorized('bearer token names an unknown tenant');
     request.principal = { ...principal, tenantName: tenant.name };
     request.log = request.log.child({ tenantId: tenant.id, principalKind: principal.kind });

@@ -11,13 +11,21 @@ export const COUNT_CAP = 100_000;
 export const MAX_OFFSET = COUNT_CAP;
 
 export function pageQuery(options: { maxLimit?: number; defaultLimit?: number } = {}) {
+  const maximum = options.maxLimit ?? 100;
+  const limit = options.defaultLimit ?? 50;
   return {
     limit: Type.Integer({
       minimum: 1,
-      maximum: options.maxLimit ?? 100,
-      default: options.defaultLimit ?? 50,
+      maximum,
+      default: limit,
+      description: `Items per page, 1 to ${maximum} (default ${limit})`,
     }),
-    offset: Type.Integer({ minimum: 0, maximum: MAX_OFFSET, default: 0 }),
+    offset: Type.Integer({
+      minimum: 0,
+      maximum: MAX_OFFSET,
+      default: 0,
+      description: `Items to skip, 0 to ${MAX_OFFSET.toLocaleString('en-US')} (default 0)`,
+    }),
   };
 }
 

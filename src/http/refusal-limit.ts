@@ -1,9 +1,14 @@
-// The per-address limit of refused authentication (API_AUTH_FAILURE_LIMIT_PER_MINUTE): the per-caller limit
-// runs after authentication, so a flood of bad tokens would never meet it. Each 401 unauthorized counts
-// against the client address; past the limit, that address's requests to routes that need a token are
-// answered 429 rate_limited before any token is verified, until the minute is over.
-import type { FastifyInstance } from 'fastify';
-import { ApiError } from './errors.ts';
+// The per-address limit of refused tokens (API_AUTH_FAILURE_LIMIT_PER_MINUTE): the per-caller limit runs
+// after authentication, so a flood of bad tokens would never meet it. Each token that fails verification
+// counts against the client address; past the limit, a token from that address that this instance has not
+// verified is answered 429 rate_limited without being verified, until the minute is over. A token it has
+// verified (VerifiedTokens) is never held back, and a request without a token costs no verification, so
+// it is answered 401 and never counted.
+import type { JWTPayload } from 'jose';
+import { type Principal, principalFromClaims } from '../auth/claims.ts';
+import type { TokenVerifier } from '../auth/tokens.ts';
+import { VerifiedTokens } from '../auth/verified-tokens.ts';
+import { ApiError, unauthorized } from './errors.ts';
 
 const WINDOW_MS = 60_000;
 /** Past this many addresses, those whose minute is over are dropped when the next one is counted. */
@@ -19,14 +24,15 @@ export class RefusalWindows {
   private readonly windows = new Map<string, Window>();
   constructor(private readonly max: number) {}
 
-  /** Seconds until the address may try again, or null when it is under the limit. */
+  /** Seconds until the address may try again, or null when it is under the limit (or there is none). */
   retryAfterSeconds(address: string, now: number): number | null {
     const window = this.windows.get(address);
-    if (!window || window.resetAt <= now || window.count < this.max) return null;
+    if (this.max === 0 || !window || window.resetAt <= now || window.count < this.max) return null;
     return Math.max(1, Math.ceil((window.resetAt - now) / 1000));
   }
 
   count(address: string, now: number): void {
+    if (this.max === 0) return;
     const window = this.windows.get(address);
     if (window && window.resetAt > now) {
       window.count += 1;
@@ -41,25 +47,51 @@ export class RefusalWindows {
   }
 }
 
-/** Registered before authentication: its onRequest hook runs first. */
-export function installRefusalLimit(app: FastifyInstance, perMinute: number): void {
-  const windows = new RefusalWindows(perMinute);
-  app.addHook('onRequest', async (request, reply) => {
-    if (request.routeOptions.config.public || !request.routeOptions.url) return;
-    const retryAfterSeconds = windows.retryAfterSeconds(request.ip, Date.now());
-    if (retryAfterSeconds === null) return;
-    reply.header('retry-after', String(retryAfterSeconds));
-    throw new ApiError(
-      429,
-      'rate_limited',
-      `too many refused tokens from this address: ${perMinute} a minute`,
-      { retryAfterSeconds },
-    );
-  });
-  // Counted as the answer goes out, so the address's next request already sees it.
-  app.addHook('onSend', async (request, reply, payload) => {
-    if (reply.statusCode === 401 && request.failure?.code === 'unauthorized')
-      windows.count(request.ip, Date.now());
-    return payload;
-  });
+/** A token's principal: from the verified tokens when known, else verified unless its address is over the limit. */
+export class TokenGate {
+  private readonly refusals: RefusalWindows;
+  private readonly verified = new VerifiedTokens();
+
+  constructor(
+    private readonly verifier: TokenVerifier,
+    private readonly refusalsPerMinute: number,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.refusals = new RefusalWindows(refusalsPerMinute);
+  }
+
+  /** Throws 429 rate_limited (details.retryAfterSeconds) or 401 unauthorized, the latter counted. */
+  async principal(token: string, address: string): Promise<Principal> {
+    const known = this.verified.lookup(token, this.now());
+    if (known.kind === 'fresh') return known.principal;
+    // A token verified before is no flood: it is checked again whatever its address's count.
+    if (known.kind === 'unknown') {
+      const retryAfterSeconds = this.refusals.retryAfterSeconds(address, this.now());
+      if (retryAfterSeconds !== null) {
+        throw new ApiError(
+          429,
+          'rate_limited',
+          `too many refused tokens from this address: ${this.refusalsPerMinute} a minute`,
+          { retryAfterSeconds },
+        );
+      }
+    }
+    let claims: JWTPayload;
+    try {
+      claims = await this.verifier.verify(token);
+    } catch {
+      throw this.refuse(token, address, 'bearer token is invalid or expired');
+    }
+    const principal = principalFromClaims(claims);
+    if ('problem' in principal)
+      throw this.refuse(token, address, `bearer token is not usable: ${principal.problem}`);
+    this.verified.remember(token, principal, claims.exp, this.now());
+    return principal;
+  }
+
+  private refuse(token: string, address: string, message: string): ApiError {
+    this.verified.forget(token);
+    this.refusals.count(address, this.now());
+    return unauthorized(message);
+  }
 }

@@ -10,16 +10,22 @@ import Fastify, {
   LogController,
 } from 'fastify';
 import type { TokenVerifier } from '../auth/tokens.ts';
+import type { TrustProxy } from '../config.ts';
 import { installAuth, type TenantLookup } from './auth.ts';
 import { ApiError, installErrorHandling, sendError, validationError } from './errors.ts';
 import { depthExcess, depthMessage } from './json-depth.ts';
 import { jsonErrorPlace } from './json-position.ts';
 import { installUnknownRoutes } from './methods.ts';
 import { installOpenApi } from './openapi.ts';
-import { installRefusalLimit } from './refusal-limit.ts';
 import { genReqId } from './request-id.ts';
 import { ErrorBody } from './responses.ts';
-import { partValidators, refuseUnnamedQueryParameters } from './validation.ts';
+import { mayHoldUnstorable } from './unstorable-text.ts';
+import {
+  partValidators,
+  refuseUnnamedQueryParameters,
+  refuseUnstorableText,
+  unstorableIssues,
+} from './validation.ts';
 
 export interface ServerOptions {
   logger: FastifyBaseLogger;
@@ -32,6 +38,13 @@ export interface ServerOptions {
   timeouts?: { requestMs: number; connectionMs: number };
   openApi?: boolean;
   bodyLimit?: number;
+  /** Whose X-Forwarded-For names the client address (TRUST_PROXY); absent: the connection's peer. */
+  trustProxy?: TrustProxy;
+  /**
+   * Refuse text PostgreSQL cannot store in requests (400 at its place; unstorable-text.ts). Default true;
+   * the runner turns it off: it stores nothing, and its callers are the platform's own processes.
+   */
+  refuseUnstorableText?: boolean;
 }
 
 export async function createServer(options: ServerOptions) {
@@ -42,6 +55,10 @@ export async function createServer(options: ServerOptions) {
     // Fastify's own two lines per request are replaced by the one line of installConventions.
     logController: new LogController({ requestIdLogLabel: 'requestId', disableRequestLogging: true }),
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
+    trustProxy: trustProxyOption(options.trustProxy ?? false),
+    // The router would answer a parameter over 100 characters with its own 414; as long as a request
+    // line can be (Node's 16 KiB of headers), the route's schema decides instead: 400 at params.<name>.
+    routerOptions: { maxParamLength: 16 * 1024 },
     ...(options.timeouts ? timeoutOptions(options.timeouts) : {}),
     schemaController: { compilersFactory: { buildValidator: partValidators() } },
     // A URL Fastify cannot decode is answered before any hook or error handler runs, so it gets the
@@ -56,17 +73,25 @@ export async function createServer(options: ServerOptions) {
   app.addSchema(ErrorBody);
   // The API speaks JSON: a text/plain body is refused (415) rather than handed to a route as a string.
   app.removeContentTypeParser('text/plain');
-  installJsonParser(app);
+  const refusesUnstorable = options.refuseUnstorableText ?? true;
+  installJsonParser(app, refusesUnstorable);
 
   installConventions(app);
   installErrorHandling(app);
   installUnknownRoutes(app);
   refuseUnnamedQueryParameters(app);
+  if (refusesUnstorable) refuseUnstorableText(app);
   if (options.openApi) await installOpenApi(app);
   if (options.rateLimitPerMinute) await installRateLimit(app, options.rateLimitPerMinute);
-  if (options.authFailuresPerMinute) installRefusalLimit(app, options.authFailuresPerMinute);
-  if (options.auth) installAuth(app, options.auth.verifier, options.auth.findTenant);
+  if (options.auth) installAuth(app, { ...options.auth, refusalsPerMinute: options.authFailuresPerMinute });
   return app;
+}
+
+/** A hop count as the function Fastify runs it as (its types name no number). */
+function trustProxyOption(
+  trust: TrustProxy,
+): boolean | string[] | ((address: string, hop: number) => boolean) {
+  return typeof trust === 'number' ? (_address, hop) => hop < trust : trust;
 }
 
 /**
@@ -85,10 +110,11 @@ function timeoutOptions(timeouts: { requestMs: number; connectionMs: number }) {
 }
 
 /**
- * JSON bodies: an empty one is no body (the route's schema decides whether it needs one), and one nested
- * deeper than MAX_JSON_DEPTH is refused before it is parsed, so no recursive code ever walks it.
+ * JSON bodies: an empty one is no body (the route's schema decides whether it needs one), one nested
+ * deeper than MAX_JSON_DEPTH is refused before it is parsed, so no recursive code ever walks it, and one
+ * holding U+0000 or a lone surrogate is refused once parsed, at each place (unstorable-text.ts).
  */
-function installJsonParser(app: FastifyInstance): void {
+function installJsonParser(app: FastifyInstance, refusesUnstorable: boolean): void {
   const parse = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
@@ -99,7 +125,11 @@ function installJsonParser(app: FastifyInstance): void {
       return done(validationError([{ path: pointer, message: depthMessage() }]), undefined);
     parse(request, text, (error, json) => {
       const place = error ? jsonErrorPlace(text) : null;
-      if (place === null) return done(error, json);
+      if (place === null) {
+        const checked = !error && refusesUnstorable && mayHoldUnstorable(text);
+        const issues = checked ? unstorableIssues(json, 'body') : [];
+        return issues.length > 0 ? done(validationError(issues), undefined) : done(error, json);
+      }
       const message = `body is not valid JSON ${place}`;
       done(validationError([{ path: '/', message }], message), undefined);
     });

@@ -1,9 +1,11 @@
 // How request parts are validated: a JSON body exactly as sent, text parts (query string, path, headers)
-// read as numbers and booleans where the schema says so. And one rule for query strings: a route takes
-// only the parameters its schema names, none when it names none.
+// read as numbers and booleans where the schema says so. And two rules for every route: it takes only
+// the query parameters its schema names (none when it names none), and no text PostgreSQL cannot store.
 import AjvCompiler from '@fastify/ajv-compiler';
 import type { FastifyInstance, FastifySchemaCompiler } from 'fastify';
 import { Type } from 'typebox';
+import { type Issue, validationError } from './errors.ts';
+import { unstorablePointers } from './unstorable-text.ts';
 
 /**
  * The options both compilers share; unknown fields are refused by the schemas, never dropped. A oneOf with
@@ -53,5 +55,32 @@ export function refuseUnnamedQueryParameters(app: FastifyInstance): void {
   app.addHook('onRoute', (route) => {
     if (isReferencePage(route.url) || route.schema?.querystring !== undefined) return;
     route.schema = { ...route.schema, querystring: NO_PARAMETERS };
+  });
+}
+
+const UNSTORABLE_MESSAGE = 'holds U+0000 or an unpaired surrogate (\\ud800-\\udfff), which cannot be stored';
+
+/**
+ * Where a parsed request part holds U+0000 or a lone surrogate (unstorable-text.ts), as issues: JSON
+ * Pointers in a body, `query.x` and `params.x` in the text parts.
+ */
+export function unstorableIssues(value: unknown, part: 'body' | 'query' | 'params'): Issue[] {
+  return unstorablePointers(value).map((pointer) => ({
+    path: part === 'body' ? pointer || '/' : `${part}.${pointer.split('/').filter(Boolean).join('.')}`,
+    message: UNSTORABLE_MESSAGE,
+  }));
+}
+
+/**
+ * Such text in the query string or the path is refused before the route's schema sees it: 400 at its
+ * name, never the 500 PostgreSQL's refusal would give. JSON bodies are checked as they are parsed.
+ */
+export function refuseUnstorableText(app: FastifyInstance): void {
+  app.addHook('preValidation', async (request) => {
+    const issues = [
+      ...unstorableIssues(request.params, 'params'),
+      ...unstorableIssues(request.query, 'query'),
+    ];
+    if (issues.length > 0) throw validationError(issues);
   });
 }

@@ -32,7 +32,15 @@ export function notificationRoutes(database: Database): FastifyPluginAsyncTypebo
           operationId: 'listNotifications',
           summary: 'The current principal’s notifications, newest first',
           querystring: Type.Object(
-            { ...pageQuery(), unread: Type.Optional(Type.Boolean({ default: false })) },
+            {
+              ...pageQuery(),
+              unread: Type.Optional(
+                Type.Boolean({
+                  default: false,
+                  description: 'true: only the notifications the current principal has not marked read',
+                }),
+              ),
+            },
             { additionalProperties: false },
           ),
           response: { 200: pageOf(Notification) },

@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { depthExcess, depthMessage } from '../http/json-depth.ts';
+import { mayHoldUnstorable, storableJson } from '../http/unstorable-text.ts';
 import { RunnerFailure } from './errors.ts';
 import { MAX_NESTED_STRING_DEPTH, NestedTooDeep, type Redactor } from './redaction.ts';
 
@@ -139,7 +140,9 @@ const validators = Object.fromEntries(
 /**
  * Reads an export's answer: at most 1 MiB, redacted before it is parsed and again once parsed (so no
  * secret, derived credential, cached value or tag survives into it in any spelling), JSON, and one of the
- * export's answer shapes.
+ * export's answer shapes. U+0000 and lone surrogates in its strings and names become U+FFFD here, the
+ * one place every answer passes (unstorable-text.ts): records, run context, evaluation, test calls and
+ * webhook events then all hold the same storable text.
  */
 export function readAnswer(exportName: ExportName, output: Uint8Array, redactor: Redactor): unknown {
   if (output.byteLength > MAX_ANSWER_BYTES) {
@@ -170,6 +173,7 @@ export function readAnswer(exportName: ExportName, output: Uint8Array, redactor:
       `the ${exportName} answer holds JSON in a string nested deeper than ${MAX_NESTED_STRING_DEPTH} levels`,
     );
   }
+  if (mayHoldUnstorable(text)) answer = storableJson(answer);
   const validate = validators[exportName];
   if (validate && !validate(answer)) {
     throw new RunnerFailure('bad_output', `the ${exportName} answer does not match the module contract`);

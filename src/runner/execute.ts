@@ -1,6 +1,7 @@
 // One export call: a sandbox thread of its own, an instance no other call used bound to this call's host
 // functions, the envelope in, the redacted and checked answer out.
 import { randomUUID } from 'node:crypto';
+import { storableText } from '../http/unstorable-text.ts';
 import { drawSecretTag, type ExportName, readAnswer, tagConfig } from './envelope.ts';
 import { RunnerFailure } from './errors.ts';
 import {
@@ -119,7 +120,7 @@ export async function executeExport(deps: ExecuteDeps, request: ExportRequest): 
     const said = result.kind === 'trapped' ? 'the module trapped' : 'the module did not start';
     throw new RunnerFailure(
       'trapped',
-      `${said}: ${state.redactor.apply(result.message)}`.slice(0, 2000),
+      storableText(`${said}: ${state.redactor.apply(result.message)}`.slice(0, 2000)),
       details,
     );
   }
@@ -128,7 +129,8 @@ export async function executeExport(deps: ExecuteDeps, request: ExportRequest): 
     answer,
     usage: state.usage,
     // Again at the end: a value registered after a line was logged (a cached value set later) goes too.
-    logs: state.logs.map((line) => ({ ...line, message: state.redactor.apply(line.message) })),
+    // Text the module wrote, shown by test calls: storable like its answer (unstorable-text.ts).
+    logs: state.logs.map((line) => ({ ...line, message: storableText(state.redactor.apply(line.message)) })),
     cacheChanges: state.cacheChanges,
     durationMs: Date.now() - started,
     warm,

@@ -252,7 +252,12 @@ export async function startRunner(options: RunnerOptions) {
       onError: (err) => options.logger.warn({ err }, 'a host function failed'),
     }),
   };
-  const app = await createServer({ logger: options.logger, bodyLimit: 2 * 1024 * 1024 });
+  const app = await createServer({
+    logger: options.logger,
+    bodyLimit: 2 * 1024 * 1024,
+    // A call's input reaches the module as the platform built it; the module's answer is made storable.
+    refuseUnstorableText: false,
+  });
   await app.register(healthRoutes(options, parts));
   await app.register(exportRoutes(options, parts));
   const url = await app.listen({ host: options.host, port: options.port });

@@ -92,6 +92,16 @@ function percentSpellings(text: string): string[] {
   return [...once, ...once.slice(0, 2).map((spelling) => spelling.replaceAll('%', '%25'))];
 }
 
+/**
+ * The value's UTF-8 bytes written out: hex, and every byte as %XX (unreserved characters too), also
+ * encoded again. The matcher ignores the case of the hex digits; the value's own case changes the bytes.
+ */
+function byteSpellings(text: string): string[] {
+  const hex = Buffer.from(text, 'utf8').toString('hex');
+  const everyByte = hex.replace(/../g, '%$&');
+  return [hex, everyByte, everyByte.replaceAll('%', '%25')];
+}
+
 /** Every spelling of `value` the redactor looks for, each once, the value itself first. */
 export function spellingsOf(value: string): string[] {
   // HTTP trims a header value's outer spaces: a vendor echoes what it got.
@@ -105,6 +115,7 @@ export function spellingsOf(value: string): string[] {
     htmlEscape(value, '&#39;'),
     htmlEscape(value, '&#x27;'),
     ...base64Cores(value),
+    ...cased.flatMap(byteSpellings),
   ];
   return [...new Set(all)];
 }

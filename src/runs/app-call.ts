@@ -6,25 +6,43 @@
 // and no fallback of its own. When both fail, the call ends with the first install's error, the
 // fallback's in details.fallback.
 //
+// A call no runner took (busy, not_sent) spends no attempt: within the attempt, it waits for capacity
+// (backing off with jitter, bounded by the deadline) and is sent again; nothing is recorded of it.
+//
 // How an attempt is run and a wait is waited is the caller's (CallDriver): a workflow checkpoints each
 // attempt as a DBOS step and waits with DBOS.sleep; a rule evaluation calls and waits in place. So every
 // attempt's answer is plain data, and the decisions between attempts are made from it alone (a workflow
-// replayed after a crash makes the same ones).
+// replayed after a crash makes the same ones, the deadline's extensions included).
 import type { AttemptDeps } from '../calls/attempt.ts';
+import { capacityWaitMs, minimumAttemptMs } from '../calls/attempt-time.ts';
 import { callResolved, resolveCall } from '../calls/call-install.ts';
 import { type FallbackReason, fallbackReason } from '../calls/fallback-decision.ts';
 import type { InvocationContext } from '../calls/invocations.ts';
-import { type AttemptEnd, decideRetry, type RetryPolicy, retryPolicyOf } from '../calls/retry-decision.ts';
+import { runnerTook } from '../calls/outcome.ts';
+import {
+  type AttemptEnd,
+  type CallerKind,
+  decideRetry,
+  MIN_ATTEMPT_MS,
+  retryPolicyOf,
+  SINGLE_ATTEMPT,
+} from '../calls/retry-decision.ts';
 import { ApiError } from '../http/errors.ts';
 import type { CircuitCount } from '../installs/circuit-rules.ts';
 import type { ActionDeclaration } from '../module/manifest-types.ts';
+import { failedCallError, refusedCallError } from './call-error.ts';
 import type { RetryOverride, RunError } from './model.ts';
+
+/** Waits `ms` for a runner's capacity within an attempt (a driver bounding attempts frees its place meanwhile). */
+export type CapacityWait = (ms: number) => Promise<void>;
 
 export interface CallDriver {
   /** Runs one attempt; `name` is unique within the call (a workflow names its DBOS step with it). */
-  attempt<T>(name: string, run: () => Promise<T>): Promise<T>;
+  attempt<T>(name: string, run: (waitForCapacity: CapacityWait) => Promise<T>): Promise<T>;
   sleep(ms: number): Promise<void>;
   now(): number;
+  /** A draw in [0, 1) spreading the waits for capacity (Math.random by default). */
+  random?(): number;
 }
 
 /** One install's part of the call: the install (name or alias), its action, the input built for it. */
@@ -32,15 +50,22 @@ export interface InstallPart {
   install: string;
   action: string;
   input: Record<string, unknown>;
+  /** The mapping the input was built with: every attempt's admission checks it against `mappable`. */
+  inputMapping?: Record<string, string>;
   /** The step's own retry (the named install's part only; a fallback follows its action's retry). */
   retry?: RetryOverride;
 }
 
 export interface AppCall {
+  /** A step's call or a rule's: its default retry, and whether a vendor's longer wait extends the deadline. */
+  caller: CallerKind;
   tenantId: string;
   subjectId: string | null;
   idempotencyKey: string;
-  /** Epoch ms by which every attempt, wait and the fallback must end. */
+  /**
+   * Epoch ms by which every attempt, wait and the fallback must end; a step's is extended by the part of
+   * a vendor's retryAfterMs beyond its policy's delay (retry-decision.ts).
+   */
   deadline: number;
   /** Where the call is made from (its invocation records' run, step, rule set and rule). */
   origin: Omit<InvocationContext, 'attempt' | 'fallbackOf'>;
@@ -59,7 +84,7 @@ export type AppCallEnd =
 /** What one attempt came to, as plain data: the call's output, a wait before the next, or its end. */
 type AttemptAnswer =
   | { kind: 'success'; output: unknown }
-  | { kind: 'retry'; delayMs: number }
+  | { kind: 'retry'; delayMs: number; deadlineExtensionMs: number }
   | {
       kind: 'failed';
       error: RunError;
@@ -72,24 +97,32 @@ type AttemptAnswer =
       fallbackFirst?: AttemptAnswer;
     };
 
+/** An attempt's answer before the runner's capacity is waited for: or no runner took it. */
+type SentAnswer =
+  | AttemptAnswer
+  | { kind: 'not_taken'; error: RunError; installId: string; minimumMs: number };
+
 type PartEnd = { ok: true; output: unknown } | (Extract<AttemptAnswer, { kind: 'failed' }> & { ok: false });
 
 export async function callApp(deps: AttemptDeps, driver: CallDriver, call: AppCall): Promise<AppCallEnd> {
   let attempts = 0;
+  let deadline = call.deadline;
   const stoodFor = (installId: string) => ({ installId, name: call.named.install });
   /** One attempt as the driver's step (counted before it starts), handing over to the fallback at once. */
   const step = (part: InstallPart, name: string, n: number, fallbackOf: InvocationContext['fallbackOf']) => {
     attempts++;
     const counted = attempts;
-    return driver.attempt(name, async (): Promise<AttemptAnswer> => {
+    return driver.attempt(name, async (waitForCapacity): Promise<AttemptAnswer> => {
       await call.onAttempt?.(counted);
-      const answer = await attemptOnce(deps, driver, call, part, n, fallbackOf);
+      const once = (p: InstallPart, i: number, of: InvocationContext['fallbackOf']) =>
+        attemptTaken(deps, driver, { ...call, deadline }, p, i, of, waitForCapacity);
+      const answer = await once(part, n, fallbackOf);
       const { fallback } = call;
       if (fallbackOf || !fallback || answer.kind !== 'failed' || answer.fallback !== 'circuit_open')
         return answer;
       if (answer.installId === null) return answer;
       await call.onAttempt?.(counted + 1);
-      const fallbackFirst = await attemptOnce(deps, driver, call, fallback, 1, stoodFor(answer.installId));
+      const fallbackFirst = await once(fallback, 1, stoodFor(answer.installId));
       return { ...answer, fallbackFirst };
     });
   };
@@ -103,6 +136,7 @@ export async function callApp(deps: AttemptDeps, driver: CallDriver, call: AppCa
       const answer = n === 1 && made ? made : await step(part, `${prefix}${n}`, n, fallbackOf);
       if (answer.kind === 'success') return { ok: true, output: answer.output };
       if (answer.kind === 'failed') return { ok: false, ...answer };
+      deadline += answer.deadlineExtensionMs;
       await driver.sleep(answer.delayMs);
     }
   };
@@ -122,7 +156,40 @@ export async function callApp(deps: AttemptDeps, driver: CallDriver, call: AppCa
   return { ok: false, error: { ...first.error, details }, attempts };
 }
 
-const SINGLE: RetryPolicy = { maxAttempts: 1, delayMsFor: () => 0 };
+/**
+ * One attempt of one install's part, sent again after a wait for capacity while no runner takes it (no
+ * attempt spent, nothing recorded); when the deadline leaves no room for another wait, the call ends with
+ * the runner's refusal (app_call_failed, details.reason busy or not_sent).
+ */
+async function attemptTaken(
+  deps: AttemptDeps,
+  driver: CallDriver,
+  call: AppCall,
+  part: InstallPart,
+  n: number,
+  fallbackOf: InvocationContext['fallbackOf'],
+  waitForCapacity: CapacityWait,
+): Promise<AttemptAnswer> {
+  for (let waits = 0; ; waits++) {
+    const answer = await attemptOnce(deps, driver, call, part, n, fallbackOf);
+    if (answer.kind !== 'not_taken') return answer;
+    const waitMs = capacityWaitMs({
+      waits,
+      random: (driver.random ?? Math.random)(),
+      now: driver.now(),
+      deadline: call.deadline,
+      minimumMs: answer.minimumMs,
+    });
+    if (waitMs === null) {
+      const error = {
+        ...answer.error,
+        message: `no runner took the call of ${part.install} ${part.action} before the deadline`,
+      };
+      return { kind: 'failed', error, installId: answer.installId, fallback: null };
+    }
+    await waitForCapacity(waitMs);
+  }
+}
 
 /** One attempt of one install's part, and what follows it. */
 async function attemptOnce(
@@ -132,7 +199,7 @@ async function attemptOnce(
   part: InstallPart,
   n: number,
   fallbackOf: InvocationContext['fallbackOf'],
-): Promise<AttemptAnswer> {
+): Promise<SentAnswer> {
   let action: ActionDeclaration | null = null;
   let installId: string | null = null;
   let end: AttemptEnd;
@@ -149,6 +216,7 @@ async function attemptOnce(
       install: part.install,
       action: part.action,
       input: part.input,
+      ...(part.inputMapping ? { inputMapping: part.inputMapping } : {}),
       idempotencyKey: call.idempotencyKey,
       subjectId: call.subjectId,
       deadline: call.deadline,
@@ -160,25 +228,35 @@ async function attemptOnce(
     }
     end = { kind: 'result', result: outcome };
     counted = outcome.counted;
-    error = {
+    // Never the module's message (the vendor's reply): that stays in the invocation record.
+    error = failedCallError(part, {
       code: outcome.error?.code ?? 'app_call_failed',
-      message: outcome.error?.message ?? `the call ended ${outcome.status}`,
-      details: { reason: outcome.error?.reason ?? outcome.status },
-    };
+      reason: outcome.error?.reason ?? outcome.status,
+    });
+    if (outcome.error && !runnerTook(outcome.error.reason) && action) {
+      return { kind: 'not_taken', error, installId, minimumMs: minimumAttemptMs(action.timeoutMs) };
+    }
   } catch (thrown) {
     if (!(thrown instanceof ApiError)) throw thrown;
     end = { kind: 'refused', code: thrown.code };
-    error = {
-      code: thrown.code,
-      message: thrown.message,
-      ...(thrown.details ? { details: thrown.details } : {}),
-    };
+    error = refusedCallError(part, thrown);
   }
   const idempotent = action?.idempotent ?? false;
   const now = driver.now();
-  const policy = action ? retryPolicyOf(action, part.retry) : SINGLE;
-  const decision = decideRetry({ end, idempotent, attempt: n, policy, now, deadline: call.deadline });
-  if (decision.retry) return { kind: 'retry', delayMs: decision.delayMs };
+  const policy = action ? retryPolicyOf(action, call.caller, part.retry) : SINGLE_ATTEMPT;
+  const decision = decideRetry({
+    end,
+    idempotent,
+    attempt: n,
+    policy,
+    now,
+    deadline: call.deadline,
+    minimumMs: action ? minimumAttemptMs(action.timeoutMs) : MIN_ATTEMPT_MS,
+    caller: call.caller,
+  });
+  if (decision.retry) {
+    return { kind: 'retry', delayMs: decision.delayMs, deadlineExtensionMs: decision.deadlineExtensionMs };
+  }
   const fallback = fallbackOf
     ? null
     : fallbackReason({ end, counted, idempotent, now, deadline: call.deadline });

@@ -1,11 +1,14 @@
 // Rule evaluation (docs/runs.md "Rule evaluation"): a published rule set against data, each rule's result
 // out. Condition rules test the data; app rules call an install's synchronous action through callApp
 // (app-call.ts: the one attempt pipeline, retries, the fallback) within the evaluation's one-minute
-// deadline, which every app call of the evaluation shares, and fail when failWhen matches the value at
-// resultPath.
+// deadline, which every app call of the evaluation shares (a rule's call retries only as its action
+// declares, and no attempt starts that the minute leaves too little time for), and fail when failWhen
+// matches the value at resultPath.
 import { randomUUID } from 'node:crypto';
 import type { AttemptDeps } from '../calls/attempt.ts';
+import type { Database } from '../db/pool.ts';
 import { type CallDriver, callApp } from './app-call.ts';
+import type { AttemptSlots } from './attempt-slots.ts';
 import { conditionHolds, matches } from './comparison.ts';
 import { buildInput, readPath } from './input-mapping.ts';
 import type { AppRule, Rule, RuleSetBody, RunError } from './model.ts';
@@ -45,16 +48,20 @@ export interface EvaluationRequest {
 }
 
 export interface EvaluationDeps {
-  attempt: AttemptDeps;
-  /** Waits between attempts (a DBOS-free timer by default). */
+  database: Database;
+  /** What app rules call through; null when apps are off: each app rule is `error` apps_unavailable. */
+  attempt: AttemptDeps | null;
+  /** Waits between attempts and for a runner's capacity (a DBOS-free timer by default). */
   sleep?: (ms: number) => Promise<void>;
   now?: () => number;
+  /** A worker's bound on attempts at once (a run's rule_set step); absent: none (the api's evaluations). */
+  slots?: AttemptSlots;
 }
 
 const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export async function evaluateRuleSet(deps: EvaluationDeps, request: EvaluationRequest): Promise<Evaluation> {
-  const db = deps.attempt.database.db;
+  const db = deps.database.db;
   const version = await requirePublished(db, request.tenantId, 'rule_set', request.key);
   const now = deps.now ?? Date.now;
   const deadline = now() + EVALUATION_DEADLINE_MS;
@@ -67,16 +74,24 @@ export async function evaluateRuleSet(deps: EvaluationDeps, request: EvaluationR
       rules.push({ key: rule.key, type: rule.type, status, ...(read.found ? { value: read.value } : {}) });
     } else if (request.dryRun) {
       rules.push({ key: rule.key, type: rule.type, status: 'skipped' });
+    } else if (!deps.attempt) {
+      rules.push({ key: rule.key, type: rule.type, status: 'error', error: APPS_UNAVAILABLE });
     } else {
-      rules.push(await evaluateAppRule(deps, request, rule, `${base}:rule:${rule.key}`, deadline));
+      const call = { ...deps, attempt: deps.attempt };
+      rules.push(await evaluateAppRule(call, request, rule, `${base}:rule:${rule.key}`, deadline));
     }
   }
   const passed = rules.every((r) => r.status === 'passed' || r.status === 'skipped');
   return { ruleSet: { key: request.key, version: version.version }, passed, rules };
 }
 
+const APPS_UNAVAILABLE: RunError = {
+  code: 'apps_unavailable',
+  message: 'this deployment has no app runner or no module storage',
+};
+
 async function evaluateAppRule(
-  deps: EvaluationDeps,
+  deps: EvaluationDeps & { attempt: AttemptDeps },
   request: EvaluationRequest,
   rule: AppRule,
   idempotencyKey: string,
@@ -88,12 +103,16 @@ async function evaluateAppRule(
     status,
     ...extra,
   });
+  const sleep = deps.sleep ?? wait;
+  const { slots } = deps;
   const driver: CallDriver = {
-    attempt: (_name, run) => run(),
-    sleep: deps.sleep ?? wait,
+    attempt: (_name, run) =>
+      slots ? slots.run(request.tenantId, (slot) => run((ms) => slot.pause(ms))) : run(sleep),
+    sleep,
     now: deps.now ?? Date.now,
   };
   const end = await callApp(deps.attempt, driver, {
+    caller: 'rule',
     tenantId: request.tenantId,
     subjectId: request.subjectId,
     idempotencyKey,
@@ -108,6 +127,7 @@ async function evaluateAppRule(
       install: rule.install,
       action: rule.action,
       input: buildInput(rule.input, rule.inputMapping, request.data),
+      ...(rule.inputMapping ? { inputMapping: rule.inputMapping } : {}),
     },
     ...(rule.fallback
       ? {
@@ -115,6 +135,7 @@ async function evaluateAppRule(
             install: rule.fallback.install,
             action: rule.fallback.action,
             input: buildInput(rule.fallback.input, rule.fallback.inputMapping, request.data),
+            ...(rule.fallback.inputMapping ? { inputMapping: rule.fallback.inputMapping } : {}),
           },
         }
       : {}),

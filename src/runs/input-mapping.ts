@@ -1,8 +1,9 @@
 // How a call_app step and an app rule build an action's input (spec part 1 §4.8 "Calling an install from
 // workflows and rules"): the literal input first, then inputMapping (input field → dot path into the run
-// context or the rule data) on top. Also the dot-path reader runs use everywhere, and the check of mapping
-// keys against an action's mappable pointers. Pure: arguments are never changed, nothing else is read.
-import { pointerTokens } from '../module/names.ts';
+// context or the rule data) on top. Also the dot-path reader runs use everywhere; the check of mapping
+// keys against an action's mappable pointers is src/module/mappable.ts (admission uses it too). Pure:
+// arguments are never changed, nothing else is read.
+export { unmappableKeys } from '../module/mappable.ts';
 
 export type PathRead = { found: true; value: unknown } | { found: false };
 
@@ -102,26 +103,4 @@ export function buildInput(
     if (read.found) setField(input, field, read.value, owned);
   }
   return input;
-}
-
-/** Whether `segments` starts with every token of `prefix`. */
-const startsWith = (segments: string[], prefix: string[]): boolean =>
-  prefix.length <= segments.length && prefix.every((token, i) => segments[i] === token);
-
-/**
- * The mapping keys an action's mappable pointers refuse, in mapping order (none when the action declares
- * no mappable, or there is no mapping). A key may set a declared field or one under it: its dot segments
- * start with the pointer's tokens. Pointer tokens are compared unescaped (~1 is "/", ~0 is "~") with the
- * key's segments as written: key "a/b" is pointer "/a~1b", key "x~y" is "/x~0y", and key "a~1b" (text ~1)
- * is "/a~01b". A pointer token holding a dot can be named by no key, since every dot separates.
- */
-export function unmappableKeys(
-  mappable: readonly string[] | undefined,
-  mapping: Record<string, string> | undefined,
-): string[] {
-  if (mappable === undefined || mapping === undefined) return [];
-  const declared = mappable.map(pointerTokens);
-  return Object.keys(mapping).filter(
-    (key) => !declared.some((tokens) => startsWith(segmentsOf(key), tokens)),
-  );
 }

@@ -23,12 +23,14 @@ import {
   RunParams,
   RunSummary,
   StartRunBody,
+  StartRunHeaders,
 } from './schemas.ts';
 import { cancelRun, getRun, listRuns, type RunContext, startRun } from './service.ts';
 
 export interface RunRouteDeps {
   database: Database;
   config: Config;
+  /** The runner app rules call through; null when apps are off (no runner or no module storage). */
   runner: RunnerClient | null;
   engine: RunsEngine;
 }
@@ -47,7 +49,8 @@ export function runRoutes(deps: RunRouteDeps): FastifyPluginAsyncTypebox {
     };
   };
   const attemptDeps = (): AttemptDeps => {
-    if (!deps.runner) throw new ApiError(503, 'apps_unavailable', 'this deployment has no app runner');
+    if (!deps.runner)
+      throw new ApiError(503, 'apps_unavailable', 'this deployment has no app runner or no module storage');
     return attemptDepsOf(deps.config, deps.database, deps.runner);
   };
 
@@ -60,12 +63,20 @@ export function runRoutes(deps: RunRouteDeps): FastifyPluginAsyncTypebox {
           tags,
           operationId: 'startWorkflowRun',
           summary: 'Start a run of a workflow’s current published version on a subject',
+          description:
+            'With an Idempotency-Key, a start repeating the request of a start under that key within 24 hours answers 200 with the run that start made (header Idempotent-Replayed: true) instead of starting another; the key with another request is 409 idempotency_conflict.',
+          headers: StartRunHeaders,
           body: StartRunBody,
-          // 404 no such workflow; 409 conflict: none of its versions is published
-          response: { 201: Run, ...errors(404, 409) },
+          // 404 no such workflow; 409 conflict (none of its versions is published) or idempotency_conflict
+          response: { 200: Run, 201: Run, ...errors(404, 409) },
         },
       },
-      async (request, reply) => reply.status(201).send(await startRun(contextOf(request), request.body)),
+      async (request, reply) => {
+        const key = request.headers['idempotency-key'];
+        const started = await startRun(contextOf(request), request.body, key);
+        if (started.replayed) reply.header('idempotent-replayed', 'true');
+        return reply.status(started.replayed ? 200 : 201).send(started.run);
+      },
     );
 
     app.get(
@@ -140,7 +151,7 @@ export function runRoutes(deps: RunRouteDeps): FastifyPluginAsyncTypebox {
           });
         }
         return evaluateRuleSet(
-          { attempt: callsApps ? attemptDeps() : attemptDepsOrNone(deps) },
+          { database: deps.database, attempt: callsApps ? attemptDeps() : null },
           {
             tenantId: principal.tenantId,
             key: request.params.key,
@@ -157,9 +168,4 @@ export function runRoutes(deps: RunRouteDeps): FastifyPluginAsyncTypebox {
 async function hasAppRules(database: Database, tenantId: string, key: string): Promise<boolean> {
   const version = await publishedVersion(database.db, tenantId, 'rule_set', key);
   return Boolean(version && (version.body as RuleSetBody).rules.some((r) => r.type === 'app'));
-}
-
-/** Attempt deps for an evaluation that calls no install (the runner is never used). */
-function attemptDepsOrNone(deps: RunRouteDeps): AttemptDeps {
-  return attemptDepsOf(deps.config, deps.database, deps.runner as RunnerClient);
 }

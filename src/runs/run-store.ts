@@ -5,8 +5,8 @@
 import { and, asc, eq, inArray } from 'drizzle-orm';
 import type { Actor } from '../audit/trail.ts';
 import { recordAudit } from '../audit/trail.ts';
-import type { Database } from '../db/pool.ts';
-import type { RunError, StepStatus, WorkflowBody, WorkflowStep } from './model.ts';
+import type { Database, Tx } from '../db/pool.ts';
+import type { RunError, RunStatus, StepStatus, WorkflowBody, WorkflowStep } from './model.ts';
 import { definitionVersions, workflowRunSteps, workflowRuns } from './tables.ts';
 
 /** Who the audit trail names for what a run does on its own. */
@@ -124,19 +124,56 @@ export async function endRun(
       .update(workflowRunSteps)
       .set({ status: 'skipped' })
       .where(and(eq(workflowRunSteps.runId, run.id), eq(workflowRunSteps.status, 'pending')));
-    await recordAudit(tx, {
-      tenantId: run.tenantId,
-      action: end.status === 'completed' ? 'workflow.run.completed' : 'workflow.run.failed',
-      actor: RUNS_ACTOR,
-      resource: { type: 'workflow_run', id: run.id },
-      data: {
-        workflowRunId: run.id,
-        workflow: run.workflowKey,
-        version: run.version,
-        subjectId: run.subjectId,
-        ...(end.status === 'failed' ? { stepId: end.stepId, error: end.error } : {}),
-      },
-    });
+    await auditEnd(tx, run, end.status === 'failed' ? { stepId: end.stepId, error: end.error } : null);
+  });
+}
+
+type RunNames = Pick<LoadedRun, 'id' | 'tenantId' | 'workflowKey' | 'version' | 'subjectId'>;
+
+/** The run's end in the audit trail: workflow.run.completed, or workflow.run.failed with its step and error. */
+const auditEnd = (tx: Tx, run: RunNames, failed: { stepId: string | null; error: RunError } | null) =>
+  recordAudit(tx, {
+    tenantId: run.tenantId,
+    action: failed ? 'workflow.run.failed' : 'workflow.run.completed',
+    actor: RUNS_ACTOR,
+    resource: { type: 'workflow_run', id: run.id },
+    data: {
+      workflowRunId: run.id,
+      workflow: run.workflowKey,
+      version: run.version,
+      subjectId: run.subjectId,
+      ...(failed ?? {}),
+    },
+  });
+
+/** Statuses of a run whose workflow may still move it (the sweep looks at these too). */
+export const OPEN_RUN_STATUSES: RunStatus[] = ['running', 'waiting_callback'];
+
+/**
+ * The run ends failed with `error` wherever it stands, when something other than a step's app call
+ * stopped it (its workflow failed, or the sweep found it stranded): the step running fails with the
+ * error, the pending ones are skipped, audited once. False when the run had already ended.
+ */
+export async function failOpenRun(database: Database, runId: string, error: RunError): Promise<boolean> {
+  return database.db.transaction(async (tx) => {
+    const now = new Date();
+    const [ended] = await tx
+      .update(workflowRuns)
+      .set({ status: 'failed', error, updatedAt: now, completedAt: now })
+      .where(and(eq(workflowRuns.id, runId), inArray(workflowRuns.status, OPEN_RUN_STATUSES)))
+      .returning();
+    if (!ended) return false;
+    const [failedStep] = await tx
+      .update(workflowRunSteps)
+      .set({ status: 'failed', error, completedAt: now })
+      .where(and(eq(workflowRunSteps.runId, runId), eq(workflowRunSteps.status, 'running')))
+      .returning({ stepId: workflowRunSteps.stepId });
+    await tx
+      .update(workflowRunSteps)
+      .set({ status: 'skipped' })
+      .where(and(eq(workflowRunSteps.runId, runId), eq(workflowRunSteps.status, 'pending')));
+    await auditEnd(tx, ended, { stepId: failedStep?.stepId ?? null, error });
+    return true;
   });
 }
 

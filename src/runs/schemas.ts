@@ -49,6 +49,18 @@ export const StartRunBody = Type.Object(
   },
 );
 
+/** The Idempotency-Key header of a start (docs/runs.md "Starting a run twice"). */
+export const StartRunHeaders = Type.Object({
+  'idempotency-key': Type.Optional(
+    Type.String({
+      maxLength: 255,
+      pattern: '^[!-~]+$',
+      description:
+        'Up to 255 visible ASCII characters (a UUID is a good one): the same key and request within 24 hours answer the run the first start made',
+    }),
+  ),
+});
+
 export const RunStep = Type.Object(
   {
     id: Type.String(),

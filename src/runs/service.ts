@@ -1,15 +1,16 @@
 // Runs as the api sees them (docs/runs.md "Runs"): started from a workflow's current published version,
 // read, listed and cancelled; another tenant's run is unknown (404). The steps execute in the worker
 // (workflows.ts); the api only writes the run's first rows and enqueues its DBOS workflow.
-import { and, desc, eq, inArray, type SQL } from 'drizzle-orm';
-import type { Database } from '../db/pool.ts';
+import { and, desc, eq, inArray, type SQL, sql } from 'drizzle-orm';
+import type { Database, Tx } from '../db/pool.ts';
 import { ApiError } from '../http/errors.ts';
 import { countCapped, type Page } from '../http/paging.ts';
 import type { RunsEngine } from './engine-client.ts';
+import { IDEMPOTENCY_WINDOW_HOURS, requestDigest, type StartRequest } from './idempotency.ts';
 import type { RunStatus, WorkflowBody } from './model.ts';
-import { requirePublished } from './published.ts';
+import { type DefinitionVersionRow, requirePublished } from './published.ts';
 import { stepsOfRun } from './run-store.ts';
-import { workflowRunSteps, workflowRuns } from './tables.ts';
+import { workflowRunKeys, workflowRunSteps, workflowRuns } from './tables.ts';
 
 export interface RunContext {
   database: Database;
@@ -38,12 +39,80 @@ const summaryOf = (row: RunRow) => ({
   completedAt: row.completedAt?.toISOString() ?? null,
 });
 
+/** A start answered by the run an earlier start with the same Idempotency-Key started. */
+export interface StartedRun {
+  run: Awaited<ReturnType<typeof getRun>>;
+  /** True when the key's earlier start made the run (the answer is 200, not 201). */
+  replayed: boolean;
+}
+
+/** Thrown inside the start's transaction when the key is already taken: rolls back the run written. */
+class KeyTaken extends Error {}
+
+const idempotencyConflict = (key: string) =>
+  new ApiError(
+    409,
+    'idempotency_conflict',
+    `Idempotency-Key ${key} started a run with another request within the last ${IDEMPOTENCY_WINDOW_HOURS} hours: send a new key for a new request`,
+  );
+
+/**
+ * POST /workflow-runs: a new run, or — with an Idempotency-Key a start of the last 24 hours used for the
+ * same request — the run that start made (another request under that key: 409 idempotency_conflict).
+ */
 export async function startRun(
   ctx: RunContext,
-  body: { workflow: string; subjectId: string; context?: Record<string, unknown> },
+  body: StartRequest,
+  idempotencyKey?: string,
+): Promise<StartedRun> {
+  const version = await requirePublished(ctx.database.db, ctx.tenantId, 'workflow', body.workflow);
+  if (idempotencyKey === undefined)
+    return { run: await startVersion(ctx, version, body, null), replayed: false };
+  const key = { key: idempotencyKey, digest: requestDigest(body) };
+  // Twice at most: a key taken by a start that lapsed between our claim and our read is claimed again.
+  for (let tries = 0; ; tries++) {
+    try {
+      return { run: await startVersion(ctx, version, body, key), replayed: false };
+    } catch (error) {
+      if (!(error instanceof KeyTaken)) throw error;
+    }
+    const [held] = await ctx.database.db
+      .select()
+      .from(workflowRunKeys)
+      .where(and(eq(workflowRunKeys.tenantId, ctx.tenantId), eq(workflowRunKeys.key, key.key)));
+    if (held && held.requestDigest !== key.digest) throw idempotencyConflict(key.key);
+    if (held) return { run: await getRun(ctx, held.runId), replayed: true };
+    if (tries > 0) throw new Error('the Idempotency-Key could be neither claimed nor read');
+  }
+}
+
+/**
+ * Claims the key for the run being written (in its transaction): a concurrent start with the key waits
+ * on the primary key until this one commits, then finds it taken. A key older than the window is taken
+ * over. False: the key is held.
+ */
+async function claimKey(tx: Tx, tenantId: string, key: { key: string; digest: string }, runId: string) {
+  const window = sql.raw(`interval '${IDEMPOTENCY_WINDOW_HOURS} hours'`);
+  const claimed = await tx
+    .insert(workflowRunKeys)
+    .values({ tenantId, key: key.key, requestDigest: key.digest, runId })
+    .onConflictDoUpdate({
+      target: [workflowRunKeys.tenantId, workflowRunKeys.key],
+      set: { requestDigest: key.digest, runId, createdAt: sql`now()` },
+      setWhere: sql`${workflowRunKeys.createdAt} <= now() - ${window}`,
+    })
+    .returning({ runId: workflowRunKeys.runId });
+  return claimed.length > 0;
+}
+
+/** Writes the run of a published version and enqueues its workflow; the answer is the rows as written. */
+async function startVersion(
+  ctx: RunContext,
+  version: DefinitionVersionRow,
+  body: StartRequest,
+  key: { key: string; digest: string } | null,
 ) {
   const db = ctx.database.db;
-  const version = await requirePublished(db, ctx.tenantId, 'workflow', body.workflow);
   const steps = (version.body as WorkflowBody).steps;
   // The answer is the rows as written (running, steps pending): read again, they would cost two more
   // queries a run and show whatever the worker did meanwhile.
@@ -62,6 +131,7 @@ export async function startRun(
       })
       .returning();
     if (!row) throw new Error('run insert returned no row');
+    if (key && !(await claimKey(tx, ctx.tenantId, key, row.id))) throw new KeyTaken();
     const stepRows =
       steps.length > 0
         ? await tx
@@ -75,10 +145,18 @@ export async function startRun(
     await ctx.engine.start(run.id);
   } catch (error) {
     const failure = { code: 'internal', message: 'the run could not be started' };
-    await db
-      .update(workflowRuns)
-      .set({ status: 'failed', error: failure, completedAt: new Date(), updatedAt: new Date() })
-      .where(eq(workflowRuns.id, run.id));
+    await db.transaction(async (tx) => {
+      await tx
+        .update(workflowRuns)
+        .set({ status: 'failed', error: failure, completedAt: new Date(), updatedAt: new Date() })
+        .where(eq(workflowRuns.id, run.id));
+      // A retry under the same key starts the run afresh rather than answering this failure.
+      if (key) {
+        await tx
+          .delete(workflowRunKeys)
+          .where(and(eq(workflowRunKeys.tenantId, ctx.tenantId), eq(workflowRunKeys.key, key.key)));
+      }
+    });
     throw error;
   }
   return viewOf(

@@ -77,6 +77,10 @@ export const workflowRuns = pgTable(
   (t) => [
     index('workflow_runs_tenant_created_idx').on(t.tenantId, t.createdAt),
     index('workflow_runs_tenant_status_idx').on(t.tenantId, t.status),
+    // The sweep's pages of open runs (sweep.ts): small, since runs end.
+    index('workflow_runs_open_idx')
+      .on(t.id)
+      .where(sql`${t.status} in ('running', 'waiting_callback')`),
   ],
 );
 
@@ -98,4 +102,22 @@ export const workflowRunSteps = pgTable(
     completedAt: timestamptz('completed_at'),
   },
   (t) => [primaryKey({ name: 'workflow_run_steps_pk', columns: [t.runId, t.stepId] })],
+);
+
+/**
+ * The Idempotency-Key of a run's start (idempotency.ts): per tenant, the digest of the request and the
+ * run it started. A key answers that run for 24 hours; an older one is taken over by the next start.
+ */
+export const workflowRunKeys = pgTable(
+  'workflow_run_keys',
+  {
+    tenantId: uuid('tenant_id').notNull(),
+    key: text('key').notNull(),
+    requestDigest: text('request_digest').notNull(),
+    runId: uuid('run_id')
+      .notNull()
+      .references(() => workflowRuns.id, { onDelete: 'cascade' }),
+    createdAt: timestamptz('created_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ name: 'workflow_run_keys_pk', columns: [t.tenantId, t.key] })],
 );

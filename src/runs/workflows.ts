@@ -2,21 +2,29 @@
 // steps in order; each call_app step is a child workflow `runs.callApp` (id `${runId}:${stepId}`) enqueued
 // on the dedicated `apps` queue, so app concurrency is bounded apart from the rest. Each attempt is one
 // DBOS step (after a crash a completed attempt is not repeated), DBOS.sleep waits between attempts, and
-// every row write lives in a step and is idempotent (run-store.ts). Registered by the worker before launch.
+// every row write lives in a step and is idempotent (run-store.ts). Every run ends, once (docs/runs.md "How a
+// run ends"): row writes and attempts outlast a database blip (database-outage.ts), and whatever still
+// fails ends the step or the run `internal` (run-failure.ts). Registered by the worker before launch.
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import type { Logger } from 'pino';
 import type { AttemptDeps } from '../calls/attempt.ts';
+import type { Database } from '../db/pool.ts';
 import { ApiError } from '../http/errors.ts';
 import { type AppCallEnd, type CallDriver, callApp, type InstallPart } from './app-call.ts';
+import { AttemptSlots } from './attempt-slots.ts';
+import { placeOutput } from './bounds.ts';
 import { conditionHolds } from './comparison.ts';
+import { countSends, whileDatabaseDown, whileUnsent } from './database-outage.ts';
 import { evaluateRuleSet } from './evaluation.ts';
 import { buildInput, readPath } from './input-mapping.ts';
 import type { CallAppStep, DecideStep, RunError, WorkflowStep } from './model.ts';
+import { failureOf, isEngineStop } from './run-failure.ts';
 import {
   completeStep,
   countAttempt,
   emitDecision,
   endRun,
+  failOpenRun,
   type LoadedRun,
   loadRun,
   startStep,
@@ -24,13 +32,22 @@ import {
 
 export const RUN_WORKFLOW = 'runs.workflow';
 export const CALL_APP_WORKFLOW = 'runs.callApp';
-/** A call_app step's deadline, every attempt and wait included (spec part 1 §4.8). */
+/**
+ * A call_app step's deadline (spec part 1 §4.8): its attempts and the policy's waits; a vendor's longer
+ * wait (retryAfterMs, up to ten minutes) extends it by the difference (retry-decision.ts decideRetry).
+ */
 export const STEP_DEADLINE_MS = 150_000;
 /** How often a run polls for its queued child's result (DBOS's default, 1000 ms, would add up to a second). */
 export const RESULT_POLLING_MS = 20;
 
 export interface RunsRuntime {
-  attempt: AttemptDeps;
+  /** The worker's pool, which the run's rows are written through. */
+  database: Database;
+  /**
+   * What app calls go through; null when apps are off (no runner or no module storage): call_app steps
+   * and app rules then fail at once with apps_unavailable.
+   */
+  attempt: AttemptDeps | null;
   logger: Logger;
   /**
    * How call_app steps run: `inline` (default) as steps of the run's own workflow, at most
@@ -38,12 +55,20 @@ export interface RunsRuntime {
    * Inline measured ~1.4× the runs a second at ¾ of the CPU (docs/runs.md "Step latency").
    */
   callMode?: 'queue' | 'inline';
+  /**
+   * A tenant's attempts at once (APP_RUNNER_TENANT_CONCURRENCY, the runner's bound; default 4): inline
+   * and for rule_set steps' app rules per process; in queue mode the apps queue's partition per tenant.
+   */
+  tenantConcurrency?: number;
 }
 
 /** Attempts in flight per process when call_app steps run inline (the apps queue's workerConcurrency). */
 export const INLINE_CONCURRENCY = 8;
+/** APP_RUNNER_TENANT_CONCURRENCY's default (config.ts), for a runtime that names none. */
+const DEFAULT_TENANT_CONCURRENCY = 4;
 
 let runtime: RunsRuntime | null = null;
+let inlineSlots = new AttemptSlots(INLINE_CONCURRENCY, DEFAULT_TENANT_CONCURRENCY);
 let callAppChild: ((args: CallAppArgs) => Promise<StepEnd>) | null = null;
 
 const deps = (): RunsRuntime => {
@@ -54,6 +79,8 @@ const deps = (): RunsRuntime => {
 /** Registers the run workflows (once per process) with what they call; call before DBOS.launch. */
 export function registerRunWorkflows(given: RunsRuntime): void {
   runtime = given;
+  const perTenant = given.tenantConcurrency ?? DEFAULT_TENANT_CONCURRENCY;
+  if (inlineSlots.perTenant !== perTenant) inlineSlots = new AttemptSlots(INLINE_CONCURRENCY, perTenant);
   if (callAppChild) return;
   callAppChild = DBOS.registerWorkflow(callAppWorkflow, { name: CALL_APP_WORKFLOW });
   DBOS.registerWorkflow(runWorkflow, { name: RUN_WORKFLOW });
@@ -70,21 +97,40 @@ interface CallAppArgs {
   fallback?: InstallPart;
 }
 
-const internalError = (message: string): RunError => ({ code: 'internal', message });
+const appsUnavailable: RunError = {
+  code: 'apps_unavailable',
+  message: 'this deployment has no app runner or no module storage',
+};
 
+/** A DBOS step of the run's own row work, tried again while the database does not answer. */
+const rowStep = <T>(name: string, work: () => Promise<T>): Promise<T> =>
+  DBOS.runStep(() => whileDatabaseDown(work), { name });
+
+/**
+ * The run's workflow: its steps, and, when anything but the engine's own errors escapes them, the run's
+ * end `internal` (a run is never left running by its workflow).
+ */
 async function runWorkflow(runId: string): Promise<void> {
-  const database = deps().attempt.database;
+  try {
+    await runSteps(runId);
+  } catch (error) {
+    if (isEngineStop(error)) throw error;
+    deps().logger.error({ err: error, runId }, 'run workflow failed');
+    const failure = failureOf(error);
+    await rowStep('fail', () => failOpenRun(deps().database, runId, failure));
+  }
+}
+
+async function runSteps(runId: string): Promise<void> {
+  const { database } = deps();
   // The load also starts the first step (one checkpoint fewer a run): startStep is idempotent.
-  const loaded = await DBOS.runStep(
-    async () => {
-      const run = await loadRun(database, runId);
-      const first = run?.status === 'running' ? run.steps[0] : undefined;
-      if (!first) return { run, startedAt: null };
-      await startStep(database, runId, first.id);
-      return { run, startedAt: Date.now() };
-    },
-    { name: 'load' },
-  );
+  const loaded = await rowStep('load', async () => {
+    const run = await loadRun(database, runId);
+    const first = run?.status === 'running' ? run.steps[0] : undefined;
+    if (!first) return { run, startedAt: null };
+    await startStep(database, runId, first.id);
+    return { run, startedAt: Date.now() };
+  });
   const { run } = loaded;
   if (!run || run.status !== 'running') return;
   let context = run.context;
@@ -93,41 +139,56 @@ async function runWorkflow(runId: string): Promise<void> {
     const startedAt =
       index === 0 && loaded.startedAt !== null
         ? loaded.startedAt
-        : await DBOS.runStep(() => startStep(database, runId, step.id).then(() => Date.now()), {
-            name: `start:${step.id}`,
-          });
+        : await rowStep(`start:${step.id}`, () => startStep(database, runId, step.id).then(() => Date.now()));
     if (step.type === 'decide') {
       const decision = decide(step, context);
       context = { ...context, [step.id]: decision };
       const next = context;
-      await DBOS.runStep(() => emitDecision(database, run, step.id, decision, next), {
-        name: `decide:${step.id}`,
-      });
+      await rowStep(`decide:${step.id}`, () => emitDecision(database, run, step.id, decision, next));
       continue;
     }
     const end = await executeStep(run, step, context, startedAt + STEP_DEADLINE_MS);
-    if (end.status === 'failed') {
-      const failed = { status: 'failed' as const, stepId: step.id, error: end.error };
-      await DBOS.runStep(() => endRun(database, run, failed), { name: 'end' });
+    // Past the context's bounds the step fails and the context is not written (bounds.ts).
+    const placed =
+      end.status === 'completed'
+        ? placeOutput(context, step.outputKey, end.output)
+        : { ok: false as const, error: end.error };
+    if (!placed.ok) {
+      const failed = { status: 'failed' as const, stepId: step.id, error: placed.error };
+      await rowStep('end', () => endRun(database, run, failed));
       return;
     }
-    context = { ...context, [step.outputKey]: end.output };
+    context = placed.context;
     const completed = { stepId: step.id, context };
     if (index === run.steps.length - 1) {
       // The last step's completion and the run's end in one transaction (and one checkpoint).
-      await DBOS.runStep(() => endRun(database, run, { status: 'completed', last: completed }), {
-        name: 'end',
-      });
+      await rowStep('end', () => endRun(database, run, { status: 'completed', last: completed }));
       return;
     }
-    await DBOS.runStep(() => completeStep(database, runId, completed.stepId, completed.context), {
-      name: `complete:${step.id}`,
-    });
+    await rowStep(`complete:${step.id}`, () =>
+      completeStep(database, runId, completed.stepId, completed.context),
+    );
   }
-  await DBOS.runStep(() => endRun(database, run, { status: 'completed' }), { name: 'end' });
+  await rowStep('end', () => endRun(database, run, { status: 'completed' }));
 }
 
+/** A call_app or rule_set step's end: `internal` when anything but its calls' own answers failed it. */
 async function executeStep(
+  run: LoadedRun,
+  step: Exclude<WorkflowStep, DecideStep>,
+  context: Record<string, unknown>,
+  deadline: number,
+): Promise<StepEnd> {
+  try {
+    return await stepEnd(run, step, context, deadline);
+  } catch (error) {
+    if (isEngineStop(error)) throw error;
+    deps().logger.error({ err: error, runId: run.id, stepId: step.id }, 'step failed');
+    return { status: 'failed', error: failureOf(error) };
+  }
+}
+
+async function stepEnd(
   run: LoadedRun,
   step: Exclude<WorkflowStep, DecideStep>,
   context: Record<string, unknown>,
@@ -138,33 +199,38 @@ async function executeStep(
   }
   if (step.type === 'call_app') {
     if (!callAppChild) throw new Error('run workflows are not registered');
+    // The apps queue is partitioned by tenant: at most APP_RUNNER_TENANT_CONCURRENCY of a tenant's steps at once.
     const handle = await DBOS.startWorkflow(callAppChild, {
       workflowID: `${run.id}:${step.id}`,
       queueName: 'apps',
+      enqueueOptions: { queuePartitionKey: run.tenantId },
     })(callAppArgs(run, step, context));
-    try {
-      return await handle.getResult({ pollingIntervalMs: RESULT_POLLING_MS });
-    } catch (error) {
-      deps().logger.error({ err: error, runId: run.id, stepId: step.id }, 'call_app step failed');
-      return { status: 'failed', error: internalError('the step could not be run') };
-    }
+    return handle.getResult({ pollingIntervalMs: RESULT_POLLING_MS });
   }
+  const { database, attempt } = deps();
   return DBOS.runStep(
     async (): Promise<StepEnd> => {
+      const sends = attempt ? countSends(attempt.runner) : null;
       try {
-        const output = await evaluateRuleSet(
-          { attempt: deps().attempt },
-          {
-            tenantId: run.tenantId,
-            key: step.ruleSet,
-            data: context,
-            dryRun: false,
-            subjectId: run.subjectId,
-            runId: run.id,
-            stepId: step.id,
-            idempotencyBase: `${run.id}:${step.id}`,
-          },
-        );
+        const evaluate = () =>
+          evaluateRuleSet(
+            {
+              database,
+              attempt: attempt && sends ? { ...attempt, runner: sends.runner } : null,
+              slots: inlineSlots,
+            },
+            {
+              tenantId: run.tenantId,
+              key: step.ruleSet,
+              data: context,
+              dryRun: false,
+              subjectId: run.subjectId,
+              runId: run.id,
+              stepId: step.id,
+              idempotencyBase: `${run.id}:${step.id}`,
+            },
+          );
+        const output = await whileUnsent(evaluate, sends ?? { sent: () => 0 });
         return { status: 'completed', output };
       } catch (error) {
         if (error instanceof ApiError)
@@ -185,6 +251,7 @@ const callAppArgs = (run: LoadedRun, step: CallAppStep, context: Record<string, 
     install: step.install,
     action: step.action,
     input: buildInput(step.input, step.inputMapping, context),
+    ...(step.inputMapping ? { inputMapping: step.inputMapping } : {}),
     ...(step.retry ? { retry: step.retry } : {}),
   },
   ...(step.fallback
@@ -193,6 +260,7 @@ const callAppArgs = (run: LoadedRun, step: CallAppStep, context: Record<string, 
           install: step.fallback.install,
           action: step.fallback.action,
           input: buildInput(step.fallback.input, step.fallback.inputMapping, context),
+          ...(step.fallback.inputMapping ? { inputMapping: step.fallback.inputMapping } : {}),
         },
       }
     : {}),
@@ -215,19 +283,35 @@ const callAppWorkflow = (args: CallAppArgs): Promise<StepEnd> => callAppSteps(ar
 async function callAppSteps(
   args: CallAppArgs,
   prefix: string,
-  slots: Slots | null,
+  slots: AttemptSlots | null,
   given: number | null,
 ): Promise<StepEnd> {
   // A child workflow checkpoints its own deadline; inline, the step's start gave it.
   const deadline =
     given ?? (await DBOS.runStep(async () => Date.now() + STEP_DEADLINE_MS, { name: `${prefix}deadline` }));
-  const { attempt: attemptDeps } = deps();
+  const { attempt } = deps();
+  if (!attempt) return { status: 'failed', error: appsUnavailable };
+  const sends = countSends(attempt.runner);
+  const attemptDeps = { ...attempt, runner: sends.runner };
   const driver: CallDriver = {
-    attempt: (name, run) => DBOS.runStep(slots ? () => slots.run(run) : run, { name: `${prefix}${name}` }),
+    // An attempt outlasts a database blip until its call is sent; a sent call is never sent again. Inline,
+    // it holds a place of the process's slots, given up while it waits for the runner's capacity.
+    attempt: (name, run) =>
+      DBOS.runStep(
+        () =>
+          whileUnsent(
+            slots
+              ? () => slots.run(args.tenantId, (slot) => run((ms) => slot.pause(ms)))
+              : () => run(capacityTimer),
+            sends,
+          ),
+        { name: `${prefix}${name}` },
+      ),
     sleep: (ms) => DBOS.sleep(ms),
     now: Date.now,
   };
   const end: AppCallEnd = await callApp(attemptDeps, driver, {
+    caller: 'step',
     tenantId: args.tenantId,
     subjectId: args.subjectId,
     idempotencyKey: `${args.runId}:${args.stepId}`,
@@ -246,26 +330,8 @@ async function callAppSteps(
   };
 }
 
-/** A counting semaphore: at most `size` functions run at once, the others wait in order. */
-class Slots {
-  private free: number;
-  private readonly waiting: (() => void)[] = [];
-  constructor(size: number) {
-    this.free = size;
-  }
-  async run<T>(fn: () => Promise<T>): Promise<T> {
-    if (this.free > 0) this.free--;
-    else await new Promise<void>((resolve) => this.waiting.push(resolve));
-    try {
-      return await fn();
-    } finally {
-      const next = this.waiting.shift();
-      if (next) next();
-      else this.free++;
-    }
-  }
-}
-const inlineSlots = new Slots(INLINE_CONCURRENCY);
+/** A wait for the runner's capacity within an attempt's DBOS step (a crash repeats the whole attempt). */
+const capacityTimer = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 const asyncNotYet = (action: string): RunError => ({
   code: 'app_call_failed',

@@ -3,6 +3,7 @@
 import os from 'node:os';
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import type { Logger } from 'pino';
+import { errorForLog, withoutQueryParameters } from '../logging.ts';
 import { PLATFORM_VERSION } from '../version.ts';
 
 /** Task queues the worker serves: `apps` runs app calls apart, so slow vendors never hold up the rest. */
@@ -26,6 +27,8 @@ export interface EngineOptions {
   logger: Logger;
   /** Distinguishes workers for recovery; defaults to one per host and process. */
   executorId?: string;
+  /** A tenant's app calls at once on the apps queue (APP_RUNNER_TENANT_CONCURRENCY; default 4). */
+  appsPerTenant?: number;
 }
 
 export async function launchEngine(options: EngineOptions): Promise<void> {
@@ -39,26 +42,47 @@ export async function launchEngine(options: EngineOptions): Promise<void> {
     executorID: options.executorId ?? defaultExecutorId(),
     logger: {
       // The engine's start-up chatter is debug detail for the platform.
-      info: (entry) => log.debug({ entry }, 'dbos'),
-      debug: (entry) => log.debug({ entry }, 'dbos'),
-      warn: (entry) => log.warn({ entry }, 'dbos'),
-      error: (entry) => log.error({ err: entry }, 'dbos'),
+      info: (entry) => log.debug({ entry: engineEntry(entry) }, 'dbos'),
+      debug: (entry) => log.debug({ entry: engineEntry(entry) }, 'dbos'),
+      warn: (entry) => log.warn({ entry: engineEntry(entry) }, 'dbos'),
+      // DBOS passes an error's message, and the error itself beside it (its `stack` there quotes the
+      // whole cause, row data included): the error is what is written, by the err serializer.
+      error: (entry, metadata) =>
+        log.error({ err: metadata?.error instanceof Error ? metadata.error : entry }, 'dbos'),
     },
   });
   selfCheck ??= DBOS.registerWorkflow(selfCheckWorkflow, { name: 'platform.selfCheck' });
   await DBOS.launch();
-  for (const queue of TASK_QUEUES) await DBOS.registerQueue(queue, QUEUE_SETTINGS[queue]);
+  const settings = queueSettings(options.appsPerTenant ?? DEFAULT_APPS_PER_TENANT);
+  for (const queue of TASK_QUEUES) await DBOS.registerQueue(queue, settings[queue]);
+}
+
+const DEFAULT_APPS_PER_TENANT = 4;
+/** The apps queue is partitioned by tenant: every enqueue on it names one (the self-check its own). */
+const SELF_CHECK_PARTITION = 'self-check';
+
+/**
+ * What DBOS logs, without a failed step's data: its lines quote errors and their stacks (a step retried,
+ * a workflow failed), and a query error's message holds the query's parameters — the run's context, the
+ * vendor's output (logging.ts).
+ */
+function engineEntry(entry: unknown): unknown {
+  if (typeof entry === 'string') return withoutQueryParameters(entry);
+  return entry instanceof Error ? errorForLog(entry) : entry;
 }
 
 /**
- * Per process. `platform` holds runs, which mostly wait on their app calls: many at once. `apps` bounds
- * app calls apart (the runner's own APP_RUNNER_CONCURRENCY is 8). DBOS polls a queue every 1000 ms by
- * default: a step on a queue would wait up to a second to start, so both poll every 20 ms (docs/runs.md).
+ * `platform` holds runs, which mostly wait on their app calls: many at once per process. `apps` bounds
+ * app calls apart: 8 per process (the runner's own APP_RUNNER_CONCURRENCY is 8) and `appsPerTenant` of
+ * one tenant across every worker (APP_RUNNER_TENANT_CONCURRENCY: the runner's bound, so a burst of one
+ * tenant waits in the queue instead of being refused busy). DBOS polls a queue every 1000 ms by default:
+ * a step on a queue would wait up to a second to start, so both poll every 20 ms (docs/runs.md).
  */
-const QUEUE_SETTINGS: Record<TaskQueue, { workerConcurrency: number; minPollingIntervalMs: number }> = {
+type QueueSettings = NonNullable<Parameters<typeof DBOS.registerQueue>[1]>;
+const queueSettings = (appsPerTenant: number): Record<TaskQueue, QueueSettings> => ({
   platform: { workerConcurrency: 64, minPollingIntervalMs: 20 },
-  apps: { workerConcurrency: 8, minPollingIntervalMs: 20 },
-};
+  apps: { workerConcurrency: 8, partitionConcurrency: appsPerTenant, minPollingIntervalMs: 20 },
+});
 
 /**
  * A stable executor id: DBOS recovers, on launch, the workflows its executor id left unfinished. The
@@ -85,7 +109,11 @@ export function withIdleTransactionTimeout(databaseUrl: string): string {
 /** Runs the self-check through a queue and waits for its result. */
 export async function runSelfCheck(queue: TaskQueue, timeoutMs: number): Promise<boolean> {
   if (!selfCheck) throw new Error('engine not launched');
-  const handle = await DBOS.startWorkflow(selfCheck, { queueName: queue, timeoutMS: timeoutMs })(queue);
+  const handle = await DBOS.startWorkflow(selfCheck, {
+    queueName: queue,
+    timeoutMS: timeoutMs,
+    ...(queue === 'apps' ? { enqueueOptions: { queuePartitionKey: SELF_CHECK_PARTITION } } : {}),
+  })(queue);
   return (await handle.getResult()) === `${queue}:ok`;
 }
 

@@ -16,7 +16,14 @@ export interface WorkerOptions {
    * knows no layer above it. Absent: no workflow runs (its queues still serve).
    */
   registerWorkflows?: () => void;
+  /**
+   * Starts what the worker runs beside its queues once the engine is up (the runs layer's sweep); stopped
+   * before the engine.
+   */
+  startBackground?: () => { stop(): Promise<void> };
   executorId?: string;
+  /** A tenant's app calls at once on the apps queue (APP_RUNNER_TENANT_CONCURRENCY). */
+  appsPerTenant?: number;
 }
 
 export interface RunningWorker {
@@ -34,6 +41,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     databaseUrl: options.databaseUrl,
     logger: options.logger,
     ...(options.executorId ? { executorId: options.executorId } : {}),
+    ...(options.appsPerTenant ? { appsPerTenant: options.appsPerTenant } : {}),
   });
   await Promise.all(
     TASK_QUEUES.map(async (queue) => {
@@ -46,6 +54,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     }),
   );
   options.logger.info({ workers: Object.fromEntries(states) }, 'worker started');
+  const background = options.startBackground?.() ?? null;
 
   const health = async () => summarizeHealth(states, await databaseAnswers(options.databaseUrl));
   let server: FastifyInstance | null = null;
@@ -68,6 +77,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     healthUrl,
     close: async () => {
       for (const queue of TASK_QUEUES) states.set(queue, 'stopped');
+      await background?.stop();
       await server?.close();
       await shutdownEngine();
     },

@@ -119,4 +119,23 @@ describe('the description of the catalogue, tenant, audit, notification, health 
     expect(parameter('/apps/approvals', 'open')?.required).not.toBe(true);
     expect(parameter('/notifications', 'unread')?.required).not.toBe(true);
   });
+
+  it('documents each query parameter GET /notifications takes, in words', () => {
+    const parameters = (
+      operation('get', '/notifications') as Operation & {
+        parameters: { name: string; in: string; description?: string; schema: { type: string } }[];
+      }
+    ).parameters;
+    const described = parameters.map((p) => [p.in, p.name, p.schema.type, p.description]);
+    expect(described).toEqual([
+      ['query', 'limit', 'integer', 'Items per page, 1 to 100 (default 50)'],
+      ['query', 'offset', 'integer', 'Items to skip, 0 to 100,000 (default 0)'],
+      [
+        'query',
+        'unread',
+        'boolean',
+        'true: only the notifications the current principal has not marked read',
+      ],
+    ]);
+  });
 });

@@ -51,7 +51,15 @@ describe('app new and app build', () => {
     }
 
     const built = await app('build', 'demo');
-    expect(built.stderr).toBe('');
+    // What it is doing, as it starts each step (compiling is otherwise silent for 15 to 25 s).
+    expect(built.stderr).toBe(
+      [
+        'loading the AssemblyScript compiler',
+        `compiling ${path.join('demo', 'assembly', 'index.ts')} (AssemblyScript, optimize level 3: about 20 s, longer on a busy machine)`,
+        'checking the module as an upload is checked (imports, manifest, exports, memory)',
+        '',
+      ].join('\n'),
+    );
     expect(built.code).toBe(0);
     const [modulePath, shaLine] = built.stdout.trim().split('\n');
     expect(modulePath).toBe(path.join('demo', 'build', 'demo-0.1.0.wasm'));
@@ -141,11 +149,16 @@ describe('app new and app build', () => {
     ],
   ];
 
-  it('prints one line for a refusal, exits 1 and writes no module, not even at --out', async () => {
+  it('prints its steps, then one line for a refusal, exits 1 and writes no module, not even at --out', async () => {
     const [what, edit, line] = refusals[0] as (typeof refusals)[number];
     const dir = await variant(what.replaceAll(' ', '-'), edit);
     const result = await app('build', dir, '--out', 'refused/module.wasm');
-    expect(result).toEqual({ code: 1, stdout: '', stderr: `${line}\n` });
+    const steps = [
+      'loading the AssemblyScript compiler',
+      `compiling ${path.join(dir, 'assembly', 'index.ts')} (AssemblyScript, optimize level 3: about 20 s, longer on a busy machine)`,
+      'checking the module as an upload is checked (imports, manifest, exports, memory)',
+    ];
+    expect(result).toEqual({ code: 1, stdout: '', stderr: [...steps, line, ''].join('\n') });
     expect(existsSync(path.join(work, 'refused'))).toBe(false);
     expect(existsSync(path.join(work, dir, 'build'))).toBe(false);
   }, 120_000);

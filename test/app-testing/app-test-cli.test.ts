@@ -168,12 +168,37 @@ describe('app test <dir>', () => {
       expect(run.stderr).not.toContain('app:');
       expect(run.code).toBe(0);
       const lines = run.stdout.trim().split('\n');
-      expect(lines[0]).toMatch(/^built .*greeter-0\.1\.0\.wasm \(sha256 [0-9a-f]{64}\)$/);
+      // What it is doing while it compiles, then what it built.
+      expect(lines.slice(0, 3)).toEqual([
+        'loading the AssemblyScript compiler',
+        `compiling ${path.join(appDir, 'assembly', 'index.ts')} (AssemblyScript, optimize level 3: about 20 s, longer on a busy machine)`,
+        'checking the module as an upload is checked (imports, manifest, exports, memory)',
+      ]);
+      const built = /^built (.*greeter-0\.1\.0\.wasm) \(sha256 ([0-9a-f]{64})\)$/.exec(lines[3] ?? '');
+      expect(built, lines[3]).not.toBeNull();
       expect(lines).toContain(`samples from ${path.join(appDir, 'test', 'conformance.ts')}`);
       expect(lines).toContain('✓ greets: answers ok with output valid against the output schema');
       expect(lines.at(-1)).toBe('4 passed, 0 failed');
       expect(await fs.readFile(path.join(appDir, 'test', 'closed'), 'utf8')).toBe('yes');
+
+      // Again, nothing changed: the build is reused, and says so; the checks are the same.
+      const again = await app('test', appDir);
+      expect(again.code).toBe(0);
+      const againLines = again.stdout.trim().split('\n');
+      expect(againLines[0]).toBe(
+        `reusing ${built?.[1]} (sha256 ${built?.[2]}): built from these sources; app build rebuilds it`,
+      );
+      expect(againLines.slice(1)).toEqual(lines.slice(4));
+
+      // A source edited: built again.
+      await fs.appendFile(path.join(appDir, 'assembly', 'index.ts'), '// edited\n');
+      const edited = await app('test', appDir);
+      expect(edited.code).toBe(0);
+      const editedLines = edited.stdout.trim().split('\n');
+      expect(editedLines.slice(0, 3)).toEqual(lines.slice(0, 3));
+      expect(editedLines[3]).toMatch(/^built .*greeter-0\.1\.0\.wasm \(sha256 [0-9a-f]{64}\)$/);
     },
-    SLOW,
+    // Two builds and a reuse.
+    2 * SLOW,
   );
 });

@@ -153,6 +153,7 @@ describe('recording an attempt', () => {
       id: outcome.invocationId,
       installId,
       installName: 'lookup',
+      calledAs: 'lookup',
       appName: 'vendor-app',
       versionId,
       version: '1.0.0',
@@ -345,26 +346,47 @@ describe('recording an attempt', () => {
     expect((await recordsOf(installId)).map((r) => r.input)).toEqual([{ value: 'within' }]);
   });
 
-  it('resolves an alias, recording the install’s current name; an unknown name throws, recorded nowhere', async () => {
+  it('resolves an alias, recording the install’s current name and the name the call used; an unknown name throws, recorded nowhere', async () => {
     const installId = await install('kyc-old');
+    const before = await callAs('kyc-old', 'lookup', { thingId: 'a-0' });
     await ok(await call('/app-installs/kyc-old/rename', admin, 'POST', { name: 'kyc-new' }));
     const outcome = await callAs('kyc-old', 'lookup', { thingId: 'a-1' });
     expect(outcome.status).toBe('success');
-    const [record] = await recordsOf(installId);
-    expect(record).toMatchObject({ id: outcome.invocationId, installName: 'kyc-new' });
+    const renamed = await callAs('kyc-new', 'lookup', { thingId: 'a-2' });
+    const record = (await recordsOf(installId)).find((r) => r.id === outcome.invocationId);
+    expect(record).toMatchObject({ installName: 'kyc-new', calledAs: 'kyc-old' });
 
-    const before = await listed('');
+    // The name the call used finds it (spec §4.3), and so does the install's name at the time.
+    const names = (items: InvocationView[]) => items.map((r) => [r.id, r.installName, r.calledAs]);
+    expect(names((await listed('install=kyc-old')).items)).toEqual([
+      [outcome.invocationId, 'kyc-new', 'kyc-old'],
+      [before.invocationId, 'kyc-old', 'kyc-old'],
+    ]);
+    expect(names((await listed('install=kyc-new')).items)).toEqual([
+      [renamed.invocationId, 'kyc-new', 'kyc-new'],
+      [outcome.invocationId, 'kyc-new', 'kyc-old'],
+    ]);
+    expect((await listed(`install=kyc-old&installId=${randomUUID()}`)).total).toBe(0);
+    const other = await platform.token({ tenant: 'recorder-other' });
+    expect((await listed('install=kyc-old', other)).total).toBe(0);
+    const one = await ok<InvocationView>(await call(`/app-invocations/${outcome.invocationId}`));
+    expect(one).toMatchObject({ installName: 'kyc-new', calledAs: 'kyc-old' });
+
+    const all = await listed('');
     const unknown = await refusal(callAs('nobody', 'lookup', { thingId: 'a-1' }));
     expect(unknown).toMatchObject({ statusCode: 404, code: 'unknown_install' });
-    expect((await listed('')).total).toBe(before.total);
+    expect((await listed('')).total).toBe(all.total);
   });
 
-  it('stores a NUL character (which jsonb cannot hold) as U+FFFD, and the attempt still ends', async () => {
-    const installId = await install('nul');
-    const outcome = await callAs('nul', 'remember', { value: 'a\u0000b' });
-    expect(outcome.status).toBe('success');
+  it.each([
+    ['nul', 'a NUL character', 'a\u0000b'],
+    ['surrogate', 'a lone surrogate', 'a\ud800b'],
+  ])('stores %s input with %s (which jsonb cannot hold) as U+FFFD, and the attempt still ends', async (name, _what, value) => {
+    const installId = await install(name);
+    const outcome = await callAs(name, 'remember', { value, [`k${value}`]: 1 });
+    expect(outcome.status, JSON.stringify(outcome.error)).toBe('success');
     const [record] = await recordsOf(installId);
-    expect(record?.input).toEqual({ value: 'a\uFFFDb' });
+    expect(record?.input).toEqual({ value: 'a\uFFFDb', 'ka\uFFFDb': 1 });
     expect(await meteringOf(installId)).toHaveLength(1);
   });
 

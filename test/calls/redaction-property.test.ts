@@ -2,7 +2,8 @@
 // wherever the host fills it (path, query, header, body), a vendor that echoes the request back in its
 // headers, a text body, a JSON body or a 404 page never gets it into the test call's answer, error or
 // logs in any spelling: raw, lower-cased, percent-encoded (component and URI), JSON-escaped once and
-// twice, base64. The real api and runner, the release http-connector, a vendor double on 127.0.0.1.
+// twice, base64, hex and fully percent-encoded (every byte %XX) in lower and upper case. The real api and
+// runner, the release http-connector, a vendor double on 127.0.0.1.
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import fc from 'fast-check';
@@ -23,16 +24,25 @@ let admin: string;
 /** The 404 page's padding: moves the echo across the module's 300-character snippet of it. */
 let padding = 0;
 
-/** Everything the vendor received, as it received it and decoded. */
+const hex = (text: string) => Buffer.from(text, 'utf8').toString('hex');
+/** Every byte as %XX: what a strict or careless encoder writes, unreserved characters included. */
+const everyBytePercent = (text: string) => hex(text).replace(/../g, '%$&');
+
+/** Everything the vendor received, as it received it, decoded, and re-encoded as hex and %XX. */
 function echoOf(request: VendorRequest) {
   const query = new URLSearchParams(request.query).toString();
+  const decodedPath = decodeURIComponent(request.path);
+  const header = request.headers['x-acct'] ?? '';
+  const received = `${decodedPath} ${request.query.q ?? ''} ${header}`;
   return {
     path: request.path,
-    decodedPath: decodeURIComponent(request.path),
+    decodedPath,
     rawQuery: query,
     query: request.query,
-    header: request.headers['x-acct'] ?? '',
+    header,
     body: request.body,
+    hex: `${hex(received)} ${hex(received).toUpperCase()}`,
+    percent: `${everyBytePercent(received)} ${everyBytePercent(received).toLowerCase()}`,
   };
 }
 
@@ -62,7 +72,7 @@ beforeAll(async () => {
       path: /^\/missing(\/.*)?$/,
       respond: (request) => {
         const e = echoOf(request);
-        const page = `${'.'.repeat(padding)}<h1>No page at ${e.path}?${e.rawQuery}</h1><p>${e.decodedPath} ${e.header} ${e.body}</p>`;
+        const page = `${'.'.repeat(padding)}<h1>No page at ${e.path}?${e.rawQuery}</h1><p>${e.decodedPath} ${e.header} ${e.body} ${e.hex} ${e.percent}</p>`;
         return { status: 404, headers: { 'content-type': 'text/html; charset=utf-8' }, body: page };
       },
     },
@@ -115,6 +125,10 @@ function spellings(secret: string): Record<string, string> {
     jsonOnce: json(secret),
     jsonTwice: json(json(secret)),
     base64: Buffer.from(secret, 'utf8').toString('base64'),
+    hexLower: hex(secret),
+    hexUpper: hex(secret).toUpperCase(),
+    everyBytePercentUpper: everyBytePercent(secret).toUpperCase(),
+    everyBytePercentLower: everyBytePercent(secret).toLowerCase(),
   };
 }
 

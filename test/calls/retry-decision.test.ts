@@ -1,15 +1,15 @@
 // Retries of step and rule calls (src/calls/retry-decision.ts): one row per sentence of spec part 1 §4.8
 // "Retries and idempotency" this module decides, and per decision where the spec is silent. How the
 // idempotency key is derived and carried, the app task queue and the 2.5 minute deadline (the `deadline`
-// argument here) belong to the worker.
+// argument here) belong to the worker. The spec's numbers are written out here (2 s, ten minutes as
+// 600000 ms), never read from the code's constants.
 import { describe, expect, it } from 'vitest';
 import { type AttemptResult, resultOfFailure } from '../../src/calls/outcome.ts';
 import {
   type AttemptEnd,
+  type CallerKind,
   DEFAULT_STEP_RETRY,
   decideRetry,
-  MAX_RETRY_AFTER_MS,
-  MIN_ATTEMPT_MS,
   type RetryPolicy,
   retryPolicyOf,
 } from '../../src/calls/retry-decision.ts';
@@ -30,7 +30,7 @@ const action = (fields: Partial<ActionDeclaration> = {}): ActionDeclaration => (
 const delaysOf = (policy: RetryPolicy) =>
   Array.from({ length: policy.maxAttempts - 1 }, (_, i) => policy.delayMsFor(i + 1));
 
-describe('retryPolicyOf: the step’s or rule’s retry, else the action’s, else the default', () => {
+describe('retryPolicyOf: the step’s own retry, else the action’s, else the step default', () => {
   it.each<{
     name: string;
     declared?: ActionDeclaration['retry'];
@@ -102,13 +102,35 @@ describe('retryPolicyOf: the step’s or rule’s retry, else the action’s, el
       delays: [],
     },
   ])('$name', ({ declared, override, maxAttempts, delays }) => {
-    const policy = retryPolicyOf(action(declared ? { retry: declared } : {}), override);
+    const policy = retryPolicyOf(action(declared ? { retry: declared } : {}), 'step', override);
     expect(policy.maxAttempts).toBe(maxAttempts);
     expect(delaysOf(policy)).toEqual(delays);
   });
 
   it('the default is the one the spec names', () => {
     expect(DEFAULT_STEP_RETRY).toEqual({ maxAttempts: 3, backoffMs: 2_000 });
+  });
+});
+
+describe('retryPolicyOf: an app rule’s call follows its action’s retry (§2.4), one attempt without it', () => {
+  it.each<{ name: string; declared?: ActionDeclaration['retry']; maxAttempts: number; delays: number[] }>([
+    { name: 'an action without retry: one attempt (absent: one attempt)', maxAttempts: 1, delays: [] },
+    {
+      name: "the action's retry: backoffMs times the attempt number",
+      declared: { maxAttempts: 3, backoffMs: 2_000 },
+      maxAttempts: 3,
+      delays: [2_000, 4_000],
+    },
+    {
+      name: "the action's retry, clamped to its limits",
+      declared: { maxAttempts: 9, backoffMs: 90_000 },
+      maxAttempts: 5,
+      delays: [60_000, 120_000, 180_000, 240_000],
+    },
+  ])('$name', ({ declared, maxAttempts, delays }) => {
+    const policy = retryPolicyOf(action(declared ? { retry: declared } : {}), 'rule');
+    expect(policy.maxAttempts).toBe(maxAttempts);
+    expect(delaysOf(policy)).toEqual(delays);
   });
 });
 
@@ -127,8 +149,14 @@ const errorAnswer = (fields: { retryable?: boolean; retryAfterMs?: number } = {}
 const ended = (result: AttemptResult): AttemptEnd => ({ kind: 'result', result });
 const refused = (code: string): AttemptEnd => ({ kind: 'refused', code });
 
-const policy = retryPolicyOf(action()); // 3 attempts, 2000 then 4000 ms
+const policy = retryPolicyOf(action(), 'step'); // 3 attempts, 2000 then 4000 ms
 const FAR = 10 ** 12;
+/** The least time an attempt needs after the wait (here: a second). */
+const MINIMUM_MS = 1_000;
+const decide = (
+  fields: Pick<Parameters<typeof decideRetry>[0], 'end' | 'idempotent' | 'attempt'> &
+    Partial<Parameters<typeof decideRetry>[0]>,
+) => decideRetry({ policy, now: 0, deadline: FAR, minimumMs: MINIMUM_MS, caller: 'step', ...fields });
 
 describe('decideRetry: only failures another attempt may fix', () => {
   it.each<{ name: string; end: AttemptEnd; idempotent: boolean; retry: boolean; why?: RegExp }>([
@@ -215,14 +243,13 @@ describe('decideRetry: only failures another attempt may fix', () => {
       idempotent: false,
       retry: true,
     },
-    ...[
-      'trapped',
-      'bad_output',
-      'module_not_found',
-      'invalid_module',
-      'missing_export',
-      'module_unavailable',
-    ].map((code) => ({
+    {
+      name: 'a module the runner could not fetch (module_unavailable) ran nothing: retried (part 2 §7.2)',
+      end: runnerFailure('module_unavailable'),
+      idempotent: false,
+      retry: true,
+    },
+    ...['trapped', 'bad_output', 'module_not_found', 'invalid_module', 'missing_export'].map((code) => ({
       name: `a ${code} runner failure ends the step, even for an idempotent action`,
       end: runnerFailure(code),
       idempotent: true,
@@ -291,7 +318,7 @@ describe('decideRetry: only failures another attempt may fix', () => {
       why: new RegExp(`refused \\(${code}\\)`),
     })),
   ])('$name', ({ end, idempotent, retry, why }) => {
-    const decision = decideRetry({ end, idempotent, attempt: 1, policy, now: 0, deadline: FAR });
+    const decision = decide({ end, idempotent, attempt: 1 });
     expect(decision.retry).toBe(retry);
     if (why) expect(decision).toMatchObject({ retry: false, why: expect.stringMatching(why) });
   });
@@ -305,7 +332,9 @@ describe("decideRetry: attempts, delays and the step's deadline", () => {
     attempt?: number;
     now?: number;
     deadline?: number;
+    caller?: CallerKind;
     delayMs?: number;
+    extensionMs?: number;
     why?: RegExp;
   }>([
     { name: "after attempt 1 the policy's first delay", delayMs: 2_000 },
@@ -321,11 +350,52 @@ describe("decideRetry: attempts, delays and the step's deadline", () => {
       name: "delay: the larger of the policy's backoff and retryAfterMs (wait larger)",
       end: errorAnswer({ retryable: true, retryAfterMs: 9_000 }),
       delayMs: 9_000,
+      extensionMs: 7_000,
     },
     {
       name: "a retryable wait longer than the policy's delays the next attempt up to ten minutes",
       end: errorAnswer({ retryable: true, retryAfterMs: 3_600_000 }),
-      delayMs: MAX_RETRY_AFTER_MS,
+      delayMs: 600_000,
+      extensionMs: 598_000,
+    },
+    {
+      name: "a step's 2.5 minute deadline honours a vendor's 5 minute wait: the wait past the policy's extends it",
+      end: errorAnswer({ retryable: true, retryAfterMs: 300_000 }),
+      now: 0,
+      deadline: 150_000,
+      delayMs: 300_000,
+      extensionMs: 298_000,
+    },
+    {
+      name: 'an hour asked is waited as ten minutes, which extend the deadline by that less the policy’s 2 s',
+      end: errorAnswer({ retryable: true, retryAfterMs: 3_600_000 }),
+      now: 100_000,
+      deadline: 150_000,
+      delayMs: 600_000,
+      extensionMs: 598_000,
+    },
+    {
+      name: 'the extension covers the wait, not an attempt the policy’s time no longer leaves room for',
+      end: errorAnswer({ retryable: true, retryAfterMs: 300_000 }),
+      now: 0,
+      deadline: 2_000 + MINIMUM_MS - 1,
+      why: /could not end before the deadline/,
+    },
+    {
+      name: "a rule's evaluation minute is firm: a vendor's 5 minute wait starts no attempt",
+      end: errorAnswer({ retryable: true, retryAfterMs: 300_000 }),
+      caller: 'rule',
+      now: 0,
+      deadline: 60_000,
+      why: /could not end before the deadline/,
+    },
+    {
+      name: "a rule's wait within the minute is waited, extending nothing",
+      end: errorAnswer({ retryable: true, retryAfterMs: 30_000 }),
+      caller: 'rule',
+      now: 0,
+      deadline: 60_000,
+      delayMs: 30_000,
     },
     {
       name: 'a negative retryAfterMs asks nothing',
@@ -340,20 +410,13 @@ describe("decideRetry: attempts, delays and the step's deadline", () => {
     {
       name: 'an attempt that can end before the deadline is started (exactly the shortest attempt left)',
       now: 1_000,
-      deadline: 1_000 + 2_000 + MIN_ATTEMPT_MS,
+      deadline: 1_000 + 2_000 + MINIMUM_MS,
       delayMs: 2_000,
     },
     {
       name: "an attempt that cannot end before the step's deadline is not started",
       now: 1_000,
-      deadline: 1_000 + 2_000 + MIN_ATTEMPT_MS - 1,
-      why: /could not end before the deadline/,
-    },
-    {
-      name: "a retryAfterMs wait past a 2.5 minute step's deadline starts no attempt",
-      end: errorAnswer({ retryable: true, retryAfterMs: 300_000 }),
-      now: 0,
-      deadline: 150_000,
+      deadline: 1_000 + 2_000 + MINIMUM_MS - 1,
       why: /could not end before the deadline/,
     },
     { name: 'a deadline already passed starts no attempt', now: 200_000, deadline: 150_000, why: /deadline/ },
@@ -363,24 +426,26 @@ describe("decideRetry: attempts, delays and the step's deadline", () => {
       attempt: 3,
       why: /did not call its error retryable/,
     },
-  ])('$name', ({ end = retryable, attempt = 1, now = 0, deadline = FAR, delayMs, why }) => {
-    const decision = decideRetry({ end, idempotent: false, attempt, policy, now, deadline });
-    if (delayMs !== undefined) expect(decision).toEqual({ retry: true, delayMs });
-    else expect(decision).toMatchObject({ retry: false, why: expect.stringMatching(why as RegExp) });
+  ])('$name', ({ end = retryable, attempt = 1, now = 0, deadline = FAR, caller = 'step', ...expected }) => {
+    const decision = decide({ end, idempotent: false, attempt, now, deadline, caller });
+    if (expected.delayMs !== undefined) {
+      expect(decision).toEqual({
+        retry: true,
+        delayMs: expected.delayMs,
+        deadlineExtensionMs: expected.extensionMs ?? 0,
+      });
+    } else {
+      expect(decision).toMatchObject({ retry: false, why: expect.stringMatching(expected.why as RegExp) });
+    }
   });
 
   it("the action's linear policy gives the delay after each attempt", () => {
-    const linear = retryPolicyOf(action({ retry: { maxAttempts: 5, backoffMs: 1_000 } }));
+    const linear = retryPolicyOf(action({ retry: { maxAttempts: 5, backoffMs: 1_000 } }), 'step');
     const delays = [1, 2, 3, 4].map((attempt) =>
-      decideRetry({
-        end: runnerFailure('busy'),
-        idempotent: false,
-        attempt,
-        policy: linear,
-        now: 0,
-        deadline: FAR,
-      }),
+      decide({ end: runnerFailure('busy'), idempotent: false, attempt, policy: linear }),
     );
-    expect(delays).toEqual([1_000, 2_000, 3_000, 4_000].map((delayMs) => ({ retry: true, delayMs })));
+    expect(delays).toEqual(
+      [1_000, 2_000, 3_000, 4_000].map((delayMs) => ({ retry: true, delayMs, deadlineExtensionMs: 0 })),
+    );
   });
 });

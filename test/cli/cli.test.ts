@@ -271,13 +271,19 @@ describe('platform start --role all (embedded PostgreSQL)', () => {
   );
 
   it(
-    'exits non-zero, naming the setting of a taken port in one line, and stops what it started',
+    'exits non-zero, naming every taken port and its setting in one line, before starting anything',
     async () => {
       const dir = path.join(await tempDir('apps-platform-cli-busy-'), 'data');
       dataDirs.add(dir);
       const busy = await freePorts();
-      const blocker = net.createServer();
-      await new Promise<void>((resolve) => blocker.listen(Number(busy.PORT), '127.0.0.1', resolve));
+      const blockers = [net.createServer(), net.createServer()];
+      const held = [busy.PORT, busy.RUNNER_PORT];
+      await Promise.all(
+        blockers.map(
+          (blocker, i) =>
+            new Promise<void>((resolve) => blocker.listen(Number(held[i]), '127.0.0.1', resolve)),
+        ),
+      );
       try {
         const child = spawn(process.execPath, [BIN, 'start', '--role', 'all'], {
           cwd: ROOT,
@@ -288,14 +294,15 @@ describe('platform start --role all (embedded PostgreSQL)', () => {
         const result = await collect(child).exited;
         expect(result.code).toBe(1);
         expect(result.stderr).toBe(
-          `platform: PORT ${busy.PORT} is in use by another program; set PORT to a free port\n`,
+          `platform: PORT ${busy.PORT} and RUNNER_PORT ${busy.RUNNER_PORT} are in use by other programs; set PORT and RUNNER_PORT to free ports\n`,
         );
         expect(result.stdout).not.toContain('is running');
-        await expectNoPostgres(dir, Number(busy.EMBEDDED_POSTGRES_PORT));
-        const { PORT: _taken, ...others } = busy;
+        // Nothing was started: no database, no listener, not even DATA_DIR.
+        expect(existsSync(dir)).toBe(false);
+        const { PORT: _api, RUNNER_PORT: _runner, ...others } = busy;
         for (const port of Object.values(others)) expect(await portOpen(Number(port))).toBe(false);
       } finally {
-        await new Promise((resolve) => blocker.close(resolve));
+        await Promise.all(blockers.map((blocker) => new Promise((resolve) => blocker.close(resolve))));
       }
     },
     SLOW,

@@ -1,10 +1,10 @@
 // What a new user meets first, run the way the README prints it: `npx platform` and `npx app` answer from
 // the clone's own bins (never installing the clone into npx's cache), and a usage error exits 2.
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { PLATFORM_VERSION } from '../../src/version.ts';
-import { baseEnv, cleanUpProcesses, removeTempDirs, run, tempDir } from '../support/processes.ts';
+import { baseEnv, cleanUpProcesses, ROOT, removeTempDirs, run, tempDir } from '../support/processes.ts';
 
 afterEach(cleanUpProcesses);
 afterAll(removeTempDirs);
@@ -50,5 +50,40 @@ describe('usage errors', () => {
     const help = await shell('node bin/app.js --help');
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/^Usage: app/);
+  });
+});
+
+describe('the README walkthrough', () => {
+  const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+  const show = /^show\(\) \{.*\}$/m.exec(readme)?.[0] ?? '';
+
+  it('defines show, and pipes each install call through it with the fields that matter', () => {
+    expect(show).not.toBe('');
+    expect(readme).toContain(`"approveHosts":["127.0.0.1:4010"]}' | show name enabled hosts missingSecrets`);
+    expect(readme).toContain('show name storedSecrets missingSecrets');
+  });
+
+  it('prints only the fields show names, as one line of JSON, and an error answer whole', async () => {
+    // An install's answer as the platform gives it, in short: its version's manifest is most of it.
+    const install = {
+      id: 'b7f2…',
+      name: 'vendor',
+      enabled: false,
+      hosts: ['127.0.0.1:4010'],
+      version: { manifest: { description: 'x'.repeat(10_000) } },
+      missingSecrets: ['API_KEY'],
+    };
+    const error = { error: { code: 'conflict', message: 'name taken', requestId: 'r-1' } };
+    const pipe = async (answer: unknown, fields: string) => {
+      const result = await run([], baseEnv({ ANSWER: JSON.stringify(answer) }), {
+        shell: `${show}\nprintf '%s\\n' "$ANSWER" | show ${fields}`,
+      });
+      expect(result.stderr).toBe('');
+      return result.stdout;
+    };
+    expect(await pipe(install, 'name enabled hosts missingSecrets')).toBe(
+      '{"name":"vendor","enabled":false,"hosts":["127.0.0.1:4010"],"missingSecrets":["API_KEY"]}\n',
+    );
+    expect(await pipe(error, 'name enabled')).toBe(`${JSON.stringify(error)}\n`);
   });
 });

@@ -67,6 +67,7 @@ describe('loadConfig defaults', () => {
       requestTimeoutMs: 120_000,
       connectionTimeoutMs: 180_000,
       authFailuresPerMinute: 60,
+      trustProxy: false,
     });
   });
 
@@ -210,7 +211,12 @@ describe('loadConfig with settings', () => {
         audience: 'apps-platform',
       },
       rateLimitPerMinute: 0,
-      http: { requestTimeoutMs: 30_000, connectionTimeoutMs: 240_000, authFailuresPerMinute: 0 },
+      http: {
+        requestTimeoutMs: 30_000,
+        connectionTimeoutMs: 240_000,
+        authFailuresPerMinute: 0,
+        trustProxy: false,
+      },
       circuit: { failureThreshold: 7, openSeconds: 120 },
       cacheBudget: { entries: 64, totalBytes: 524288 },
       retention: { appCallbackDays: 30, submissionEventDays: 0, intervalMinutes: 15 },
@@ -317,11 +323,13 @@ describe('loadConfig with settings', () => {
       requestTimeoutMs: 100,
       connectionTimeoutMs: 100,
       authFailuresPerMinute: 0,
+      trustProxy: false,
     });
     expect(ends('3600000')).toEqual({
       requestTimeoutMs: 3_600_000,
       connectionTimeoutMs: 3_600_000,
       authFailuresPerMinute: 1_000_000,
+      trustProxy: false,
     });
     for (const name of ['HTTP_REQUEST_TIMEOUT_MS', 'HTTP_CONNECTION_TIMEOUT_MS']) {
       expect(() => loadConfig({ [name]: '99' }, CWD)).toThrow(
@@ -332,6 +340,47 @@ describe('loadConfig with settings', () => {
     expect(() => loadConfig({ API_AUTH_FAILURE_LIMIT_PER_MINUTE: '-1' }, CWD)).toThrow(
       /API_AUTH_FAILURE_LIMIT_PER_MINUTE: expected an integer from 0/,
     );
+  });
+
+  it('takes TRUST_PROXY as false, true, a hop count or a list of proxy addresses and ranges', () => {
+    const cases: [string, unknown][] = [
+      ['false', false],
+      ['true', true],
+      ['1', 1],
+      ['10', 10],
+      ['10.0.0.1', ['10.0.0.1']],
+      [' 10.0.0.0/8 , 127.0.0.1,::1 ', ['10.0.0.0/8', '127.0.0.1', '::1']],
+      ['fd00::/8,loopback', ['fd00::/8', 'loopback']],
+      ['0.0.0.0/0', ['0.0.0.0/0']],
+    ];
+    for (const [value, expected] of cases) {
+      expect(loadConfig({ TRUST_PROXY: value }, CWD).http.trustProxy, value).toEqual(expected);
+    }
+  });
+
+  it('refuses a TRUST_PROXY that names no proxy, naming the value at fault', () => {
+    const cases: [string, string][] = [
+      ['0', '"0"'],
+      ['11', '"11"'],
+      ['yes', '"yes"'],
+      ['10.0.0.1,proxy.internal', '"proxy.internal"'],
+      ['10.0.0.0/33', '"10.0.0.0/33"'],
+      ['::1/129', '"::1/129"'],
+      ['10.0.0.1/8/1', '"10.0.0.1/8/1"'],
+      [',', '","'],
+    ];
+    for (const [value, named] of cases) {
+      const error = (() => {
+        try {
+          loadConfig({ TRUST_PROXY: value }, CWD);
+        } catch (thrown) {
+          return thrown as ConfigError;
+        }
+        throw new Error(`TRUST_PROXY=${value} was taken`);
+      })();
+      expect(error.problems, value).toEqual([expect.stringMatching(/^TRUST_PROXY: expected /)]);
+      expect(error.problems[0], value).toContain(named);
+    }
   });
 
   it('takes the cache budget at both ends of its ranges', () => {

@@ -159,6 +159,24 @@ describe('PUT /tenants/me/settings refuses', () => {
     );
   });
 
+  it('text PostgreSQL cannot store: 400 validation_error at each place, never 500', async () => {
+    // U+0000 in a value, a lone surrogate in a member name (written with U+FFFD in the path).
+    const body =
+      '{"approvals":{"required":true,"requiredFor":["app"],"fourEyes":false,"x\\ud800":1},' +
+      '"collection":{"flowUrl":"https://flow.example.com/\\u0000"}}';
+    const error = await refused('unstorable', '/tenants/me/settings', put(body), 400, 'validation_error');
+    const message = 'holds U+0000 or an unpaired surrogate (\\ud800-\\udfff), which cannot be stored';
+    expect(error).toMatchObject({
+      message: 'request is not valid',
+      details: {
+        issues: [
+          { path: '/approvals/x\ufffd', message },
+          { path: '/collection/flowUrl', message },
+        ],
+      },
+    });
+  });
+
   it('a JSON body that is not an object', async () => {
     const error = await refused('array-body', '/tenants/me/settings', put('[1,2]'), 400, 'validation_error');
     expect(error.details).toEqual({ issues: [{ path: '/', message: expect.any(String) }] });
@@ -174,6 +192,19 @@ describe('GET /audit-events refuses an invalid query parameter', () => {
   it('an unknown query parameter names itself', async () => {
     const error = await refused('unknown-query', '/audit-events?colour=red', {}, 400, 'validation_error');
     expect(error.details).toEqual({ issues: [{ path: 'query.colour', message: 'unknown field' }] });
+  });
+
+  it('U+0000 in a query parameter names it', async () => {
+    const error = await refused(
+      'unstorable-query',
+      '/audit-events?action=app.%00',
+      {},
+      400,
+      'validation_error',
+    );
+    expect(error.details).toEqual({
+      issues: [{ path: 'query.action', message: expect.stringContaining('U+0000') }],
+    });
   });
 
   it('from not before to names query.to', async () => {

@@ -2,9 +2,11 @@
 // after authentication, and the censored keys.
 import os from 'node:os';
 import { Writable } from 'node:stream';
+import { DrizzleQueryError } from 'drizzle-orm/errors';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CENSORED_KEYS, createLogger } from '../../src/logging.ts';
+import { CENSORED_KEYS, createLogger, errorForLog, withoutQueryParameters } from '../../src/logging.ts';
 import { PLATFORM_VERSION } from '../../src/version.ts';
+import { publishDefinitionRows } from '../runs/definitions.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { expectError, linesOf } from './expect.ts';
 
@@ -120,6 +122,95 @@ describe('createLogger', () => {
   });
 });
 
+/** A value from a run's context: it must never reach a log line. */
+const MARKER = 'Applicant-Marker-7f3a';
+
+/** What PostgreSQL's error carries beside its code: the row (detail) and the JSON it choked on (where). */
+function pgError(): Error {
+  return Object.assign(new Error('unsupported Unicode escape sequence'), {
+    name: 'error',
+    code: '22P05',
+    severity: 'ERROR',
+    detail: `Failing row contains (${MARKER}).`,
+    where: `JSON data, line 1: {"name":"${MARKER}`,
+    table: 'workflow_runs',
+    constraint: 'workflow_runs_pkey',
+    position: '12',
+  });
+}
+
+describe('error lines carry no query parameters', () => {
+  const query = 'update "workflow_runs" set "context" = $1 where "id" = $2';
+  const failed = () => new DrizzleQueryError(query, [`{"name":"${MARKER}"}`, 'run-1'], pgError());
+
+  it.each([
+    [
+      'no parameters: unchanged',
+      'connect ECONNREFUSED 127.0.0.1:5432',
+      'connect ECONNREFUSED 127.0.0.1:5432',
+    ],
+    [
+      'Drizzle’s message',
+      `Failed query: ${query}\nparams: {"name":"${MARKER}"},run-1`,
+      `Failed query: ${query}`,
+    ],
+    [
+      'a stack: the frames go with them',
+      `DrizzleQueryError: Failed query: x\nparams: ${MARKER}\n    at f (a.js:1:1)`,
+      'DrizzleQueryError: Failed query: x',
+    ],
+    [
+      'DBOS’s retries message: the rest goes too',
+      `Step end has exceeded its maximum of 3 retries. Previous errors: Error 1: Failed query: x\nparams: ${MARKER}. Error 2: y`,
+      'Step end has exceeded its maximum of 3 retries. Previous errors: Error 1: Failed query: x',
+    ],
+  ])('%s', (_name, text, expected) => {
+    expect(withoutQueryParameters(text)).toBe(expected);
+  });
+
+  it('errorForLog keeps type, message, stack, SQLSTATE and the names of the table and constraint', () => {
+    const error = failed();
+    const line = errorForLog(error) as Record<string, unknown>;
+    expect(line).toEqual({
+      type: 'DrizzleQueryError',
+      message: `Failed query: ${query}`,
+      stack: expect.stringMatching(/^Error: Failed query: update .*\n {4}at /s),
+      cause: {
+        type: 'Error',
+        message: 'unsupported Unicode escape sequence',
+        stack: expect.stringMatching(/^\w+: unsupported Unicode escape sequence\n {4}at /),
+        code: '22P05',
+        table: 'workflow_runs',
+        constraint: 'workflow_runs_pkey',
+      },
+    });
+    expect(JSON.stringify(line)).not.toContain(MARKER);
+  });
+
+  it('errorForLog opens an error’s errors (DBOS’s retries, AggregateError) and bounds the depth', () => {
+    const aggregate = new AggregateError([failed(), new Error(`plain ${'x'}`)], 'all failed');
+    const line = errorForLog(aggregate) as { errors: Record<string, unknown>[] };
+    expect(line.errors.map((e) => e.message)).toEqual([`Failed query: ${query}`, 'plain x']);
+    expect(JSON.stringify(line)).not.toContain(MARKER);
+    let deep: Error = new Error('root');
+    for (let i = 0; i < 50; i++) deep = new Error(`level ${i}`, { cause: deep });
+    expect(JSON.stringify(errorForLog(deep)).length).toBeLessThan(20_000);
+  });
+
+  it('a logger writes an err field, a thrown string and a non-error through the same rule', () => {
+    const { lines, logger } = capture();
+    logger.error({ err: failed() }, 'one');
+    logger.error({ err: `Failed query: x\nparams: ${MARKER}` }, 'two');
+    logger.error({ err: { params: [MARKER], message: 'odd' } }, 'three');
+    expect(lines.map((line) => line.err)).toEqual([
+      expect.objectContaining({ type: 'DrizzleQueryError', message: `Failed query: ${query}` }),
+      'Failed query: x',
+      { type: 'Object', message: 'odd' },
+    ]);
+    expect(JSON.stringify(lines)).not.toContain(MARKER);
+  });
+});
+
 describe('api log lines', () => {
   let platform: TestPlatform;
   beforeAll(async () => {
@@ -195,6 +286,36 @@ describe('api log lines', () => {
     await response.text();
     const [line] = await linesOf(platform.logs, 'query-1');
     expect(line).toMatchObject({ path: '/audit-events', route: '/audit-events' });
+  });
+
+  it('a 500’s line carries neither the SQL parameters nor what PostgreSQL quoted of the row', async () => {
+    const tenantId = await platform.tenantId();
+    await publishDefinitionRows(platform.database, tenantId, 'workflow', 'refused', {
+      steps: [{ id: 'decide', type: 'decide', branches: [], otherwise: 'approve' }],
+    } as never);
+    // The database refuses this subject's run: the insert fails with the whole context as a parameter.
+    await platform.database.pool.query(`
+      CREATE FUNCTION refuse_run() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN RAISE EXCEPTION 'refused for the test' USING DETAIL = NEW.context::text; END $$;
+      CREATE TRIGGER refuse_run BEFORE INSERT ON workflow_runs
+        FOR EACH ROW WHEN (NEW.subject_id = 'refused') EXECUTE FUNCTION refuse_run();`);
+    const response = await platform.fetch('/workflow-runs', {
+      method: 'POST',
+      headers: { 'x-request-id': 'forced-500' },
+      json: { workflow: 'refused', subjectId: 'refused', context: { applicant: { name: MARKER } } },
+    });
+    await expectError(response, 500, 'internal');
+    const [line] = await linesOf(platform.logs, 'forced-500');
+    expect(line).toMatchObject({
+      statusCode: 500,
+      code: 'internal',
+      err: {
+        type: 'DrizzleQueryError',
+        message: expect.stringMatching(/^Failed query: insert into "workflow_runs"/),
+        cause: { code: 'P0001', message: 'refused for the test' },
+      },
+    });
+    expect(JSON.stringify(platform.logs)).not.toContain(MARKER);
   });
 
   it('no line carries a bearer token', async () => {

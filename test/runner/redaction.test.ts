@@ -1,6 +1,6 @@
 // The redactor finds what a value means, not one spelling of it: the value as it is, in another letter
-// case, percent-encoded, JSON-escaped to the depth an answer holds, HTML-escaped, in base64; and in a
-// parsed answer, inside strings that are JSON themselves.
+// case, percent-encoded (every byte too), JSON-escaped to the depth an answer holds, HTML-escaped, in
+// base64 and hex; and in a parsed answer, inside strings that are JSON themselves.
 import { describe, expect, it } from 'vitest';
 import { newCallState } from '../../src/runner/execute.ts';
 import { log, MAX_LOG_CHARS } from '../../src/runner/host/log.ts';
@@ -8,6 +8,7 @@ import { MIN_REDACTED_LENGTH, Redactor } from '../../src/runner/redaction.ts';
 
 const SECRET = 'Key With/Space"\\‹ü>%';
 const json = (text: string) => JSON.stringify(text).slice(1, -1);
+const hex = (text: string) => Buffer.from(text, 'utf8').toString('hex');
 
 function redactor(): Redactor {
   const r = new Redactor();
@@ -38,6 +39,12 @@ describe('Redactor.apply', () => {
       base64,
       base64Shifted: Buffer.from(`x${SECRET}`, 'utf8').toString('base64'),
       base64Shifted2: Buffer.from(`xy${SECRET}`, 'utf8').toString('base64'),
+      hexLower: hex(SECRET),
+      hexUpper: hex(SECRET).toUpperCase(),
+      hexOfUpper: hex(SECRET.toUpperCase()),
+      everyBytePercentUpper: hex(SECRET).toUpperCase().replace(/../g, '%$&'),
+      everyBytePercentLower: hex(SECRET).replace(/../g, '%$&'),
+      everyBytePercentTwice: hex(SECRET).replace(/../g, '%25$&'),
     };
     const r = redactor();
     for (const [name, spelling] of Object.entries(spellings)) {

@@ -34,10 +34,11 @@ export function manualClock(start = Date.now()): ManualClock {
 }
 
 /** The stack's attempt dependencies reading `clock`. */
-export const attemptDepsOn = (stack: RunsStack, clock: ManualClock): AttemptDeps => ({
-  ...stack.runtime.attempt,
-  now: clock.now,
-});
+export function attemptDepsOn(stack: RunsStack, clock: ManualClock): AttemptDeps {
+  const { attempt } = stack.runtime;
+  if (!attempt) throw new Error('the runs stack runs with apps on');
+  return { ...attempt, now: clock.now };
+}
 
 /** Evaluates the tenant's published rule set `key` against `data` on `clock` (the real runner and vendors). */
 export const evaluateOn = (
@@ -46,6 +47,11 @@ export const evaluateOn = (
   request: Pick<EvaluationRequest, 'tenantId' | 'key'> & { data?: unknown },
 ): Promise<Evaluation> =>
   evaluateRuleSet(
-    { attempt: attemptDepsOn(stack, clock), now: clock.now, sleep: clock.sleep },
+    {
+      database: stack.runtime.database,
+      attempt: attemptDepsOn(stack, clock),
+      now: clock.now,
+      sleep: clock.sleep,
+    },
     { data: {}, dryRun: false, subjectId: null, ...request },
   );

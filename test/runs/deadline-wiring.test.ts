@@ -135,8 +135,9 @@ describe('depends on the deadline’s design', () => {
     failing.hour = 1;
     const end = await callApp(
       attemptDepsOn(stack, clock),
-      { attempt: (_name, run) => run(), sleep: clock.sleep, now: clock.now },
+      { attempt: (_name, run) => run(clock.sleep), sleep: clock.sleep, now: clock.now },
       {
+        caller: 'step',
         tenantId,
         subjectId: null,
         idempotencyKey: `capped-${randomUUID()}`,

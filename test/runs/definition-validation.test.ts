@@ -110,6 +110,38 @@ describe('validateDefinition', () => {
     expect(result.errors[1]?.message).toBe('install kyc runs kit 1.0.0, which has no action nothing');
   });
 
+  it('refuses two steps writing one context key (outputKey, or a decide step’s id) at the later one', () => {
+    const decide = (id: string) => ({
+      id,
+      type: 'decide' as const,
+      branches: [{ when: { path: 'a', exists: true }, outcome: 'review' as const }],
+      otherwise: 'approve' as const,
+    });
+    const body: WorkflowBody = {
+      steps: [
+        call('a', 'kyc', 'lookup', { outputKey: 'screening' }),
+        { id: 'b', type: 'rule_set', ruleSet: 'live', outputKey: 'screening' },
+        decide('verdict'),
+        call('c', 'kyc', 'lookup', { outputKey: 'verdict' }),
+        decide('screening'),
+        call('d', 'kyc', 'lookup', { outputKey: 'other' }),
+      ],
+    };
+    const result = validateDefinition('workflow', body, tenant);
+    expect(codes(result.errors)).toEqual([
+      ['duplicate_output_key', '/steps/1/outputKey'],
+      ['duplicate_output_key', '/steps/3/outputKey'],
+      ['duplicate_output_key', '/steps/4/id'],
+    ]);
+    expect(result.errors[0]?.message).toBe(
+      'step b writes the context key screening, which step a (/steps/0/outputKey) writes too',
+    );
+    expect(result.errors[2]?.message).toBe(
+      'step screening writes the context key screening, which step a (/steps/0/outputKey) writes too',
+    );
+    expect(result.warnings).toEqual([]);
+  });
+
   it('refuses asynchronous actions in app rules and their fallbacks, and reads no rule sets for rule sets', () => {
     const body: RuleSetBody = {
       rules: [
@@ -179,6 +211,46 @@ describe('what a body names', () => {
     expect(shapeIssues('rule_set', { rules: [rule, rule] })).toEqual([
       { path: '/rules/1/key', message: 'repeats the rule key of /rules/0' },
     ]);
+  });
+
+  it.each([
+    [
+      '__proto__',
+      'outputKey of a call_app step',
+      call('a', 'k', 'x', { outputKey: '__proto__' }),
+      'outputKey',
+    ],
+    [
+      'constructor',
+      'outputKey of a rule_set step',
+      { id: 'a', type: 'rule_set', ruleSet: 'r', outputKey: 'constructor' },
+      'outputKey',
+    ],
+    [
+      'prototype',
+      'id of a decide step',
+      { id: 'prototype', type: 'decide', branches: [], otherwise: 'approve' },
+      'id',
+    ],
+  ] as const)('refuses the reserved context key %s as the %s', (key, _what, reserved, field) => {
+    const body = { steps: [call('ok', 'k', 'x'), reserved] } as WorkflowBody;
+    expect(shapeIssues('workflow', body)).toEqual([
+      {
+        path: `/steps/1/${field}`,
+        message: `${key} is reserved: the run context cannot hold it (__proto__, constructor, prototype are refused)`,
+      },
+    ]);
+  });
+
+  it('takes other keys, whatever their case or prefix, and reserves nothing in rule sets', () => {
+    const body: WorkflowBody = {
+      steps: ['Constructor', 'proto', '__proto', 'prototypes'].map((key, i) =>
+        call(`s${i}`, 'k', 'x', { outputKey: key }),
+      ),
+    };
+    expect(shapeIssues('workflow', body)).toEqual([]);
+    const rule = { key: 'constructor', type: 'condition' as const, when: { path: 'a', gt: 1 } };
+    expect(shapeIssues('rule_set', { rules: [rule] })).toEqual([]);
   });
 });
 

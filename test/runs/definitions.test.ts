@@ -9,6 +9,7 @@ import {
   type Definition,
   definitionCalls,
   errorOf,
+  type Issue,
   ok,
   releaseApps,
   ruleSetCalling,
@@ -126,10 +127,11 @@ describe('creating, drafting and publishing', () => {
     const body = {
       steps: [
         callStep('nobody'),
-        { ...callStep('kyc', 'missing'), id: 'second' },
+        { ...callStep('kyc', 'missing'), id: 'second', outputKey: 'second' },
         {
           ...callStep('kyc', 'screen', { inputMapping: { 'person.name': 'a', address: 'b', 'a/b': 'c' } }),
           id: 'third',
+          outputKey: 'third',
         },
         { id: 'rules', type: 'rule_set', ruleSet: 'absent', outputKey: 'rules' },
       ],
@@ -156,6 +158,45 @@ describe('creating, drafting and publishing', () => {
       version: 1,
       status: 'published',
     });
+  });
+
+  it('saves a draft whose steps write one context key twice, refuses to publish it (duplicate_output_key)', async () => {
+    const token = await api.admin('def-twice');
+    await api.install(token, 'kyc');
+    const body = {
+      steps: [
+        callStep('kyc', 'lookup', { outputKey: 'screening' }),
+        { ...callStep('kyc', 'lookup'), id: 'again', outputKey: 'screening' },
+        {
+          id: 'out',
+          type: 'decide',
+          branches: [{ when: { path: 'screening.hits', gt: 0 }, outcome: 'review' }],
+          otherwise: 'approve',
+        },
+        { ...callStep('kyc', 'lookup'), id: 'late', outputKey: 'out' },
+      ],
+    };
+    const saved = await ok<Version>(await api.create(token, 'workflow', 'twice', body), 201);
+    expect(saved.validation.errors).toEqual([
+      {
+        code: 'duplicate_output_key',
+        path: '/steps/1/outputKey',
+        message:
+          'step again writes the context key screening, which step call (/steps/0/outputKey) writes too',
+      },
+      {
+        code: 'duplicate_output_key',
+        path: '/steps/3/outputKey',
+        message: 'step late writes the context key out, which step out (/steps/2/id) writes too',
+      },
+    ]);
+    const refused = await errorOf(await api.publish(token, 'workflow', 'twice'), 400);
+    expect(refused).toMatchObject({ code: 'validation_error' });
+    expect((refused.details?.issues as Issue[]).map((i) => [i.code, i.path])).toEqual([
+      ['duplicate_output_key', '/steps/1/outputKey'],
+      ['duplicate_output_key', '/steps/3/outputKey'],
+    ]);
+    expect((await ok<Definition>(await api.get(token, 'workflow', 'twice'))).published).toBeNull();
   });
 
   it('warns of disabled, pending, renamed and webhook-less installs and of unpublished rule sets, and publishes anyway', async () => {
@@ -189,9 +230,9 @@ describe('creating, drafting and publishing', () => {
     const body = {
       steps: [
         callStep('kyc'),
-        { ...callStep('held', 'lookup'), id: 'two' },
-        { ...callStep('quiet', 'verify'), id: 'three' },
-        { ...callStep('screening', 'verify'), id: 'four' },
+        { ...callStep('held', 'lookup'), id: 'two', outputKey: 'two' },
+        { ...callStep('quiet', 'verify'), id: 'three', outputKey: 'three' },
+        { ...callStep('screening', 'verify'), id: 'four', outputKey: 'four' },
         { id: 'rules', type: 'rule_set', ruleSet: 'later', outputKey: 'rules' },
       ],
     };
@@ -326,6 +367,31 @@ describe('refusals', () => {
         '/body/steps/0/fallback/action',
       ],
       [{ key: 'k', body: { steps: [step, { ...step, action: 'lookup' }] } }, '/body/steps/1/id'],
+      [{ key: 'k', body: { steps: [{ ...step, outputKey: '__proto__' }] } }, '/body/steps/0/outputKey'],
+      [
+        {
+          key: 'k',
+          body: { steps: [{ id: 'r', type: 'rule_set', ruleSet: 'x', outputKey: 'constructor' }] },
+        },
+        '/body/steps/0/outputKey',
+      ],
+      [
+        {
+          key: 'k',
+          body: {
+            steps: [
+              step,
+              {
+                id: 'prototype',
+                type: 'decide',
+                branches: [{ when: { path: 'a', gt: 1 }, outcome: 'approve' }],
+                otherwise: 'review',
+              },
+            ],
+          },
+        },
+        '/body/steps/1/id',
+      ],
       [
         {
           key: 'k',
@@ -403,6 +469,22 @@ describe('refusals', () => {
     expect(twice.details?.issues).toEqual([
       { path: '/steps/1/id', message: 'repeats the step id of /steps/0' },
     ]);
+    const reserved = await errorOf(
+      await api.save(token, 'workflow', 'k', { steps: [{ ...step, outputKey: 'prototype' }] }),
+      400,
+    );
+    expect(reserved).toMatchObject({
+      code: 'validation_error',
+      details: {
+        issues: [
+          {
+            path: '/steps/0/outputKey',
+            message:
+              'prototype is reserved: the run context cannot hold it (__proto__, constructor, prototype are refused)',
+          },
+        ],
+      },
+    });
     expect((await ok<Definition>(await api.get(token, 'workflow', 'k'))).draft?.body).toEqual(
       workflowCalling('kyc'),
     );
@@ -447,6 +529,37 @@ describe('refusals', () => {
     }
     await ok(await api.save(writer, 'workflow', 'flow', workflowCalling('kyc')));
     await ok(await api.call('/workflow-definitions/flow', reader));
+  });
+
+  it('answers a publisher without definitions:read what was published, never the body', async () => {
+    const token = await api.admin('def-blind');
+    await api.install(token, 'kyc');
+    const body = workflowCalling('kyc', 'screen', { input: { note: 'the-body-itself' } });
+    await ok(await api.create(token, 'workflow', 'flow', body), 201);
+    await ok(await api.create(token, 'rule_set', 'rules', ruleSetCalling('kyc')), 201);
+    const publisher = await api.holder('def-blind', ['definitions:publish']);
+    const blind = await ok<Record<string, unknown>>(await api.publish(publisher, 'workflow', 'flow'));
+    expect(blind).toEqual({
+      kind: 'workflow',
+      key: 'flow',
+      version: 1,
+      status: 'published',
+      createdAt: expect.any(String),
+      createdBy: 'user:ada',
+      publishedAt: expect.any(String),
+      publishedBy: 'user:holder',
+    });
+    expect(JSON.stringify(blind)).not.toContain('the-body-itself');
+    const rules = await ok<Record<string, unknown>>(await api.publish(publisher, 'rule_set', 'rules'));
+    expect(Object.keys(rules).sort()).toEqual(
+      ['createdAt', 'createdBy', 'key', 'kind', 'publishedAt', 'publishedBy', 'status', 'version'].sort(),
+    );
+
+    // With definitions:read the answer is the whole version.
+    await ok(await api.save(token, 'workflow', 'flow', body));
+    const reader = await api.holder('def-blind', ['definitions:publish', 'definitions:read']);
+    const seen = await ok<Version>(await api.publish(reader, 'workflow', 'flow'));
+    expect(seen).toMatchObject({ version: 2, body, installNames: ['kyc'], validation: { errors: [] } });
   });
 
   it('answers 404 for another tenant’s key, and for a key nobody has', async () => {

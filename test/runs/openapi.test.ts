@@ -93,6 +93,13 @@ describe('the definition operations in /openapi.json', () => {
       'unmappable_input',
       'async_rule',
       'unknown_rule_set',
+      'duplicate_output_key',
     ]);
+    // A publish answers the body only to a caller who may read definitions.
+    const published = json('post /workflow-definitions/{key}/publish', '200').schema;
+    expect(published.required.sort()).toEqual(
+      ['createdAt', 'createdBy', 'key', 'kind', 'publishedAt', 'publishedBy', 'status', 'version'].sort(),
+    );
+    expect(published.properties.body).toEqual({ $ref: '#/components/schemas/WorkflowBody' });
   });
 });

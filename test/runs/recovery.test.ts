@@ -3,7 +3,6 @@
 // holds the first request of an idempotent action; the worker is killed (SIGKILL) while the step waits;
 // a new worker with the same executor id recovers the run, resends the attempt with the same idempotency
 // key, and the run completes with the vendor's answer — one completed module call, one invocation record.
-import { type ChildProcess, spawn } from 'node:child_process';
 import { eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { startVendorDouble, type VendorDouble } from '../../packages/app-testing/src/index.ts';
@@ -11,11 +10,11 @@ import { appInvocations } from '../../src/calls/tables.ts';
 import { type CataloguePlatform, startCataloguePlatform } from '../catalogue/support.ts';
 import { ok, published, SECRET_KEY_HEX } from '../installs/support.ts';
 import { buildFixture } from '../support/assemblyscript.ts';
-import { freePort } from '../support/free-port.ts';
-import { BIN, baseEnv, children, cleanUpProcesses, collect, ROOT } from '../support/processes.ts';
+import { cleanUpProcesses } from '../support/processes.ts';
 import { RUNNER_TOKEN } from '../support/runner.ts';
 import { publishDefinitionRows } from './definitions.ts';
 import type { RunAnswer } from './stack.ts';
+import { startWorkerProcess, until } from './worker-process.ts';
 
 const SLOW = 180_000;
 
@@ -53,48 +52,16 @@ afterAll(async () => {
   await platform?.close();
 });
 
-/** `platform start --role worker` on the test database; resolves once its /healthz answers 200. */
-async function startWorkerProcess(): Promise<ChildProcess> {
-  const healthPort = await freePort();
-  const child = spawn(process.execPath, [BIN, 'start', '--role', 'worker'], {
-    cwd: ROOT,
-    detached: true,
-    env: baseEnv({
-      DATABASE_URL: platform.config.databaseUrl as string,
-      APP_RUNNER_URL: platform.runnerUrl,
-      APP_RUNNER_TOKEN: RUNNER_TOKEN,
-      APP_CALL_TOKEN_SECRET: 'call-token-secret-for-the-recovery-test',
-      SECRET_STORE_KEY: SECRET_KEY_HEX,
-      WORKER_EXECUTOR_ID: 'recovery-test-worker',
-      WORKER_HEALTH_PORT: String(healthPort),
-      HOST: '127.0.0.1',
-    }),
+/** `platform start --role worker` on the test database, recovering as one stable executor id. */
+const startRecoveringWorker = () =>
+  startWorkerProcess({
+    DATABASE_URL: platform.config.databaseUrl as string,
+    APP_RUNNER_URL: platform.runnerUrl,
+    APP_RUNNER_TOKEN: RUNNER_TOKEN,
+    APP_CALL_TOKEN_SECRET: 'call-token-secret-for-the-recovery-test',
+    SECRET_STORE_KEY: SECRET_KEY_HEX,
+    WORKER_EXECUTOR_ID: 'recovery-test-worker',
   });
-  children.add(child);
-  const { exited, err } = collect(child);
-  let gone = false;
-  void exited.then(() => {
-    gone = true;
-  });
-  const giveUpAt = Date.now() + 90_000;
-  for (;;) {
-    if (gone) throw new Error(`the worker exited before it was healthy:\n${err()}`);
-    const health = await fetch(`http://127.0.0.1:${healthPort}/healthz`).catch(() => null);
-    if (health?.status === 200) return child;
-    if (Date.now() > giveUpAt) throw new Error(`the worker was not healthy in 90 s:\n${err()}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-async function until<T>(what: string, probe: () => Promise<T | null>, limitMs = 60_000): Promise<T> {
-  const giveUpAt = Date.now() + limitMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== null) return value;
-    if (Date.now() > giveUpAt) throw new Error(`${what} did not happen in ${limitMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 it(
   'completes a run after its worker is killed mid-call, with no duplicate completed call of the idempotent action',
@@ -136,7 +103,7 @@ it(
       ],
     });
 
-    const first = await startWorkerProcess();
+    const first = await startRecoveringWorker();
     const started = await ok<RunAnswer>(
       await call('/workflow-runs', 'POST', {
         workflow: 'lookup',
@@ -150,7 +117,7 @@ it(
     process.kill(-(first.pid as number), 'SIGKILL');
     await new Promise((resolve) => first.once('close', resolve));
 
-    await startWorkerProcess();
+    await startRecoveringWorker();
     const done = await until('the run’s end', async () => {
       const run = await ok<RunAnswer>(await call(`/workflow-runs/${started.id}`));
       return run.status === 'running' ? null : run;

@@ -5,7 +5,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import { asc, eq } from 'drizzle-orm';
-import pino from 'pino';
+import pino, { type Logger } from 'pino';
 import { expect } from 'vitest';
 import {
   startVendorDouble,
@@ -35,16 +35,23 @@ export interface RunsStack {
   close(): Promise<void>;
 }
 
-export async function startRunsStack(routes: VendorRoute[]): Promise<RunsStack> {
+/** logger: the worker's and its run workflows' (DBOS logs through it); absent, silent. */
+export async function startRunsStack(
+  routes: VendorRoute[],
+  options: { logger?: Logger } = {},
+): Promise<RunsStack> {
   const platform = await startCataloguePlatform({
     SECRET_STORE_KEY: SECRET_KEY_HEX,
     APP_RUNNER_ALLOW_PRIVATE_NETWORKS: 'true',
+    // Tests wait on runs by polling them: no caller's limit may answer a wait with 429.
+    API_RATE_LIMIT_PER_MINUTE: '0',
   });
   const databaseUrl = platform.config.databaseUrl as string;
   const database = openDatabase(databaseUrl, { applicationName: 'test-worker' });
   const runner = createRunnerClient({ baseUrl: platform.runnerUrl, token: RUNNER_TOKEN });
-  const logger = pino({ level: 'silent' });
+  const logger = options.logger ?? pino({ level: 'silent' });
   const runtime: RunsRuntime = {
+    database,
     logger,
     attempt: {
       database,

@@ -47,16 +47,24 @@ export const APPS = {
   },
 } as const;
 
-/** Publishes the platform apps of APPS (1.0.0) as a release; answers their version ids by app name. */
-export async function releaseApps(platform: CataloguePlatform): Promise<Record<keyof typeof APPS, string>> {
+/** A platform app's version for releaseModules: the echo fixture under that name and version. */
+export interface ReleasedApp {
+  name: string;
+  version: string;
+  actions: readonly unknown[];
+  webhook: boolean;
+}
+
+/** Publishes platform versions of the echo fixture with the manifests given, as a release would. */
+export async function releaseModules(platform: CataloguePlatform, apps: ReleasedApp[]): Promise<void> {
   const release: ReleaseModule[] = [];
-  for (const [name, app] of Object.entries(APPS)) {
-    const capped = capMemory(await appModule(name, '1.0.0'), 64);
+  for (const app of apps) {
+    const capped = capMemory(await appModule(app.name, app.version), 64);
     if (!capped.ok) throw new Error(capped.message);
     const manifest = parseManifest({
       interface: 2,
-      name,
-      version: '1.0.0',
+      name: app.name,
+      version: app.version,
       configSchema: { type: 'object' },
       actions: app.actions,
       hosts: ['api.vendor.test'],
@@ -66,6 +74,14 @@ export async function releaseApps(platform: CataloguePlatform): Promise<Record<k
     release.push({ manifest: manifest.manifest, bytes: capped.bytes, sha256: sha256Hex(capped.bytes) });
   }
   await reconcileRelease(platform.database, moduleStorageOf(platform), release, pino({ level: 'silent' }));
+}
+
+/** Publishes the platform apps of APPS (1.0.0) as a release; answers their version ids by app name. */
+export async function releaseApps(platform: CataloguePlatform): Promise<Record<keyof typeof APPS, string>> {
+  await releaseModules(
+    platform,
+    Object.entries(APPS).map(([name, app]) => ({ name, version: '1.0.0', ...app })),
+  );
   const ids: Record<string, string> = {};
   for (const name of Object.keys(APPS)) {
     const versions = await ok<{ items: { id: string }[] }>(await platform.fetch(`/apps/${name}/versions`));

@@ -15,6 +15,7 @@ import {
   type DefinitionContext,
   publishDefinition,
   saveDefinitionDraft,
+  type VersionView,
 } from './service.ts';
 
 export interface DefinitionRouteDeps {
@@ -88,6 +89,11 @@ const KINDS: KindRoutes[] = [
     schemas: RuleSetSchemas as unknown as typeof WorkflowSchemas,
   },
 ];
+
+/** A version as a caller who may not read definitions sees it: what was published, not what it says. */
+function withoutBody({ body: _body, installNames: _names, validation: _validation, ...rest }: VersionView) {
+  return rest;
+}
 
 export function definitionRoutes(deps: DefinitionRouteDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -186,12 +192,17 @@ export function definitionRoutes(deps: DefinitionRouteDeps): FastifyPluginAsyncT
             operationId: `publish${k.noun}`,
             summary: `Publish the ${k.text}’s draft: it becomes the current published version`,
             description:
-              '400 validation_error (details.issues with path, message and code) while the draft has validation errors; 409 conflict when there is no draft.',
+              '400 validation_error (details.issues with path, message and code) while the draft has validation errors; 409 conflict when there is no draft. The answer carries the body, installNames and validation only for a caller holding definitions:read.',
             params: KeyParams,
-            response: { 200: k.schemas.Version, ...errors(404, 409) },
+            response: { 200: k.schemas.Published, ...errors(404, 409) },
           },
         },
-        async (request) => publishDefinition(context(request), k.kind, request.params.key),
+        async (request) => {
+          const published = await publishDefinition(context(request), k.kind, request.params.key);
+          return principalOf(request).permissions.has('definitions:read')
+            ? published
+            : withoutBody(published);
+        },
       );
     }
   };

@@ -234,6 +234,23 @@ function kindSchemas(kind: 'workflow' | 'rule_set', body: string, title: string)
     { ...strict, $id: `${title}Version`, title: `${title}Version` },
   );
   const Version = ref<Static<typeof VersionSchema>>(`${title}Version`);
+  // A publisher without definitions:read learns that the version was published, never its body.
+  const Published = Type.Object(
+    {
+      kind: Kind,
+      key: DefinitionKey,
+      ...versionFields,
+      body: Type.Optional(ref<unknown>(body)),
+      installNames: Type.Optional(Type.Array(Type.String())),
+      validation: Type.Optional(ref<Static<typeof ValidationSchema>>('DefinitionValidation')),
+    },
+    {
+      ...strict,
+      title: `${title}Published`,
+      description:
+        'The version published; body, installNames and validation only for a caller holding definitions:read',
+    },
+  );
   const Definition = Type.Object(
     {
       kind: Kind,
@@ -261,6 +278,7 @@ function kindSchemas(kind: 'workflow' | 'rule_set', body: string, title: string)
   return {
     VersionSchema,
     Version,
+    Published,
     Definition,
     Page: pageOf(Summary),
     Body: ref<unknown>(body),

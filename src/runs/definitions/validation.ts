@@ -3,7 +3,7 @@
 // tenant (snapshot.ts loads it once per request) in, errors and warnings with JSON Pointers out. A draft
 // is saved whatever they say; a publish is refused while there are errors.
 import { childPointer } from '../../installs/config-pointers.ts';
-import { unmappableKeys } from '../input-mapping.ts';
+import { unmappableKeys } from '../../module/mappable.ts';
 import type { AppCall, DefinitionBody, DefinitionKind, RuleSetBody, WorkflowBody } from '../model.ts';
 
 export interface ActionFacts {
@@ -41,6 +41,7 @@ export const ERROR_CODES = [
   'unmappable_input',
   'async_rule',
   'unknown_rule_set',
+  'duplicate_output_key',
 ] as const;
 export const WARNING_CODES = [
   'install_disabled',
@@ -98,8 +99,30 @@ export function installNamesOf(kind: DefinitionKind, body: DefinitionBody): stri
 }
 
 /**
- * What the body's schema cannot say: step ids unique in a workflow, rule keys unique in a rule set.
- * Refused on save (400 validation_error), like a schema violation.
+ * Names no step may write into the run context: on a JavaScript object they reach its machinery (its
+ * prototype), not a member of its own.
+ */
+export const RESERVED_CONTEXT_KEYS: readonly string[] = ['__proto__', 'constructor', 'prototype'];
+
+/** Where a step writes into the run context: a call_app or rule_set step at its outputKey, a decide step at its id. */
+interface ContextWrite {
+  key: string;
+  /** The JSON Pointer of the field naming the key. */
+  path: string;
+  step: string;
+}
+
+const contextWritesOf = (body: WorkflowBody): ContextWrite[] =>
+  body.steps.map((step, i) =>
+    step.type === 'decide'
+      ? { key: step.id, path: `/steps/${i}/id`, step: step.id }
+      : { key: step.outputKey, path: `/steps/${i}/outputKey`, step: step.id },
+  );
+
+/**
+ * What the body's schema cannot say: step ids unique in a workflow, rule keys unique in a rule set, and
+ * no context key a step writes among the reserved ones. Refused on save (400 validation_error), like a
+ * schema violation: none of them is ever valid, whatever the tenant holds.
  */
 export function shapeIssues(kind: DefinitionKind, body: DefinitionBody): { path: string; message: string }[] {
   const [items, field, noun] = isWorkflow(kind, body)
@@ -115,6 +138,38 @@ export function shapeIssues(kind: DefinitionKind, body: DefinitionBody): { path:
       issues.push({ path: `/${list}/${i}/${field}`, message: `repeats the ${noun} of /${list}/${first}` });
     }
   });
+  if (isWorkflow(kind, body)) {
+    for (const { key, path } of contextWritesOf(body)) {
+      if (RESERVED_CONTEXT_KEYS.includes(key)) {
+        issues.push({
+          path,
+          message: `${key} is reserved: the run context cannot hold it (${RESERVED_CONTEXT_KEYS.join(', ')} are refused)`,
+        });
+      }
+    }
+  }
+  return issues;
+}
+
+/**
+ * The steps writing a context key an earlier step writes (duplicate_output_key, at the later one): the
+ * later would silently replace the earlier's result, which later steps and decisions read.
+ */
+function duplicateWrites(body: WorkflowBody): ValidationIssue[] {
+  const first = new Map<string, ContextWrite>();
+  const issues: ValidationIssue[] = [];
+  for (const write of contextWritesOf(body)) {
+    const earlier = first.get(write.key);
+    if (!earlier) {
+      first.set(write.key, write);
+      continue;
+    }
+    issues.push({
+      code: 'duplicate_output_key',
+      path: write.path,
+      message: `step ${write.step} writes the context key ${write.key}, which step ${earlier.step} (${earlier.path}) writes too`,
+    });
+  }
   return issues;
 }
 
@@ -123,6 +178,7 @@ export function validateDefinition(kind: DefinitionKind, body: DefinitionBody, t
   const found: ValidationIssue[] = [];
   for (const placed of appCallsOf(kind, body)) found.push(...callIssues(placed, tenant));
   if (isWorkflow(kind, body)) {
+    found.push(...duplicateWrites(body));
     body.steps.forEach((step, i) => {
       if (step.type !== 'rule_set') return;
       const path = `/steps/${i}/ruleSet`;

@@ -1,0 +1,1 @@
+CREATE INDEX "workflow_runs_open_idx" ON "workflow_runs" USING btree ("id") WHERE "workflow_runs"."status" in ('running', 'waiting_callback');

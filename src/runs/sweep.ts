@@ -1,0 +1,127 @@
+// The sweep (docs/runs.md "The sweep"): a run whose row still says running while its DBOS workflow can no
+// longer move it — the workflow ended (ERROR, CANCELLED, SUCCESS, MAX_RECOVERY_ATTEMPTS_EXCEEDED), or there
+// is none a grace period after the run was written — ends failed `internal`, audited. The worker sweeps
+// at start-up and every minute. Ending is idempotent (failOpenRun), so two workers sweeping together end
+// a run once.
+import { sql } from 'drizzle-orm';
+import type { Logger } from 'pino';
+import type { Database } from '../db/pool.ts';
+import { ENGINE_SCHEMA } from '../worker/engine.ts';
+import type { RunError } from './model.ts';
+import { failOpenRun, OPEN_RUN_STATUSES } from './run-store.ts';
+import { workflowRuns } from './tables.ts';
+
+export const SWEEP_INTERVAL_MS = 60_000;
+/** How long a run may be without a workflow: the api enqueues it right after writing it, in milliseconds. */
+export const NO_WORKFLOW_GRACE_MS = 120_000;
+/** Open runs read at a time. */
+const PAGE = 500;
+
+/** DBOS statuses after which a workflow never moves its run again. */
+const ENDED_WORKFLOW = new Set(['SUCCESS', 'ERROR', 'CANCELLED', 'MAX_RECOVERY_ATTEMPTS_EXCEEDED']);
+
+export interface OpenRun {
+  id: string;
+  createdAt: Date;
+  /** The DBOS status of the workflow whose id is the run's; null when there is none. */
+  workflowStatus: string | null;
+}
+
+export type Verdict = { end: false } | { end: true; error: RunError };
+
+/** Whether an open run is stranded, and the error it then ends with. */
+export function strandedVerdict(
+  run: Pick<OpenRun, 'createdAt' | 'workflowStatus'>,
+  now: number,
+  graceMs = NO_WORKFLOW_GRACE_MS,
+): Verdict {
+  const { workflowStatus } = run;
+  if (workflowStatus === null) {
+    return now - run.createdAt.getTime() >= graceMs ? { end: true, error: stranded(null) } : { end: false };
+  }
+  return ENDED_WORKFLOW.has(workflowStatus) ? { end: true, error: stranded(workflowStatus) } : { end: false };
+}
+
+const stranded = (workflowStatus: string | null): RunError => ({
+  code: 'internal',
+  message:
+    workflowStatus === null
+      ? 'the run’s workflow never started; the sweep ended the run'
+      : `the run’s workflow ended (${workflowStatus}) without ending the run; the sweep ended it`,
+  details: { reason: 'stranded', workflowStatus },
+});
+
+export interface SweepDeps {
+  database: Database;
+  logger: Logger;
+  /** The clock the grace period is read on. */
+  now?: () => number;
+  graceMs?: number;
+}
+
+/** One pass over every open run, in pages; answers the ids of the runs it ended. */
+export async function sweepStrandedRuns(deps: SweepDeps): Promise<string[]> {
+  const now = (deps.now ?? Date.now)();
+  const ended: string[] = [];
+  for (let after: string | null = null; ; ) {
+    const page = await openRuns(deps.database, after);
+    for (const run of page) {
+      const verdict = strandedVerdict(run, now, deps.graceMs);
+      if (verdict.end && (await failOpenRun(deps.database, run.id, verdict.error))) ended.push(run.id);
+    }
+    if (page.length < PAGE) break;
+    after = page[page.length - 1]?.id ?? null;
+  }
+  if (ended.length > 0) deps.logger.warn({ runIds: ended }, 'the sweep ended stranded runs');
+  return ended;
+}
+
+/** Open runs after `after` (by id) with their workflow's status (workflow_runs_open_idx). */
+async function openRuns(database: Database, after: string | null): Promise<OpenRun[]> {
+  const statuses = sql.join(
+    OPEN_RUN_STATUSES.map((s) => sql`${s}`),
+    sql`, `,
+  );
+  const result = await database.db.execute<{
+    id: string;
+    created_at: Date | string;
+    status: string | null;
+  }>(sql`
+    select r.id, r.created_at, w.status
+    from ${workflowRuns} r
+    left join ${sql.identifier(ENGINE_SCHEMA)}.workflow_status w on w.workflow_uuid = r.id::text
+    where r.status in (${statuses}) ${after === null ? sql`` : sql`and r.id > ${after}`}
+    order by r.id
+    limit ${PAGE}`);
+  return result.rows.map((row) => ({
+    id: row.id,
+    createdAt: new Date(row.created_at),
+    workflowStatus: row.status,
+  }));
+}
+
+export interface RunSweep {
+  stop(): Promise<void>;
+}
+
+/** Sweeps now and every `intervalMs`, a pass at a time; a failed pass is logged and the next one tries. */
+export function startRunSweep(deps: SweepDeps & { intervalMs?: number }): RunSweep {
+  let pass: Promise<void> | null = null;
+  const sweep = () => {
+    pass ??= sweepStrandedRuns(deps)
+      .then(() => undefined)
+      .catch((error: unknown) => deps.logger.error({ err: error }, 'the run sweep failed'))
+      .finally(() => {
+        pass = null;
+      });
+  };
+  sweep();
+  const timer = setInterval(sweep, deps.intervalMs ?? SWEEP_INTERVAL_MS);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await pass;
+    },
+  };
+}

@@ -1,0 +1,104 @@
+// A step whose database write fails: the worker's log lines (DBOS's own included) carry neither the run's
+// context nor the vendor's output, which the failed query held as parameters (docs/operations.md "Logs").
+import { Writable } from 'node:stream';
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/logging.ts';
+import { ok } from '../installs/support.ts';
+import {
+  installConnector,
+  publishDefinition,
+  type RunAnswer,
+  type RunsStack,
+  startRunsStack,
+} from './stack.ts';
+
+/** From the applicant (the run's context) and from the vendor (the step's output). */
+const APPLICANT_MARKER = 'Applicant-Marker-51c9';
+const VENDOR_MARKER = 'Vendor-Marker-0d42';
+
+const lines: Record<string, unknown>[] = [];
+let stack: RunsStack;
+
+beforeAll(async () => {
+  const destination = new Writable({
+    write(chunk, _encoding, done) {
+      for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+      done();
+    },
+  });
+  const logger = createLogger({ service: 'worker-test', level: 'debug', env: 'test', destination });
+  stack = await startRunsStack([{ method: 'GET', path: '/screen', json: { note: VENDOR_MARKER } }], {
+    logger,
+  });
+  const tenantId = await stack.platform.tenantId();
+  await installConnector(stack, 'vendor');
+  await publishDefinition(stack, tenantId, 'workflow', 'screen', {
+    steps: [
+      {
+        id: 'fetch',
+        type: 'call_app',
+        install: 'vendor',
+        action: 'request',
+        input: { method: 'GET', path: '/screen' },
+        inputMapping: { 'query.name': 'applicant.name' },
+        outputKey: 'vendor',
+      },
+    ],
+  });
+  // The run's end, which writes the context with the vendor's output, is refused by the database.
+  await stack.platform.database.pool.query(`
+    CREATE FUNCTION refuse_end() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN RAISE EXCEPTION 'refused for the test' USING DETAIL = NEW.context::text; END $$;
+    CREATE TRIGGER refuse_end BEFORE UPDATE ON workflow_runs
+      FOR EACH ROW WHEN (NEW.context ? 'vendor') EXECUTE FUNCTION refuse_end();`);
+}, 120_000);
+afterAll(async () => stack?.close());
+
+/** Waits (bounded) until `found` holds, yielding to the event loop between looks. */
+async function until<T>(what: string, found: () => Promise<T | undefined> | T | undefined): Promise<T> {
+  const giveUpAt = Date.now() + 60_000;
+  for (;;) {
+    const value = await found();
+    if (value !== undefined) return value;
+    expect(Date.now(), `still waiting for ${what}`).toBeLessThan(giveUpAt);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe('a step whose database write fails', () => {
+  it('is logged without the context, the vendor’s output or the row PostgreSQL quoted', async () => {
+    const run = await ok<RunAnswer>(
+      await stack.platform.fetch('/workflow-runs', {
+        method: 'POST',
+        json: {
+          workflow: 'screen',
+          subjectId: 'subject-1',
+          context: { applicant: { name: APPLICANT_MARKER } },
+        },
+      }),
+      201,
+    );
+    // The engine's workflow has ended (ERROR, or SUCCESS once it has ended the run itself).
+    await until('the run workflow to end', async () => {
+      const { rows } = await stack.platform.database.db.execute<{ status: string }>(
+        sql`select status from dbos.workflow_status where workflow_uuid = ${run.id}`,
+      );
+      const status = rows[0]?.status;
+      return status === 'ERROR' || status === 'SUCCESS' ? status : undefined;
+    });
+    // The failure was logged (so this test reads the lines it is about): by the run's workflow, which ends
+    // the run `internal` (docs/runs.md "How a run ends"), or by the engine when its workflow failed.
+    const failure = await until('the failure’s error line', () =>
+      lines.find((line) => line.level === 'error' && line.err !== undefined),
+    );
+    const all = JSON.stringify(lines);
+    expect(all).not.toContain(APPLICANT_MARKER);
+    expect(all).not.toContain(VENDOR_MARKER);
+    // What it keeps: the query without its values, PostgreSQL's SQLSTATE and message.
+    expect(failure.err).toMatchObject({
+      message: expect.stringMatching(/^Failed query: update "workflow_runs"/),
+      cause: { code: 'P0001', message: 'refused for the test' },
+    });
+  }, 90_000);
+});
