@@ -395,7 +395,7 @@ describe('platform token', () => {
     });
     expect(await fs.readdir(dataDir)).toEqual([]);
     expect(await portOpen(Number(ports.EMBEDDED_POSTGRES_PORT))).toBe(false);
-  });
+  }, 120_000); // nine CLI processes at once: on 2 loaded cores one took 11 s, past the 30 s default
 });
 
 describe('platform migrate (DATABASE_URL)', () => {
