@@ -4,6 +4,8 @@
 // docs/api-conventions.md): a module's answer has them replaced with U+FFFD before anything stores or
 // shows it; a request holding them is refused with their path. Pure and iterative.
 
+import { isJsonContainer, rewriteStrings } from './json-strings.ts';
+
 /** U+0000, a high surrogate not followed by a low one, a low surrogate not preceded by a high one. */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: U+0000 is what this looks for.
 const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
@@ -28,44 +30,12 @@ export function storableText(text: string): string {
  */
 export const mayHoldUnstorable = (jsonText: string): boolean => /\\u(?:0000|[dD][89a-fA-F])/.test(jsonText);
 
-type Container = Record<string, unknown> | unknown[];
-
-const isContainer = (value: unknown): value is Container => typeof value === 'object' && value !== null;
-
 /**
  * Replaces such characters in every string and member name of a parsed JSON value, in place; answers the
  * value (a string: the replaced string). Two names that differ only there become one: the later member
  * wins, as with a name JSON.parse reads twice.
  */
-export function storableJson(root: unknown): unknown {
-  if (typeof root === 'string') return storableText(root);
-  if (!isContainer(root)) return root;
-  const stack: Container[] = [root];
-  for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
-    if (Array.isArray(node)) {
-      for (let i = 0; i < node.length; i++) {
-        const item = node[i];
-        if (typeof item === 'string') node[i] = storableText(item);
-        else if (isContainer(item)) stack.push(item);
-      }
-      continue;
-    }
-    for (const key of Object.keys(node)) {
-      const item = node[key];
-      const value = typeof item === 'string' ? storableText(item) : item;
-      if (isContainer(value)) stack.push(value);
-      const name = storableText(key);
-      if (name === key) {
-        node[key] = value;
-      } else {
-        delete node[key];
-        // defineProperty: a name such as __proto__ stays a plain member, as JSON.parse made it.
-        Object.defineProperty(node, name, { value, enumerable: true, writable: true, configurable: true });
-      }
-    }
-  }
-  return root;
-}
+export const storableJson = (root: unknown): unknown => rewriteStrings(root, storableText);
 
 /** Whether any string or member name of a parsed value holds such a character; allocates nothing per node. */
 export function holdsUnstorable(root: unknown): boolean {
@@ -76,7 +46,7 @@ export function holdsUnstorable(root: unknown): boolean {
       if (isUnstorable(value)) return true;
     } else if (Array.isArray(value)) {
       for (const item of value) stack.push(item);
-    } else if (isContainer(value)) {
+    } else if (isJsonContainer(value)) {
       for (const [key, item] of Object.entries(value)) {
         if (isUnstorable(key)) return true;
         stack.push(item);
@@ -101,7 +71,7 @@ export function unstorablePointers(root: unknown, limit = 20): string[] {
   for (let top = stack.pop(); top !== undefined && found.length < limit; top = stack.pop()) {
     const { value, pointer } = top;
     if (top.badName || (typeof value === 'string' && isUnstorable(value))) found.push(pointer);
-    if (!isContainer(value)) continue;
+    if (!isJsonContainer(value)) continue;
     const entries = Array.isArray(value)
       ? value.map((item, index) => [String(index), item] as const)
       : Object.entries(value);

@@ -4,6 +4,7 @@
 // letter case, and in a parsed answer also inside strings that are JSON themselves: what the answer
 // means is redacted, not one way of writing it.
 import { depthExcess } from '../http/json-depth.ts';
+import { rewriteStrings } from '../http/json-strings.ts';
 import { spellingsOf } from './spellings.ts';
 
 /**
@@ -178,10 +179,6 @@ function byteSpellings(spellings: ReadonlyMap<string, string>): Map<string, stri
   return bytes;
 }
 
-type Container = Record<string, unknown> | unknown[];
-
-const isContainer = (value: unknown): value is Container => typeof value === 'object' && value !== null;
-
 /** Whether a string may hold JSON worth opening: an object, an array or a string. */
 const mayBeJson = (text: string) => /^\s*[[{"]/.test(text);
 
@@ -200,31 +197,5 @@ function redactTree(root: unknown, redact: (text: string) => string, nested: num
     const after = JSON.stringify(redactTree(inner, redact, nested - 1));
     return after === before ? out : after;
   };
-  if (typeof root === 'string') return redactString(root);
-  if (!isContainer(root)) return root;
-  const stack: Container[] = [root];
-  for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
-    if (Array.isArray(node)) {
-      for (let i = 0; i < node.length; i++) {
-        const item = node[i];
-        if (typeof item === 'string') node[i] = redactString(item);
-        else if (isContainer(item)) stack.push(item);
-      }
-      continue;
-    }
-    for (const key of Object.keys(node)) {
-      const item = node[key];
-      const value = typeof item === 'string' ? redactString(item) : item;
-      if (isContainer(value)) stack.push(value);
-      const name = redactString(key);
-      if (name === key) {
-        node[key] = value;
-      } else {
-        delete node[key];
-        // defineProperty: a name such as __proto__ stays a plain member, as JSON.parse made it.
-        Object.defineProperty(node, name, { value, enumerable: true, writable: true, configurable: true });
-      }
-    }
-  }
-  return root;
+  return rewriteStrings(root, redactString);
 }
