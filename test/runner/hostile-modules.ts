@@ -232,3 +232,21 @@ export function growingStart(pages: number): Uint8Array {
     extra: `(func (export "_initialize") (drop (memory.grow (i32.const ${pages}))))`,
   }));
 }
+
+/**
+ * Grows its memory one page at a time until memory.grow refuses (its cap), touching each new page;
+ * answers n = the pages it grew. Every grow is an allocation outside the thread's JavaScript heap.
+ */
+export function pageByPageGrower(): Uint8Array {
+  return hostileModule(() => ({
+    body: `
+    (local $page i32)
+    (block $full
+      (loop $grow
+        (local.set $page (memory.grow (i32.const 1)))
+        (br_if $full (i32.eq (local.get $page) (i32.const -1)))
+        (i32.store8 (i32.mul (local.get $page) (i32.const ${PAGE})) (i32.const 1))
+        (global.set $n (i32.add (global.get $n) (i32.const 1)))
+        (br $grow)))`,
+  }));
+}

@@ -20,6 +20,7 @@ import {
   exiter,
   growingStart,
   logFlood,
+  pageByPageGrower,
   sleeper,
   variableBomb,
 } from './hostile-modules.ts';
@@ -149,6 +150,15 @@ describe('memory past the cap', () => {
       code: 'trapped',
       message: 'the module trapped: store_u8 outside any block the module holds',
     });
+  });
+
+  it('a call growing its memory a page at a time to the largest cap answers: no collection storm', async () => {
+    // V8 collects all garbage on each allocation outside a thread's heap once such memory passes half
+    // the heap's limit; with a limit below a call's caps, these 4,000 grows were 4,000 full collections.
+    const grower = await runner.store(pageByPageGrower(), 256);
+    const { status, body } = await invoke(grower, { timeoutMs: 10_000 });
+    expect(status).toBe(200);
+    expect(body.answer.output.n).toBeGreaterThan(4000);
   });
 
   it('empty blocks are bounded too: 65,534 beside the input, the addresses a block index has', async () => {

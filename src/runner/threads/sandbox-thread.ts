@@ -4,6 +4,7 @@
 // replaces a thread that ended; nothing of it (port, flags, pending host answers) reaches the new one.
 import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
 import { HOST_FUNCTIONS } from '../../module/imports.ts';
+import { MANIFEST_LIMITS } from '../../module/manifest-types.ts';
 import { type HostBinding, REFUSING_BINDING } from '../host/refusal.ts';
 import { HOST_REQUEST_BYTES, MAX_HOST_REQUESTS } from '../host/request-limits.ts';
 import {
@@ -22,12 +23,25 @@ export const START_LIMIT_MS = 5_000;
 export const MODULES_PER_THREAD = 64;
 
 const ENTRY = new URL('./thread-entry.js', import.meta.url);
+/** The most one call holds outside the JavaScript heap: linear memory and kernel blocks, memoryMiB each. */
+const CALL_EXTERNAL_MIB = 2 * MANIFEST_LIMITS.memoryMiB.max;
+/** Besides: warm instances (16 MiB each at most) and the garbage of calls not yet collected. */
+const THREAD_EXTERNAL_SLACK_MIB = 64;
 /**
  * The JavaScript heap of a thread. What a module makes lives in its linear memory and in kernel blocks
  * (both bounded by memoryMiB, outside this heap); the heap holds the thread's own code, the call's
  * envelope and host answers (8 MiB at most, as text). A thread past it is ended, never the process.
+ * The old generation's limit is set far above that use on purpose: once memory outside the heap passes
+ * half of it, V8 runs a full, memory-reducing collection on every further allocation there (each
+ * memory.grow, each kernel block), tens of milliseconds each, with helpers on the process's GC threads
+ * at normal priority. At 96 MiB, a module growing its memory to 256 MiB ran hundreds of them a second and
+ * halved another tenant's calls (bench/runner.ts, noisy neighbour); half the limit now covers a call at
+ * both its caps, so that never happens to a call within its limits.
  */
-export const THREAD_HEAP_LIMITS = { maxOldGenerationSizeMb: 96, maxYoungGenerationSizeMb: 16 };
+export const THREAD_HEAP_LIMITS = {
+  maxOldGenerationSizeMb: 2 * (CALL_EXTERNAL_MIB + THREAD_EXTERNAL_SLACK_MIB),
+  maxYoungGenerationSizeMb: 16,
+};
 /** Module code yields the CPU to the main thread (HTTP, host functions; in the `all` role the api too). */
 const SANDBOX_NICENESS = 10;
 /** What every host function answers in a thread while no call is bound to its instance. */
