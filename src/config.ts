@@ -1,8 +1,18 @@
 // Every deployment setting, parsed and validated once. Pure: reads the env object it is given.
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import {
+  ConfigError,
+  type Env,
+  HTTP_SCHEMES,
+  POSTGRES_SCHEMES,
+  Reader,
+  type TrustProxy,
+} from './config/reader.ts';
+import { readStorage, type StorageSettings } from './config/storage.ts';
+
+export { ConfigError, type StorageSettings, type TrustProxy };
 
 /** The repository (or installed package) root: the release catalogue is built under it. */
 const PACKAGE_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -20,22 +30,6 @@ export interface AuthSettings {
  * default, an S3-compatible bucket when STORAGE_ENDPOINT is set, or none (MODULE_STORAGE=off: /apps
  * answers 503 apps_unavailable).
  */
-export type StorageSettings =
-  | { kind: 'filesystem'; dir: string }
-  | {
-      kind: 's3';
-      endpoint: string;
-      bucket: string;
-      region: string;
-      /** Both null: the AWS SDK's default credential chain (AWS_* variables, shared files, instance roles). */
-      accessKeyId: string | null;
-      secretAccessKey: string | null;
-      forcePathStyle: boolean;
-      /** Prepended to `<sha256>.wasm`: empty, or ends with `/`. */
-      prefix: string;
-    }
-  | { kind: 'off' };
-
 export interface Config {
   /** embedded: no DATABASE_URL, so the platform starts PostgreSQL itself and generates its keys. */
   mode: 'embedded' | 'production';
@@ -122,137 +116,6 @@ export interface HttpSettings {
    * (none: the connection's peer is the client), true (every hop), a hop count, or proxy addresses/CIDRs.
    */
   trustProxy: TrustProxy;
-}
-
-export type TrustProxy = boolean | number | string[];
-
-export class ConfigError extends Error {
-  constructor(readonly problems: string[]) {
-    super(`invalid settings:\n  ${problems.join('\n  ')}`);
-  }
-}
-
-type Env = Record<string, string | undefined>;
-
-const POSTGRES_SCHEMES = ['postgres', 'postgresql'] as const;
-const HTTP_SCHEMES = ['http', 'https'] as const;
-
-class Reader {
-  readonly problems: string[] = [];
-  constructor(private readonly env: Env) {}
-
-  text(name: string): string | null {
-    const value = this.env[name]?.trim();
-    return value ? value : null;
-  }
-
-  int(name: string, fallback: number, min: number, max: number): number {
-    const raw = this.text(name);
-    if (raw === null) return fallback;
-    // Decimal digits only: Number() alone would also take "0x50", "1e3" or "0b1" for a port or a day count.
-    const value = /^-?\d+$/.test(raw) ? Number(raw) : Number.NaN;
-    if (!Number.isInteger(value) || value < min || value > max) {
-      this.problems.push(`${name}: expected an integer from ${min} to ${max}, got "${raw}"`);
-      return fallback;
-    }
-    return value;
-  }
-
-  optionalPort(name: string): number | null {
-    return this.text(name) === null ? null : this.int(name, 0, 0, 65535);
-  }
-
-  oneOf<T extends string>(name: string, allowed: readonly T[], fallback: T): T {
-    const raw = this.text(name);
-    if (raw === null) return fallback;
-    if (!(allowed as readonly string[]).includes(raw)) {
-      this.problems.push(`${name}: expected one of ${allowed.join(', ')}, got "${raw}"`);
-      return fallback;
-    }
-    return raw as T;
-  }
-
-  /**
-   * An absolute URL with one of the given schemes. The scheme is checked because `new URL` alone takes
-   * anything shaped `word:rest`, so `DATABASE_URL=db.internal:5432/platform` would pass as a URL.
-   */
-  url(name: string, schemes: readonly string[]): string | null {
-    const raw = this.text(name);
-    if (raw === null) return null;
-    let protocol: string | null = null;
-    try {
-      protocol = new URL(raw).protocol.slice(0, -1);
-    } catch {}
-    if (protocol === null || !schemes.includes(protocol)) {
-      this.problems.push(`${name}: expected a ${schemes.map((s) => `${s}://`).join(' or ')} URL`);
-      return null;
-    }
-    return raw;
-  }
-
-  /** A comma list of http(s) origins (no path, query, fragment or credentials), each spelled as URL.origin. */
-  origins(name: string): string[] {
-    const raw = this.text(name);
-    if (raw === null) return [];
-    const origins: string[] = [];
-    for (const item of raw.split(',').map((part) => part.trim())) {
-      if (item === '') continue;
-      let url: URL | null = null;
-      try {
-        url = new URL(item);
-      } catch {}
-      const isOrigin =
-        url !== null &&
-        (url.protocol === 'http:' || url.protocol === 'https:') &&
-        url.username === '' &&
-        url.password === '' &&
-        url.pathname === '/' &&
-        url.search === '' &&
-        url.hash === '' &&
-        !/[?#]$/.test(item);
-      if (!isOrigin || url === null) {
-        this.problems.push(`${name}: expected a comma list of http:// or https:// origins, got "${item}"`);
-        continue;
-      }
-      if (!origins.includes(url.origin)) origins.push(url.origin);
-    }
-    return origins;
-  }
-
-  /**
-   * TRUST_PROXY: `false` (default), `true`, a hop count (1 to 10), or a comma list of proxy addresses and
-   * CIDR ranges (and proxy-addr's names loopback, linklocal, uniquelocal).
-   */
-  trustProxy(name: string): TrustProxy {
-    const raw = this.text(name);
-    if (raw === null || raw === 'false') return false;
-    if (raw === 'true') return true;
-    if (/^\d+$/.test(raw)) return this.int(name, 0, 1, 10);
-    const items = raw
-      .split(',')
-      .map((item) => item.trim())
-      .filter((item) => item !== '');
-    const bad = items.filter((item) => !isProxyAddress(item));
-    if (items.length === 0 || bad.length > 0) {
-      this.problems.push(
-        `${name}: expected true, false, a hop count from 1 to 10, or a comma list of proxy addresses or CIDR ranges, got "${bad[0] ?? raw}"`,
-      );
-      return false;
-    }
-    return items;
-  }
-
-  /** A 32-byte key written as 64 hex characters or as base64. */
-  key(name: string): Buffer | null {
-    const raw = this.text(name);
-    if (raw === null) return null;
-    const bytes = /^[0-9a-fA-F]{64}$/.test(raw) ? Buffer.from(raw, 'hex') : Buffer.from(raw, 'base64');
-    if (bytes.length !== 32) {
-      this.problems.push(`${name}: expected 32 bytes as 64 hex characters or base64`);
-      return null;
-    }
-    return bytes;
-  }
 }
 
 export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config {
@@ -349,19 +212,6 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   return config;
 }
 
-const PROXY_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
-
-/** An IP address, a CIDR range of one, or one of proxy-addr's named ranges. */
-function isProxyAddress(item: string): boolean {
-  if (PROXY_NAMES.includes(item)) return true;
-  const [address = '', prefix, ...rest] = item.split('/');
-  const family = net.isIP(address);
-  if (family === 0 || rest.length > 0) return false;
-  if (prefix === undefined) return true;
-  const bits = /^\d{1,3}$/.test(prefix) ? Number(prefix) : -1;
-  return bits >= 0 && bits <= (family === 4 ? 32 : 128);
-}
-
 /**
  * The lower-case hostnames of the deployment's own URLs, each once, without a trailing dot. A value that
  * is no http(s) URL (an issuer need not be one) names no host.
@@ -381,115 +231,6 @@ function ownHostsOf(urls: readonly (string | null)[]): string[] {
     if (host !== '' && !hosts.includes(host)) hosts.push(host);
   }
   return hosts;
-}
-
-const STORAGE_KINDS = ['filesystem', 's3', 'off'] as const;
-/** The S3 settings that mean nothing without STORAGE_ENDPOINT. */
-const S3_ONLY = [
-  'STORAGE_BUCKET',
-  'STORAGE_REGION',
-  'STORAGE_ACCESS_KEY_ID',
-  'STORAGE_SECRET_ACCESS_KEY',
-  'STORAGE_FORCE_PATH_STYLE',
-  'STORAGE_PREFIX',
-] as const;
-/** Bucket names as S3 and its look-alikes take them (legacy names included); no scheme, slash or space. */
-const BUCKET = /^[A-Za-z0-9][A-Za-z0-9._-]{1,253}[A-Za-z0-9]$/;
-const REGION = /^[A-Za-z0-9_-]{1,64}$/;
-/** Path segments of S3's safe key characters; `.` and `..` segments are refused. */
-const PREFIX_SEGMENT = /^[A-Za-z0-9!_.*'()-]+$/;
-
-/**
- * MODULE_STORAGE (filesystem, s3 or off) and the STORAGE_* settings. Unset, the kind follows
- * STORAGE_ENDPOINT: s3 when it is set, else filesystem. An S3 setting given without STORAGE_ENDPOINT
- * is refused (modules would silently stay on the local disk), unless MODULE_STORAGE says so explicitly.
- * Secret values are never echoed.
- */
-function readStorage(read: Reader, dataDir: string): StorageSettings {
-  const chosen = read.text('MODULE_STORAGE');
-  if (chosen !== null && !(STORAGE_KINDS as readonly string[]).includes(chosen)) {
-    read.problems.push(`MODULE_STORAGE: expected one of ${STORAGE_KINDS.join(', ')}, got "${chosen}"`);
-  }
-  const endpointGiven = read.text('STORAGE_ENDPOINT') !== null;
-  const endpoint = read.url('STORAGE_ENDPOINT', HTTP_SCHEMES);
-  if (endpoint !== null) {
-    const url = new URL(endpoint);
-    if (url.username || url.password) {
-      read.problems.push(
-        'STORAGE_ENDPOINT: must not carry credentials; use STORAGE_ACCESS_KEY_ID and STORAGE_SECRET_ACCESS_KEY',
-      );
-    }
-    if (url.search || url.hash) read.problems.push('STORAGE_ENDPOINT: must have no query or fragment');
-  }
-  const bucket = read.text('STORAGE_BUCKET');
-  if (bucket !== null && !BUCKET.test(bucket)) {
-    read.problems.push(
-      `STORAGE_BUCKET: expected a bucket name (3 to 255 letters, digits, dots, hyphens, underscores), got "${bucket}"`,
-    );
-  }
-  const region = read.text('STORAGE_REGION') ?? 'us-east-1';
-  if (!REGION.test(region)) {
-    read.problems.push(`STORAGE_REGION: expected a region name such as us-east-1, got "${region}"`);
-  }
-  const accessKeyId = read.text('STORAGE_ACCESS_KEY_ID');
-  const secretAccessKey = read.text('STORAGE_SECRET_ACCESS_KEY');
-  if (accessKeyId !== null && secretAccessKey === null) {
-    read.problems.push(
-      'STORAGE_SECRET_ACCESS_KEY: required with STORAGE_ACCESS_KEY_ID (set both or neither)',
-    );
-  }
-  if (secretAccessKey !== null && accessKeyId === null) {
-    read.problems.push(
-      'STORAGE_ACCESS_KEY_ID: required with STORAGE_SECRET_ACCESS_KEY (set both or neither)',
-    );
-  }
-  const forcePathStyle = read.oneOf('STORAGE_FORCE_PATH_STYLE', ['true', 'false'], 'true') === 'true';
-  const prefix = readPrefix(read);
-
-  const kind = (STORAGE_KINDS as readonly string[]).includes(chosen ?? '')
-    ? (chosen as (typeof STORAGE_KINDS)[number])
-    : endpointGiven
-      ? 's3'
-      : 'filesystem';
-  if (kind === 'filesystem' && chosen === null) {
-    for (const name of S3_ONLY) {
-      if (read.text(name) !== null) {
-        read.problems.push(
-          `${name}: set without STORAGE_ENDPOINT (modules would stay on the filesystem); set STORAGE_ENDPOINT or unset ${name}`,
-        );
-      }
-    }
-  }
-  if (kind === 'off') return { kind: 'off' };
-  if (kind === 'filesystem') return { kind: 'filesystem', dir: path.join(dataDir, 'modules') };
-  if (!endpointGiven) read.problems.push('MODULE_STORAGE: s3 needs STORAGE_ENDPOINT');
-  else if (bucket === null) read.problems.push('STORAGE_BUCKET: required when STORAGE_ENDPOINT is set');
-  return {
-    kind: 's3',
-    endpoint: endpoint ?? '',
-    bucket: bucket ?? '',
-    region,
-    accessKeyId,
-    secretAccessKey,
-    forcePathStyle,
-    prefix,
-  };
-}
-
-/** STORAGE_PREFIX: `modules/` by default; slashes at either end are normalised, and `/` means none. */
-function readPrefix(read: Reader): string {
-  const raw = read.text('STORAGE_PREFIX');
-  if (raw === null) return 'modules/';
-  const trimmed = raw.replace(/^\/+|\/+$/g, '');
-  if (trimmed === '') return '';
-  const segments = trimmed.split('/');
-  if (trimmed.length > 512 || segments.some((s) => !PREFIX_SEGMENT.test(s) || s === '.' || s === '..')) {
-    read.problems.push(
-      `STORAGE_PREFIX: expected segments of letters, digits and !-_.*'() separated by /, got "${raw}"`,
-    );
-    return 'modules/';
-  }
-  return `${trimmed}/`;
 }
 
 /**
