@@ -10,6 +10,7 @@
 //   6. metering and, for steps, rules and fallbacks (options.record), the invocation record, in one
 //      transaction (invocations.ts);
 //   7. the circuit's move, from how the attempt counted (outcome `counted`).
+// The writes of 5 to 7 after the call are tried again while the database does not answer (db/outage.ts).
 // Step 8, the fallback, follows the call's retries, so it lives with them (runs/app-call.ts).
 // Refusals in 1 to 4 throw the spec's errors; from 5 on, the attempt always ends in a result. A refusal
 // in 1 is recorded (when the attempt is) before it is thrown; refusals in 2 to 4 are recorded nowhere.
@@ -20,6 +21,7 @@ import { randomUUID } from 'node:crypto';
 import type { Actor } from '../audit/trail.ts';
 import { signCallToken } from '../auth/call-token.ts';
 import type { Config } from '../config.ts';
+import { OUTAGE_POLICY, type OutagePolicy, whileDatabaseDown } from '../db/outage.ts';
 import type { Database } from '../db/pool.ts';
 import { ApiError } from '../http/errors.ts';
 import { readLiveCache, storeCacheChanges } from '../installs/cache.ts';
@@ -81,6 +83,8 @@ export interface AttemptDeps {
    * attempt ended); Date.now by default. Tests hand in the one their CallDriver reads.
    */
   now?: () => number;
+  /** How long the attempt's writes after its call are tried while the database is away; two minutes. */
+  outage?: OutagePolicy;
 }
 
 /** The attempt's dependencies from the deployment's settings, the database and the runner. */
@@ -212,6 +216,9 @@ export async function runAttempt(
     timeoutMs,
   });
   const durationMs = Math.round(performance.now() - started);
+  // The call went out: what it did is written even when the database is away a while (db/outage.ts),
+  // and it is never sent again for that.
+  const afterSend = <T>(work: () => Promise<T>) => whileDatabaseDown(work, deps.outage ?? OUTAGE_POLICY);
 
   let result: AttemptResult;
   let usage: Usage;
@@ -219,7 +226,8 @@ export async function runAttempt(
   if (sent.ok) {
     // Whatever the module answered, what it changed in the cache is stored; nothing when the runner failed.
     if (key && cache && sent.value.cacheChanges.length > 0) {
-      await storeCacheChanges(deps.database, key, install, cache, sent.value.cacheChanges, deps.cacheBudget);
+      const changes = sent.value.cacheChanges;
+      await afterSend(() => storeCacheChanges(deps.database, key, install, cache, changes, deps.cacheBudget));
     }
     result = resultOfAnswer(admitted.action, sent.value.answer, (output) =>
       admitted.checkOutput(output) ? null : (admitted.checkOutput.errors ?? []),
@@ -252,13 +260,17 @@ export async function runAttempt(
       durationMs,
       usage,
     });
-    // The record and the metering stand or fall together.
-    invocationId = await deps.database.db.transaction(async (tx) => {
-      if (ran) await meterCall(tx, metered);
-      return recordInvocation(tx, write);
-    });
+    const id = randomUUID();
+    // The record and the metering stand or fall together; a try after a lost commit finds the record.
+    invocationId = await afterSend(() =>
+      deps.database.db.transaction(async (tx) => {
+        if ((await recordInvocation(tx, { ...write, id })) !== null && ran) await meterCall(tx, metered);
+        return id;
+      }),
+    );
   } else if (ran) {
-    await meterCall(deps.database.db, metered);
+    // Not recorded (a test call): a commit whose answer the database dropped may be metered twice.
+    await afterSend(() => meterCall(deps.database.db, metered));
   }
   const counted = countOf({
     status: result.status,
@@ -269,7 +281,7 @@ export async function runAttempt(
     msLeftAtEnd: call.deadline === undefined ? null : call.deadline - now(),
   });
   if (circuit && gate) {
-    await moveCircuit(deps.database, { install, settings: circuit }, counted, trialId, gate);
+    await afterSend(() => moveCircuit(deps.database, { install, settings: circuit }, counted, trialId, gate));
   }
   return {
     ...result,

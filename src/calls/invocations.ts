@@ -37,6 +37,11 @@ export interface InvocationError {
 
 /** What the pipeline hands the writer for one attempt. */
 export interface InvocationWrite {
+  /**
+   * The record's id, chosen before its first try: a write tried again after the database dropped the
+   * answer to its commit finds the record there and writes nothing (recordInvocation answers null).
+   */
+  id?: string;
   install: Pick<InstallRow, 'id' | 'tenantId' | 'name' | 'appName'>;
   /** The name the call used: the install's name, or one of its kept aliases. */
   calledAs: string;
@@ -106,11 +111,12 @@ export const storable = (value: unknown): unknown =>
   holdsUnstorable(value) ? storableJson(structuredClone(value)) : value;
 
 /** Writes one attempt's record (in the caller's transaction, beside its metering); answers its id. */
-export async function recordInvocation(db: Queryable, write: InvocationWrite): Promise<string> {
+export async function recordInvocation(db: Queryable, write: InvocationWrite): Promise<string | null> {
   const { install, version, context } = write;
   const [row] = await db
     .insert(appInvocations)
     .values({
+      ...(write.id ? { id: write.id } : {}),
       tenantId: install.tenantId,
       installId: install.id,
       installName: install.name,
@@ -134,9 +140,10 @@ export async function recordInvocation(db: Queryable, write: InvocationWrite): P
       usage: { ...write.usage },
       fallbackOf: context.fallbackOf,
     })
+    .onConflictDoNothing({ target: appInvocations.id })
     .returning({ id: appInvocations.id });
-  if (!row) throw new Error('the invocation record was not written');
-  return row.id;
+  if (!row && !write.id) throw new Error('the invocation record was not written');
+  return row?.id ?? null;
 }
 
 // ---- reading ----------------------------------------------------------------------------------------

@@ -8,13 +8,14 @@
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import type { Logger } from 'pino';
 import type { AttemptDeps } from '../calls/attempt.ts';
+import { whileDatabaseDown } from '../db/outage.ts';
 import type { Database } from '../db/pool.ts';
 import { ApiError } from '../http/errors.ts';
 import { type AppCallEnd, type CallDriver, callApp, type InstallPart } from './app-call.ts';
 import { AttemptSlots } from './attempt-slots.ts';
 import { placeOutput } from './bounds.ts';
 import { conditionHolds } from './comparison.ts';
-import { countSends, whileDatabaseDown, whileUnsent } from './database-outage.ts';
+import { countSends, whileUnsent } from './database-outage.ts';
 import { evaluateRuleSet } from './evaluation.ts';
 import { buildInput, readPath } from './input-mapping.ts';
 import type { CallAppStep, DecideStep, RunError, WorkflowStep } from './model.ts';

@@ -8,11 +8,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startVendorDouble, type VendorDouble } from '../../packages/app-testing/src/index.ts';
 import { type AttemptDeps, attemptDepsOf } from '../../src/calls/attempt.ts';
 import { callInstall } from '../../src/calls/call-install.ts';
-import type { InvocationContext, InvocationView } from '../../src/calls/invocations.ts';
+import {
+  type InvocationContext,
+  type InvocationView,
+  recordInvocation,
+} from '../../src/calls/invocations.ts';
 import { appInvocations, appMetering } from '../../src/calls/tables.ts';
 import { appBlocks } from '../../src/catalogue/tables.ts';
 import { ApiError } from '../../src/http/errors.ts';
 import { createRunnerClient, type RunnerClient } from '../../src/runner/client.ts';
+import { noUsage } from '../../src/runner/host/call-state.ts';
 import { type CataloguePlatform, startCataloguePlatform } from '../catalogue/support.ts';
 import { errorOf, ok, published, SECRET_KEY_HEX } from '../installs/support.ts';
 import { buildFixture } from '../support/assemblyscript.ts';
@@ -187,6 +192,33 @@ describe('recording an attempt', () => {
     expect(await xmin('app_invocations', 'id', outcome.invocationId as string)).toBe(
       await xmin('app_metering', 'install_id', installId),
     );
+  });
+
+  it('writes a record once: a try again after a lost commit finds it and writes nothing', async () => {
+    const installId = await install('twice');
+    const outcome = await callAs('twice', 'lookup', { thingId: 't-2' });
+    const [row] = await recordsOf(installId);
+    if (!row) throw new Error('no record');
+    const again = {
+      id: row.id,
+      install: { id: installId, tenantId, name: 'twice', appName: row.appName },
+      calledAs: 'twice',
+      version: { id: row.versionId, version: row.version },
+      action: row.action,
+      subjectId: null,
+      idempotencyKey: null,
+      input: { thingId: 'another' },
+      context: step(),
+      status: 'error' as const,
+      error: null,
+      durationMs: 1,
+      usage: noUsage(),
+    };
+    expect(await recordInvocation(platform.database.db, again)).toBeNull();
+    const records = await recordsOf(installId);
+    expect(records.map((r) => [r.id, r.status, r.input])).toEqual([
+      [outcome.invocationId, 'success', { thingId: 't-2' }],
+    ]);
   });
 
   it('records a rule’s and a fallback’s attempt with their context', async () => {

@@ -3,14 +3,9 @@
 // the bounds of a step's output and the run context.
 import { Error as EngineErrors } from '@dbos-inc/dbos-sdk';
 import { describe, expect, it } from 'vitest';
+import { type OutagePolicy, outageDelay, whileDatabaseDown } from '../../src/db/outage.ts';
 import { CONTEXT_LIMIT_BYTES, placeOutput, STEP_OUTPUT_LIMIT_BYTES } from '../../src/runs/bounds.ts';
-import {
-  type OutagePolicy,
-  outageDelay,
-  UnrecordedCallError,
-  whileDatabaseDown,
-  whileUnsent,
-} from '../../src/runs/database-outage.ts';
+import { UnrecordedCallError, whileUnsent } from '../../src/runs/database-outage.ts';
 import { failureOf, isEngineStop } from '../../src/runs/run-failure.ts';
 import { NO_WORKFLOW_GRACE_MS, strandedVerdict } from '../../src/runs/sweep.ts';
 
