@@ -21,6 +21,8 @@ export interface BuildStamp {
   /** Every file the compiler asked for: its sha256, or null when it did not exist. */
   sources: Record<string, string | null>;
   toolchain: string;
+  /** Binaryen's optimize level it was built at; absent in stamps written before it was recorded: 3. */
+  optimizeLevel?: number;
 }
 
 export const sha256Of = (bytes: string | Uint8Array) => createHash('sha256').update(bytes).digest('hex');
@@ -73,12 +75,16 @@ async function readStamp(dir: string): Promise<BuildStamp | null> {
 }
 
 /**
- * The module of <dir>'s last default build, when nothing it was made from has changed since and the
- * module is still the one written; else null.
+ * The module of <dir>'s last default build, when it was built at `optimizeLevel`, nothing it was made
+ * from has changed since and the module is still the one written; else null.
  */
-export async function upToDateBuild(dir: string): Promise<{ path: string; sha256: string } | null> {
+export async function upToDateBuild(
+  dir: string,
+  optimizeLevel: number,
+): Promise<{ path: string; sha256: string } | null> {
   const stamp = await readStamp(dir);
   if (stamp === null || Object.keys(stamp.sources).length === 0) return null;
+  if ((stamp.optimizeLevel ?? 3) !== optimizeLevel) return null;
   const modulePath = path.resolve(dir, stamp.module);
   if ((await hashOfFile(modulePath)) !== stamp.sha256) return null;
   if (stamp.toolchain !== (await toolchainHash())) return null;

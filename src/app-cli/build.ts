@@ -8,6 +8,17 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { AppUsageError } from './errors.ts';
 
+/** Binaryen's optimize level of a build unless `--optimize` says: the smallest, fastest module. */
+export const DEFAULT_OPTIMIZE_LEVEL = 3;
+export const OPTIMIZE_HELP =
+  'Binaryen optimize level, 0 to 3 (default 3; 0 compiles in a few seconds, for quick iterations)';
+
+/** `--optimize <level>`: an integer 0 to 3. */
+export function optimizeLevelOf(text: string): number {
+  if (!/^[0-3]$/.test(text)) throw new AppUsageError(`--optimize: expected 0, 1, 2 or 3, got "${text}"`);
+  return Number(text);
+}
+
 async function checkAppDir(dir: string): Promise<void> {
   let stat: Awaited<ReturnType<typeof fs.stat>>;
   try {
@@ -29,14 +40,18 @@ async function checkAppDir(dir: string): Promise<void> {
  * Runs the build; answers the exit code. Output: each step as it starts on stderr, then the module path and
  * sha256 on stdout, or one line on refusal.
  */
-export async function runBuild(dir: string, out: string | undefined): Promise<number> {
+export async function runBuild(
+  dir: string,
+  out: string | undefined,
+  optimizeLevel = DEFAULT_OPTIMIZE_LEVEL,
+): Promise<number> {
   await checkAppDir(dir);
   const progress = (line: string) => process.stderr.write(`${line}\n`);
   progress('loading the AssemblyScript compiler');
   // Loaded here: the compiler takes a moment to load, and usage errors need none of it.
   const { AppBuildError, buildApp } = await import('./compile.ts');
   try {
-    const built = await buildApp(dir, out, { progress });
+    const built = await buildApp(dir, out, { progress, optimizeLevel });
     if (built.warnings) process.stderr.write(`${built.warnings}\n`);
     const shown = path.relative(process.cwd(), built.path) || built.path;
     process.stdout.write(`${shown}\nsha256 ${built.sha256}\n`);
@@ -55,8 +70,10 @@ export function registerBuild(program: Command): void {
     .description('compile an app, check its manifest as an upload is checked, and write the module')
     .argument('<dir>', 'the app directory (holding assembly/index.ts)')
     .option('--out <file>', 'where to write the module (default <dir>/build/<name>-<version>.wasm)')
-    .action(async (dir: string, options: { out?: string }) => {
-      const code = await runBuild(dir, options.out);
+    .option('--optimize <level>', OPTIMIZE_HELP)
+    .action(async (dir: string, options: { out?: string; optimize?: string }) => {
+      const level = options.optimize === undefined ? undefined : optimizeLevelOf(options.optimize);
+      const code = await runBuild(dir, options.out, level);
       // Exit now rather than when the event loop drains: the sandbox library leaves its instances'
       // start-up timers running for seconds after they are gone.
       await new Promise<void>((resolve) => process.stdout.write('', () => resolve()));

@@ -193,12 +193,18 @@ export async function buildApp(dir: string, out?: string, options: CompileOption
   await fs.mkdir(path.dirname(target), { recursive: true });
   await fs.writeFile(target, capped.bytes);
   // Only the default build is reused by `app test`; one written elsewhere (--out) leaves the app dir alone.
-  if (out === undefined && level === 3) await stampBuild(dir, target, sha256, sources);
+  if (out === undefined) await stampBuild(dir, target, sha256, sources, level);
   return { path: target, sha256, manifest: verdict.manifest, sizeBytes: capped.bytes.byteLength, warnings };
 }
 
 /** Records what the build was made from (build-stamp.ts), paths inside the app relative to it. */
-async function stampBuild(dir: string, target: string, sha256: string, sources: Map<string, string | null>) {
+async function stampBuild(
+  dir: string,
+  target: string,
+  sha256: string,
+  sources: Map<string, string | null>,
+  optimizeLevel: number,
+) {
   const base = path.resolve(dir);
   const named = (file: string) => {
     const relative = path.relative(base, file);
@@ -209,5 +215,6 @@ async function stampBuild(dir: string, target: string, sha256: string, sources: 
     sha256,
     sources: Object.fromEntries([...sources].map(([file, hash]) => [named(file), hash])),
     toolchain: await toolchainHash(),
+    optimizeLevel,
   });
 }

@@ -11,12 +11,15 @@ import {
   findConformanceSetup,
   loadConformanceSetup,
 } from '../../packages/app-testing/src/index.ts';
+import { DEFAULT_OPTIMIZE_LEVEL, OPTIMIZE_HELP, optimizeLevelOf } from './build.ts';
 import { upToDateBuild } from './build-stamp.ts';
 import { AppUsageError } from './errors.ts';
 
 interface TestOptions {
   samples?: string;
   json?: boolean;
+  /** `--optimize`: the level a directory is built at when no up-to-date build is there. */
+  optimize?: string;
 }
 
 /** The report as lines: ✓/✗ and the check's name (and what it found), then the totals. */
@@ -36,6 +39,7 @@ export function formatReport(report: ConformanceReport): string {
 async function moduleOf(
   target: string,
   log: (line: string) => void,
+  optimizeLevel: number,
 ): Promise<{ file: string; dir: string | null }> {
   let stat: Awaited<ReturnType<typeof fs.stat>>;
   try {
@@ -45,7 +49,7 @@ async function moduleOf(
   }
   if (!stat.isDirectory()) return { file: target, dir: null };
   const shown = (file: string) => path.relative(process.cwd(), file) || file;
-  const reused = await upToDateBuild(target);
+  const reused = await upToDateBuild(target, optimizeLevel);
   if (reused) {
     log(
       `reusing ${shown(reused.path)} (sha256 ${reused.sha256}): built from these sources; app build rebuilds it`,
@@ -55,7 +59,7 @@ async function moduleOf(
   log('loading the AssemblyScript compiler');
   // Loaded only for a directory to build: the compiler takes seconds to load.
   const { buildApp } = await import('./compile.ts');
-  const built = await buildApp(target, undefined, { progress: log });
+  const built = await buildApp(target, undefined, { progress: log, optimizeLevel });
   log(`built ${shown(built.path)} (sha256 ${built.sha256})`);
   return { file: built.path, dir: target };
 }
@@ -64,7 +68,8 @@ export async function runTest(target: string, options: TestOptions): Promise<boo
   const log = (line: string) => {
     if (!options.json) process.stdout.write(`${line}\n`);
   };
-  const { file, dir } = await moduleOf(target, log);
+  const level = options.optimize === undefined ? DEFAULT_OPTIMIZE_LEVEL : optimizeLevelOf(options.optimize);
+  const { file, dir } = await moduleOf(target, log, level);
   const setupFile = options.samples ?? (dir ? findConformanceSetup(dir) : null);
   const setup: ConformanceSetup = setupFile ? await loadConformanceSetup(setupFile) : {};
   if (setupFile) log(`samples from ${setupFile}`);
@@ -86,6 +91,7 @@ export function registerTest(program: Command): void {
     .argument('<target>', 'an app directory or a built module (.wasm)')
     .option('--samples <file>', 'conformance setup: .json data, or a .ts/.js module exporting it')
     .option('--json', 'print the report as JSON')
+    .option('--optimize <level>', `${OPTIMIZE_HELP}; a directory only, when it has no up-to-date build`)
     .action(async (target: string, options: TestOptions) => {
       const passed = await runTest(target, options);
       // Exit now rather than when the event loop drains: the sandbox library leaves each instance's

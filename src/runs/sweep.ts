@@ -2,14 +2,15 @@
 // longer move it — the workflow ended (ERROR, CANCELLED, SUCCESS, MAX_RECOVERY_ATTEMPTS_EXCEEDED), or there
 // is none a grace period after the run was written — ends failed `internal`, audited. The worker sweeps
 // at start-up and every minute. Ending is idempotent (failOpenRun), so two workers sweeping together end
-// a run once.
+// a run once. Each pass also deletes Idempotency-Keys past their window (they answer nothing any more).
 import { sql } from 'drizzle-orm';
 import type { Logger } from 'pino';
 import type { Database } from '../db/pool.ts';
 import { ENGINE_SCHEMA } from '../worker/engine.ts';
+import { IDEMPOTENCY_WINDOW_HOURS } from './idempotency.ts';
 import type { RunError } from './model.ts';
 import { failOpenRun, OPEN_RUN_STATUSES } from './run-store.ts';
-import { workflowRuns } from './tables.ts';
+import { workflowRunKeys, workflowRuns } from './tables.ts';
 
 export const SWEEP_INTERVAL_MS = 60_000;
 /** How long a run may be without a workflow: the api enqueues it right after writing it, in milliseconds. */
@@ -100,15 +101,41 @@ async function openRuns(database: Database, after: string | null): Promise<OpenR
   }));
 }
 
+/** Lapsed keys deleted by one statement: a pass deletes them all, a batch at a time. */
+const KEY_BATCH = 1_000;
+
+/**
+ * Deletes the Idempotency-Keys older than their window; answers how many. A key a start took over
+ * meanwhile is kept: the delete checks the age again on the row it locks.
+ */
+export async function forgetLapsedRunKeys(database: Database): Promise<number> {
+  const lapsed = sql`${workflowRunKeys.createdAt} <= now() - make_interval(hours => ${IDEMPOTENCY_WINDOW_HOURS})`;
+  let forgotten = 0;
+  for (;;) {
+    const result = await database.db.execute(sql`
+      delete from ${workflowRunKeys}
+      where ${lapsed} and (${workflowRunKeys.tenantId}, ${workflowRunKeys.key}) in (
+        select ${workflowRunKeys.tenantId}, ${workflowRunKeys.key} from ${workflowRunKeys}
+        where ${lapsed} limit ${KEY_BATCH})`);
+    const deleted = result.rowCount ?? 0;
+    forgotten += deleted;
+    if (deleted < KEY_BATCH) return forgotten;
+  }
+}
+
 export interface RunSweep {
   stop(): Promise<void>;
 }
 
-/** Sweeps now and every `intervalMs`, a pass at a time; a failed pass is logged and the next one tries. */
+/**
+ * Sweeps (stranded runs, then lapsed keys) now and every `intervalMs`, a pass at a time; a failed pass is
+ * logged and the next one tries.
+ */
 export function startRunSweep(deps: SweepDeps & { intervalMs?: number }): RunSweep {
   let pass: Promise<void> | null = null;
   const sweep = () => {
     pass ??= sweepStrandedRuns(deps)
+      .then(() => forgetLapsedRunKeys(deps.database))
       .then(() => undefined)
       .catch((error: unknown) => deps.logger.error({ err: error }, 'the run sweep failed'))
       .finally(() => {

@@ -106,7 +106,8 @@ export const workflowRunSteps = pgTable(
 
 /**
  * The Idempotency-Key of a run's start (idempotency.ts): per tenant, the digest of the request and the
- * run it started. A key answers that run for 24 hours; an older one is taken over by the next start.
+ * run it started. A key answers that run for 24 hours; an older one is taken over by the next start, or
+ * deleted by the run sweep.
  */
 export const workflowRunKeys = pgTable(
   'workflow_run_keys',
@@ -119,5 +120,9 @@ export const workflowRunKeys = pgTable(
       .references(() => workflowRuns.id, { onDelete: 'cascade' }),
     createdAt: timestamptz('created_at').notNull().defaultNow(),
   },
-  (t) => [primaryKey({ name: 'workflow_run_keys_pk', columns: [t.tenantId, t.key] })],
+  (t) => [
+    primaryKey({ name: 'workflow_run_keys_pk', columns: [t.tenantId, t.key] }),
+    // The sweep deletes keys past their window (sweep.ts forgetLapsedRunKeys).
+    index('workflow_run_keys_created_idx').on(t.createdAt),
+  ],
 );

@@ -152,10 +152,10 @@ describe('app new and app build', () => {
   it('prints its steps, then one line for a refusal, exits 1 and writes no module, not even at --out', async () => {
     const [what, edit, line] = refusals[0] as (typeof refusals)[number];
     const dir = await variant(what.replaceAll(' ', '-'), edit);
-    const result = await app('build', dir, '--out', 'refused/module.wasm');
+    const result = await app('build', dir, '--out', 'refused/module.wasm', '--optimize', '0');
     const steps = [
       'loading the AssemblyScript compiler',
-      `compiling ${path.join(dir, 'assembly', 'index.ts')} (AssemblyScript, optimize level 3: about 20 s, longer on a busy machine)`,
+      `compiling ${path.join(dir, 'assembly', 'index.ts')} (AssemblyScript, optimize level 0)`,
       'checking the module as an upload is checked (imports, manifest, exports, memory)',
     ];
     expect(result).toEqual({ code: 1, stdout: '', stderr: [...steps, line, ''].join('\n') });
@@ -216,7 +216,7 @@ describe('app new and app build', () => {
     const dir = await variant('broken', (s) =>
       s.replace('return runInvoke(ACTIONS);', 'return runInvoke(ACTIONS) +;'),
     );
-    const result = await app('build', dir);
+    const result = await app('build', dir, '--optimize', '0');
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
     expect(result.stderr).toContain('ERROR');
@@ -246,6 +246,11 @@ describe('app new and app build', () => {
     expect(await app('build', 'used')).toMatchObject({
       code: 2,
       stderr: expect.stringContaining('no assembly/index.ts'),
+    });
+    expect(await app('build', 'demo', '--optimize', '4')).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'app: --optimize: expected 0, 1, 2 or 3, got "4"\n',
     });
   }, 60_000);
 });

@@ -43,8 +43,8 @@ beforeEach(async () => {
 });
 
 describe('upToDateBuild', () => {
-  it('answers the module while nothing changed', async () => {
-    expect(await upToDateBuild(dir)).toEqual({
+  it('answers the module while nothing changed (a stamp without a level was built at 3)', async () => {
+    expect(await upToDateBuild(dir, 3)).toEqual({
       path: path.join(dir, 'build/app-0.1.0.wasm'),
       sha256: sha256Of(MODULE),
     });
@@ -82,10 +82,17 @@ describe('upToDateBuild', () => {
     ],
   ])('answers null after %s', async (_what, change) => {
     await change();
-    expect(await upToDateBuild(dir)).toBeNull();
+    expect(await upToDateBuild(dir, 3)).toBeNull();
+  });
+
+  it('answers the build made at the level asked for, and null for another level', async () => {
+    const stamp = JSON.parse(await fs.readFile(path.join(dir, STAMP_FILE), 'utf8'));
+    await fs.writeFile(path.join(dir, STAMP_FILE), JSON.stringify({ ...stamp, optimizeLevel: 0 }));
+    expect(await upToDateBuild(dir, 0)).toMatchObject({ sha256: sha256Of(MODULE) });
+    expect(await upToDateBuild(dir, 3)).toBeNull();
   });
 
   it('answers null for a directory never built', async () => {
-    expect(await upToDateBuild(path.join(work, 'never-built'))).toBeNull();
+    expect(await upToDateBuild(path.join(work, 'never-built'), 3)).toBeNull();
   });
 });

@@ -38,7 +38,7 @@ describe('an app built with `app build`', () => {
     const appDir = path.join(dir, 'demo');
     await run(process.execPath, [APP, 'new', appDir]);
     const out = path.join(dir, 'demo.wasm');
-    const built = await run(process.execPath, [APP, 'build', appDir, '--out', out]);
+    const built = await run(process.execPath, [APP, 'build', appDir, '--out', out, '--optimize', '0']);
     const sha256 = /[0-9a-f]{64}/.exec(built.stdout)?.[0];
     expect(sha256).toBeDefined();
 

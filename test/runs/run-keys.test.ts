@@ -3,6 +3,7 @@
 // is called once; the key with another request is 409; concurrent starts with one key make one run.
 import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { forgetLapsedRunKeys } from '../../src/runs/sweep.ts';
 import { workflowRunKeys, workflowRuns } from '../../src/runs/tables.ts';
 import { errorOf, ok } from '../installs/support.ts';
 import {
@@ -153,6 +154,27 @@ describe('Idempotency-Key on POST /workflow-runs', () => {
     expect(second.id).not.toBe(first.id);
     expect((await ok<RunAnswer>(await start(body('Other'), 'start-gus'), 200)).id).toBe(second.id);
     await settledRun(stack, second.id);
+  });
+
+  it('forgets keys past their window in the sweep, keeping the younger ones and what they answer', async () => {
+    const young = await ok<RunAnswer>(await start(body('Hal'), 'young-key'), 201);
+    const old = await ok<RunAnswer>(await start(body('Ida'), 'old-key'), 201);
+    await Promise.all([settledRun(stack, young.id), settledRun(stack, old.id)]);
+    const db = stack.platform.database.db;
+    await db
+      .update(workflowRunKeys)
+      .set({ createdAt: sql`now() - make_interval(hours => 25)` })
+      .where(and(eq(workflowRunKeys.tenantId, tenantId), eq(workflowRunKeys.key, 'old-key')));
+    expect(await forgetLapsedRunKeys(stack.platform.database)).toBeGreaterThanOrEqual(1);
+    const kept = await db
+      .select({ key: workflowRunKeys.key })
+      .from(workflowRunKeys)
+      .where(eq(workflowRunKeys.tenantId, tenantId));
+    expect(kept.map((k) => k.key)).toContain('young-key');
+    expect(kept.map((k) => k.key)).not.toContain('old-key');
+    expect((await ok<RunAnswer>(await start(body('Hal'), 'young-key'), 200)).id).toBe(young.id);
+    // The run the forgotten key started is kept; the key starts a new one.
+    expect((await ok<RunAnswer>(await start(body('Ida'), 'old-key'), 201)).id).not.toBe(old.id);
   });
 
   it('frees the key of a run the engine could not take: the retry starts it afresh', async () => {

@@ -1,0 +1,1 @@
+CREATE INDEX "workflow_run_keys_created_idx" ON "workflow_run_keys" USING btree ("created_at");
