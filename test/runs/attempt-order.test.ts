@@ -16,6 +16,7 @@ import {
   publishDefinition,
   type RunsStack,
   recordsOf,
+  requestStep,
   startRunsStack,
 } from './stack.ts';
 
@@ -27,15 +28,7 @@ const receivedAt = new Map<VendorRequest, number>();
 let flakyLeft = 0;
 
 const request = (path: string) => ({ method: 'GET', path });
-const callStep = (install: string, path: string, extra: Record<string, unknown> = {}) => ({
-  id: 'screen',
-  type: 'call_app' as const,
-  install,
-  action: 'request',
-  input: request(path),
-  outputKey: 'screening',
-  ...extra,
-});
+const callStep = requestStep;
 const once = { retry: { maxAttempts: 1 } };
 const IDEMPOTENCY_HEADER = { idempotencyKeyHeader: 'Idempotency-Key' };
 

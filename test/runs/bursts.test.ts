@@ -17,6 +17,7 @@ import {
   publishDefinition,
   type RunAnswer,
   type RunsStack,
+  requestStep,
   startRunsStack,
 } from './stack.ts';
 
@@ -72,17 +73,7 @@ beforeAll(async () => {
   registerRunWorkflows(watched);
   await installConnector(stack, 'vendor');
   await publishDefinition(stack, tenantId, 'workflow', 'screen', {
-    steps: [
-      {
-        id: 'screen',
-        type: 'call_app',
-        install: 'vendor',
-        action: 'request',
-        input: { method: 'GET', path: '/screen' },
-        inputMapping: { 'query.n': 'n' },
-        outputKey: 'screening',
-      },
-    ],
+    steps: [requestStep('vendor', '/screen', { inputMapping: { 'query.n': 'n' } })],
   });
 }, 120_000);
 afterAll(async () => stack?.close());

@@ -12,6 +12,7 @@ import {
   publishDefinition,
   type RunAnswer,
   type RunsStack,
+  requestStep,
   startRunsStack,
 } from './stack.ts';
 
@@ -37,15 +38,11 @@ beforeAll(async () => {
   await installConnector(stack, 'vendor');
   await publishDefinition(stack, tenantId, 'workflow', 'screen', {
     steps: [
-      {
+      requestStep('vendor', '/screen', {
         id: 'fetch',
-        type: 'call_app',
-        install: 'vendor',
-        action: 'request',
-        input: { method: 'GET', path: '/screen' },
         inputMapping: { 'query.name': 'applicant.name' },
         outputKey: 'vendor',
-      },
+      }),
     ],
   });
   // The run's end, which writes the context with the vendor's output, is refused by the database.

@@ -18,6 +18,7 @@ import {
   publishDefinition,
   type RunAnswer,
   type RunsStack,
+  requestStep,
   settledRun,
   startRunsStack,
 } from './stack.ts';
@@ -29,17 +30,14 @@ let release = () => {};
 const logger = pino({ level: 'silent' });
 
 /** A call_app step asking the vendor for `path`, the run's marker in its query (to tell its requests). */
-const callStep = (id: string, path: string) => ({
-  id,
-  type: 'call_app' as const,
-  install: 'vendor',
-  action: 'request',
-  input: { method: 'GET', path },
-  inputMapping: { 'query.run': 'marker' },
-  outputKey: id,
-  // A retried or resent step would show here as a second request.
-  retry: { maxAttempts: 3, backoffMs: 0 },
-});
+const callStep = (id: string, path: string) =>
+  requestStep('vendor', path, {
+    id,
+    inputMapping: { 'query.run': 'marker' },
+    outputKey: id,
+    // A retried or resent step would show here as a second request.
+    retry: { maxAttempts: 3, backoffMs: 0 },
+  });
 
 beforeAll(async () => {
   const held = new Promise<void>((resolve) => {

@@ -11,6 +11,7 @@ import {
   publishDefinition,
   type RunAnswer,
   type RunsStack,
+  requestStep,
   settledRun,
   startRunsStack,
 } from './stack.ts';
@@ -24,15 +25,11 @@ beforeAll(async () => {
   await installConnector(stack, 'vendor');
   await publishDefinition(stack, tenantId, 'workflow', 'screen', {
     steps: [
-      {
+      requestStep('vendor', '/screen', {
         id: 'fetch',
-        type: 'call_app',
-        install: 'vendor',
-        action: 'request',
-        input: { method: 'GET', path: '/screen' },
         inputMapping: { 'query.name': 'applicant.name' },
         outputKey: 'vendor',
-      },
+      }),
     ],
   });
 }, 120_000);

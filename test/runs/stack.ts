@@ -116,6 +116,20 @@ export async function installConnector(stack: RunsStack, name: string, options: 
   return view.id;
 }
 
+/**
+ * A call_app step of the http-connector's `request` action, GET `path` of the vendor double: id
+ * `screen`, its output at `screening`, unless `over` says otherwise (an id, a mapping, a retry…).
+ */
+export const requestStep = (install: string, path: string, over: Record<string, unknown> = {}) => ({
+  id: 'screen',
+  type: 'call_app' as const,
+  install,
+  action: 'request',
+  input: { method: 'GET', path },
+  outputKey: 'screening',
+  ...over,
+});
+
 /** A definition with one published version of that body, straight into the tables. */
 export const publishDefinition = (
   stack: RunsStack,
