@@ -74,8 +74,8 @@ export function registerBuild(program: Command): void {
     .action(async (dir: string, options: { out?: string; optimize?: string }) => {
       const level = options.optimize === undefined ? undefined : optimizeLevelOf(options.optimize);
       const code = await runBuild(dir, options.out, level);
-      // Exit now rather than when the event loop drains: the sandbox library leaves its instances'
-      // start-up timers running for seconds after they are gone.
+      // Exit once the output is written rather than when the event loop drains: nothing the check
+      // started (a sandbox thread, a double's socket) may keep the command alive after its answer.
       await new Promise<void>((resolve) => process.stdout.write('', () => resolve()));
       process.exit(code);
     });

@@ -94,8 +94,8 @@ export function registerTest(program: Command): void {
     .option('--optimize <level>', `${OPTIMIZE_HELP}; a directory only, when it has no up-to-date build`)
     .action(async (target: string, options: TestOptions) => {
       const passed = await runTest(target, options);
-      // Exit now rather than when the event loop drains: the sandbox library leaves each instance's
-      // start-up timer running for seconds after the instance is gone.
+      // Exit once the output is written rather than when the event loop drains: nothing the check
+      // started (a sandbox thread, a double's socket) may keep the command alive after its answer.
       await new Promise<void>((resolve) => process.stdout.write('', () => resolve()));
       process.exit(passed ? 0 : 1);
     });
