@@ -9,6 +9,9 @@ import path from 'node:path';
 
 export const STAMP_FILE = path.join('build', '.build.json');
 
+/** Binaryen's optimize level of a build unless `--optimize` says: the smallest, fastest module. */
+export const DEFAULT_OPTIMIZE_LEVEL = 3;
+
 const REPO = path.resolve(import.meta.dirname, '../..');
 /** The platform's own code that decides what a build makes of the sources: compiling and checking. */
 const TOOLCHAIN = ['package.json', 'node_modules/assemblyscript/package.json', 'src/app-cli/compile.ts'];
@@ -84,7 +87,7 @@ export async function upToDateBuild(
 ): Promise<{ path: string; sha256: string } | null> {
   const stamp = await readStamp(dir);
   if (stamp === null || Object.keys(stamp.sources).length === 0) return null;
-  if ((stamp.optimizeLevel ?? 3) !== optimizeLevel) return null;
+  if ((stamp.optimizeLevel ?? DEFAULT_OPTIMIZE_LEVEL) !== optimizeLevel) return null;
   const modulePath = path.resolve(dir, stamp.module);
   if ((await hashOfFile(modulePath)) !== stamp.sha256) return null;
   if (stamp.toolchain !== (await toolchainHash())) return null;

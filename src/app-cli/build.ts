@@ -6,14 +6,13 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
+import { DEFAULT_OPTIMIZE_LEVEL } from './build-stamp.ts';
 import { AppUsageError } from './errors.ts';
 
-/** Binaryen's optimize level of a build unless `--optimize` says: the smallest, fastest module. */
-export const DEFAULT_OPTIMIZE_LEVEL = 3;
 export const OPTIMIZE_HELP =
-  'Binaryen optimize level, 0 to 3 (default 3; 0 compiles in a few seconds, for quick iterations)';
+  'Binaryen optimize level, 0 to 3 (0 compiles in a few seconds, for quick iterations)';
 
-/** `--optimize <level>`: an integer 0 to 3. */
+/** `--optimize <level>` as commander parses it: an integer 0 to 3. */
 export function optimizeLevelOf(text: string): number {
   if (!/^[0-3]$/.test(text)) throw new AppUsageError(`--optimize: expected 0, 1, 2 or 3, got "${text}"`);
   return Number(text);
@@ -40,11 +39,7 @@ async function checkAppDir(dir: string): Promise<void> {
  * Runs the build; answers the exit code. Output: each step as it starts on stderr, then the module path and
  * sha256 on stdout, or one line on refusal.
  */
-export async function runBuild(
-  dir: string,
-  out: string | undefined,
-  optimizeLevel = DEFAULT_OPTIMIZE_LEVEL,
-): Promise<number> {
+export async function runBuild(dir: string, out: string | undefined, optimizeLevel: number): Promise<number> {
   await checkAppDir(dir);
   const progress = (line: string) => process.stderr.write(`${line}\n`);
   progress('loading the AssemblyScript compiler');
@@ -70,10 +65,9 @@ export function registerBuild(program: Command): void {
     .description('compile an app, check its manifest as an upload is checked, and write the module')
     .argument('<dir>', 'the app directory (holding assembly/index.ts)')
     .option('--out <file>', 'where to write the module (default <dir>/build/<name>-<version>.wasm)')
-    .option('--optimize <level>', OPTIMIZE_HELP)
-    .action(async (dir: string, options: { out?: string; optimize?: string }) => {
-      const level = options.optimize === undefined ? undefined : optimizeLevelOf(options.optimize);
-      const code = await runBuild(dir, options.out, level);
+    .option('--optimize <level>', OPTIMIZE_HELP, optimizeLevelOf, DEFAULT_OPTIMIZE_LEVEL)
+    .action(async (dir: string, options: { out?: string; optimize: number }) => {
+      const code = await runBuild(dir, options.out, options.optimize);
       // Exit once the output is written rather than when the event loop drains: nothing the check
       // started (a sandbox thread, a double's socket) may keep the command alive after its answer.
       await new Promise<void>((resolve) => process.stdout.write('', () => resolve()));

@@ -11,7 +11,7 @@ import asc from 'assemblyscript/asc';
 import type { Manifest } from '../module/manifest.ts';
 import { capMemory, sha256Hex } from '../module/wasm.ts';
 import { inspectUpload } from '../runner/inspect.ts';
-import { sha256Of, toolchainHash, writeStamp } from './build-stamp.ts';
+import { DEFAULT_OPTIMIZE_LEVEL, sha256Of, toolchainHash, writeStamp } from './build-stamp.ts';
 
 const REPO = path.resolve(import.meta.dirname, '../..');
 /** The SDK's AssemblyScript sources. */
@@ -83,7 +83,7 @@ async function compileOnce(dir: string, options: CompileOptions): Promise<Compil
       '--path',
       path.join(REPO, 'node_modules'),
       '--optimizeLevel',
-      String(options.optimizeLevel ?? 3),
+      String(options.optimizeLevel ?? DEFAULT_OPTIMIZE_LEVEL),
       // Never above 0: shrinking makes the incremental collector's hot paths some 200 times slower.
       '--shrinkLevel',
       '0',
@@ -172,7 +172,7 @@ function refusalLine(code: string, message: string): { line: string; manifestPat
  * writes nothing.
  */
 export async function buildApp(dir: string, out?: string, options: CompileOptions = {}): Promise<BuiltApp> {
-  const level = options.optimizeLevel ?? 3;
+  const level = options.optimizeLevel ?? DEFAULT_OPTIMIZE_LEVEL;
   options.progress?.(
     `compiling ${path.join(dir, APP_ENTRY)} (AssemblyScript, optimize level ${level}${level > 0 ? ': about 20 s, longer on a busy machine' : ''})`,
   );

@@ -11,15 +11,15 @@ import {
   findConformanceSetup,
   loadConformanceSetup,
 } from '../../packages/app-testing/src/index.ts';
-import { DEFAULT_OPTIMIZE_LEVEL, OPTIMIZE_HELP, optimizeLevelOf } from './build.ts';
-import { upToDateBuild } from './build-stamp.ts';
+import { OPTIMIZE_HELP, optimizeLevelOf } from './build.ts';
+import { DEFAULT_OPTIMIZE_LEVEL, upToDateBuild } from './build-stamp.ts';
 import { AppUsageError } from './errors.ts';
 
 interface TestOptions {
   samples?: string;
   json?: boolean;
   /** `--optimize`: the level a directory is built at when no up-to-date build is there. */
-  optimize?: string;
+  optimize: number;
 }
 
 /** The report as lines: ✓/✗ and the check's name (and what it found), then the totals. */
@@ -68,8 +68,7 @@ export async function runTest(target: string, options: TestOptions): Promise<boo
   const log = (line: string) => {
     if (!options.json) process.stdout.write(`${line}\n`);
   };
-  const level = options.optimize === undefined ? DEFAULT_OPTIMIZE_LEVEL : optimizeLevelOf(options.optimize);
-  const { file, dir } = await moduleOf(target, log, level);
+  const { file, dir } = await moduleOf(target, log, options.optimize);
   const setupFile = options.samples ?? (dir ? findConformanceSetup(dir) : null);
   const setup: ConformanceSetup = setupFile ? await loadConformanceSetup(setupFile) : {};
   if (setupFile) log(`samples from ${setupFile}`);
@@ -91,7 +90,12 @@ export function registerTest(program: Command): void {
     .argument('<target>', 'an app directory or a built module (.wasm)')
     .option('--samples <file>', 'conformance setup: .json data, or a .ts/.js module exporting it')
     .option('--json', 'print the report as JSON')
-    .option('--optimize <level>', `${OPTIMIZE_HELP}; a directory only, when it has no up-to-date build`)
+    .option(
+      '--optimize <level>',
+      `${OPTIMIZE_HELP}; a directory only, when it has no up-to-date build`,
+      optimizeLevelOf,
+      DEFAULT_OPTIMIZE_LEVEL,
+    )
     .action(async (target: string, options: TestOptions) => {
       const passed = await runTest(target, options);
       // Exit once the output is written rather than when the event loop drains: nothing the check
