@@ -10,7 +10,7 @@ import { IDEMPOTENCY_WINDOW_HOURS, requestDigest, type StartRequest } from './id
 import type { RunStatus, WorkflowBody } from './model.ts';
 import { type DefinitionVersionRow, requirePublished } from './published.ts';
 import { stepsOfRun } from './run-store.ts';
-import { workflowRunKeys, workflowRunSteps, workflowRuns } from './tables.ts';
+import { runKeyLapsed, workflowRunKeys, workflowRunSteps, workflowRuns } from './tables.ts';
 
 export interface RunContext {
   database: Database;
@@ -92,14 +92,13 @@ export async function startRun(
  * over. False: the key is held.
  */
 async function claimKey(tx: Tx, tenantId: string, key: { key: string; digest: string }, runId: string) {
-  const window = sql.raw(`interval '${IDEMPOTENCY_WINDOW_HOURS} hours'`);
   const claimed = await tx
     .insert(workflowRunKeys)
     .values({ tenantId, key: key.key, requestDigest: key.digest, runId })
     .onConflictDoUpdate({
       target: [workflowRunKeys.tenantId, workflowRunKeys.key],
       set: { requestDigest: key.digest, runId, createdAt: sql`now()` },
-      setWhere: sql`${workflowRunKeys.createdAt} <= now() - ${window}`,
+      setWhere: runKeyLapsed,
     })
     .returning({ runId: workflowRunKeys.runId });
   return claimed.length > 0;

@@ -7,10 +7,9 @@ import { sql } from 'drizzle-orm';
 import type { Logger } from 'pino';
 import type { Database } from '../db/pool.ts';
 import { ENGINE_SCHEMA } from '../worker/engine.ts';
-import { IDEMPOTENCY_WINDOW_HOURS } from './idempotency.ts';
 import type { RunError } from './model.ts';
 import { failOpenRun, OPEN_RUN_STATUSES } from './run-store.ts';
-import { workflowRunKeys, workflowRuns } from './tables.ts';
+import { runKeyLapsed, workflowRunKeys, workflowRuns } from './tables.ts';
 
 export const SWEEP_INTERVAL_MS = 60_000;
 /** How long a run may be without a workflow: the api enqueues it right after writing it, in milliseconds. */
@@ -109,14 +108,13 @@ const KEY_BATCH = 1_000;
  * meanwhile is kept: the delete checks the age again on the row it locks.
  */
 export async function forgetLapsedRunKeys(database: Database): Promise<number> {
-  const lapsed = sql`${workflowRunKeys.createdAt} <= now() - make_interval(hours => ${IDEMPOTENCY_WINDOW_HOURS})`;
   let forgotten = 0;
   for (;;) {
     const result = await database.db.execute(sql`
       delete from ${workflowRunKeys}
-      where ${lapsed} and (${workflowRunKeys.tenantId}, ${workflowRunKeys.key}) in (
+      where ${runKeyLapsed} and (${workflowRunKeys.tenantId}, ${workflowRunKeys.key}) in (
         select ${workflowRunKeys.tenantId}, ${workflowRunKeys.key} from ${workflowRunKeys}
-        where ${lapsed} limit ${KEY_BATCH})`);
+        where ${runKeyLapsed} limit ${KEY_BATCH})`);
     const deleted = result.rowCount ?? 0;
     forgotten += deleted;
     if (deleted < KEY_BATCH) return forgotten;

@@ -3,6 +3,7 @@
 import { sql } from 'drizzle-orm';
 import { index, integer, jsonb, pgTable, primaryKey, text, unique, uuid } from 'drizzle-orm/pg-core';
 import { timestamptz } from '../db/columns.ts';
+import { IDEMPOTENCY_WINDOW_HOURS } from './idempotency.ts';
 import type {
   DefinitionBody,
   DefinitionKind,
@@ -126,3 +127,6 @@ export const workflowRunKeys = pgTable(
     index('workflow_run_keys_created_idx').on(t.createdAt),
   ],
 );
+
+/** A key past its window: the next start under it takes it over (service.ts), the sweep deletes it. */
+export const runKeyLapsed = sql`${workflowRunKeys.createdAt} <= now() - make_interval(hours => ${IDEMPOTENCY_WINDOW_HOURS})`;
