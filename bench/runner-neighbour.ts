@@ -2,15 +2,20 @@
 // closed-loop callers for a fixed time, alone, then while another tenant (the attacker) keeps its full
 // concurrency busy with hostile calls: loops, memory grown to its cap, and start code that never ends
 // (on modules the runner has not seen before, so every call is a fresh start and asks for warm-ups).
+// A floor row puts the neighbour beside processes that are not the platform at all, spinning at the
+// lowest priority the runner gives a long call: what any work on the other core costs this machine.
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { setPriority } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { type Agent, request } from 'undici';
+import { LONG_TASK_NICENESS } from '../src/runner/threads/thread-priority.ts';
 import { appModule } from '../test/module/wat.ts';
 import { type Cpu, cpuMeter, quantile, quiet, type Runner, sleep } from './runner-load.ts';
 import { fmt, goal } from './runner-report.ts';
 
-/** What the attacker's calls do. */
-export type AttackKind = 'loop' | 'memory' | 'slow-start';
+/** What the attacker's calls do; `spin` is no call: a process of its own loops (the machine floor). */
+export type AttackKind = 'loop' | 'memory' | 'slow-start' | 'spin';
 
 export interface NeighbourModules {
   echo: string;
@@ -92,6 +97,23 @@ async function settled(runner: Runner, threads: number) {
   await quiet();
 }
 
+/** `count` processes looping at the niceness of a long sandbox call, until they are stopped. */
+async function startSpinners(count: number): Promise<() => Promise<void>> {
+  const spinners: ChildProcess[] = Array.from({ length: count }, () =>
+    spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }),
+  );
+  for (const child of spinners) if (child.pid) setPriority(child.pid, LONG_TASK_NICENESS);
+  return async () => {
+    await Promise.all(
+      spinners.map((child) => {
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.kill('SIGKILL');
+        return exited;
+      }),
+    );
+  };
+}
+
 /**
  * One row: the attacker's callers start (none for the quiet row) and fill its concurrency, then the
  * neighbour's callers run for `seconds`; the attacker stops and its last calls are waited out.
@@ -116,18 +138,21 @@ export async function neighbourRow(
     const sha256 = modules.slowStart[slowNext++ % modules.slowStart.length] as string;
     return invoke(sha256, attacker, 'spin', 15_000);
   };
-  const attackers = attack
-    ? Array.from({ length: settings.attackCallers }, async (_, i) => {
-        for (let k = 0; attacking; k++) {
-          const kind = attack.kinds[(i + k) % attack.kinds.length] as AttackKind;
-          const status = await post(runner, agent, token, attackBody(kind));
-          attacks.set(status, (attacks.get(status) ?? 0) + 1);
-          // After busy the caller waits before it tries again, as the worker's retries do (for seconds).
-          if (status === 429) await sleep(BUSY_BACKOFF_MS);
-        }
-      })
-    : [];
-  if (attack) {
+  const floor = attack?.kinds.includes('spin') ?? false;
+  const stopSpinners = floor ? await startSpinners(settings.attackCallers) : null;
+  const attackers =
+    attack && !floor
+      ? Array.from({ length: settings.attackCallers }, async (_, i) => {
+          for (let k = 0; attacking; k++) {
+            const kind = attack.kinds[(i + k) % attack.kinds.length] as AttackKind;
+            const status = await post(runner, agent, token, attackBody(kind));
+            attacks.set(status, (attacks.get(status) ?? 0) + 1);
+            // After busy the caller waits before it tries again, as the worker's retries do (for seconds).
+            if (status === 429) await sleep(BUSY_BACKOFF_MS);
+          }
+        })
+      : [];
+  if (attack && !floor) {
     // The attack is under way once the attacker's calls fill its share of the runner.
     const until = Date.now() + 10_000;
     while (Date.now() < until && (await health(runner)).inFlight < settings.attackCallers) await sleep(5);
@@ -155,6 +180,7 @@ export async function neighbourRow(
   for (const [status, n] of counted) attacks.set(status, (attacks.get(status) ?? 0) - n);
   attacking = false;
   await Promise.all(attackers);
+  await stopSpinners?.();
   return {
     name: attack?.name ?? 'quiet: the neighbour alone',
     latencies,
@@ -223,13 +249,18 @@ export function printNeighbour(pairs: NeighbourPair[], settings: NeighbourSettin
       'processes, shares of all cores;\nrepl: threads replaced during the row; attacker answers: 504 timeout, ' +
       '502 trapped, 429 busy',
   );
-  for (const { quiet, attacked } of pairs) {
-    const share = attacked.perSecond / quiet.perSecond;
-    const ratio = p99(attacked) / p99(quiet);
+  const shareOf = ({ quiet, attacked }: NeighbourPair) => attacked.perSecond / quiet.perSecond;
+  const floor = pairs.find((pair) => pair.attacked.name.startsWith('floor'));
+  for (const pair of pairs) {
+    const share = shareOf(pair);
+    const ratio = p99(pair.attacked) / p99(pair.quiet);
+    // Beside the floor: the share the platform itself keeps of what this machine leaves the neighbour.
+    const ofFloor =
+      floor && pair !== floor ? `, ${fmt((100 * share) / shareOf(floor), 0)}% of the floor's` : '';
     goal(
       `the neighbour keeps ${100 * GOAL_SHARE}% of its calls/s and its p99 within ${GOAL_P99_RATIO}× quiet: ` +
-        `${attacked.name}: ${fmt(100 * share, 0)}%, p99 ×${fmt(ratio, 1)}`,
-      share >= GOAL_SHARE && ratio <= GOAL_P99_RATIO && attacked.failed === 0,
+        `${pair.attacked.name}: ${fmt(100 * share, 0)}%${ofFloor}, p99 ×${fmt(ratio, 1)}`,
+      share >= GOAL_SHARE && ratio <= GOAL_P99_RATIO && pair.attacked.failed === 0,
     );
   }
 }
@@ -243,6 +274,11 @@ const statuses = (counts: Map<number, number>) =>
 /** The attacks measured, by key (BENCH_RUNNER_ATTACKS picks some, comma-separated; all when unset). */
 export function attacksOf(loopTimeoutMs: number, only = process.env.BENCH_RUNNER_ATTACKS): Attack[] {
   const all: Record<string, Attack> = {
+    floor: {
+      name: `floor: ${LONG_TASK_NICENESS}-nice processes, not calls`,
+      kinds: ['spin'],
+      loopTimeoutMs,
+    },
     'short-loops': { name: `4 loops (${loopTimeoutMs} ms deadline)`, kinds: ['loop'], loopTimeoutMs },
     'long-loops': { name: '4 loops (5 s deadline)', kinds: ['loop'], loopTimeoutMs: 5_000 },
     memory: { name: '4 memory bombs (grow to a 256 MiB cap)', kinds: ['memory'], loopTimeoutMs },
