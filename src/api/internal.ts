@@ -5,6 +5,7 @@ import { Type } from 'typebox';
 import { verifyCallToken } from '../auth/call-token.ts';
 import { bearerOf, sameSecret } from '../auth/shared-secret.ts';
 import { ApiError, notFound, unauthorized } from '../http/errors.ts';
+import { errors } from '../http/responses.ts';
 import type { ModuleStorage } from '../storage/module-storage.ts';
 
 export interface InternalDeps {
@@ -22,12 +23,15 @@ export function internalRoutes(deps: InternalDeps): FastifyPluginAsyncTypebox {
       '/internal/app-modules/:sha256',
       {
         config: { public: true },
-        schema: { params: Type.Object({ sha256: Type.String({ pattern: '^[0-9a-f]{64}$' }) }) },
+        schema: {
+          params: Type.Object({ sha256: Type.String({ pattern: '^[0-9a-f]{64}$' }) }),
+          response: errors('not_found'),
+        },
       },
       async (request, reply) => {
         const token = bearerOf(request.headers.authorization);
         if (!token || !sameSecret(token, deps.runnerToken)) {
-          throw new ApiError(401, 'unauthorized', 'the runner bearer token is missing or wrong');
+          throw new ApiError('unauthorized', 'the runner bearer token is missing or wrong');
         }
         const { sha256 } = request.params;
         if (deps.servable && !(await deps.servable(sha256))) throw notFound(NOT_SERVED);
@@ -89,6 +93,7 @@ export function documentRoutes(deps: DocumentRouteDeps): FastifyPluginAsyncTypeb
         schema: {
           // Checked in the handler, after the token: a caller without one learns nothing from a 400.
           params: Type.Object({ callId: Type.String(), id: Type.String() }),
+          response: errors('not_found'),
         },
       },
       async (request, reply) => {

@@ -47,7 +47,7 @@ function compiled(versionId: string, part: string, schema: JsonSchema): Validate
 }
 
 const notConfigured = (message: string, missingSecrets: string[]) =>
-  new ApiError(409, 'install_not_configured', message, { missingSecrets });
+  new ApiError('install_not_configured', message, { missingSecrets });
 
 export async function admit(
   db: Queryable,
@@ -129,7 +129,6 @@ async function openRequiredSecrets(
   if (required.length === 0) return {};
   if (!key) {
     throw new ApiError(
-      503,
       'secret_store_unavailable',
       'this deployment has no secret store key (SECRET_STORE_KEY)',
     );

@@ -31,7 +31,6 @@ export function attemptTimeMs(
 /** The refusal of an attempt the deadline leaves too little time for: nothing is sent or recorded. */
 export const deadlineReached = (install: string, action: string, actionTimeoutMs: number): ApiError =>
   new ApiError(
-    502,
     'app_call_failed',
     `the deadline left less than ${minimumAttemptMs(actionTimeoutMs)} ms for another attempt of ${install} ${action}; none was started`,
     { reason: 'deadline' },

@@ -90,7 +90,7 @@ export async function checkQuotas(
 
   const details = refusalDetails(refusal, subject.installName);
   await recordFirstRefusal(database, subject, refusal, details, options);
-  throw new ApiError(429, 'app_quota_exceeded', refusalMessage(refusal, subject.installName), details);
+  throw new ApiError('app_quota_exceeded', refusalMessage(refusal, subject.installName), details);
 }
 
 /**

@@ -70,7 +70,16 @@ export function callRoutes(deps: InstallRouteDeps): FastifyPluginAsyncTypebox {
           params: InstallParams,
           body: TestBody,
           // 404 unknown_install; 409 install_not_configured (secrets missing) or app_blocked
-          response: { 200: TestCallAnswer, ...errors(404, 409) },
+          response: {
+            200: TestCallAnswer,
+            ...errors(
+              'unknown_install',
+              'install_not_configured',
+              'app_blocked',
+              'app_quota_exceeded',
+              'secret_store_unavailable',
+            ),
+          },
         },
       },
       async (request) => {
@@ -128,7 +137,7 @@ export function callRoutes(deps: InstallRouteDeps): FastifyPluginAsyncTypebox {
           summary: 'One invocation record (input, output and error text need runs:context)',
           params: InvocationParams,
           // 404 not_found: no record of that id in the tenant
-          response: { 200: InvocationRecord, ...errors(404) },
+          response: { 200: InvocationRecord, ...errors('not_found') },
         },
       },
       async (request) => {

@@ -58,5 +58,5 @@ export async function assertNotBlocked(db: Queryable, target: BlockTarget): Prom
 }
 
 export function appBlocked(sha256: string, reason: string): ApiError {
-  return new ApiError(409, 'app_blocked', 'this module is blocked by the operator', { sha256, reason });
+  return new ApiError('app_blocked', 'this module is blocked by the operator', { sha256, reason });
 }

@@ -180,7 +180,7 @@ async function decide(
     const request = await pendingRequest(tx, version.id);
     if (!request) throw conflict('no open publish request for this version');
     if (decision === 'approved' && request.fourEyes && request.requestedBy === ctx.principal.subject) {
-      throw new ApiError(403, 'four_eyes', 'under four-eyes the requester may not approve their own request');
+      throw new ApiError('four_eyes', 'under four-eyes the requester may not approve their own request');
     }
     if (decision === 'approved') await assertNotBlocked(tx, blockTarget(version));
     const [decided] = await tx

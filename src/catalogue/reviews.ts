@@ -31,7 +31,7 @@ async function auditBoth(
 
 export async function decideReview(database: Database, d: ReviewDecision) {
   if (d.decision === 'rejected' && !d.comment)
-    throw new ApiError(400, 'validation_error', 'a rejection needs a comment', {
+    throw new ApiError('validation_error', 'a rejection needs a comment', {
       issues: [{ path: '/comment', message: 'is required' }],
     });
   return database.db.transaction(async (tx) => {

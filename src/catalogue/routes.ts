@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { type TSchema, Type } from 'typebox';
 import type { Database } from '../db/pool.ts';
 import { principalOf } from '../http/auth.ts';
+import { RUNNER_RELAY_CODES } from '../http/error-codes.ts';
 import { ApiError, notFound } from '../http/errors.ts';
 import { absentBodyIsEmpty } from '../http/optional-body.ts';
 import { errors } from '../http/responses.ts';
@@ -60,7 +61,11 @@ const decisions: DecisionRoute[] = [
     description: {
       operationId: 'approveAppVersion',
       summary: 'Approve the open publish request: 200 published, or 202 with the operator’s review it opened',
-      response: { 200: Decided, 202: DecidedForReview, ...errors(404, 409) },
+      response: {
+        200: Decided,
+        202: DecidedForReview,
+        ...errors('not_found', 'four_eyes', 'conflict'),
+      },
     },
   },
   {
@@ -69,7 +74,7 @@ const decisions: DecisionRoute[] = [
     description: {
       operationId: 'rejectAppVersion',
       summary: 'Reject the open publish request; the version stays uploaded',
-      response: { 200: Decided, ...errors(404, 409) },
+      response: { 200: Decided, ...errors('not_found', 'conflict') },
     },
   },
 ];
@@ -79,7 +84,7 @@ export function catalogueRoutes(deps: CatalogueDeps): FastifyPluginAsyncTypebox 
     const db = deps.database.db;
     const available = () => {
       if (!deps.apps)
-        throw new ApiError(503, 'apps_unavailable', 'this deployment has no app runner or no module storage');
+        throw new ApiError('apps_unavailable', 'this deployment has no app runner or no module storage');
       return deps.apps;
     };
     const context = (request: { id: string } & Parameters<typeof principalOf>[0]) => ({
@@ -108,7 +113,7 @@ export function catalogueRoutes(deps: CatalogueDeps): FastifyPluginAsyncTypebox 
           response: {
             201: { ...VersionSummary, examples: [uploadedExample] },
             // 409 app_blocked (a blocked module or app) or conflict (a platform app's name, a version that exists)
-            ...errors(409, 502),
+            ...errors('app_blocked', 'conflict', ...RUNNER_RELAY_CODES),
           },
         },
         // The body schema only describes the bytes; inspection checks them (a schema would see a Buffer).
@@ -117,11 +122,7 @@ export function catalogueRoutes(deps: CatalogueDeps): FastifyPluginAsyncTypebox 
       async (request, reply) => {
         const apps = available();
         if (!Buffer.isBuffer(request.body))
-          throw new ApiError(
-            415,
-            'unsupported_media_type',
-            'send the module with Content-Type application/wasm',
-          );
+          throw new ApiError('unsupported_media_type', 'send the module with Content-Type application/wasm');
         const summary = await uploadVersion(
           { database: deps.database, ...apps },
           principalOf(request),
@@ -183,7 +184,7 @@ export function catalogueRoutes(deps: CatalogueDeps): FastifyPluginAsyncTypebox 
           operationId: 'getApp',
           summary: 'One app: its entry with the tenant’s installs and every version the tenant sees',
           params: Type.Object({ name: AppName }),
-          response: { 200: AppDetail, ...errors(404) },
+          response: { 200: AppDetail, ...errors('not_found') },
         },
       },
       async (request) => {
@@ -208,7 +209,7 @@ export function catalogueRoutes(deps: CatalogueDeps): FastifyPluginAsyncTypebox 
           operationId: 'listAppVersions',
           summary: 'The app’s versions the tenant sees, highest number first',
           params: Type.Object({ name: AppName }),
-          response: { 200: VersionList, ...errors(404) },
+          response: { 200: VersionList, ...errors('not_found') },
         },
       },
       async (request) => {
@@ -229,7 +230,7 @@ export function catalogueRoutes(deps: CatalogueDeps): FastifyPluginAsyncTypebox 
           summary:
             'Publish an uploaded version of the tenant’s own: 200 published, or 202 with the approval request or operator review it opened',
           params: VersionParams,
-          response: { 200: Published, 202: PublishHeld, ...errors(404, 409) },
+          response: { 200: Published, 202: PublishHeld, ...errors('not_found', 'conflict') },
         },
       },
       async (request, reply) => {
@@ -265,7 +266,7 @@ export function catalogueRoutes(deps: CatalogueDeps): FastifyPluginAsyncTypebox 
           operationId: 'withdrawAppVersion',
           summary: 'Withdraw a version of the tenant’s own, with its open publish request and review',
           params: VersionParams,
-          response: { 200: VersionSummary, ...errors(404, 409) },
+          response: { 200: VersionSummary, ...errors('not_found', 'conflict') },
         },
       },
       async (request) => {

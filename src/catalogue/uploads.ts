@@ -6,6 +6,7 @@ import { recordAudit } from '../audit/trail.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import type { Database } from '../db/pool.ts';
 import type { AuthenticatedPrincipal } from '../http/auth.ts';
+import type { RunnerFailureCode, RunnerTransportCode } from '../http/error-codes.ts';
 import { ApiError, conflict } from '../http/errors.ts';
 import { prepareModule } from '../module/inspect.ts';
 import type { Manifest } from '../module/manifest.ts';
@@ -21,7 +22,7 @@ export type InspectOutcome =
         | { accepted: true; manifest: Manifest; sha256: string }
         | { accepted: false; code: string; message: string; path?: string };
     }
-  | { ok: false; code: string; message: string };
+  | { ok: false; code: RunnerFailureCode | RunnerTransportCode; message: string };
 
 /**
  * Asks a runner to inspect an upload (spec: uploads are inspected by the runner); the inspection counts
@@ -44,14 +45,13 @@ export async function uploadVersion(
   const outcome = await deps.inspect(bytes, principal.tenantId);
   if (!outcome.ok)
     throw new ApiError(
-      502,
       `runner_${outcome.code}`,
       `the runner failed while inspecting the upload: ${outcome.message}`,
     );
   const verdict = outcome.verdict;
   if (!verdict.accepted) {
-    if (verdict.code === 'too_large') throw new ApiError(413, 'payload_too_large', verdict.message);
-    throw new ApiError(400, 'validation_error', verdict.message, {
+    if (verdict.code === 'too_large') throw new ApiError('payload_too_large', verdict.message);
+    throw new ApiError('validation_error', verdict.message, {
       code: verdict.code,
       issues: [{ path: verdict.path ? `manifest.${verdict.path}` : '/', message: verdict.message }],
     });
@@ -59,12 +59,12 @@ export async function uploadVersion(
   const { manifest } = verdict;
   const prepared = await prepareModule(bytes, manifest);
   if (!prepared.ok)
-    throw new ApiError(400, 'validation_error', prepared.message, {
+    throw new ApiError('validation_error', prepared.message, {
       code: prepared.code,
       issues: [{ path: '/', message: prepared.message }],
     });
   if (prepared.sha256 !== verdict.sha256)
-    throw new ApiError(502, 'runner_internal', 'the runner and the api disagree on the module hash');
+    throw new ApiError('runner_internal', 'the runner and the api disagree on the module hash');
 
   const db = deps.database.db;
   const [platformApp] = await db

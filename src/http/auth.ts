@@ -66,6 +66,6 @@ export function installAuth(app: FastifyInstance, options: AuthOptions): void {
 
 /** The authenticated principal of a route that is not public. */
 export function principalOf(request: FastifyRequest): AuthenticatedPrincipal {
-  if (!request.principal) throw new ApiError(500, 'internal', 'internal error');
+  if (!request.principal) throw new ApiError('internal', 'internal error');
   return request.principal;
 }

@@ -1,6 +1,8 @@
 // The one error body of spec part 2 §7.1, and the translation of everything thrown into it.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isUnavailable } from '../db/errors.ts';
+import { isUndeclared, undeclaredFails } from './declared-errors.ts';
+import { type ApiCode, statusOf } from './error-codes.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -14,26 +16,30 @@ export interface Issue {
   message: string;
 }
 
+/** An error answer: its code a key of the catalogue (error-codes.ts), its status the catalogue's. */
 export class ApiError extends Error {
+  readonly statusCode: number;
   constructor(
-    readonly statusCode: number,
-    readonly code: string,
+    readonly code: ApiCode,
     message: string,
     readonly details?: Record<string, unknown>,
+    /** Only for a framework's refusal passed on under its own 4xx status (bad_request). */
+    statusCode?: number,
   ) {
     super(message);
+    this.statusCode = statusCode ?? statusOf(code);
   }
 }
 
 export const validationError = (issues: Issue[], message = 'request is not valid') =>
-  new ApiError(400, 'validation_error', message, { issues });
-export const notFound = (message = 'not found') => new ApiError(404, 'not_found', message);
+  new ApiError('validation_error', message, { issues });
+export const notFound = (message = 'not found') => new ApiError('not_found', message);
 export const forbidden = (message = 'permission denied', details?: Record<string, unknown>) =>
-  new ApiError(403, 'forbidden', message, details);
+  new ApiError('forbidden', message, details);
 export const unauthorized = (message = 'a valid bearer token is required') =>
-  new ApiError(401, 'unauthorized', message);
+  new ApiError('unauthorized', message);
 export const conflict = (message: string, details?: Record<string, unknown>) =>
-  new ApiError(409, 'conflict', message, details);
+  new ApiError('conflict', message, details);
 
 export interface ErrorBody {
   error: { code: string; message: string; details?: Record<string, unknown>; requestId: string };
@@ -41,7 +47,7 @@ export interface ErrorBody {
 
 export function errorBody(
   requestId: string,
-  code: string,
+  code: ApiCode,
   message: string,
   details?: Record<string, unknown>,
 ) {
@@ -116,26 +122,22 @@ function translate(
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return validationError([{ path: '/', message: 'body is not valid JSON' }], 'body is not valid JSON');
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new ApiError(413, 'payload_too_large', 'request body is too large');
+      return new ApiError('payload_too_large', 'request body is too large');
     // A body shorter or longer than its Content-Length is a bad request (400 below), not a media type problem.
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return unsupportedMediaType(request);
     default:
       break;
   }
-  if (error.statusCode === 429) return new ApiError(429, 'rate_limited', error.message);
+  if (error.statusCode === 429) return new ApiError('rate_limited', error.message);
   if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
-    return new ApiError(error.statusCode, 'bad_request', 'request could not be processed');
+    return new ApiError('bad_request', 'request could not be processed', undefined, error.statusCode);
   }
   // The database went away (stopped, restarting): the request may succeed once it is back.
   if (isUnavailable(error)) {
-    return new ApiError(
-      503,
-      'service_unavailable',
-      "the platform's database is not answering; try again shortly",
-    );
+    return new ApiError('service_unavailable', "the platform's database is not answering; try again shortly");
   }
-  return new ApiError(500, 'internal', 'internal error');
+  return new ApiError('internal', 'internal error');
 }
 
 declare module 'fastify' {
@@ -150,7 +152,7 @@ function unsupportedMediaType(request: FastifyRequest): ApiError {
   const sent = request.headers['content-type']?.split(';')[0]?.trim() ?? '';
   const named = /^[\w.+-]{1,60}\/[\w.+-]{1,60}$/.test(sent) ? `Content-Type ${sent}` : 'this Content-Type';
   const accepted = request.routeOptions?.config?.accepts ?? 'application/json';
-  return new ApiError(415, 'unsupported_media_type', `${named} is not accepted here: send ${accepted}`);
+  return new ApiError('unsupported_media_type', `${named} is not accepted here: send ${accepted}`);
 }
 
 /** Refusals that may come before the body is read: the rest of it is not waited for. */
@@ -158,12 +160,21 @@ const CLOSING = new Set([401, 413, 415, 429]);
 
 /** Answers with the error body for anything thrown, remembering the failure for the request's log line. */
 export function sendError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
-  const api = translate(error, request);
+  const api = declaredOrInternal(translate(error, request), request);
   request.failure = { code: api.code, error: api.statusCode >= 500 ? error : undefined };
   // Node would read (and drop) the unread body to keep the connection alive, so a client trickling it
   // would hold the socket; Connection: close makes Node close it once the answer is out.
   if (CLOSING.has(api.statusCode) && !request.raw.complete) reply.header('connection', 'close');
   reply.status(api.statusCode).send(errorBody(request.id, api.code, api.message, api.details));
+}
+
+/** The error as answered, unless its route does not declare its code (declared-errors.ts). */
+function declaredOrInternal(api: ApiError, request: FastifyRequest): ApiError {
+  if (!isUndeclared(request, api.statusCode, api.code)) return api;
+  request.log.error({ code: api.code, status: api.statusCode }, 'the route does not declare this error code');
+  if (!undeclaredFails()) return api;
+  const route = `${request.method} ${request.routeOptions.url}`;
+  return new ApiError('internal', `the route ${route} does not declare ${api.code} at ${api.statusCode}`);
 }
 
 /** Errors thrown anywhere; requests no route takes are answered by installUnknownRoutes (methods.ts). */

@@ -3,6 +3,7 @@
 // (the OpenAPI description lists them).
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import Router, { type HTTPMethod } from 'find-my-way';
+import { type ApiCode, statusOf } from './error-codes.ts';
 import { errorBody } from './errors.ts';
 
 /** The paths and methods routes were registered with, to ask which methods a concrete path has. */
@@ -24,16 +25,16 @@ export function installUnknownRoutes(app: FastifyInstance): void {
     const path = request.url.split('?')[0] ?? '/';
     const allowed = allowedOn(path);
     if (allowed.length === 0)
-      return refuse(request, reply, 404, 'not_found', `no route ${request.method} ${path}`);
+      return refuse(request, reply, 'not_found', `no route ${request.method} ${path}`);
     const allow = allowed.join(', ');
     reply.header('allow', allow);
     if (request.method === 'OPTIONS') return reply.status(204).send();
     const message = `${request.method} is not allowed on ${path}: use ${allow}`;
-    return refuse(request, reply, 405, 'method_not_allowed', message);
+    return refuse(request, reply, 'method_not_allowed', message);
   });
 }
 
-function refuse(request: FastifyRequest, reply: FastifyReply, status: number, code: string, message: string) {
+function refuse(request: FastifyRequest, reply: FastifyReply, code: ApiCode, message: string) {
   request.failure = { code };
-  return reply.status(status).send(errorBody(request.id, code, message));
+  return reply.status(statusOf(code)).send(errorBody(request.id, code, message));
 }

@@ -69,7 +69,6 @@ export class TokenGate {
       const retryAfterSeconds = this.refusals.retryAfterSeconds(address, this.now());
       if (retryAfterSeconds !== null) {
         throw new ApiError(
-          429,
           'rate_limited',
           `too many refused tokens from this address: ${this.refusalsPerMinute} a minute`,
           { retryAfterSeconds },

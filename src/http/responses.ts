@@ -2,6 +2,7 @@
 // declare the error statuses it can answer. The OpenAPI description is generated from these, so a client
 // generator or a fuzzer reads the same contract the handlers keep.
 import { type TSchema, Type } from 'typebox';
+import { type ApiCode, isRunnerRelay, meaningOf, statusOf } from './error-codes.ts';
 
 /** A field that may be null: `X | null`. */
 export const nullable = <T extends TSchema>(schema: T, options: { description?: string } = {}) =>
@@ -31,7 +32,30 @@ export const ErrorBody = Type.Object(
   { $id: 'ErrorBody', additionalProperties: false, title: 'Error' },
 );
 
-/** The error statuses a route can answer, each with the shared error body: `{ ...errors(400, 404, 409) }`. */
-export function errors(...statuses: number[]): Record<number, TSchema> {
-  return Object.fromEntries(statuses.map((status) => [status, Type.Ref('ErrorBody')]));
+/** Where a route's declared error answer lists its codes (read by the OpenAPI description and sendError). */
+export const ERROR_CODES_KEY = 'x-error-codes';
+
+/**
+ * The error answers a route gives beyond the generic ones every route of its kind may (openapi-answers.ts),
+ * by code: `{ ...errors('not_found', 'install_in_use') }`. Each status answers the shared error body and
+ * names its codes, in words and as a list, so the description says which codes a client may see.
+ */
+export function errors(...codes: ApiCode[]): Record<number, TSchema> {
+  const byStatus = new Map<number, ApiCode[]>();
+  for (const code of codes) byStatus.set(statusOf(code), [...(byStatus.get(statusOf(code)) ?? []), code]);
+  return Object.fromEntries(
+    [...byStatus].map(([status, named]) => [
+      status,
+      Type.Ref('ErrorBody', { description: describeCodes(named), [ERROR_CODES_KEY]: named }),
+    ]),
+  );
+}
+
+/** `code`: its meaning, for each code (the catalogue's sentence); the runner_<code> family in one part. */
+export function describeCodes(codes: readonly ApiCode[]): string {
+  const relayed = codes.filter(isRunnerRelay);
+  const parts = codes.filter((code) => !isRunnerRelay(code)).map((code) => `${code}: ${meaningOf(code)}`);
+  if (relayed.length > 0)
+    parts.push(`runner_<code>: the runner failed while inspecting the upload (${relayed.join(', ')})`);
+  return parts.join('; ');
 }

@@ -176,7 +176,7 @@ async function installRateLimit(app: FastifyInstance, perMinute: number): Promis
         : `ip:${request.ip}`,
     errorResponseBuilder: (_request, context) => {
       const retryAfterSeconds = Math.max(1, Math.ceil(context.ttl / 1000));
-      return new ApiError(429, 'rate_limited', `rate limit of ${context.max} requests a minute reached`, {
+      return new ApiError('rate_limited', `rate limit of ${context.max} requests a minute reached`, {
         retryAfterSeconds,
       });
     },

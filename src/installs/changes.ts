@@ -154,13 +154,12 @@ export async function approveChange(
   return ctx.database.db.transaction(async (tx) => {
     const { install, change } = await lockedChange(tx, ctx, installName, changeId);
     if (fourEyesRefuses(change, ctx.principal.subject)) {
-      throw new ApiError(403, 'four_eyes', 'under four-eyes the requester may not approve their own change', {
+      throw new ApiError('four_eyes', 'under four-eyes the requester may not approve their own change', {
         changeId: change.id,
       });
     }
     if (!(await installUnchanged(tx, change))) {
       throw new ApiError(
-        409,
         'install_changed',
         'the install changed since this change was requested; save it again to ask anew',
         { changeId: change.id },
@@ -266,7 +265,6 @@ async function closeChange(
     const { install, change } = await lockedChange(tx, ctx, installName, changeId);
     if (decision === 'withdrawn' && !mayWithdraw(change, ctx.principal)) {
       throw new ApiError(
-        403,
         'not_requester',
         'only the requester, or an administrator holding tenants:settings, may withdraw this change',
         { changeId: change.id },

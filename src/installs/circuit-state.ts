@@ -77,7 +77,7 @@ export async function readGate(
 
 /** 503 app_circuit_open (part 2 §7.2): recorded nowhere, never retried, and the fallback's cue. */
 export function circuitOpen(install: Pick<InstallRow, 'name'>, gate: { state: string; until?: Date }) {
-  return new ApiError(503, 'app_circuit_open', `the circuit of install ${install.name} is ${gate.state}`, {
+  return new ApiError('app_circuit_open', `the circuit of install ${install.name} is ${gate.state}`, {
     install: install.name,
     state: gate.state,
     ...(gate.until ? { retryAt: gate.until.toISOString() } : {}),

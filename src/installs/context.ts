@@ -23,7 +23,7 @@ export interface InstallRouteDeps {
 /** The install context of a request; 503 apps_unavailable when the deployment runs no apps. */
 export function installContextOf(deps: InstallRouteDeps, request: FastifyRequest): InstallContext {
   if (!deps.available)
-    throw new ApiError(503, 'apps_unavailable', 'this deployment has no app runner or no module storage');
+    throw new ApiError('apps_unavailable', 'this deployment has no app runner or no module storage');
   return {
     database: deps.database,
     principal: principalOf(request),

@@ -106,7 +106,6 @@ export async function plan(
   const notApproved = added.filter((host) => !body.approveHosts.includes(host));
   if (notApproved.length > 0) {
     throw new ApiError(
-      409,
       'hosts_not_approved',
       `approveHosts must list every host the save adds: ${notApproved.join(', ')}`,
       { added, notApproved },
@@ -124,13 +123,8 @@ export function assertConfigured(planned: Planned, body: SaveBody, stored: reado
   if (!body.enabled) return;
   const missing = missingSecrets(planned.version.manifest, body.config, stored);
   if (missing.length > 0) {
-    throw new ApiError(
-      409,
-      'install_not_configured',
-      `store the required secrets first: ${missing.join(', ')}`,
-      {
-        missingSecrets: missing,
-      },
-    );
+    throw new ApiError('install_not_configured', `store the required secrets first: ${missing.join(', ')}`, {
+      missingSecrets: missing,
+    });
   }
 }

@@ -85,7 +85,7 @@ function assertMayRewrite(ctx: InstallContext, rewrite: Rewrite | undefined) {
 }
 
 const inUse = (code: 'install_in_use' | 'alias_in_use', message: string, callers: Callers) =>
-  new ApiError(409, code, message, { definitions: callers.definitions, runs: callers.runs });
+  new ApiError(code, message, { definitions: callers.definitions, runs: callers.runs });
 
 const aliasesOf = (db: Queryable, installId: string) =>
   db
@@ -115,7 +115,7 @@ export async function renameInstall(
       const aliases = (await aliasesOf(tx, current.id)).map((a) => a.alias);
       const takingBack = aliases.includes(to);
       if (to === current.name) {
-        throw new ApiError(409, 'install_name_taken', `${to} is already this install's name`, {
+        throw new ApiError('install_name_taken', `${to} is already this install's name`, {
           name: to,
           aliasOf: null,
         });
@@ -125,7 +125,6 @@ export async function renameInstall(
       const remaining = aliases.length - (takingBack ? 1 : 0);
       if (kept !== null && remaining + 1 > MAX_ALIASES_PER_INSTALL) {
         throw new ApiError(
-          409,
           'alias_limit_reached',
           `an install keeps at most ${MAX_ALIASES_PER_INSTALL} former names; remove one or rename with keepAlias false`,
           { max: MAX_ALIASES_PER_INSTALL },
@@ -166,7 +165,7 @@ export async function renameInstall(
   } catch (error) {
     // The advisory lock makes this unreachable in practice; the unique indexes still have the last word.
     if (isUniqueViolation(error)) {
-      throw new ApiError(409, 'install_name_taken', `an install named ${to} already exists`, {
+      throw new ApiError('install_name_taken', `an install named ${to} already exists`, {
         name: to,
         aliasOf: null,
       });

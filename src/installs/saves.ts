@@ -91,7 +91,6 @@ export async function createInstall(ctx: InstallContext, body: CreateBody): Prom
         .where(eq(appInstalls.tenantId, tenantId));
       if ((counted?.n ?? 0) >= MAX_INSTALLS_PER_TENANT) {
         throw new ApiError(
-          409,
           'install_limit_reached',
           `a tenant has at most ${MAX_INSTALLS_PER_TENANT} installs`,
           {
@@ -143,7 +142,7 @@ export async function createInstall(ctx: InstallContext, body: CreateBody): Prom
   } catch (error) {
     // The advisory lock makes this unreachable in practice; the unique index still has the last word.
     if (isUniqueViolation(error)) {
-      throw new ApiError(409, 'install_name_taken', `an install named ${body.name} already exists`, {
+      throw new ApiError('install_name_taken', `an install named ${body.name} already exists`, {
         name: body.name,
         aliasOf: null,
       });

@@ -13,7 +13,7 @@ import { appInstallSecrets } from './tables.ts';
 import { type InstallRow, type InstallView, publishedVersionsOf } from './view.ts';
 
 const secretStoreUnavailable = () =>
-  new ApiError(503, 'secret_store_unavailable', 'this deployment has no secret store key (SECRET_STORE_KEY)');
+  new ApiError('secret_store_unavailable', 'this deployment has no secret store key (SECRET_STORE_KEY)');
 
 /** Whether `secret` may be stored for the install (spec §4.8 "Secrets of an install"). */
 async function storable(tx: Tx, install: InstallRow, secret: string): Promise<boolean> {

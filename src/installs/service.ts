@@ -64,8 +64,8 @@ export interface CreateBody extends SaveBody {
 
 export const unknownInstall = (name: string, renamedTo?: string) =>
   renamedTo === undefined
-    ? new ApiError(404, 'unknown_install', `no install named ${name} in this tenant`)
-    : new ApiError(404, 'unknown_install', `install ${name} was renamed to ${renamedTo}`, { renamedTo });
+    ? new ApiError('unknown_install', `no install named ${name} in this tenant`)
+    : new ApiError('unknown_install', `install ${name} was renamed to ${renamedTo}`, { renamedTo });
 
 /**
  * The 404 for a name no install has now: a kept alias (a former name, spec §4.8 "Renames and aliases")
@@ -190,7 +190,7 @@ export async function lockTenantInstalls(tx: Tx, tenantId: string) {
 /** 409 install_name_taken when the name is an install's name or a kept alias in the tenant. */
 export async function assertNameFree(tx: Tx, tenantId: string, name: string) {
   if (await findInstall(tx, tenantId, name, false)) {
-    throw new ApiError(409, 'install_name_taken', `an install named ${name} already exists`, {
+    throw new ApiError('install_name_taken', `an install named ${name} already exists`, {
       name,
       aliasOf: null,
     });
@@ -201,15 +201,10 @@ export async function assertNameFree(tx: Tx, tenantId: string, name: string) {
     .innerJoin(appInstalls, eq(appInstalls.id, appInstallAliases.installId))
     .where(and(eq(appInstallAliases.tenantId, tenantId), eq(appInstallAliases.alias, name)));
   if (alias) {
-    throw new ApiError(
-      409,
-      'install_name_taken',
-      `${name} is a former name install ${alias.installName} keeps`,
-      {
-        name,
-        aliasOf: alias.installName,
-      },
-    );
+    throw new ApiError('install_name_taken', `${name} is a former name install ${alias.installName} keeps`, {
+      name,
+      aliasOf: alias.installName,
+    });
   }
 }
 
@@ -235,7 +230,7 @@ export async function deleteInstall(ctx: InstallContext, name: string, force: bo
     const install = await requireInstall(tx, ctx.principal.tenantId, name, true);
     const pending = await pendingCallbacksOf(tx, install.id);
     if (pending > 0 && !force) {
-      throw new ApiError(409, 'install_in_use', 'runs wait on this install’s callbacks', {
+      throw new ApiError('install_in_use', 'runs wait on this install’s callbacks', {
         pendingCallbacks: pending,
       });
     }

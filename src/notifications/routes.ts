@@ -60,7 +60,7 @@ export function notificationRoutes(database: Database): FastifyPluginAsyncTypebo
           operationId: 'markNotificationRead',
           summary: 'Mark a notification read for the current principal',
           params: Type.Object({ id: Type.String({ format: 'uuid' }) }),
-          response: { 204: Type.Null(), ...errors(404) },
+          response: { 204: Type.Null(), ...errors('not_found') },
         },
       },
       async (request, reply) => {

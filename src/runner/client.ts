@@ -9,6 +9,7 @@
 // Which of the two is decided by whether undici handed this request to a connected socket (the
 // request's onConnect, which undici calls right before writing it), never by error codes.
 import { Agent, type Dispatcher } from 'undici';
+import type { RunnerTransportCode } from '../http/error-codes.ts';
 import { depthExcess, depthMessage, MAX_JSON_DEPTH } from '../http/json-depth.ts';
 import { RUNNER_FAILURES, type RunnerFailureCode } from './errors.ts';
 import type { ExportOutcome } from './execute.ts';
@@ -72,7 +73,7 @@ export interface RunnerHandoffRequest extends RunnerExportRequest {
 /** The runner's answer to an export call: the module's checked, redacted answer and what the call used. */
 export type RunnerAnswer = ExportOutcome;
 
-export type RunnerTransportCode = 'not_sent' | 'unreachable';
+export type { RunnerTransportCode };
 
 export type RunnerFailureResult =
   | {

@@ -1,19 +1,8 @@
-// The runner's failure codes and statuses (spec part 2 §7.2). Callers map them to app_call_failed.
-export const RUNNER_FAILURES = {
-  unauthorized: 401,
-  bad_request: 400,
-  module_not_found: 404,
-  invalid_module: 422,
-  missing_export: 422,
-  timeout: 504,
-  trapped: 502,
-  bad_output: 502,
-  busy: 429,
-  module_unavailable: 503,
-  internal: 500,
-} as const;
+// The runner's failures: codes and statuses from the platform's one table of error codes
+// (http/error-codes.ts). Callers report them as the reason of app_call_failed.
+import { RUNNER_FAILURES, type RunnerFailureCode } from '../http/error-codes.ts';
 
-export type RunnerFailureCode = keyof typeof RUNNER_FAILURES;
+export { RUNNER_FAILURES, type RunnerFailureCode };
 
 export class RunnerFailure extends Error {
   readonly status: number;

@@ -6,6 +6,7 @@ import type { FastifyBaseLogger, FastifyError } from 'fastify';
 import { Type } from 'typebox';
 import { bearerOf, sameSecret } from '../auth/shared-secret.ts';
 import { ApiError, issuesFromAjv, sendError } from '../http/errors.ts';
+import { errors } from '../http/responses.ts';
 import { createServer } from '../http/server.ts';
 import { MAX_MODULE_BYTES } from '../module/wasm.ts';
 import { PLATFORM_VERSION } from '../version.ts';
@@ -106,13 +107,26 @@ function healthRoutes(options: RunnerOptions, parts: RunnerParts): FastifyPlugin
   };
 }
 
+/** What a call of a module's export may answer beyond the generic codes (the runner's failures). */
+const CALL_ERRORS = errors(
+  'module_not_found',
+  'invalid_module',
+  'missing_export',
+  'timeout',
+  'trapped',
+  'bad_output',
+  'busy',
+  'module_unavailable',
+);
+const INSPECT_SCHEMA = { response: errors('busy') };
+
 function exportRoutes(options: RunnerOptions, parts: RunnerParts): FastifyPluginAsyncTypebox {
   return async (app) => {
     // The runner's contract names a malformed request bad_request (spec part 2 §7.2).
     app.setErrorHandler(
       (error: FastifyError & { validation?: unknown[]; validationContext?: string }, request, reply) => {
         const translated = error.validation
-          ? new ApiError(400, 'bad_request', 'the request does not match the runner contract', {
+          ? new ApiError('bad_request', 'the request does not match the runner contract', {
               issues: issuesFromAjv(error.validation as never[], error.validationContext),
             })
           : error;
@@ -122,7 +136,7 @@ function exportRoutes(options: RunnerOptions, parts: RunnerParts): FastifyPlugin
     app.addHook('onRequest', async (request) => {
       const token = bearerOf(request.headers.authorization);
       if (!token || !sameSecret(token, options.runnerToken)) {
-        throw new ApiError(401, 'unauthorized', 'the runner bearer token is missing or wrong');
+        throw new ApiError('unauthorized', 'the runner bearer token is missing or wrong');
       }
     });
     const bind = (state: Parameters<typeof bindHostFunctions>[0]) =>
@@ -140,8 +154,7 @@ function exportRoutes(options: RunnerOptions, parts: RunnerParts): FastifyPlugin
       try {
         return await executeExport(deps, request);
       } catch (error) {
-        if (error instanceof RunnerFailure)
-          throw new ApiError(error.status, error.code, error.message, error.details);
+        if (error instanceof RunnerFailure) throw new ApiError(error.code, error.message, error.details);
         throw error;
       } finally {
         parts.gate.leave(request.call.tenantId);
@@ -168,13 +181,13 @@ function exportRoutes(options: RunnerOptions, parts: RunnerParts): FastifyPlugin
       { parseAs: 'buffer', bodyLimit: MAX_MODULE_BYTES },
       (_req, body, done) => done(null, body),
     );
-    app.post('/v1/inspect', { bodyLimit: MAX_MODULE_BYTES }, async (request) => {
+    app.post('/v1/inspect', { bodyLimit: MAX_MODULE_BYTES, schema: INSPECT_SCHEMA }, async (request) => {
       if (!Buffer.isBuffer(request.body)) {
-        throw new ApiError(400, 'bad_request', 'send the module as the body, Content-Type application/wasm');
+        throw new ApiError('bad_request', 'send the module as the body, Content-Type application/wasm');
       }
       const named = request.headers[TENANT_HEADER];
       if (named !== undefined && (typeof named !== 'string' || !UUID.test(named)))
-        throw new ApiError(400, 'bad_request', `${TENANT_HEADER} must be the uploading tenant's id`);
+        throw new ApiError('bad_request', `${TENANT_HEADER} must be the uploading tenant's id`);
       const tenantId = named ?? UNNAMED_INSPECTIONS;
       if (!parts.gate.tryEnter(tenantId)) throw busy(parts.gate, tenantId);
       try {
@@ -183,7 +196,7 @@ function exportRoutes(options: RunnerOptions, parts: RunnerParts): FastifyPlugin
         parts.gate.leave(tenantId);
       }
     });
-    app.post('/v1/invoke', { schema: { body: InvokeBody } }, async (request) => {
+    app.post('/v1/invoke', { schema: { body: InvokeBody, response: CALL_ERRORS } }, async (request) => {
       const body = request.body;
       return run({
         exportName: 'invoke',
@@ -193,16 +206,19 @@ function exportRoutes(options: RunnerOptions, parts: RunnerParts): FastifyPlugin
         fields: { action: body.action, idempotencyKey: body.idempotencyKey, input: body.input },
       });
     });
-    app.post('/v1/webhooks/handle', { schema: { body: WebhookBody } }, async (request) =>
-      run({
-        exportName: 'handle_webhook',
-        ...common(request.body),
-        documents: null,
-        timeoutMs: 15_000,
-        fields: { request: request.body.request },
-      }),
+    app.post(
+      '/v1/webhooks/handle',
+      { schema: { body: WebhookBody, response: CALL_ERRORS } },
+      async (request) =>
+        run({
+          exportName: 'handle_webhook',
+          ...common(request.body),
+          documents: null,
+          timeoutMs: 15_000,
+          fields: { request: request.body.request },
+        }),
     );
-    app.post('/v1/handoff', { schema: { body: HandoffBody } }, async (request) =>
+    app.post('/v1/handoff', { schema: { body: HandoffBody, response: CALL_ERRORS } }, async (request) =>
       run({
         exportName: 'handoff',
         ...common(request.body),
@@ -217,12 +233,10 @@ function exportRoutes(options: RunnerOptions, parts: RunnerParts): FastifyPlugin
 function busy(gate: Gate, tenantId: string): ApiError {
   return gate.restricted(tenantId)
     ? new ApiError(
-        429,
         'busy',
         "the tenant's calls ended too many sandbox threads lately (deadlines, start code past its limit)",
       )
     : new ApiError(
-        429,
         'busy',
         'the runner or the tenant is at its concurrency limit (a call that has used 50 ms of CPU counts twice)',
       );

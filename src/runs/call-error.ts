@@ -4,6 +4,7 @@
 // never the vendor's reply"). Those are read without runs:context, so they carry the install, the action,
 // the code and the reason, in the platform's words; what the vendor or the module said stays in the
 // attempt's invocation record, readable with runs:context. Pure.
+import type { AnyCode } from '../http/error-codes.ts';
 import type { RunError } from './model.ts';
 
 /** Which install (the name the call used) and action failed. */
@@ -32,7 +33,7 @@ const REASONS: Readonly<Record<string, string>> = {
 const REASON = /^[a-z_]{1,40}$/;
 
 /** A failed attempt's result (an error answer, a timeout, a runner failure) as a run or rule shows it. */
-export function failedCallError(called: CalledAction, failure: { code: string; reason: string }): RunError {
+export function failedCallError(called: CalledAction, failure: { code: AnyCode; reason: string }): RunError {
   const reason = REASON.test(failure.reason) ? failure.reason : 'unknown';
   const why = REASONS[reason] ?? 'the call failed';
   return {
@@ -48,7 +49,7 @@ export function failedCallError(called: CalledAction, failure: { code: string; r
  */
 export function refusedCallError(
   called: CalledAction,
-  refusal: { code: string; message: string; details?: Record<string, unknown> },
+  refusal: { code: AnyCode; message: string; details?: Record<string, unknown> },
 ): RunError {
   return {
     code: refusal.code,

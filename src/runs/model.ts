@@ -1,7 +1,9 @@
 // The shapes of the small layer around the apps (DESIGN.md `runs/`): versioned definitions (workflows
 // and rule sets), their steps and rules, and workflow runs. The spec shows only where apps touch them
 // (part 1 §4.8 "Calling an install from workflows and rules"); docs/runs.md describes the whole layer.
+
 import type { RetryOverride } from '../calls/retry-decision.ts';
+import type { AnyCode } from '../http/error-codes.ts';
 
 export type { RetryOverride };
 
@@ -108,7 +110,8 @@ export type StepStatus = 'pending' | 'running' | 'completed' | 'failed' | 'skipp
 
 /** The error of a step, a rule or a run: the spec's error code and message, and details where given. */
 export interface RunError {
-  code: string;
+  /** A key of the error catalogue (http/error-codes.ts). */
+  code: AnyCode;
   message: string;
   details?: Record<string, unknown>;
 }

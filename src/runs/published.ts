@@ -47,6 +47,6 @@ export async function requirePublished(
   const version = await publishedVersion(db, tenantId, kind, key);
   if (version) return version;
   throw (await findDefinition(db, tenantId, kind, key))
-    ? new ApiError(409, 'conflict', `${NOUNS[kind]} ${key} has no published version`)
-    : new ApiError(404, 'not_found', `no ${NOUNS[kind]} named ${key}`);
+    ? new ApiError('conflict', `${NOUNS[kind]} ${key} has no published version`)
+    : new ApiError('not_found', `no ${NOUNS[kind]} named ${key}`);
 }

@@ -50,7 +50,7 @@ export function runRoutes(deps: RunRouteDeps): FastifyPluginAsyncTypebox {
   };
   const attemptDeps = (): AttemptDeps => {
     if (!deps.runner)
-      throw new ApiError(503, 'apps_unavailable', 'this deployment has no app runner or no module storage');
+      throw new ApiError('apps_unavailable', 'this deployment has no app runner or no module storage');
     return attemptDepsOf(deps.config, deps.database, deps.runner);
   };
 
@@ -68,7 +68,7 @@ export function runRoutes(deps: RunRouteDeps): FastifyPluginAsyncTypebox {
           headers: StartRunHeaders,
           body: StartRunBody,
           // 404 no such workflow; 409 conflict (none of its versions is published) or idempotency_conflict
-          response: { 200: Run, 201: Run, ...errors(404, 409) },
+          response: { 200: Run, 201: Run, ...errors('not_found', 'conflict', 'idempotency_conflict') },
         },
       },
       async (request, reply) => {
@@ -103,7 +103,7 @@ export function runRoutes(deps: RunRouteDeps): FastifyPluginAsyncTypebox {
           operationId: 'getWorkflowRun',
           summary: 'A run: status, context (runs:context) and each step’s status, attempts and error',
           params: RunParams,
-          response: { 200: Run, ...errors(404) },
+          response: { 200: Run, ...errors('not_found') },
         },
       },
       async (request) => getRun(contextOf(request), request.params.id),
@@ -119,7 +119,7 @@ export function runRoutes(deps: RunRouteDeps): FastifyPluginAsyncTypebox {
           summary: 'Cancel a running run (its call in flight too)',
           params: RunParams,
           // 409 conflict: the run already ended
-          response: { 200: Run, ...errors(404, 409) },
+          response: { 200: Run, ...errors('not_found', 'conflict') },
         },
       },
       async (request) => cancelRun(contextOf(request), request.params.id),
@@ -136,7 +136,7 @@ export function runRoutes(deps: RunRouteDeps): FastifyPluginAsyncTypebox {
           params: RuleSetParams,
           body: EvaluateBody,
           // 403 app rules without apps:write; 404 no such rule set; 409 none published; 503 no runner
-          response: { 200: Evaluation, ...errors(404, 409, 503) },
+          response: { 200: Evaluation, ...errors('not_found', 'conflict', 'apps_unavailable') },
         },
       },
       async (request) => {

@@ -7,7 +7,7 @@ import { ApiError } from '../http/errors.ts';
 import { countCapped, type Page } from '../http/paging.ts';
 import type { RunsEngine } from './engine-client.ts';
 import { IDEMPOTENCY_WINDOW_HOURS, requestDigest, type StartRequest } from './idempotency.ts';
-import type { RunStatus, WorkflowBody } from './model.ts';
+import type { RunError, RunStatus, WorkflowBody } from './model.ts';
 import { type DefinitionVersionRow, requirePublished } from './published.ts';
 import { stepsOfRun } from './run-store.ts';
 import { runKeyLapsed, workflowRunKeys, workflowRunSteps, workflowRuns } from './tables.ts';
@@ -24,7 +24,7 @@ export interface RunContext {
 
 type RunRow = typeof workflowRuns.$inferSelect;
 
-const unknownRun = (id: string) => new ApiError(404, 'not_found', `no workflow run ${id}`);
+const unknownRun = (id: string) => new ApiError('not_found', `no workflow run ${id}`);
 
 const summaryOf = (row: RunRow) => ({
   id: row.id,
@@ -51,7 +51,6 @@ class KeyTaken extends Error {}
 
 const idempotencyConflict = (key: string) =>
   new ApiError(
-    409,
     'idempotency_conflict',
     `Idempotency-Key ${key} started a run with another request within the last ${IDEMPOTENCY_WINDOW_HOURS} hours: send a new key for a new request`,
   );
@@ -143,7 +142,7 @@ async function startVersion(
   try {
     await ctx.engine.start(run.id);
   } catch (error) {
-    const failure = { code: 'internal', message: 'the run could not be started' };
+    const failure: RunError = { code: 'internal', message: 'the run could not be started' };
     await db.transaction(async (tx) => {
       await tx
         .update(workflowRuns)
@@ -221,7 +220,7 @@ export async function cancelRun(ctx: RunContext, id: string) {
       .for('update');
     if (!row) throw unknownRun(id);
     if (row.status !== 'running' && row.status !== 'waiting_callback') {
-      throw new ApiError(409, 'conflict', `the run is ${row.status}; only a running run can be cancelled`, {
+      throw new ApiError('conflict', `the run is ${row.status}; only a running run can be cancelled`, {
         status: row.status,
       });
     }

@@ -22,17 +22,17 @@ it.each([
     '/things/:id',
     {
       config: { public: true },
-      schema: { response: { 200: Type.Object({ id: Type.String() }), ...errors(404) } },
+      schema: { response: { 200: Type.Object({ id: Type.String() }), ...errors('unknown_install') } },
     },
     async () => {
-      throw new ApiError(404, 'unknown_thing', 'no such thing', { id: 'x' });
+      throw new ApiError('unknown_install', 'no such thing', { id: 'x' });
     },
   );
   const response = await app.inject({ method: 'GET', url: '/things/x' });
   expect(response.statusCode).toBe(404);
   expect(response.json()).toEqual({
     error: {
-      code: 'unknown_thing',
+      code: 'unknown_install',
       message: 'no such thing',
       details: { id: 'x' },
       requestId: expect.any(String),

@@ -24,7 +24,7 @@ describe('failedCallError', () => {
     ['app_call_failed', 'module_not_found', 'the runner has no published module of that hash'],
     ['app_call_failed', 'internal', 'the runner failed'],
     ['app_call_failed', 'invalid_module', 'the call failed'],
-  ])('%s (%s): %s', (code, reason, why) => {
+  ] as const)('%s (%s): %s', (code, reason, why) => {
     expect(failedCallError(called, { code, reason })).toEqual({
       code,
       message: `install kyc, action screen: ${code} (${reason}): ${why}`,

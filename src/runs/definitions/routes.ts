@@ -136,7 +136,7 @@ export function definitionRoutes(deps: DefinitionRouteDeps): FastifyPluginAsyncT
               { key: DefinitionKey, body: k.schemas.Body },
               { additionalProperties: false, examples: [{ key: 'onboarding', body: k.example }] },
             ),
-            response: { 201: k.schemas.Version, ...errors(409) },
+            response: { 201: k.schemas.Version, ...errors('definition_key_taken') },
           },
         },
         async (request, reply) => {
@@ -159,7 +159,7 @@ export function definitionRoutes(deps: DefinitionRouteDeps): FastifyPluginAsyncT
             operationId: `get${k.noun}`,
             summary: `One ${k.text}: its current published version and its draft, validated now, and every version`,
             params: KeyParams,
-            response: { 200: k.schemas.Definition, ...errors(404) },
+            response: { 200: k.schemas.Definition, ...errors('not_found') },
           },
         },
         async (request) => getDefinition(context(request), k.kind, request.params.key),
@@ -176,7 +176,7 @@ export function definitionRoutes(deps: DefinitionRouteDeps): FastifyPluginAsyncT
             description: 'The body is the definition’s body. A published version never changes.',
             params: KeyParams,
             body: k.schemas.bodyWithExample(k.example),
-            response: { 200: k.schemas.Version, ...errors(404) },
+            response: { 200: k.schemas.Version, ...errors('not_found') },
           },
         },
         async (request) =>
@@ -194,7 +194,7 @@ export function definitionRoutes(deps: DefinitionRouteDeps): FastifyPluginAsyncT
             description:
               '400 validation_error (details.issues with path, message and code) while the draft has validation errors; 409 conflict when there is no draft. The answer carries the body, installNames and validation only for a caller holding definitions:read.',
             params: KeyParams,
-            response: { 200: k.schemas.Published, ...errors(404, 409) },
+            response: { 200: k.schemas.Published, ...errors('not_found', 'conflict') },
           },
         },
         async (request) => {

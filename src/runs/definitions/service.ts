@@ -231,7 +231,7 @@ export async function createDefinition(
       .onConflictDoNothing()
       .returning();
     if (!def) {
-      throw new ApiError(409, 'definition_key_taken', `a ${NOUN[kind]} with the key ${key} already exists`, {
+      throw new ApiError('definition_key_taken', `a ${NOUN[kind]} with the key ${key} already exists`, {
         kind,
         key,
       });
@@ -288,7 +288,6 @@ export async function publishDefinition(
     if (validation.errors.length > 0) {
       const n = validation.errors.length;
       throw new ApiError(
-        400,
         'validation_error',
         `version ${draft.version} has ${n} error${n === 1 ? '' : 's'}: fix ${n === 1 ? 'it' : 'them'} in the draft before publishing`,
         { issues: validation.errors.map(({ path, message, code }) => ({ path, message, code })) },
