@@ -10,7 +10,6 @@
 //
 // With --expose-gc the garbage of building each module is collected before its step is timed, so a
 // collection of the builder's garbage is not counted as the step's stall.
-import '../src/runner/quiet-wasi.js';
 import { performance } from 'node:perf_hooks';
 import * as counts from '../src/module/counts.ts';
 import { checkModuleBytes, inspectModuleBytes, prepareModule } from '../src/module/inspect.ts';
