@@ -3,7 +3,7 @@
 import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import { request } from 'undici';
-import { HOST_FUNCTIONS } from '../src/module/imports.ts';
+import { HOST_FUNCTIONS } from '../src/module/index.ts';
 import { drawSecretTag, tagConfig } from '../src/runner/envelope.ts';
 import { REFUSING_BINDING } from '../src/runner/host/refusal.ts';
 import { HOST_REQUEST_BYTES, MAX_HOST_REQUESTS } from '../src/runner/host/request-limits.ts';

@@ -3,9 +3,13 @@
 // install's config, secrets, hosts, documents and cache held in the test process.
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
-import { MANIFEST_LIMITS, type Manifest } from '../../../src/module/manifest.ts';
-import { pointerTokens } from '../../../src/module/names.ts';
-import { capMemory, PAGES_PER_MIB } from '../../../src/module/wasm.ts';
+import {
+  capMemory,
+  MANIFEST_LIMITS,
+  type Manifest,
+  PAGES_PER_MIB,
+  pointerTokens,
+} from '../../../src/module/index.ts';
 import { AgentPool } from '../../../src/runner/egress/pool.ts';
 import { type ExportRequest, executeExport } from '../../../src/runner/execute.ts';
 import { aiFor } from '../../../src/runner/host/ai.ts';
