@@ -30,8 +30,7 @@ import {
   prepareModule,
   sha256Hex,
 } from '../src/module/index.ts';
-import { inspectUpload } from '../src/runner/inspect.ts';
-import { withSandbox } from '../src/runner/threads/sandbox-pool.ts';
+import { inspectUpload, withSandbox } from '../src/runner/index.ts';
 import { type ModuleShape, shapedModule } from '../test/module/bytes.ts';
 
 const TIMES = Number(process.env.BENCH_TIMES ?? 5);

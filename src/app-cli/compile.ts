@@ -9,7 +9,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import asc from 'assemblyscript/asc';
 import { capMemory, type Manifest, sha256Hex } from '../module/index.ts';
-import { inspectUpload } from '../runner/inspect.ts';
+import { inspectUpload } from '../runner/index.ts';
 import { DEFAULT_OPTIMIZE_LEVEL, sha256Of, toolchainHash, writeStamp } from './build-stamp.ts';
 
 const REPO = path.resolve(import.meta.dirname, '../..');

@@ -3,8 +3,7 @@
 import type { ErrorObject } from 'ajv';
 import { issuesUnder } from '../http/errors.ts';
 import type { ActionDeclaration } from '../module/index.ts';
-import type { RunnerFailureResult } from '../runner/client.ts';
-import { noUsage, type Usage } from '../runner/host/call-state.ts';
+import { noUsage, type RunnerFailureResult, type Usage } from '../runner/index.ts';
 
 export type AttemptStatus = 'success' | 'pending' | 'error' | 'timeout';
 

@@ -3,8 +3,7 @@
 // resolve to is the runner's business at connection (src/runner/egress/addresses.ts), never judged here.
 
 import { type HostString, type Manifest, parseHostString } from '../module/index.ts';
-import { isIpLiteral } from '../runner/egress/addresses.ts';
-import { isLocalhostName } from '../runner/egress/hosts.ts';
+import { isIpLiteral, isLocalhostName } from '../runner/index.ts';
 import { type ConfigIssue, valueAt } from './config-pointers.ts';
 
 export const MAX_INSTALL_HOSTS = 20;

@@ -2,7 +2,7 @@
 // of an install", part 2 §8.2). Every rule reads the config as saved: no schema defaults are filled in.
 // Pure: names in, names and issues out; of a value only its length is read (secretValueIssue).
 import { type Manifest, type RequiredWhenCondition, SECRET_NAME } from '../module/index.ts';
-import { MIN_REDACTED_LENGTH } from '../runner/redaction.ts';
+import { MIN_REDACTED_LENGTH } from '../runner/index.ts';
 import { type ConfigIssue, childPointer, forEachText, valueAt } from './config-pointers.ts';
 
 export const MAX_SECRET_VARIABLES = 20;

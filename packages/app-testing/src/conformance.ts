@@ -11,8 +11,7 @@ import {
   type JsonSchema,
   type Manifest,
 } from '../../../src/module/index.ts';
-import { RunnerFailure } from '../../../src/runner/errors.ts';
-import { inspectUpload } from '../../../src/runner/inspect.ts';
+import { inspectUpload, RunnerFailure } from '../../../src/runner/index.ts';
 import { type LoadedApp, type LoadOptions, openApp } from './loader.ts';
 import { type Sample, sampleWebhookRequest, webhookExternalId } from './samples.ts';
 
