@@ -16,7 +16,7 @@ import { performance } from 'node:perf_hooks';
 import pino from 'pino';
 import { startEchoVendor } from '../src/app-cli/vendor-double.ts';
 import { openDatabase } from '../src/db/pool.ts';
-import { createRunnerClient } from '../src/runner/client.ts';
+import { createRunnerClient } from '../src/runner/index.ts';
 import { BENCH_RUNNER_TOKEN, benchAdmin, startBenchStack, withBenchDatabase } from './support.ts';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 300);

@@ -10,31 +10,43 @@
 //
 // With --expose-gc the garbage of building each module is collected before its step is timed, so a
 // collection of the builder's garbage is not counted as the step's stall.
-import '../src/runner/quiet-wasi.js';
 import { performance } from 'node:perf_hooks';
-import * as counts from '../src/module/counts.ts';
-import { checkModuleBytes, inspectModuleBytes, prepareModule } from '../src/module/inspect.ts';
-import * as instance from '../src/module/instance-size.ts';
-import { parseManifest } from '../src/module/manifest.ts';
-import { capMemory, MAX_MODULE_BYTES, sha256Hex } from '../src/module/wasm.ts';
-import { inspectUpload } from '../src/runner/inspect.ts';
-import { withSandbox } from '../src/runner/threads/sandbox-pool.ts';
+import {
+  capMemory,
+  checkModuleBytes,
+  inspectModuleBytes,
+  MAX_CUSTOM_SECTIONS,
+  MAX_DATA_SEGMENTS,
+  MAX_ELEMENT_SEGMENTS,
+  MAX_EXPORTS,
+  MAX_FUNCTIONS,
+  MAX_GLOBALS,
+  MAX_IMPORTS,
+  MAX_MODULE_BYTES,
+  MAX_TABLE_ENTRIES,
+  MAX_TAGS,
+  MAX_TYPES,
+  parseManifest,
+  prepareModule,
+  sha256Hex,
+} from '../src/module/index.ts';
+import { inspectUpload, withSandbox } from '../src/runner/index.ts';
 import { type ModuleShape, shapedModule } from '../test/module/bytes.ts';
 
 const TIMES = Number(process.env.BENCH_TIMES ?? 5);
 const GOAL_MS = 50;
 
 const AT_BOUNDS: ModuleShape = {
-  types: counts.MAX_TYPES,
-  imports: counts.MAX_IMPORTS,
-  functions: counts.MAX_FUNCTIONS,
-  exports: counts.MAX_EXPORTS,
-  tableEntries: instance.MAX_TABLE_ENTRIES,
-  globals: instance.MAX_GLOBALS,
-  tags: counts.MAX_TAGS,
-  elementSegments: counts.MAX_ELEMENT_SEGMENTS,
-  dataSegments: instance.MAX_DATA_SEGMENTS,
-  customSections: counts.MAX_CUSTOM_SECTIONS,
+  types: MAX_TYPES,
+  imports: MAX_IMPORTS,
+  functions: MAX_FUNCTIONS,
+  exports: MAX_EXPORTS,
+  tableEntries: MAX_TABLE_ENTRIES,
+  globals: MAX_GLOBALS,
+  tags: MAX_TAGS,
+  elementSegments: MAX_ELEMENT_SEGMENTS,
+  dataSegments: MAX_DATA_SEGMENTS,
+  customSections: MAX_CUSTOM_SECTIONS,
 };
 const MILLION_EXPORTS: ModuleShape = { functions: 1, exports: 1_000_000 };
 /** Just under 32 MiB with the module around it: the size bound's worth of bytes, within every count. */

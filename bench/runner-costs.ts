@@ -3,12 +3,18 @@
 import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import { request } from 'undici';
-import { HOST_FUNCTIONS } from '../src/module/imports.ts';
-import { drawSecretTag, tagConfig } from '../src/runner/envelope.ts';
-import { REFUSING_BINDING } from '../src/runner/host/refusal.ts';
-import { HOST_REQUEST_BYTES, MAX_HOST_REQUESTS } from '../src/runner/host/request-limits.ts';
-import { type HostBridge, instantiate, runExport } from '../src/runner/threads/instance.js';
-import { SandboxPool } from '../src/runner/threads/sandbox-pool.ts';
+import { HOST_FUNCTIONS } from '../src/module/index.ts';
+import {
+  drawSecretTag,
+  HOST_REQUEST_BYTES,
+  type HostBridge,
+  instantiate,
+  MAX_HOST_REQUESTS,
+  REFUSING_BINDING,
+  runExport,
+  SandboxPool,
+  tagConfig,
+} from '../src/runner/index.ts';
 import { type invokeBody, quantile, type Row, sleep } from './runner-load.ts';
 import { costOf, fmt, printCost } from './runner-report.ts';
 

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { setPriority } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { type Agent, request } from 'undici';
-import { LONG_TASK_NICENESS } from '../src/runner/threads/thread-priority.ts';
+import { LONG_TASK_NICENESS } from '../src/runner/index.ts';
 import { appModule } from '../test/module/wat.ts';
 import { type Cpu, cpuMeter, quantile, quiet, type Runner, sleep } from './runner-load.ts';
 import { fmt, goal } from './runner-report.ts';

@@ -16,7 +16,7 @@ import { readOrCreateLocalSecrets } from '../src/auth/local-keys.ts';
 import { localVerifier } from '../src/auth/tokens.ts';
 import { loadConfig } from '../src/config.ts';
 import { openDatabase } from '../src/db/pool.ts';
-import { capMemory } from '../src/module/wasm.ts';
+import { capMemory } from '../src/module/index.ts';
 import { startRunnerFromConfig } from '../src/runner/index.ts';
 import { insertVersionRow } from '../test/support/runner.ts';
 import { envelopeOf, measureFloor, measureFreshInProcess, printCosts } from './runner-costs.ts';

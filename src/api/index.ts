@@ -19,7 +19,7 @@ import { limitsRoutes } from '../installs/limits-routes.ts';
 import { installRoutes } from '../installs/routes.ts';
 import { installNamesOf } from '../installs/service.ts';
 import { notificationRoutes } from '../notifications/routes.ts';
-import { createRunnerClient, type RunnerClient } from '../runner/client.ts';
+import { createRunnerClient, type RunnerClient } from '../runner/index.ts';
 import { definitionCallers } from '../runs/definitions/callers.ts';
 import { definitionRoutes } from '../runs/definitions/routes.ts';
 import { definitionSchemas } from '../runs/definitions/schemas.ts';

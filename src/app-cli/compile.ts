@@ -8,9 +8,8 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import asc from 'assemblyscript/asc';
-import type { Manifest } from '../module/manifest.ts';
-import { capMemory, sha256Hex } from '../module/wasm.ts';
-import { inspectUpload } from '../runner/inspect.ts';
+import { capMemory, type Manifest, sha256Hex } from '../module/index.ts';
+import { inspectUpload } from '../runner/index.ts';
 import { DEFAULT_OPTIMIZE_LEVEL, sha256Of, toolchainHash, writeStamp } from './build-stamp.ts';
 
 const REPO = path.resolve(import.meta.dirname, '../..');

@@ -3,7 +3,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { nameProblem } from '../module/names.ts';
+import { nameProblem } from '../module/index.ts';
 import { AppUsageError } from './errors.ts';
 import {
   appSource,

@@ -13,9 +13,7 @@ import { open } from '../installs/seal.ts';
 import { requiredSecrets } from '../installs/secret-rules.ts';
 import { appInstallSecrets } from '../installs/tables.ts';
 import type { InstallRow, VersionRow } from '../installs/view.ts';
-import type { ActionDeclaration, JsonSchema } from '../module/manifest-types.ts';
-import { unmappableKeys } from '../module/mappable.ts';
-import { createSchemaAjv } from '../module/schemas.ts';
+import { type ActionDeclaration, createSchemaAjv, type JsonSchema, unmappableKeys } from '../module/index.ts';
 
 export interface Admitted {
   install: InstallRow;

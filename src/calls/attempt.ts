@@ -41,8 +41,7 @@ import {
   readGate,
 } from '../installs/circuit-state.ts';
 import type { InstallRow, VersionRow } from '../installs/view.ts';
-import type { RunnerClient } from '../runner/client.ts';
-import { type LogLine, noUsage, type Usage } from '../runner/host/call-state.ts';
+import { type LogLine, noUsage, type RunnerClient, type Usage } from '../runner/index.ts';
 import { type Admitted, admit } from './admission.ts';
 import { attemptTimeMs, deadlineReached } from './attempt-time.ts';
 import {

@@ -12,7 +12,7 @@ import { type CircuitRead, dbNow } from '../installs/circuit-state.ts';
 import { unknownInstall } from '../installs/service.ts';
 import { appInstallAliases, appInstallCircuits, appInstalls } from '../installs/tables.ts';
 import { type InstallRow, type VersionRow, webhookUrl } from '../installs/view.ts';
-import type { ActionDeclaration } from '../module/manifest-types.ts';
+import type { ActionDeclaration } from '../module/index.ts';
 import { type AttemptDeps, type AttemptOutcome, runAttempt } from './attempt.ts';
 import type { InvocationContext } from './invocations.ts';
 

@@ -2,9 +2,8 @@
 // rules from the runner's result to success / pending / error / timeout, and whether the module ran.
 import type { ErrorObject } from 'ajv';
 import { issuesUnder } from '../http/errors.ts';
-import type { ActionDeclaration } from '../module/manifest-types.ts';
-import type { RunnerFailureResult } from '../runner/client.ts';
-import { noUsage, type Usage } from '../runner/host/call-state.ts';
+import type { ActionDeclaration } from '../module/index.ts';
+import { noUsage, type RunnerFailureResult, type Usage } from '../runner/index.ts';
 
 export type AttemptStatus = 'success' | 'pending' | 'error' | 'timeout';
 

@@ -3,8 +3,7 @@
 // idempotency key, so the action's retry applies whether or not it is idempotent; idempotency only decides
 // what may be resent after a failure the module may have run through. The circuit and fallbacks are
 // decided elsewhere; a call no runner took waits for capacity without spending an attempt (app-call.ts).
-import type { ActionDeclaration } from '../module/manifest-types.ts';
-import { MANIFEST_LIMITS } from '../module/manifest-types.ts';
+import { type ActionDeclaration, MANIFEST_LIMITS } from '../module/index.ts';
 import type { AttemptResult } from './outcome.ts';
 
 /** The shortest attempt there is (the smallest action timeoutMs): less time left starts none. */

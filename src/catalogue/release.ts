@@ -8,9 +8,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { and, eq, isNull } from 'drizzle-orm';
 import { recordAudit } from '../audit/trail.ts';
 import type { Database, Tx } from '../db/pool.ts';
-import { inspectModuleBytes } from '../module/inspect.ts';
-import { type Manifest, parseManifest } from '../module/manifest.ts';
-import { sha256Hex } from '../module/wasm.ts';
+import { inspectModuleBytes, type Manifest, parseManifest, sha256Hex } from '../module/index.ts';
 import type { ModuleStorage } from '../storage/module-storage.ts';
 import { appVersions } from './tables.ts';
 

@@ -7,7 +7,7 @@ import { RUNNER_RELAY_CODES } from '../http/error-codes.ts';
 import { ApiError, notFound } from '../http/errors.ts';
 import { absentBodyIsEmpty } from '../http/optional-body.ts';
 import { errors } from '../http/responses.ts';
-import { MAX_MODULE_BYTES } from '../module/wasm.ts';
+import { MAX_MODULE_BYTES } from '../module/index.ts';
 import type { ModuleStorage } from '../storage/module-storage.ts';
 import { uploadedExample } from './examples.ts';
 import { approveVersion, publishVersion, rejectVersion, withdrawVersion } from './lifecycle.ts';

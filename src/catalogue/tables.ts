@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { bigint, boolean, index, jsonb, pgTable, text, unique, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { timestamptz } from '../db/columns.ts';
-import type { Manifest } from '../module/manifest.ts';
+import type { Manifest } from '../module/index.ts';
 
 /** One immutable module per publisher, name and version. tenant_id is null for platform versions. */
 export const appVersions = pgTable(

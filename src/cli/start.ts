@@ -8,8 +8,7 @@ import { type Config, missingProductionSettings, type Role } from '../config.ts'
 import { DataDirInUse, lockHolder } from '../db/data-dir-lock.ts';
 import { openDatabase } from '../db/pool.ts';
 import { createLogger } from '../logging.ts';
-import { createRunnerClient } from '../runner/client.ts';
-import { startRunnerFromConfig } from '../runner/index.ts';
+import { createRunnerClient, startRunnerFromConfig } from '../runner/index.ts';
 import { startRunSweep } from '../runs/sweep.ts';
 import { type RunsRuntime, registerRunWorkflows } from '../runs/workflows.ts';
 import { startWorker } from '../worker/index.ts';

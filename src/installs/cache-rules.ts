@@ -4,12 +4,12 @@
 
 import { isDeepStrictEqual } from 'node:util';
 import {
+  type CacheChange,
   MAX_SETS_PER_CALL,
   MAX_TTL_SECONDS,
   MAX_VALUE_BYTES,
   MIN_VALUE_CHARS,
-} from '../runner/host/cache.ts';
-import type { CacheChange } from '../runner/host/call-state.ts';
+} from '../runner/index.ts';
 
 /** The names the cache host function accepts (src/runner/host/cache.ts), checked again on storing. */
 const CACHE_NAME = /^[A-Za-z0-9_.:-]{1,100}$/;

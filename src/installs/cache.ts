@@ -12,7 +12,7 @@
 import { and, asc, eq, gt, inArray, lte, sql } from 'drizzle-orm';
 import { type Actor, recordAudit } from '../audit/trail.ts';
 import type { Database, Queryable, Tx } from '../db/pool.ts';
-import type { CacheChange, CacheEntry } from '../runner/host/call-state.ts';
+import type { CacheChange, CacheEntry } from '../runner/index.ts';
 import {
   type CacheBudget,
   clearReasonOf,

@@ -2,8 +2,7 @@
 // call", "Approvals of install saves"): read the tenant's documents, receive vendor webhooks, hand off
 // applicants. Pure: a manifest and a config in, answers out. A "state" is a version's manifest with the
 // config an install holds (or a save asks for) under it.
-import type { Manifest, Need } from '../module/manifest-types.ts';
-import { pointerTokens } from '../module/names.ts';
+import { type Manifest, type Need, pointerTokens } from '../module/index.ts';
 import { valueAt } from './config-pointers.ts';
 
 export type Handle = 'webhook' | 'handoff';

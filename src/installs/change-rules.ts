@@ -1,7 +1,7 @@
 // Install changes (spec part 1 §2.7, §3.3, §4.8 "Approvals of install saves"): the change view and the
 // rules of a decision. Pure: rows and principals in, answers out; changes.ts does the reading and writing.
 import type { appVersions } from '../catalogue/tables.ts';
-import type { Manifest } from '../module/manifest-types.ts';
+import type { Manifest } from '../module/index.ts';
 import { readsDocuments, withDocumentsOff } from './capabilities.ts';
 import type { appInstallChanges } from './tables.ts';
 

@@ -1,6 +1,6 @@
 // Reading an install's config by JSON Pointer (spec part 1 §2.1) and naming the places of its text, for the
 // install rules that point an issue at a config field. Pure: the config is JSON as the tenant saved it.
-import { pointerTokens } from '../module/names.ts';
+import { pointerTokens } from '../module/index.ts';
 
 /** One reason a save is refused: where in the config (a JSON Pointer) and why. Never echoes a secret. */
 export interface ConfigIssue {

@@ -5,7 +5,7 @@ import type { Config } from '../config.ts';
 import type { Database } from '../db/pool.ts';
 import { principalOf } from '../http/auth.ts';
 import { ApiError } from '../http/errors.ts';
-import type { RunnerClient } from '../runner/client.ts';
+import type { RunnerClient } from '../runner/index.ts';
 import { type InstallCallers, NO_CALLERS } from './callers.ts';
 import type { InstallContext } from './service.ts';
 

@@ -2,10 +2,8 @@
 // plus the exact host of each URL the config holds at a hostsFromConfig pointer. Pure: what the names
 // resolve to is the runner's business at connection (src/runner/egress/addresses.ts), never judged here.
 
-import { type HostString, parseHostString } from '../module/hosts.ts';
-import type { Manifest } from '../module/manifest-types.ts';
-import { isIpLiteral } from '../runner/egress/addresses.ts';
-import { isLocalhostName } from '../runner/egress/hosts.ts';
+import { type HostString, type Manifest, parseHostString } from '../module/index.ts';
+import { isIpLiteral, isLocalhostName } from '../runner/index.ts';
 import { type ConfigIssue, valueAt } from './config-pointers.ts';
 
 export const MAX_INSTALL_HOSTS = 20;

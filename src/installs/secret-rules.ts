@@ -1,9 +1,8 @@
 // Which secrets an install may store and which it needs (spec part 1 §2.6 "Secret variable", §4.8 "Secrets
 // of an install", part 2 §8.2). Every rule reads the config as saved: no schema defaults are filled in.
 // Pure: names in, names and issues out; of a value only its length is read (secretValueIssue).
-import type { Manifest, RequiredWhenCondition } from '../module/manifest-types.ts';
-import { SECRET_NAME } from '../module/names.ts';
-import { MIN_REDACTED_LENGTH } from '../runner/redaction.ts';
+import { type Manifest, type RequiredWhenCondition, SECRET_NAME } from '../module/index.ts';
+import { MIN_REDACTED_LENGTH } from '../runner/index.ts';
 import { type ConfigIssue, childPointer, forEachText, valueAt } from './config-pointers.ts';
 
 export const MAX_SECRET_VARIABLES = 20;

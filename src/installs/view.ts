@@ -6,7 +6,7 @@ import semver from 'semver';
 import { appVersions } from '../catalogue/tables.ts';
 import { type VersionSummary, versionSummary } from '../catalogue/views.ts';
 import type { Queryable } from '../db/pool.ts';
-import type { Manifest } from '../module/manifest-types.ts';
+import type { Manifest } from '../module/index.ts';
 import { receivesWebhooks } from './capabilities.ts';
 import { type ChangeRow, type ChangeView, changeView } from './change-rules.ts';
 import { type CircuitRow, settingsInForce, shownCircuit } from './circuit-rules.ts';

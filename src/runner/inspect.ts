@@ -3,10 +3,16 @@
 // a fresh instance with a 5 s deadline and every host function refusing, then the strict manifest parse
 // and the export check. A module the platform refuses is a verdict (accepted false), not a runner failure.
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { compileModule } from '../module/compile.ts';
-import { checkExports, checkModuleBytes } from '../module/inspect.ts';
-import { type Manifest, parseManifest } from '../module/manifest.ts';
-import { capMemory, PAGES_PER_MIB, sha256Hex } from '../module/wasm.ts';
+import {
+  capMemory,
+  checkExports,
+  checkModuleBytes,
+  compileModule,
+  type Manifest,
+  PAGES_PER_MIB,
+  parseManifest,
+  sha256Hex,
+} from '../module/index.ts';
 import { readAnswer } from './envelope.ts';
 import { RunnerFailure } from './errors.ts';
 import { REFUSING_BINDING } from './host/refusal.ts';

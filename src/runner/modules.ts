@@ -1,8 +1,7 @@
 // Modules by sha256: compiled once per process, kept on disk in the cache directory, fetched from the
 // api's internal listener (GET /internal/app-modules/:sha256, runner bearer) and verified by hash.
 import fs from 'node:fs/promises';
-import { checkInstanceSize } from '../module/instance-size.ts';
-import { readModule, sha256Hex } from '../module/wasm.ts';
+import { checkInstanceSize, readModule, sha256Hex } from '../module/index.ts';
 import { FilesystemModuleStorage } from '../storage/module-storage.ts';
 import { RunnerFailure } from './errors.ts';
 

@@ -8,7 +8,7 @@ import { bearerOf, sameSecret } from '../auth/shared-secret.ts';
 import { ApiError, issuesFromAjv, sendError } from '../http/errors.ts';
 import { errors } from '../http/responses.ts';
 import { createServer } from '../http/server.ts';
-import { MAX_MODULE_BYTES } from '../module/wasm.ts';
+import { MAX_MODULE_BYTES } from '../module/index.ts';
 import { PLATFORM_VERSION } from '../version.ts';
 import { TENANT_HEADER } from './client.ts';
 import { RunnerFailure } from './errors.ts';

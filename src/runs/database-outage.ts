@@ -3,7 +3,7 @@
 // An app call already sent is never sent again: the attempt writes its outcome once the database is back
 // (calls/attempt.ts); work that still fails after its call went to the runner ends as UnrecordedCallError.
 import { OUTAGE_POLICY, type OutagePolicy, whileDatabaseDown } from '../db/outage.ts';
-import type { RunnerClient } from '../runner/client.ts';
+import type { RunnerClient } from '../runner/index.ts';
 
 /**
  * Work failed after an app call was sent (the database refused its record, say): the call's outcome may

@@ -3,7 +3,7 @@
 // context or the rule data) on top. Also the dot-path reader runs use everywhere; the check of mapping
 // keys against an action's mappable pointers is src/module/mappable.ts (admission uses it too). Pure:
 // arguments are never changed, nothing else is read.
-export { unmappableKeys } from '../module/mappable.ts';
+export { unmappableKeys } from '../module/index.ts';
 
 export type PathRead = { found: true; value: unknown } | { found: false };
 

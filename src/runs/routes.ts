@@ -9,7 +9,7 @@ import { principalOf } from '../http/auth.ts';
 import { ApiError, forbidden } from '../http/errors.ts';
 import { pageOf } from '../http/paging.ts';
 import { errors } from '../http/responses.ts';
-import type { RunnerClient } from '../runner/client.ts';
+import type { RunnerClient } from '../runner/index.ts';
 import type { RunsEngine } from './engine-client.ts';
 import { evaluateRuleSet } from './evaluation.ts';
 import type { RuleSetBody } from './model.ts';

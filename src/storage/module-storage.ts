@@ -2,7 +2,7 @@
 // S3-compatible store (s3-module-storage.ts) sits behind the same interface.
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { sha256Hex } from '../module/wasm.ts';
+import { sha256Hex } from '../module/index.ts';
 
 export interface ModuleStorage {
   /** Stores the bytes under their hash (idempotent) and answers it. */

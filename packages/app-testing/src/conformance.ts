@@ -4,11 +4,14 @@
 // through handle_webhook with the same external id. Everything runs through the loader (the real host).
 import fs from 'node:fs/promises';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
-import type { ActionDeclaration, JsonSchema, Manifest } from '../../../src/module/manifest.ts';
-import { ACTION_NAME } from '../../../src/module/names.ts';
-import { createSchemaAjv } from '../../../src/module/schemas.ts';
-import { RunnerFailure } from '../../../src/runner/errors.ts';
-import { inspectUpload } from '../../../src/runner/inspect.ts';
+import {
+  ACTION_NAME,
+  type ActionDeclaration,
+  createSchemaAjv,
+  type JsonSchema,
+  type Manifest,
+} from '../../../src/module/index.ts';
+import { inspectUpload, RunnerFailure } from '../../../src/runner/index.ts';
 import { type LoadedApp, type LoadOptions, openApp } from './loader.ts';
 import { type Sample, sampleWebhookRequest, webhookExternalId } from './samples.ts';
 

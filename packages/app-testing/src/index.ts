@@ -1,7 +1,6 @@
 // @apps-platform/app-testing: run a built app through the platform's real host in tests.
-export type { Manifest } from '../../../src/module/manifest.ts';
-export { RunnerFailure } from '../../../src/runner/errors.ts';
-export type { CacheChange, LogLine, Usage } from '../../../src/runner/host/call-state.ts';
+export type { Manifest } from '../../../src/module/index.ts';
+export { type CacheChange, type LogLine, RunnerFailure, type Usage } from '../../../src/runner/index.ts';
 export {
   type ConformanceCheck,
   type ConformanceOptions,

@@ -4,7 +4,7 @@
 // APP_CACHE_ENTRIES values and APP_CACHE_TOTAL_BYTES of values (defaults 16 and 64 KiB), the oldest
 // written leaving first; a value lives until its expiry (a day at most).
 import { evictionChoice, expiryOf, planCacheChanges, sizeOf } from '../../../src/installs/cache-rules.ts';
-import type { CacheChange, CacheEntry } from '../../../src/runner/host/call-state.ts';
+import type { CacheChange, CacheEntry } from '../../../src/runner/index.ts';
 
 export const DEFAULT_CACHE_ENTRIES = 16;
 export const DEFAULT_CACHE_TOTAL_BYTES = 64 * 1024;

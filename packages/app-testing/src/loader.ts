@@ -3,18 +3,29 @@
 // install's config, secrets, hosts, documents and cache held in the test process.
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
-import { MANIFEST_LIMITS, type Manifest } from '../../../src/module/manifest.ts';
-import { pointerTokens } from '../../../src/module/names.ts';
-import { capMemory, PAGES_PER_MIB } from '../../../src/module/wasm.ts';
-import { AgentPool } from '../../../src/runner/egress/pool.ts';
-import { type ExportRequest, executeExport } from '../../../src/runner/execute.ts';
-import { aiFor } from '../../../src/runner/host/ai.ts';
-import { bindHostFunctions } from '../../../src/runner/host/binding.ts';
-import type { CacheChange, LogLine, Usage } from '../../../src/runner/host/call-state.ts';
-import { type EgressSettings, httpRequestFor } from '../../../src/runner/host/http.ts';
-import { refuse } from '../../../src/runner/host/refusal.ts';
-import { type InspectionVerdict, inspectUpload } from '../../../src/runner/inspect.ts';
-import { SandboxPool } from '../../../src/runner/threads/sandbox-pool.ts';
+import {
+  capMemory,
+  MANIFEST_LIMITS,
+  type Manifest,
+  PAGES_PER_MIB,
+  pointerTokens,
+} from '../../../src/module/index.ts';
+import {
+  AgentPool,
+  aiFor,
+  bindHostFunctions,
+  type CacheChange,
+  type EgressSettings,
+  type ExportRequest,
+  executeExport,
+  httpRequestFor,
+  type InspectionVerdict,
+  inspectUpload,
+  type LogLine,
+  refuse,
+  SandboxPool,
+  type Usage,
+} from '../../../src/runner/index.ts';
 import { DocumentRoute, type TestDocument } from './documents.ts';
 import { InstallCache } from './install-cache.ts';
 import { type ModelDouble, type ModelDoubleOptions, startModelDouble } from './model-double.ts';

@@ -1,6 +1,6 @@
 // Conformance samples: calls of an app's actions the check makes, and for asynchronous actions the
 // vendor webhook that completes the session, as a function of the external id or as data.
-import type { Manifest, WebhookExternalIdSource } from '../../../src/module/manifest.ts';
+import type { Manifest, WebhookExternalIdSource } from '../../../src/module/index.ts';
 import { configValue } from './loader.ts';
 import { type SignatureScheme, signedWebhook, type WebhookRequest } from './webhooks.ts';
 

@@ -1,4 +1,4 @@
-import { HOST_FUNCTIONS, type HostFunctionName } from '../../module/imports.ts';
+import { HOST_FUNCTIONS, type HostFunctionName } from '../../module/index.ts';
 
 /** What every host function answers when it may not act (start code, the manifest export, limits). */
 export interface HostRefusal {

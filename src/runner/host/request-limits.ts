@@ -1,7 +1,7 @@
 // How large a request each host function reads, and how many requests one call may make. A sandbox
 // thread checks both before it copies or sends a request to the main thread, so a module can neither
 // make the main thread parse an unbounded text nor keep it busy past these counts.
-import type { HostFunctionName } from '../../module/imports.ts';
+import type { HostFunctionName } from '../../module/index.ts';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;

@@ -3,8 +3,7 @@
 // binding, and is terminated when a call passes its deadline or start code passes its limit. The pool
 // replaces a thread that ended; nothing of it (port, flags, pending host answers) reaches the new one.
 import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
-import { HOST_FUNCTIONS } from '../../module/imports.ts';
-import { MANIFEST_LIMITS } from '../../module/manifest-types.ts';
+import { HOST_FUNCTIONS, MANIFEST_LIMITS } from '../../module/index.ts';
 import { type HostBinding, REFUSING_BINDING } from '../host/refusal.ts';
 import { HOST_REQUEST_BYTES, MAX_HOST_REQUESTS } from '../host/request-limits.ts';
 import {

@@ -3,7 +3,7 @@
 // tenant (snapshot.ts loads it once per request) in, errors and warnings with JSON Pointers out. A draft
 // is saved whatever they say; a publish is refused while there are errors.
 import { childPointer } from '../../installs/config-pointers.ts';
-import { unmappableKeys } from '../../module/mappable.ts';
+import { unmappableKeys } from '../../module/index.ts';
 import type { AppCall, DefinitionBody, DefinitionKind, RuleSetBody, WorkflowBody } from '../model.ts';
 
 export interface ActionFacts {

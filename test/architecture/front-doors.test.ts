@@ -1,0 +1,90 @@
+// Front doors: a subsystem listed here is used from outside its folder only through its index.ts, so
+// its inside (the runner's threads, host functions, egress…) can change without breaking the layers
+// and the authors' test kit that use it. Tests are exempt: they may test a subsystem's inside.
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+
+/** Subsystems with a front door: files outside `folder` may import only `door` of it. One line each. */
+const FRONT_DOORS = [
+  { folder: 'src/runner', door: 'src/runner/index.ts' },
+  { folder: 'src/module', door: 'src/module/index.ts' },
+];
+
+/** The code that must come in through the front doors (test files under these are skipped too). */
+const READ = ['src', 'packages/app-testing/src', 'bench', 'scripts', 'bin'];
+
+const SOURCE = /\.(ts|js|mjs|cjs)$/;
+const TEST = /\.test\.ts$/;
+/** `from '…'` (imports and re-exports), `import '…'` (side effect) and `import('…')`. */
+const SPECIFIER = /(?:\bfrom|\bimport)\s*\(?\s*['"]([^'"\n]+)['"]/g;
+
+interface Source {
+  file: string;
+  text: string;
+}
+
+function sources(): Source[] {
+  return READ.flatMap((dir) =>
+    fs
+      .readdirSync(path.join(ROOT, dir), { recursive: true, encoding: 'utf8' })
+      .filter((name) => SOURCE.test(name) && !TEST.test(name))
+      .map((name) => path.posix.join(dir, name.split(path.sep).join('/')))
+      .map((file) => ({ file, text: fs.readFileSync(path.join(ROOT, file), 'utf8') })),
+  );
+}
+
+/** Each relative import of a file, with the repository path it names. */
+function imports({ file, text }: Source): { specifier: string; target: string }[] {
+  return [...text.matchAll(SPECIFIER)]
+    .map((match) => match[1] as string)
+    .filter((specifier) => specifier.startsWith('.'))
+    .map((specifier) => ({ specifier, target: path.posix.join(path.posix.dirname(file), specifier) }));
+}
+
+const inside = (file: string, folder: string) => file.startsWith(`${folder}/`);
+
+/** `file: 'specifier'` for every import that passes a front door by. */
+function offences(files: Source[]): string[] {
+  return files.flatMap((source) =>
+    imports(source).flatMap(({ specifier, target }) =>
+      FRONT_DOORS.filter(
+        ({ folder, door }) => inside(target, folder) && !inside(source.file, folder) && target !== door,
+      ).map(({ door }) => `${source.file}: '${specifier}' (use ${door})`),
+    ),
+  );
+}
+
+describe('front doors', () => {
+  const files = sources();
+
+  it('no file outside a subsystem imports its inside', () => {
+    expect(offences(files)).toEqual([]);
+  });
+
+  it('each front door is used, so the scan sees the imports it checks', () => {
+    const targets = new Set(files.flatMap((source) => imports(source).map(({ target }) => target)));
+    for (const { door } of FRONT_DOORS) expect(targets, door).toContain(door);
+  });
+
+  it('names an import that passes a front door by', () => {
+    const text = [
+      "import { a } from '../runner/index.ts';",
+      "import type { B } from '../runner/host/call-state.ts';",
+      "export { c } from '../module/wasm.ts';",
+      "const d = await import('../runner/threads/sandbox-pool.ts');",
+      "import '../module/manifest.ts';",
+    ].join('\n');
+    expect(offences([{ file: 'src/calls/example.ts', text }])).toEqual([
+      "src/calls/example.ts: '../runner/host/call-state.ts' (use src/runner/index.ts)",
+      "src/calls/example.ts: '../module/wasm.ts' (use src/module/index.ts)",
+      "src/calls/example.ts: '../runner/threads/sandbox-pool.ts' (use src/runner/index.ts)",
+      "src/calls/example.ts: '../module/manifest.ts' (use src/module/index.ts)",
+    ]);
+    expect(
+      offences([{ file: 'src/runner/service.ts', text: "import { e } from './host/http.ts';" }]),
+    ).toEqual([]);
+  });
+});
