@@ -1,4 +1,4 @@
-// The runner's failure codes and statuses (spec part 2 §7.2). Callers map them to app_call_failed.
+// The runner's failure codes and statuses (docs/module-contract.md). Callers map them to app_call_failed.
 export const RUNNER_FAILURES = {
   unauthorized: 401,
   bad_request: 400,
