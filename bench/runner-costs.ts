@@ -18,7 +18,7 @@ import {
 import { type invokeBody, quantile, type Row, sleep } from './runner-load.ts';
 import { costOf, fmt, printCost } from './runner-report.ts';
 
-/** The envelope the runner hands the module for that body (spec part 1 §2.14), built the same way. */
+/** The envelope the runner hands the module for that body (docs/module-contract.md), built the same way. */
 export function envelopeOf(body: ReturnType<typeof invokeBody>): string {
   const secretTag = drawSecretTag();
   return JSON.stringify({

@@ -68,14 +68,14 @@ export interface Config {
   /** The api's HTTP listeners: how long a request may take to arrive, idle sockets, refused tokens. */
   http: HttpSettings;
   /**
-   * The deployment's install circuit defaults (spec part 1 §4.8 "Circuit counting", part 2 §8.2):
+   * The deployment's install circuit defaults (docs/calls.md "The circuit"):
    * APP_CIRCUIT_FAILURE_THRESHOLD (outages in a row that open it, 1 to 100, default 5) and
    * APP_CIRCUIT_OPEN_SECONDS (how long it stays open, 5 to 3600, default 30). An install's own settings
    * override them.
    */
   circuit: { failureThreshold: number; openSeconds: number };
   /**
-   * The budget of each install's cached values (spec part 2 §8.1): APP_CACHE_ENTRIES values (default 16,
+   * The budget of each install's cached values (docs/cached-values.md): APP_CACHE_ENTRIES values (default 16,
    * 1 to 64) and APP_CACHE_TOTAL_BYTES (default 64 KiB, 8 KiB to 512 KiB); the oldest written leave first.
    */
   cacheBudget: { entries: number; totalBytes: number };
@@ -99,7 +99,7 @@ export interface Config {
   /**
    * The deployment's own hostnames, lower-case, each once: those of WEBHOOK_PUBLIC_URL, AUTH_ISSUER (when a
    * URL), COLLECTION_FLOW_URL, SIGNUP_CONSOLE_URL, STORAGE_CORS_ORIGINS, STORAGE_ENDPOINT and
-   * STORAGE_PUBLIC_ENDPOINT. An install's config URL may name none of them, at any port (spec part 1 §4.8).
+   * STORAGE_PUBLIC_ENDPOINT. An install's config URL may name none of them, at any port (docs/installs.md).
    */
   ownHosts: string[];
 }
@@ -235,7 +235,7 @@ function ownHostsOf(urls: readonly (string | null)[]): string[] {
 
 /**
  * Settings a role cannot run without in production. Embedded mode generates them into DATA_DIR instead.
- * SECRET_STORE_KEY is deliberately absent: without it the spec asks for 503 secret_store_unavailable.
+ * SECRET_STORE_KEY is deliberately absent: without it secret routes answer 503 secret_store_unavailable.
  */
 export function missingProductionSettings(config: Config, role: Role): string[] {
   if (config.mode === 'embedded') return [];

@@ -1,4 +1,4 @@
-// JSON log lines with the fields of spec part 2 §6.4; the listed keys are censored at the top level
+// JSON log lines with the fields of docs/operations.md "Logs"; the listed keys are censored at the top level
 // and one level down wherever they appear, and errors are written without the data they carry (query
 // parameters, the row PostgreSQL quotes): applicants' data never reaches a log line through an error.
 import os from 'node:os';

@@ -53,7 +53,7 @@ export interface CallDocument {
 /**
  * Where a call's documents come from (the documents area of the backend). `read` answers null for a
  * document that is absent, not the tenant's, not clean (only clean documents are readable), or, for a
- * call with a subject, another subject's: the caller cannot tell these apart (spec part 1 §4.8).
+ * call with a subject, another subject's: the caller cannot tell these apart (each reads as nonexistent).
  */
 export interface DocumentSource {
   read(tenantId: string, subjectId: string | null, documentId: string): Promise<CallDocument | null>;

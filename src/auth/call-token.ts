@@ -1,4 +1,4 @@
-// The document token of an app call (spec part 1 §4.5, §4.8 "Documents of a call"; part 2 §5.7): minted
+// The document token of an app call: minted
 // when a call is handed to the runner, it lets that call's module read the tenant's documents through the
 // api's internal listener. It binds tenant, call and, for a call with a subject, that subject; it expires
 // after five minutes; it is an HS256 JWT signed with APP_CALL_TOKEN_SECRET, which the runner never holds.

@@ -1,4 +1,4 @@
-// Roles and permissions of spec part 2 §5. Pure.
+// Roles and permissions (docs/auth.md "Roles and permissions"). Pure.
 export const PERMISSIONS = [
   'apps:read',
   'apps:write',

@@ -1,4 +1,4 @@
-// Vendor sessions as installs see them (spec part 1 §4.8 "Install rules": DELETE). The callbacks issue
+// Vendor sessions as installs see them (docs/installs.md "Removing an install"). The callbacks issue
 // opens, completes and times sessions out; removing an install needs two questions answered now.
 import { and, count, eq, isNotNull, sql } from 'drizzle-orm';
 import type { Queryable } from '../db/pool.ts';

@@ -1,4 +1,4 @@
-// Vendor sessions (spec part 1 §2.8, §3.2): an asynchronous action's pending work, completed by the
+// Vendor sessions: an asynchronous action's pending work, completed by the
 // vendor's webhook. The calls and callbacks issues write and complete them; installs read them now
 // (DELETE answers install_in_use while runs wait on an install's sessions). Sessions outlive their
 // install, so install_id is not a foreign key.

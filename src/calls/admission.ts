@@ -1,7 +1,7 @@
-// Step 1 of an attempt (spec part 1 §4.8 "Order of an attempt"): the install may take the call — enabled
+// Step 1 of an attempt (docs/calls.md, the order of an attempt): the install may take the call — enabled
 // (unless the caller runs it either way, as a test call does), its module not blocked (read every
 // attempt), the action declared, the input mapping within what the action lets run data fill, the input
-// valid, and every required secret opened. A refusal throws the spec's error; nothing has been sent,
+// valid, and every required secret opened. A refusal throws its API error; nothing has been sent,
 // metered or recorded.
 import type { ValidateFunction } from 'ajv';
 import { eq } from 'drizzle-orm';

@@ -1,5 +1,5 @@
-// The time one attempt of a step's or rule's call gets, and the waits for a runner's capacity (spec part 1
-// §4.8 "Retries and idempotency": "An attempt that cannot end before the step's deadline is not started";
+// The time one attempt of a step's or rule's call gets, and the waits for a runner's capacity (no attempt
+// is started that could not end before the step's or rule's deadline;
 // docs/calls.md "Time of an attempt"). Pure: the clock and the random draw are arguments.
 import { ApiError } from '../http/errors.ts';
 

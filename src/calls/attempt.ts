@@ -1,4 +1,4 @@
-// One attempt's pipeline (spec part 1 §4.8 "Order of an attempt"; DESIGN.md "Attempt pipeline"): the one
+// One attempt's pipeline (docs/calls.md, the order of an attempt): the one
 // function test calls, workflow steps, app rules and fallbacks go through, each with its own options. In
 // order:
 //   1. admission (admission.ts): enabled, not blocked, action, input, required secrets;
@@ -12,7 +12,7 @@
 //   7. the circuit's move, from how the attempt counted (outcome `counted`).
 // The writes of 5 to 7 after the call are tried again while the database does not answer (db/outage.ts).
 // Step 8, the fallback, follows the call's retries, so it lives with them (runs/app-call.ts).
-// Refusals in 1 to 4 throw the spec's errors; from 5 on, the attempt always ends in a result. A refusal
+// Refusals in 1 to 4 throw their API errors; from 5 on, the attempt always ends in a result. A refusal
 // in 1 is recorded (when the attempt is) before it is thrown; refusals in 2 to 4 are recorded nowhere.
 // An attempt the deadline leaves too little time for (attempt-time.ts) is refused before step 1 and again
 // before step 4, recorded nowhere. A call no runner took (busy, not_sent) is recorded nowhere either: it
@@ -313,7 +313,7 @@ async function claimedTrial(deps: AttemptDeps, install: InstallRow, settings: Ci
   throw circuitOpen(install, { state: 'half_open' });
 }
 
-/** Step 1, admission: a refusal (the spec's ApiError) of a recorded attempt is recorded, then thrown. */
+/** Step 1, admission: a refusal (an ApiError) of a recorded attempt is recorded, then thrown. */
 async function admitRecorded(
   deps: AttemptDeps,
   call: AttemptCall,

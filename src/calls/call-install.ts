@@ -1,5 +1,5 @@
-// A call of an install by a workflow step, an app rule or a fallback (spec part 1 §4.8 "Calling an
-// install from workflows and rules", "Order of an attempt"): the install the call names — by its name or
+// A call of an install by a workflow step, an app rule or a fallback (docs/calls.md, docs/runs.md):
+// the install the call names — by its name or
 // a kept alias — read with the version it runs in one query, then one attempt through the one pipeline
 // (attempt.ts): enabled required, through the circuit, recorded. An unknown name is 404 unknown_install
 // and is recorded nowhere (there is no install to record it under).

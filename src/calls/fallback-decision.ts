@@ -1,4 +1,4 @@
-// Whether a step's or rule's fallback install takes the call (spec part 1 §4.8 "Fallbacks"). Pure: the
+// Whether a step's or rule's fallback install takes the call (docs/calls.md "Fallbacks"). Pure: the
 // clock is an argument. The fallback takes the call when the named install refused it with an open
 // circuit, or when the vendor's outage outlasted the retries: the last attempt was an outage (an error
 // the app called retryable, or a timeout, that the step's time did not cut short) and, for a timeout,

@@ -1,4 +1,4 @@
-// GET /apps/health (spec part 1 §4.1): the route and its answer's schema; health.ts reads and builds it.
+// GET /apps/health (docs/calls.md): the route and its answer's schema; health.ts reads and builds it.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { dateTime, nullable } from '../http/responses.ts';

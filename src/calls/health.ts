@@ -1,4 +1,4 @@
-// GET /apps/health (spec part 1 §4.1; docs/calls.md "Health report"): how a tenant's installs fared over
+// GET /apps/health (docs/calls.md "Health report"): how a tenant's installs fared over
 // the last windowMinutes — per install its calls, failures, timeouts, p95 and last call and failure,
 // from the invocation records; the circuits open or half-open, with the settings in force; the installs
 // on a blocked module or app. Two reads: the window's records grouped by install (an index-only scan of

@@ -1,4 +1,4 @@
-// Invocation records (spec part 1 §2.10, §4.3; docs/calls.md "Invocation records"): one row per attempt
+// Invocation records (docs/calls.md "Invocation records"): one row per attempt
 // of a workflow step, an app rule or a fallback that reached an install — its admission refusal, or what
 // the runner made of it — written by the one attempt pipeline (attempt.ts), and read by
 // GET /app-invocations and GET /app-invocations/:id. Records outlive their install and keep its name at
@@ -151,7 +151,7 @@ export async function recordInvocation(db: Queryable, write: InvocationWrite): P
 export interface InvocationQuery {
   tenantId: string;
   /**
-   * A name calls used or were recorded under (spec §4.3): calls made through it — the install's own name
+   * A name calls used or were recorded under: calls made through it — the install's own name
    * or a kept alias — and calls of the install that held it then, earlier installs of that name too.
    */
   install?: string;

@@ -1,5 +1,5 @@
-// GET /app-installs/metering: what the tenant's installs used, per UTC day, install and action (spec
-// part 2 §5: apps:read reads metering without spend data; apps:write adds spend). Rows are kept per
+// GET /app-installs/metering: what the tenant's installs used, per UTC day, install and action (holders
+// of apps:read read it without spend data; apps:write adds spend). Rows are kept per
 // install id and outlive their install: a live install is shown, and found by `install`, under its current
 // name whatever it was called when metered; a removed one under the name it last had (nameMeteringRows).
 import { and, desc, eq, gte, isNull, lte, or, type SQL, sql } from 'drizzle-orm';

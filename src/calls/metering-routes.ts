@@ -1,4 +1,4 @@
-// The metering reports (spec part 1 §4.1, §4.8 "Quotas and metering", part 2 §5): GET
+// The metering reports (docs/limits-and-metering.md "Metering"): GET
 // /app-installs/metering (per install, action and UTC day over a range) and GET /apps/metering (a month in
 // total, per day and per install, with quotas and budgets). Both read metering through meteringRows, and
 // both show spend only to holders of apps:write. Thin: the schemas shape the query, the reports read.

@@ -1,4 +1,4 @@
-// Metering of app calls (spec part 1 §4.8 "Quotas and metering"): what each attempt the module ran on
+// Metering of app calls (docs/limits-and-metering.md): what each attempt the module ran on
 // used, summed per install, UTC day, action and currency in app_metering, and the readers the quota
 // check and the limits record need.
 import { type AnyColumn, and, eq, gt, gte, lt, ne, type SQL, sql } from 'drizzle-orm';

@@ -1,4 +1,4 @@
-// GET /apps/metering (spec part 1 §4.1, §4.8 "Quotas and metering", part 2 §5, §8.3): a month's use in
+// GET /apps/metering (docs/limits-and-metering.md "The month report"): a month's use in
 // total, per UTC day and per install, with the operator's quotas of the tenant and the installs' budgets
 // weighed against their current periods (today, this month), whichever month is asked. It reads through
 // the same code as GET /app-installs/metering (meteringRows, tally) and weighs limits as the quota check

@@ -1,4 +1,4 @@
-// What one attempt came to (spec part 1 §2.10 status, §4.8 "Order of an attempt", part 2 §7.2): pure
+// What one attempt came to (a record's status; docs/calls.md, the order of an attempt): pure
 // rules from the runner's result to success / pending / error / timeout, and whether the module ran.
 import type { ErrorObject } from 'ajv';
 import { issuesUnder } from '../http/errors.ts';
@@ -42,7 +42,7 @@ const MAY_HAVE_RUN: ReadonlySet<string> = new Set([
 export const mayHaveRun = (failureCode: string): boolean => MAY_HAVE_RUN.has(failureCode);
 
 /**
- * Failures of a call no runner took (spec part 2 §7.2): the runner was at its concurrency limit (busy) or
+ * Failures of a call no runner took: the runner was at its concurrency limit (busy) or
  * was not reached before anything was sent (not_sent). Nothing ran: such a call is no call of its install
  * (not recorded, metered or counted by the circuit), and a step's or rule's call waits for capacity.
  */

@@ -1,4 +1,4 @@
-// Step 3 of an attempt (spec part 1 §4.8 "Order of an attempt", "Quotas and metering"): the operator's
+// Step 3 of an attempt (docs/limits-and-metering.md "The check before an attempt"): the operator's
 // quotas of the tenant, then the install's budgets, weighed against what the periods used so far. A
 // refusal is 429 app_quota_exceeded, recorded and metered nowhere; the first refusal of each limit and
 // period appends app.quota.exceeded and notifies holders of apps:write. The check reads without locks:
@@ -33,7 +33,7 @@ export interface QuotaCheckOptions {
 /** The actor of a refusal nobody in particular made (a workflow step's call, a rule's). */
 export const QUOTA_CHECK_ACTOR: Actor = { type: 'system', id: 'quota-check', name: 'quota check' };
 
-/** details of 429 app_quota_exceeded and data of app.quota.exceeded (spec part 2 §6.1, §7.2). */
+/** details of 429 app_quota_exceeded and data of app.quota.exceeded: one shape for both. */
 export function refusalDetails(refusal: QuotaRefusal, installName: string) {
   return {
     scope: refusal.scope,

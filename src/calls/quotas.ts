@@ -1,4 +1,4 @@
-// The pure rules of quotas and budgets (spec part 1 §4.8 "Quotas and metering", part 2 §8.3): the UTC
+// The pure rules of quotas and budgets (docs/limits-and-metering.md): the UTC
 // periods a limit counts over, and which limit, if any, refuses the next attempt. quota-check.ts reads
 // the database and acts on the answer; nothing here does I/O.
 import type { Budget, BudgetMetric, BudgetPeriod } from '../installs/tables.ts';

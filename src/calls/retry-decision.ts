@@ -1,5 +1,5 @@
-// Whether a step's or app rule's call is attempted again, and after how long (spec part 1 §4.8 "Retries
-// and idempotency", §2.4 retry). Pure: the clock is an argument. Every step and rule call carries an
+// Whether a step's or app rule's call is attempted again, and after how long (docs/runs.md "Idempotency
+// keys, retries and the deadline"). Pure: the clock is an argument. Every step and rule call carries an
 // idempotency key, so the action's retry applies whether or not it is idempotent; idempotency only decides
 // what may be resent after a failure the module may have run through. The circuit and fallbacks are
 // decided elsewhere; a call no runner took waits for capacity without spending an attempt (app-call.ts).
@@ -38,7 +38,7 @@ function doublingPolicy(maxAttempts: number, backoffMs: number): RetryPolicy {
   };
 }
 
-/** The action's declared retry (spec §2.4): the delay is backoffMs times the attempt number. */
+/** The action's declared retry: the delay is backoffMs times the attempt number. */
 function linearPolicy(maxAttempts: number, backoffMs: number): RetryPolicy {
   return {
     maxAttempts: within(maxAttempts, MANIFEST_LIMITS.maxAttempts),
@@ -58,7 +58,7 @@ export const SINGLE_ATTEMPT: RetryPolicy = { maxAttempts: 1, delayMsFor: () => 0
 /**
  * The policy of a step's or rule's call: a step's own retry override (doubling) when it sets either field,
  * a field it leaves out taken from DEFAULT_STEP_RETRY; else the action's declared retry (linear); else, for
- * a step, DEFAULT_STEP_RETRY and, for a rule, one attempt (§2.4: "Absent: one attempt"). Values outside
+ * a step, DEFAULT_STEP_RETRY and, for a rule, one attempt (an action without retry makes one). Values outside
  * the manifest's limits (1 to 5 attempts, 0 to 60000 ms) are clamped.
  */
 export function retryPolicyOf(
@@ -106,8 +106,8 @@ export type RetryDecision =
 type Resendable = { resend: true; retryAfterMs?: number } | { resend: false; why: string };
 
 /**
- * Runner failures another attempt may fix (part 2 §7.2: busy, module_unavailable and internal are
- * "retried"). After the first three the module may have run and its requests gone out, so only an
+ * Runner failures another attempt may fix (the runner's busy, module_unavailable and internal among
+ * them). After the first three the module may have run and its requests gone out, so only an
  * idempotent action is resent; busy, not_sent and module_unavailable ran nothing.
  */
 const TRANSIENT_FAILURES: ReadonlyMap<string, { mayHaveRun: boolean; what: string }> = new Map([
@@ -162,8 +162,8 @@ function askedWaitMs(retryAfterMs: number | undefined): number {
  * past the policy's attempts, waiting the larger of the policy's delay and the error's retryAfterMs, and
  * only when the shortest useful attempt started after the delay would still end by the deadline. A step's
  * deadline bounds its attempts and the policy's waits; a vendor's longer wait (up to ten minutes) extends
- * it by the difference, so the step honours the wait (§4.8 "a retryable wait longer than the policy's
- * delays the next attempt up to ten minutes"). A rule's evaluation minute is never extended.
+ * it by the difference, so the step honours the wait (a vendor's wait longer than the policy's delays the
+ * next attempt by up to ten minutes). A rule's evaluation minute is never extended.
  */
 export function decideRetry(input: RetryInput): RetryDecision {
   const { end, policy } = input;

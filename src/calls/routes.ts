@@ -1,5 +1,5 @@
-// Call routes: POST /app-installs/:install/test (spec part 1 §4.2) and the invocation records, GET
-// /app-invocations and GET /app-invocations/:id (§4.3); the metering reports are in metering-routes.ts.
+// Call routes: POST /app-installs/:install/test (docs/calls.md "Test call") and the invocation records, GET
+// /app-invocations and GET /app-invocations/:id; the metering reports are in metering-routes.ts.
 // Steps and rules call installs from workflows (call-install.ts), not over HTTP.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
@@ -110,7 +110,7 @@ export function callRoutes(deps: InstallRouteDeps): FastifyPluginAsyncTypebox {
         },
       },
       // Records are read from the database alone: they answer without a runner or module storage too
-      // (spec part 1 §1), so no installContextOf here.
+      // (the listing routes stay up where apps are off), so no installContextOf here.
       async (request) => {
         const principal = principalOf(request);
         const { from, to, ...query } = request.query;

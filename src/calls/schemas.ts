@@ -159,7 +159,7 @@ export const MonthMeteringReport = Type.Object(
 const Uuid = Type.String({ format: 'uuid' });
 const REDACTED_NOTE = 'Reads "[redacted]" without runs:context.';
 
-/** An invocation record (spec part 1 §2.10; field names: docs/calls.md "Invocation records"). */
+/** An invocation record (field names: docs/calls.md "Invocation records"). */
 export const InvocationRecord = Type.Object(
   {
     id: Uuid,

@@ -1,4 +1,4 @@
-// Quotas and metering of app calls (spec part 1 §4.8 "Quotas and metering", part 2 §8.3).
+// Quotas and metering of app calls (docs/limits-and-metering.md).
 import { sql } from 'drizzle-orm';
 import { bigint, index, integer, jsonb, pgTable, primaryKey, text, uuid } from 'drizzle-orm/pg-core';
 import { timestamptz } from '../db/columns.ts';
@@ -66,7 +66,7 @@ export const appQuotaRefusals = pgTable(
 export type InvocationStatus = 'success' | 'pending' | 'error' | 'timeout';
 
 /**
- * One attempt that reached an install (spec part 1 §2.10): from a workflow step, an app rule or a
+ * One attempt that reached an install (its invocation record): from a workflow step, an app rule or a
  * fallback. Outlives its install (install_id is no foreign key); keeps the install's name at the time.
  * Input, output and error text are as the runner returned them (redacted), never secrets or cached values.
  */

@@ -1,4 +1,4 @@
-// The operator's quotas of a tenant (spec part 1 §4.7 "tenants quota", §4.8 "Quotas and metering"):
+// The operator's quotas of a tenant (docs/limits-and-metering.md "Operator quotas"):
 // calls or http_requests per UTC day or month over all the tenant's installs, read-only for tenants.
 // The ops command calls these; a change applies from the next call (the check reads quotas every time).
 import { and, asc, eq, sql } from 'drizzle-orm';
@@ -29,7 +29,7 @@ function assertQuotaKey(metric: string, period: string) {
 
 /**
  * Both trails: the instance's own (the operator's record) and the tenant's, where the tenant sees the
- * operator's change (spec §4.7).
+ * operator's change too.
  */
 async function auditBoth(tx: Tx, tenantId: string, action: string, actor: Actor, data: object) {
   const resource = { type: 'tenant', id: tenantId };

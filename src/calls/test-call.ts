@@ -1,4 +1,4 @@
-// A test call (spec part 1 §4.2, §4.8 "Install rules": Test): one attempt of one action, with the
+// A test call (docs/calls.md "Test call"): one attempt of one action, with the
 // install's config, required secrets, approved hosts and cached values, enabled or not. No retries, no
 // circuit, no invocation record; metered and quota-checked like any call. The one trace it leaves is the
 // app.tested audit event (without input or output, which may hold applicants' data).

@@ -1,4 +1,4 @@
-// Publish, approve, reject and withdraw a tenant's version (spec part 1 §3.1). Each action locks the
+// Publish, approve, reject and withdraw a tenant's version (docs/catalogue.md). Each action locks the
 // version row, so two decisions on one version take turns and the second sees the first's result.
 import { and, desc, eq } from 'drizzle-orm';
 import { auditedBy } from '../audit/actor.ts';

@@ -1,5 +1,5 @@
-// The release catalogue: the platform apps built from apps/ are reconciled at api start-up (spec part 1
-// §3.1, part 2 §9.7). New versions publish as platformSource release; release versions the release no
+// The release catalogue: the platform apps built from apps/ are reconciled at api start-up (see
+// docs/catalogue.md). New versions publish as platformSource release; release versions the release no
 // longer carries are withdrawn; operator versions are left alone, and a release never republishes a
 // version the operator withdrew. A release version with the manifest of an operator version adopts it.
 import fs from 'node:fs/promises';

@@ -1,4 +1,4 @@
-// The operator's reviews of tenants' versions (spec part 1 §3.1, §4.7). The operator's commands come
+// The operator's reviews of tenants' versions (docs/catalogue.md "Lifecycle"). The operator's commands come
 // with the ops issue; these are the changes they make, each in one transaction with its audit records.
 import { and, eq } from 'drizzle-orm';
 import { recordAudit } from '../audit/trail.ts';

@@ -1,4 +1,4 @@
-// Catalogue routes (spec part 1 §4.1): thin — parse, authorize, call the service, shape the answer.
+// Catalogue routes (docs/catalogue.md): thin — parse, authorize, call the service, shape the answer.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { type TSchema, Type } from 'typebox';
 import type { Database } from '../db/pool.ts';

@@ -11,7 +11,7 @@ export function byVersionDescending<T extends { version: string }>(a: T, b: T): 
 }
 
 /**
- * An app's latest (spec part 2 §9.4): its highest published release; a prerelease only when no release
+ * An app's latest: its highest published release; a prerelease only when no release
  * is published; its highest version of any status when none is published.
  */
 export function latestOf<T extends { version: string; status: VersionStatus }>(

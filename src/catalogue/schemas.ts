@@ -1,4 +1,4 @@
-// The catalogue's answers as schemas (the AppVersionSummary of spec part 1 §2.2 and what carries it):
+// The catalogue's answers as schemas (the AppVersionSummary and what carries it):
 // Fastify serialises the answers with them and the OpenAPI description is generated from them, so each
 // names every field views.ts and lifecycle.ts write, and nothing else.
 import { Type } from 'typebox';
@@ -56,7 +56,7 @@ const OutputFromInput = Type.Union([
   ),
 ]);
 
-/** AppActionSummary (spec part 1 §2.4): the manifest's action with input and output as inputSchema and outputSchema. */
+/** AppActionSummary: the manifest's action with input and output as inputSchema and outputSchema. */
 const ActionSummary = Type.Object(
   {
     name: Type.String(),

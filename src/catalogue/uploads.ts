@@ -24,7 +24,7 @@ export type InspectOutcome =
   | { ok: false; code: RunnerFailureCode | RunnerTransportCode; message: string };
 
 /**
- * Asks a runner to inspect an upload (spec: uploads are inspected by the runner); the inspection counts
+ * Asks a runner to inspect an upload (only a runner runs an upload's manifest export); the inspection counts
  * against the uploading tenant's concurrency there.
  */
 export type Inspector = (bytes: Uint8Array, tenantId: string) => Promise<InspectOutcome>;

@@ -1,4 +1,4 @@
-// The AppVersionSummary of spec part 1 §2.2, and the review it carries for a tenant's own version.
+// The AppVersionSummary (docs/catalogue.md "Reading"), and the review it carries for a tenant's own version.
 import type { appReviews, appVersions } from './tables.ts';
 
 type VersionRow = typeof appVersions.$inferSelect;

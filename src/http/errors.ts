@@ -1,4 +1,4 @@
-// The one error body of spec part 2 §7.1, and the translation of everything thrown into it.
+// The one error body (docs/api-conventions.md), and the translation of everything thrown into it.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isUnavailable } from '../db/errors.ts';
 import { isUndeclared, undeclaredFails } from './declared-errors.ts';

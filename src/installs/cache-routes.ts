@@ -1,4 +1,4 @@
-// Cached values of an install (spec part 1 §2.11, §4.2): the listing (never a value) and the manual clear.
+// Cached values of an install (docs/cached-values.md): the listing (never a value) and the manual clear.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { errors } from '../http/responses.ts';
 import { clearCacheManually, listInstallCache } from './cache.ts';

@@ -1,4 +1,4 @@
-// Pure rules of an install's cached values (spec part 1 §4.8 "Cached values of an install", part 2 §8.1):
+// Pure rules of an install's cached values (docs/cached-values.md):
 // which values are live, when a value expires, what a call's changes amount to once applied in order, and
 // which values leave when the install is over its budget. cache.ts runs them against the database.
 
@@ -15,7 +15,7 @@ import {
 const CACHE_NAME = /^[A-Za-z0-9_.:-]{1,100}$/;
 
 /**
- * Why a save or an approved change clears the install's cached values (spec §4.8): version when the
+ * Why a save or an approved change clears the install's cached values: version when the
  * version moved, else config when the config did; null when neither changed (the values stay).
  */
 export function clearReasonOf(
@@ -117,7 +117,7 @@ export interface StoredValueWeight {
 
 /**
  * The values that leave so the install keeps its budget: while it holds more values or more bytes than
- * the budget allows, the one written longest ago goes (spec part 2 §8.1 "oldest written leave first").
+ * the budget allows, the one written longest ago goes.
  */
 export function evictionChoice(values: readonly StoredValueWeight[], budget: CacheBudget): string[] {
   const oldestFirst = [...values].sort((a, b) => a.writeSeq - b.writeSeq);

@@ -1,4 +1,4 @@
-// Cached values of an install (spec part 1 §2.11, §4.2, §4.8 "Cached values of an install", part 2 §8.1):
+// Cached values of an install (docs/cached-values.md):
 // values a module keeps between calls with the cache host function, sealed like secrets (seal.ts
 // cacheBinding) and kept in the database; the runner keeps none.
 //
@@ -41,7 +41,7 @@ export interface CacheRead {
 /** The generation readLiveCache answers for an install that does not exist: no store ever matches it. */
 export const NO_INSTALL_GENERATION = -1;
 
-/** The reasons of app.cache.cleared (spec §4.8); an automatic upgrade moves the version. */
+/** The reasons of app.cache.cleared (docs/cached-values.md); an automatic upgrade moves the version. */
 export type CacheClearReason = 'secret' | 'config' | 'version' | 'manual';
 
 export interface CacheStoreResult {

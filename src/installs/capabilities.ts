@@ -1,5 +1,5 @@
-// What an install's state lets its calls do beyond its hosts (spec part 1 §2.3, §2.5, §4.8 "Documents of a
-// call", "Approvals of install saves"): read the tenant's documents, receive vendor webhooks, hand off
+// What an install's state lets its calls do beyond its hosts (what a change's needsAdded and handlesAdded
+// name): read the tenant's documents, receive vendor webhooks, hand off
 // applicants. Pure: a manifest and a config in, answers out. A "state" is a version's manifest with the
 // config an install holds (or a save asks for) under it.
 import { type Manifest, type Need, pointerTokens } from '../module/index.ts';

@@ -1,4 +1,4 @@
-// Install changes (spec part 1 §2.7, §3.3, §4.8 "Approvals of install saves"): the change view and the
+// Install changes (docs/install-changes.md): the change view and the
 // rules of a decision. Pure: rows and principals in, answers out; changes.ts does the reading and writing.
 import type { appVersions } from '../catalogue/tables.ts';
 import type { Manifest } from '../module/index.ts';
@@ -10,7 +10,7 @@ export type ChangeRow = typeof appInstallChanges.$inferSelect;
 /** The decisionComment of a change a newer save of its install replaced. */
 export const SUPERSEDED = 'superseded';
 
-/** The install change of spec part 1 §2.7. */
+/** The install change (docs/install-changes.md "The change"). */
 export interface ChangeView {
   id: string;
   tenantId: string;
@@ -106,7 +106,7 @@ export interface SwitchableState {
 }
 
 /**
- * The part of a held save that applies at once (spec §4.8): switching the install off, and stopping its
+ * The part of a held save that applies at once: switching the install off, and stopping its
  * documents when the asked state no longer reads them. Documents stop through the current version's own
  * switch (documentsFromConfig set to false); a current version that reads documents without a switch keeps
  * reading them until the change is decided. Switching on, and everything else, waits.

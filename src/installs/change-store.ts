@@ -1,5 +1,5 @@
-// Opening and closing install changes inside a save's transaction (spec part 1 §3.3, §4.8 "Approvals of
-// install saves", part 2 §6.1): the tenant's approval settings, the open change of an install, superseding
+// Opening and closing install changes inside a save's transaction (docs/install-changes.md, one open
+// change per install): the tenant's approval settings, the open change of an install, superseding
 // it, and requesting a new one with its audit record and notification. Used by service.ts (saves) and
 // changes.ts (decisions); it imports neither, so the two stay free of an import cycle.
 import { and, eq, isNull, sql } from 'drizzle-orm';
@@ -101,7 +101,7 @@ export interface ChangeRequest {
 /**
  * Opens the change a held save asks for: supersedes the install's open change, stores the asked state with
  * what it adds and the approval settings in force, audits app.install.change.requested (the data of the
- * event of spec part 2 §6.1) and notifies holders of apps:publish (approval_requested).
+ * app.install.change.requested event) and notifies holders of apps:publish (approval_requested).
  */
 export async function requestChange(tx: Tx, ctx: InstallContext, request: ChangeRequest): Promise<ChangeRow> {
   const { install, asked } = request;

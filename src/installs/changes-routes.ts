@@ -1,4 +1,4 @@
-// Install change routes (spec part 1 §4.2): the list and the decisions. Thin: parse, authorize, call
+// Install change routes (docs/install-changes.md): the list and the decisions. Thin: parse, authorize, call
 // changes.ts, answer the change view.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';

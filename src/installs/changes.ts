@@ -1,5 +1,5 @@
-// Install changes: the list and the decisions (spec part 1 §3.3, §4.2, §4.8 "Approvals of install saves",
-// part 2 §5, §7.2). Saves open changes (service.ts through change-store.ts); here they are approved,
+// Install changes: the list and the decisions (docs/install-changes.md "Approve", "Reject and withdraw",
+// "The list"). Saves open changes (service.ts through change-store.ts); here they are approved,
 // rejected or withdrawn. Each decision locks the install's row, then the change's, in one transaction:
 // the same order a save takes, so a decision and a save of one install take turns and neither is lost.
 import { isDeepStrictEqual } from 'node:util';
@@ -204,7 +204,7 @@ export async function approveChange(
       .where(eq(appInstalls.id, install.id))
       .returning();
     const applied = row as InstallRow;
-    // Cached values: an approved change changing version or config clears them (spec §4.8).
+    // Cached values: an approved change changing version or config clears them.
     await clearCacheAfterSave(tx, install, applied, auditBy(ctx));
     const decided = await decide(tx, ctx, change, 'approved', comment);
     const state = {
@@ -245,7 +245,7 @@ export async function approveChange(
       { manifest: version.manifest, config: applied.config },
       { via: 'change', changeId: change.id },
     );
-    // Seam for automatic upgrades: a decision on its change moves an opted-in install at once (§4.8).
+    // Seam for automatic upgrades: a decision on its change moves an opted-in install at once.
     return changeView(decided, applied.name);
   });
 }

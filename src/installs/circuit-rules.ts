@@ -1,4 +1,4 @@
-// The circuit's arithmetic (spec part 1 §3.4, §4.8 "Circuit counting", "Order of an attempt" steps 2, 4
+// The circuit's arithmetic (only outages count; an attempt's steps 2, 4
 // and 7; docs/calls.md "The circuit"), pure: the clock is always the database's `now`, handed in.
 //   - gateOf: what the circuit says of a new attempt (step 2): pass, a trial due (claimed at step 4), or
 //     refused;

@@ -1,4 +1,4 @@
-// The circuit in PostgreSQL (spec part 1 §3.4, §4.8; docs/calls.md "The circuit"): read for the view
+// The circuit in PostgreSQL (docs/calls.md "The circuit"): read for the view
 // and the health report, the gate of an attempt (step 2), the half-open trial's claim (step 4), and the
 // move after an attempt (step 7). Every time is the database's: reads select now() beside the row and
 // writes stamp now(), so api and worker processes on clocks that disagree still agree on the circuit.
@@ -75,7 +75,7 @@ export async function readGate(
   return gateOf(circuit, settings, now);
 }
 
-/** 503 app_circuit_open (part 2 §7.2): recorded nowhere, never retried, and the fallback's cue. */
+/** 503 app_circuit_open: recorded nowhere, never retried, and the fallback's cue. */
 export function circuitOpen(install: Pick<InstallRow, 'name'>, gate: { state: string; until?: Date }) {
   return new ApiError('app_circuit_open', `the circuit of install ${install.name} is ${gate.state}`, {
     install: install.name,

@@ -1,4 +1,4 @@
-// Circuit settings of an install (spec part 1 §3.4, §4.2, §4.8 "Circuit counting", part 2 §8.2): the
+// Circuit settings of an install (docs/installs.md "Circuit settings"): the
 // install's own failure threshold and open time, each null for the deployment's (APP_CIRCUIT_*), and the
 // reset. Calls move the circuit itself (circuit-state.ts); a settings change applies on the next call of
 // every process, since each attempt reads the install row.
@@ -8,7 +8,7 @@ import { audit, type InstallContext, nextUpdatedAt, requireInstall, view } from 
 import { appInstalls } from './tables.ts';
 import type { InstallRow, InstallView } from './view.ts';
 
-/** Ranges of part 2 §8.2; the routes' schema enforces them. */
+/** The settings' allowed ranges; the routes' schema enforces them. */
 export const CIRCUIT_FAILURE_THRESHOLD = { min: 1, max: 100 } as const;
 export const CIRCUIT_OPEN_SECONDS = { min: 5, max: 3600 } as const;
 

@@ -1,4 +1,4 @@
-// Reading an install's config by JSON Pointer (spec part 1 §2.1) and naming the places of its text, for the
+// Reading an install's config by JSON Pointer and naming the places of its text, for the
 // install rules that point an issue at a config field. Pure: the config is JSON as the tenant saved it.
 import { pointerTokens } from '../module/index.ts';
 

@@ -1,4 +1,4 @@
-// The hosts an install may call (spec part 1 §4.8 "Hosts of an install", part 2 §8.2): the manifest's hosts
+// The hosts an install may call (at most 20; docs/installs.md): the manifest's hosts
 // plus the exact host of each URL the config holds at a hostsFromConfig pointer. Pure: what the names
 // resolve to is the runner's business at connection (src/runner/egress/addresses.ts), never judged here.
 

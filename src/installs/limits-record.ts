@@ -1,4 +1,4 @@
-// An install's limits record as stored (spec part 1 §2.12): read by the limits routes (limits.ts), the
+// An install's limits record as stored: read by the limits routes (limits.ts), the
 // quota check, metering and its month report (src/calls/). A leaf: it imports no service, so both sides
 // may use it.
 import { and, asc, eq, sql } from 'drizzle-orm';

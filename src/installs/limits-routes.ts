@@ -1,4 +1,4 @@
-// GET and PUT /app-installs/:install/limits (spec part 1 §2.12, §4.2): the install's currency, prices
+// GET and PUT /app-installs/:install/limits (docs/limits-and-metering.md): the install's currency, prices
 // and budgets. Both need apps:write, since the record shows spend. Thin: the schema shapes the body,
 // limits.ts checks the rules and saves.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';

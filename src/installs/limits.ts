@@ -1,4 +1,4 @@
-// An install's limits record (spec part 1 §2.12, §4.2, §4.8 "Install rules" Limits, part 2 §8.2, §8.3):
+// An install's limits record (docs/limits-and-metering.md "The limits record"):
 // its currency, a price per action in micros of that currency, and at most six budgets, one per metric
 // and period. A save replaces the whole record. The quota check (src/calls/quota-check.ts) weighs the
 // budgets before every attempt; metering (src/calls/metering.ts) charges the prices.

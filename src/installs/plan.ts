@@ -1,5 +1,5 @@
-// The rules a save of an install is checked against (spec part 1 §4.8 "Install rules", "Hosts of an
-// install"), shared by create, PUT and the approval of a held save. Reads only; the callers write.
+// The rules a save of an install is checked against (docs/installs.md "Rules, in the order they are
+// checked"), shared by create, PUT and the approval of a held save. Reads only; the callers write.
 import { eq } from 'drizzle-orm';
 import semver from 'semver';
 import { assertNotBlocked } from '../catalogue/blocks.ts';

@@ -1,4 +1,4 @@
-// Renames and aliases of an install (spec part 1 §4.2, §4.8 "Renames and aliases"). A rename keeps the
+// Renames and aliases of an install (docs/installs.md "Renames and aliases"). A rename keeps the
 // install's id and so everything hanging on it (secrets, cached values, circuit, callbacks, changes,
 // webhook URL). With keepAlias the former name stays an alias, at most MAX_ALIASES_PER_INSTALL; names
 // and aliases share the tenant's namespace; renaming to one's own alias takes it back.

@@ -1,4 +1,4 @@
-// Install routes (spec part 1 §4.2): thin — parse, authorize, call the service, shape the answer.
+// Install routes (docs/installs.md): thin — parse, authorize, call the service, shape the answer.
 // Installs, the install view, secrets, renames and aliases, circuit settings. Changes, limits and cached
 // values have route files of their own beside this one; the test call and metering are in src/calls/.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
@@ -29,7 +29,7 @@ import { deleteInstall, getInstall, listInstalls, type SaveBody as SaveFields } 
 export const Name = Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,99}$' });
 const SecretName = Type.String({ minLength: 1, maxLength: 64 });
 const Host = Type.String({ minLength: 1, maxLength: 259 });
-/** What a save takes when the body leaves a field out (spec §4.2); the schema shows them as defaults. */
+/** What a save takes when the body leaves a field out; the schema shows them as defaults. */
 const SAVE_DEFAULTS = { enabled: true, config: {}, approveHosts: [] } as const;
 const saveFields = {
   versionId: Type.String({ format: 'uuid' }),

@@ -1,5 +1,5 @@
-// Create and save an install (spec part 1 §3.3, §3.5, §4.2, §4.8 "Install rules", "Approvals of install
-// saves"). A save applies at once (201 / 200), or, when the tenant requires approvals for apps and the save
+// Create and save an install (docs/installs.md; held saves: docs/install-changes.md "When a save
+// waits"). A save applies at once (201 / 200), or, when the tenant requires approvals for apps and the save
 // adds hosts, waits for a decision (202 { install, change }) while the install keeps serving as approved.
 // Either way the install's open change is superseded. One transaction per save, the install row locked.
 import { isDeepStrictEqual } from 'node:util';
@@ -50,7 +50,7 @@ const stateOf = (version: VersionRow, config: Record<string, unknown>): InstallS
 
 /**
  * Audits app.install.documents.enabled or .disabled when calls of the install start or stop reading
- * documents (spec part 2 §6.2). A null state reads none: no install yet, or a new install still waiting.
+ * documents. A null state reads none: no install yet, or a new install still waiting.
  */
 export async function auditDocumentsMove(
   tx: Tx,
@@ -235,7 +235,7 @@ async function appliedSave(
     .where(eq(appInstalls.id, current.id))
     .returning();
   const install = row as InstallRow;
-  // Cached values: a save changing version or config clears them (spec §4.8).
+  // Cached values: a save changing version or config clears them.
   await clearCacheAfterSave(tx, current, install, auditBy(ctx));
   if (waitingNew) {
     // The install's first save never applied: it comes into service now.
@@ -262,7 +262,7 @@ async function appliedSave(
 }
 
 /**
- * A save that waits for approval (spec §4.8 "Approvals of install saves"). The install keeps serving on
+ * A save that waits for approval (docs/install-changes.md "When a save waits"). The install keeps serving on
  * its approved version, config and hosts, except for the part that applies at once: switching off, and
  * stopping documents through the current version's switch. A waiting new install's row takes the newly
  * asked version and config (still disabled, without hosts). Then the change opens (superseding the open one).

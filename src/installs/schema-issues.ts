@@ -1,4 +1,4 @@
-// A config schema's errors as issues a person reads (spec part 1 §4.8 "Install rules"): Ajv's own words
+// A config schema's errors as issues a person reads (config saves answer them): Ajv's own words
 // for `not` and `if` rules ("must NOT be valid", "must match "then" schema") say neither what is wrong nor
 // where. Pure: Ajv's errors (compiled with verbose, so each carries its rule and data) in, issues out.
 import type { ErrorObject } from 'ajv';

@@ -1,4 +1,4 @@
-// What the install routes answer, as schemas (spec part 1 §2.6, §2.7, §2.11, §2.12): the install view, the
+// What the install routes answer, as schemas (field lists in docs/installs.md): the install view, the
 // install change, the cache listing, the limits record and the smaller answers. Fastify serialises the
 // answers with them (a field the view adds and these lack is dropped), and the OpenAPI description is
 // generated from them, so each mirrors its view function field for field.
@@ -15,7 +15,7 @@ const Config = Type.Record(Type.String(), Type.Unknown(), {
   description: 'Validated against the version’s configSchema',
 });
 
-/** The install change (spec §2.7): a held save, and its decision once taken. */
+/** The install change: a held save, and its decision once taken. */
 export const ChangeViewSchema = Type.Object(
   {
     id: Uuid,
@@ -69,7 +69,7 @@ export const CircuitSchema = Type.Object(
   { additionalProperties: false },
 );
 
-/** The install view (spec §2.6): the install unfolded with its version, secrets, change and circuit. */
+/** The install view: the install unfolded with its version, secrets, change and circuit. */
 export const InstallViewSchema = Type.Object(
   {
     id: Uuid,
@@ -182,7 +182,7 @@ const Budget = Type.Object(
   { additionalProperties: false },
 );
 
-/** The limits record (spec §2.12): the PUT body and both answers. */
+/** The limits record: the PUT body and both answers. */
 export const LimitsRecordSchema = Type.Object(
   {
     // One `type: [string, null]` rather than anyOf, like the circuit's nullable integers: a refusal names

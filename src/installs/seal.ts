@@ -1,4 +1,4 @@
-// Sealing of install secrets and cached values (spec part 1 §4.8, part 2 §5.9): AES-256-GCM under
+// Sealing of install secrets and cached values (docs/installs.md "Secrets"): AES-256-GCM under
 // SECRET_STORE_KEY, bound to tenant, install id and name as associated data, so a sealed value copied to
 // another tenant, install or name no longer opens. Pure apart from the random IV.
 //

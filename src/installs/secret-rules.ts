@@ -1,5 +1,5 @@
-// Which secrets an install may store and which it needs (spec part 1 §2.6 "Secret variable", §4.8 "Secrets
-// of an install", part 2 §8.2). Every rule reads the config as saved: no schema defaults are filled in.
+// Which secrets an install may store and which it needs (docs/installs.md; at most 20 secret variables in
+// a config). Every rule reads the config as saved: no schema defaults are filled in.
 // Pure: names in, names and issues out; of a value only its length is read (secretValueIssue).
 import { type Manifest, type RequiredWhenCondition, SECRET_NAME } from '../module/index.ts';
 import { MIN_REDACTED_LENGTH } from '../runner/index.ts';

@@ -1,4 +1,4 @@
-// Secrets of an install (spec part 1 §4.8): which names may be stored, sealed with SECRET_STORE_KEY and
+// Secrets of an install (docs/installs.md): which names may be stored, sealed with SECRET_STORE_KEY and
 // bound to tenant, install and name. A value goes nowhere but the sealed row: not into an answer, an
 // audit record, an error or a log line.
 import { and, eq } from 'drizzle-orm';
@@ -15,7 +15,7 @@ import { type InstallRow, type InstallView, publishedVersionsOf } from './view.t
 const secretStoreUnavailable = () =>
   new ApiError('secret_store_unavailable', 'this deployment has no secret store key (SECRET_STORE_KEY)');
 
-/** Whether `secret` may be stored for the install (spec §4.8 "Secrets of an install"). */
+/** Whether `secret` may be stored for the install (docs/installs.md "Secrets"). */
 async function storable(tx: Tx, install: InstallRow, secret: string): Promise<boolean> {
   const version = await versionById(tx, install.versionId);
   const published = await publishedVersionsOf(tx, version);
@@ -91,7 +91,7 @@ export async function removeSecret(ctx: InstallContext, name: string, secret: st
       .returning({ name: appInstallSecrets.name });
     if (removed.length === 0) throw notFound(`no secret named ${secret} is stored for this install`);
     // An enabled install that now misses a required secret stays enabled: its calls fail with
-    // install_not_configured until the secret is stored again (spec §4.8, calls issue).
+    // install_not_configured until the secret is stored again.
     await clearInstallCache(tx, install, 'secret', auditBy(ctx));
     await audit(tx, ctx, 'app.secret.revoked', install, { secret });
     return view(tx, ctx, install);

@@ -1,4 +1,4 @@
-// Installs of a tenant (spec part 1 §3.5, §4.2, §4.8): the context every install write takes, reading
+// Installs of a tenant (docs/installs.md): the context every install write takes, reading
 // installs, the name rules shared by create and rename, and removal. Every write runs in one transaction
 // with its audit record; a write to an install locks its row (for update), so two writes of one install
 // (a save, a decision on its change) take turns and the second starts from the first's result.
@@ -28,7 +28,7 @@ import {
 import { type InstallRow, type InstallView, type VersionRow, type ViewSettings, viewsOf } from './view.ts';
 
 export const MAX_INSTALLS_PER_TENANT = 50;
-/** Install names the api's own paths take (spec part 1 §2.1). */
+/** Install names the api's own paths take, so no install may be named by them. */
 export const RESERVED_INSTALL_NAMES: readonly string[] = ['approvals', 'health', 'metering', 'uploads'];
 
 export interface InstallSettings extends ViewSettings {
@@ -68,7 +68,7 @@ export const unknownInstall = (name: string, renamedTo?: string) =>
     : new ApiError('unknown_install', `install ${name} was renamed to ${renamedTo}`, { renamedTo });
 
 /**
- * The 404 for a name no install has now: a kept alias (a former name, spec §4.8 "Renames and aliases")
+ * The 404 for a name no install has now: a kept alias (a former name it still answers to)
  * names the install's current name in details.renamedTo. The /app-installs/:install routes take the
  * current name only; calls by definitions (a later issue) are the ones that follow aliases.
  */

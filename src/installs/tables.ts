@@ -1,4 +1,4 @@
-// Installs of apps in a tenant (spec part 1 §2.6, §4.8): the install itself, the former names it still
+// Installs of apps in a tenant (docs/installs.md): the install itself, the former names it still
 // answers to, and its sealed secrets. Names and aliases share one namespace per tenant: each table has
 // its own unique index, and every write that takes a name first takes the tenant's install lock
 // (service.ts lockTenantInstalls) and checks both tables, so no name can appear in both.
@@ -95,7 +95,7 @@ export type ChangeOrigin = 'save' | 'auto_upgrade';
 export type ChangeDecision = 'approved' | 'rejected' | 'withdrawn';
 
 /**
- * Saves waiting for approval (spec part 1 §2.7, §3.3, §4.8 "Approvals of install saves"): the state the
+ * Saves waiting for approval (docs/install-changes.md): the state the
  * save asked for, and the decision. At most one open change (decision null) per install.
  */
 export const appInstallChanges = pgTable(
@@ -151,7 +151,7 @@ export interface Budget {
   max: number;
 }
 
-/** An install's limits record (spec part 1 §2.12); no row: no currency, no prices, no budgets. */
+/** An install's limits record; no row: no currency, no prices, no budgets. */
 export const appInstallLimits = pgTable('app_install_limits', {
   installId: uuid('install_id')
     .primaryKey()
@@ -166,7 +166,7 @@ export const appInstallLimits = pgTable('app_install_limits', {
 });
 
 /**
- * Cached values of an install (spec part 1 §2.11, §4.8 "Cached values of an install"), sealed like
+ * Cached values of an install (docs/cached-values.md "Storage"), sealed like
  * secrets (seal.ts cacheBinding). size_bytes is the value's UTF-8 length, for the budget.
  */
 export const appInstallCache = pgTable(
@@ -193,7 +193,7 @@ export const appInstallCache = pgTable(
 export type CircuitState = 'closed' | 'open' | 'half_open';
 
 /**
- * An install's circuit (spec part 1 §3.4, §4.8 "Circuit counting"; docs/calls.md "The circuit"): one row
+ * An install's circuit (docs/calls.md "The circuit"): one row
  * per install once an outage has counted (no row: closed, no count, never moved), shared by every api and
  * worker process and moved only in the database's time (now()). Calls move it (src/calls/circuit.ts);
  * the reset route closes it.

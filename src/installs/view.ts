@@ -1,5 +1,5 @@
-// The install view of spec part 1 §2.6: the install row unfolded with its version, the secrets it needs
-// and has, whether a higher version waits (part 2 §9.4), where vendors send webhooks, its aliases and its
+// The install view (docs/installs.md): the install row unfolded with its version, the secrets it needs
+// and has, whether a higher version waits, where vendors send webhooks, its aliases and its
 // circuit, and the change waiting for approval. Reading only: a view never changes anything.
 import { and, asc, eq, inArray, isNull } from 'drizzle-orm';
 import semver from 'semver';
@@ -75,7 +75,7 @@ export interface ViewParts {
 }
 
 /**
- * Whether the publisher has published a higher version than `running` (part 2 §9.4): a prerelease counts
+ * Whether the publisher has published a higher version than `running`: a prerelease counts
  * only for an install that runs a prerelease.
  */
 export function updateAvailable(running: string, published: readonly { version: string }[]): boolean {

@@ -1,4 +1,4 @@
-// Host strings of spec part 1 §2.1: where an app may send requests, each at its port. Pure.
+// Host strings: where an app may send requests, each at its port (a manifest's hosts, an install's). Pure.
 
 export const MAX_HOST_STRING_LENGTH = 259;
 

@@ -1,4 +1,4 @@
-// The import policy of spec part 1 §2.14: what a module may ask its host for. Pure.
+// The import policy (docs/module-contract.md "A valid module"): what a module may ask its host for. Pure.
 import { type ModuleRefusal, refuse } from './refusal.ts';
 import type { WasmImport } from './wasm.ts';
 

@@ -1,4 +1,4 @@
-// What a valid module is (spec part 1 §2.14), in the order the api and the runner check it: the bytes
+// What a valid module is (docs/module-contract.md), in the order the api and the runner check it: the bytes
 // alone first (checkModuleBytes, pure and cheap, bounded before anything is parsed), the engine's
 // validation off the calling thread (inspectModuleBytes), then, once the manifest export has answered,
 // the exports it promises (checkExports) and the stored form of the module (prepareModule).

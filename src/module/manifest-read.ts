@@ -4,7 +4,7 @@
 //
 // Paths are dotted from the manifest's root, array items by index: `secrets.0.name`, `hosts.3`. Actions
 // are the exception: an action whose name is valid is named by it (`actions.screen.retry.jitter`, as in
-// spec part 1 §2.3), since action names start with a letter and cannot be taken for an index.
+// the refusals of docs/module-contract.md), since action names start with a letter and cannot be an index.
 
 export class ManifestProblem extends Error {
   constructor(

@@ -1,10 +1,10 @@
-// The manifest as the platform keeps it once parsed (spec part 1 §2.3 to §2.5): every default filled in,
+// The manifest as the platform keeps it once parsed (docs/module-contract.md): every default filled in,
 // optional fields absent rather than null, so what the api stores and serves is exactly what was accepted.
 
-/** The contract version this platform runs (spec part 2 §9.1). */
+/** The contract version this platform runs: a manifest naming another interface refuses the module. */
 export const MANIFEST_INTERFACE = 2;
 
-/** Counts, lengths (in characters) and ranges of spec part 2 §8.2 and part 1 §2.3 to §2.5. */
+/** The manifest's counts, lengths (in characters) and ranges: a value past one refuses the module. */
 export const MANIFEST_LIMITS = {
   capabilities: 20,
   secrets: 20,

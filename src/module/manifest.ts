@@ -1,4 +1,4 @@
-// Strict reading of the JSON the manifest export answers (spec part 1 §2.3 to §2.5, part 2 §8.2, §9.1):
+// Strict reading of the JSON the manifest export answers (docs/module-contract.md, "A valid module"):
 // every field, type and limit; a field the platform does not know, at any depth outside JSON Schemas,
 // refuses the module naming its path. Pure. The path format is described in manifest-read.ts.
 import { hostStringProblem } from './hosts.ts';
@@ -287,7 +287,7 @@ function read(value: unknown): Manifest {
   const needs = optional(fields, 'needs', '', (v, p) => list(v, p, { max: 1 }, needed));
   const documentsFromConfig = optional(fields, 'documentsFromConfig', '', pointer);
   const memoryMiB = optional(fields, 'memoryMiB', '', integerIn(L.memoryMiB));
-  // In the order of spec part 1 §2.3, defaults filled in, optional fields left out when absent.
+  // Fields in one fixed order (interface, name, version first), defaults filled in, optional ones left out.
   const manifest: Manifest = {
     interface: MANIFEST_INTERFACE,
     name,

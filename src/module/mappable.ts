@@ -1,4 +1,4 @@
-// Which input fields run data may fill (spec part 1 §4.8 "Calling an install from workflows and rules"):
+// Which input fields run data may fill (an action's `mappable`; docs/calls.md, docs/runs.md "Validation"):
 // an action's `mappable` JSON Pointers against the keys of a step's or rule's inputMapping. Pure; used by
 // definition validation (unmappable_input) and by every call's admission (validation_error), so the two
 // never disagree.

@@ -1,4 +1,4 @@
-// Names, versions and JSON Pointers as spec part 1 §2.1, §2.3 and part 2 §9 write them. Pure.
+// Names (app, install, action, secret), semantic versions and JSON Pointers as the platform reads them. Pure.
 import semver from 'semver';
 
 const NAME = /^[a-z0-9][a-z0-9-]{0,99}$/;

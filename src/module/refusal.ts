@@ -1,4 +1,4 @@
-// Why a module is refused. The codes are the upload's details.code of spec part 2 §7.2, plus too_large,
+// Why a module is refused. The codes are the upload's details.code (docs/catalogue.md), plus too_large,
 // which the api answers as 413 payload_too_large rather than as a validation error, and the platform's
 // bounds on what sizes an instance: table_too_large and instance_too_large (docs/module-contract.md).
 

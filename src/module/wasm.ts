@@ -1,5 +1,5 @@
 // Reading WebAssembly binaries: the header, the section layout, imports, exports and the module's own
-// memory, and the one rewrite the platform makes (spec part 1 §2.14: memoryMiB written in as the memory
+// memory, and the one rewrite the platform makes (the manifest's memoryMiB written in as the memory
 // maximum, so the hash names the capped module). Pure: bytes in, bytes or facts out; nothing is compiled
 // or instantiated (compile.ts asks the engine, off the calling thread). The order is cheapest first: the
 // size, the header, the section walk, the declared counts, and only then the entries.
@@ -32,7 +32,7 @@ import { readTypes } from './types.ts';
 export { hasWasmHeader } from './binary.ts';
 export type { ExternKind, MemoryLimits, WasmExport, WasmImport } from './externs.ts';
 
-/** Spec part 2 §8.1: a module is at most 32 MiB (also the upload body limit). */
+/** A module is at most 32 MiB (also the upload body limit). */
 export const MAX_MODULE_BYTES = 32 * 1024 * 1024;
 /** WebAssembly pages are 64 KiB, so one MiB is 16 pages. */
 export const WASM_PAGE_BYTES = 65_536;

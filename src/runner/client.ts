@@ -1,4 +1,4 @@
-// The api's and the worker's client of the runner service (spec part 1 §4.5, part 2 §7.2). Every call
+// The api's and the worker's client of the runner service (docs/runner.md). Every call
 // answers a result, never throws: the runner's answer, one of the runner's failure codes, or one of the
 // two transport outcomes the callers add:
 //   not_sent     no runner took the call: nothing was written to a connection (refused, DNS failure,
@@ -16,7 +16,7 @@ import type { ExportOutcome } from './execute.ts';
 import type { CacheEntry } from './host/call-state.ts';
 import type { InspectionVerdict } from './inspect.ts';
 
-/** The runner's own deadline for handle_webhook and handoff (spec part 2 §8.1). */
+/** The runner's own deadline for handle_webhook and handoff, whatever the action declares. */
 export const EXPORT_TIMEOUT_MS = 15_000;
 /** invoke's default when the body gives no timeoutMs (the runner's default too). */
 export const DEFAULT_INVOKE_TIMEOUT_MS = 15_000;

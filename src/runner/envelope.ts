@@ -1,4 +1,4 @@
-// The module contract's envelopes (spec part 1 §2.14): the per-call secret tag, the config as the
+// The module contract's envelopes (docs/module-contract.md): the per-call secret tag, the config as the
 // module reads it, and the answers each export may give.
 import { randomBytes } from 'node:crypto';
 import { Ajv2020 } from 'ajv/dist/2020.js';

@@ -122,7 +122,7 @@ const INSPECT_SCHEMA = { response: errors('busy') };
 
 function exportRoutes(options: RunnerOptions, parts: RunnerParts): FastifyPluginAsyncTypebox {
   return async (app) => {
-    // The runner's contract names a malformed request bad_request (spec part 2 §7.2).
+    // A request that does not match the runner's contract answers 400 bad_request.
     app.setErrorHandler(
       (error: FastifyError & { validation?: unknown[]; validationContext?: string }, request, reply) => {
         const translated = error.validation

@@ -1,5 +1,5 @@
-// One app call of a call_app step or an app rule (spec part 1 §4.8 "Calling an install from workflows
-// and rules", "Retries and idempotency", "Fallbacks"; docs/calls.md "Fallbacks"): attempts of the named
+// One app call of a call_app step or an app rule (docs/runs.md "Idempotency keys, retries and the
+// deadline"; docs/calls.md "Fallbacks"): attempts of the named
 // install through the one attempt pipeline, retried per decideRetry; then, when that install refused
 // with an open circuit or its vendor's outage outlasted the retries, the fallback install's attempts,
 // under the same idempotency key, with its own admission, circuit, quotas, retries, secrets and hosts,

@@ -1,7 +1,7 @@
 // How a failed app call reads wherever a run or a rule shows it — the run's error, the step's, the items
 // of GET /workflow-runs, the workflow.run.failed audit record, an evaluated rule's error, a fallback's
-// details.fallback (spec part 2 §7, last paragraph: "the run's error names the install and action only,
-// never the vendor's reply"). Those are read without runs:context, so they carry the install, the action,
+// details.fallback (each names the install and action only, never what the vendor replied:
+// docs/runs.md "A run's error"). Those are read without runs:context, so they carry the install, the action,
 // the code and the reason, in the platform's words; what the vendor or the module said stays in the
 // attempt's invocation record, readable with runs:context. Pure.
 import type { AnyCode } from '../http/error-codes.ts';

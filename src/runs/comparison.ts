@@ -1,5 +1,5 @@
 // Comparisons on one value (src/runs/model.ts Comparison): an app rule's failWhen on the output at its
-// resultPath (spec part 1 §4.8 "Calling an install from workflows and rules") and a decide branch's
+// resultPath (a synchronous action's output; docs/runs.md "Rule evaluation") and a decide branch's
 // condition on the run context. Pure. A missing value is undefined, which JSON cannot hold: it equals
 // nothing, is in no list and is no number, so only exists:false and the negations (notEquals, notIn) match it.
 import { readPath } from './input-mapping.ts';

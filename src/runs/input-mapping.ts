@@ -1,5 +1,5 @@
-// How a call_app step and an app rule build an action's input (spec part 1 §4.8 "Calling an install from
-// workflows and rules"): the literal input first, then inputMapping (input field → dot path into the run
+// How a call_app step and an app rule build an action's input, one rule for both (docs/rules.md, runs):
+// the literal input first, then inputMapping (input field → dot path into the run
 // context or the rule data) on top. Also the dot-path reader runs use everywhere; the check of mapping
 // keys against an action's mappable pointers is src/module/mappable.ts (admission uses it too). Pure:
 // arguments are never changed, nothing else is read.

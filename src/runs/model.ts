@@ -1,7 +1,6 @@
-// The shapes of the small layer around the apps (DESIGN.md `runs/`): versioned definitions (workflows
+// The shapes of the small layer around the apps (src/runs/): versioned definitions (workflows
 // and rule sets), their steps and rules, and workflow runs. The spec shows only where apps touch them
-// (part 1 §4.8 "Calling an install from workflows and rules"); docs/runs.md describes the whole layer.
-
+// (call_app steps and app rules calling installs); docs/runs.md describes the whole layer.
 import type { RetryOverride } from '../calls/retry-decision.ts';
 import type { AnyCode } from '../http/error-codes.ts';
 
@@ -108,7 +107,7 @@ export type DefinitionBody = WorkflowBody | RuleSetBody;
 export type RunStatus = 'running' | 'waiting_callback' | 'completed' | 'failed' | 'cancelled';
 export type StepStatus = 'pending' | 'running' | 'completed' | 'failed' | 'skipped' | 'cancelled';
 
-/** The error of a step, a rule or a run: the spec's error code and message, and details where given. */
+/** The error of a step, a rule or a run: the API's error code and message, and details where given. */
 export interface RunError {
   /** A key of the error catalogue (http/error-codes.ts). */
   code: AnyCode;

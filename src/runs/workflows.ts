@@ -34,7 +34,7 @@ import {
 export const RUN_WORKFLOW = 'runs.workflow';
 export const CALL_APP_WORKFLOW = 'runs.callApp';
 /**
- * A call_app step's deadline (spec part 1 §4.8): its attempts and the policy's waits; a vendor's longer
+ * A call_app step's deadline (2.5 minutes): its attempts and the policy's waits; a vendor's longer
  * wait (retryAfterMs, up to ten minutes) extends it by the difference (retry-decision.ts decideRetry).
  */
 export const STEP_DEADLINE_MS = 150_000;

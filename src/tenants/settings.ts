@@ -6,7 +6,7 @@ export const APPROVAL_AREAS = ['apps', 'definitions'] as const;
 export type ApprovalArea = (typeof APPROVAL_AREAS)[number];
 
 /**
- * How each area is named in requiredFor. `app` is the spec's name for apps; `apps`, the name this platform
+ * How each area is named in requiredFor. `app` is the API's name for apps; `apps`, the name this platform
  * first took, is still accepted and stored settings holding it keep their meaning.
  */
 const REQUIRED_FOR: Record<ApprovalArea, readonly string[]> = {

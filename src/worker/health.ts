@@ -1,5 +1,5 @@
 // Worker health on WORKER_HEALTH_PORT: { status, workers: [{ taskQueue, state }], temporal }.
-// `temporal` keeps the spec's field name; here it reports the durable engine (DBOS) and its database.
+// `temporal` keeps its published field name; here it reports the durable engine (DBOS) and its database.
 import type { TaskQueue } from './engine.ts';
 
 export type QueueState = 'starting' | 'running' | 'failed' | 'stopped';

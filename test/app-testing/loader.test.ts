@@ -117,7 +117,7 @@ describe('loadApp', () => {
 
     const body = JSON.stringify({ session: externalId, decision: 'approved' });
     const completed = await app.handleWebhook(signedWebhook({ secret: WEBHOOK_SECRET, body }));
-    // The default event id of spec part 1 §4.4, computed here with node:crypto.
+    // The default event id (HMAC-SHA256 of external id, NUL, body), computed here with node:crypto.
     const eventId = createHmac('sha256', 'service-webhook-event-id')
       .update(`${externalId}\0${body}`)
       .digest('hex');

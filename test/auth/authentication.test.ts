@@ -1,4 +1,4 @@
-// Bearer authentication and route permissions on the real api (spec part 2 §5, docs/auth.md).
+// Bearer authentication and route permissions on the real api (docs/auth.md).
 import { randomUUID } from 'node:crypto';
 import { generateKeyPair, type JWK, type JWTPayload } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// Roles and permissions of spec part 2 §5 (src/auth/permissions.ts).
+// Roles and permissions (src/auth/permissions.ts, docs/auth.md "Roles and permissions").
 import { describe, expect, it } from 'vitest';
 import { effectivePermissions, isPermission, PERMISSIONS, ROLES } from '../../src/auth/permissions.ts';
 

@@ -1,6 +1,6 @@
 // The time an attempt gets and the waits for a runner's capacity (src/calls/attempt-time.ts), pure: one
 // row per rule. The minimum useful time is this platform's choice (a second, or the action's whole
-// timeoutMs when shorter); the 100 ms floor is the runner's (part 2 §8.1: timeoutMs 100 to 120000).
+// timeoutMs when shorter); the 100 ms floor is the runner's (an action's timeoutMs is 100 to 120000).
 import { describe, expect, it } from 'vitest';
 import { attemptTimeMs, capacityWaitMs, minimumAttemptMs } from '../../src/calls/attempt-time.ts';
 

@@ -1,4 +1,4 @@
-// The half-open trial (spec part 1 §3.4, §4.8 "Order of an attempt" step 4; docs/calls.md "The
+// The half-open trial (step 4 of an attempt, claimed by one worker only; docs/calls.md "The
 // circuit"): after the open time exactly one attempt across every process claims the trial — 20
 // concurrent calls from two processes (trial-caller.ts, each its own pool and runner client), their
 // claims queued together on the circuit row's lock, give one call to the vendor and 19 refusals; the

@@ -1,4 +1,4 @@
-// When the fallback takes a call (spec part 1 §4.8 "Fallbacks"), sentence by sentence: a pure function.
+// When the fallback takes a call (docs/calls.md "Fallbacks"), rule by rule: a pure function.
 import { describe, expect, it } from 'vitest';
 import { type FallbackInput, fallbackReason } from '../../src/calls/fallback-decision.ts';
 import type { AttemptResult } from '../../src/calls/outcome.ts';

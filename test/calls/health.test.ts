@@ -1,4 +1,4 @@
-// GET /apps/health through the real api on a real database (spec part 1 §4.1; docs/calls.md "Health
+// GET /apps/health through the real api on a real database (docs/calls.md "Health
 // report"): per install its calls, failures, timeouts, p95 and last call and failure in the window, once
 // under its current name; the open and half-open circuits with the settings in force; the installs on
 // a blocked module or app. Installs, invocation records, circuit rows and blocks are written straight in

@@ -1,5 +1,5 @@
-// Invocation records through the real api and runner (spec part 1 §2.10, §4.3, §4.8 "Order of an
-// attempt", "Quotas and metering", "Blocks"; part 2 §5 runs:context): attempts of steps, rules and
+// Invocation records through the real api and runner (docs/calls.md: the order of an attempt, metering,
+// blocked modules, and text unredacted only for runs:context): attempts of steps, rules and
 // fallbacks made with callInstall, a tenant's vendor app calling a vendor double on 127.0.0.1, and the
 // records read back through GET /app-invocations and GET /app-invocations/:id.
 import { randomUUID } from 'node:crypto';
@@ -388,7 +388,7 @@ describe('recording an attempt', () => {
     const record = (await recordsOf(installId)).find((r) => r.id === outcome.invocationId);
     expect(record).toMatchObject({ installName: 'kyc-new', calledAs: 'kyc-old' });
 
-    // The name the call used finds it (spec §4.3), and so does the install's name at the time.
+    // The name the call used finds it, and so does the install's name at the time.
     const names = (items: InvocationView[]) => items.map((r) => [r.id, r.installName, r.calledAs]);
     expect(names((await listed('install=kyc-old')).items)).toEqual([
       [outcome.invocationId, 'kyc-new', 'kyc-old'],

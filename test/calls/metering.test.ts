@@ -1,4 +1,4 @@
-// Metering against the real database (spec part 1 §4.8 "Quotas and metering"): meterCall's upsert per
+// Metering against the real database (docs/limits-and-metering.md "Metering"): meterCall's upsert per
 // install, UTC day, action and currency, and the readers the quota check and the limits record use.
 import { randomUUID } from 'node:crypto';
 import { asc, eq } from 'drizzle-orm';

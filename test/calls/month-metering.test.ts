@@ -1,5 +1,5 @@
-// GET /apps/metering through the real api on a real database (spec part 1 §4.1, §4.8 "Quotas and
-// metering", part 2 §5, §8.3): a month's use in total, per day and per install, the operator's quotas and
+// GET /apps/metering through the real api on a real database (docs/limits-and-metering.md "The month
+// report"): a month's use in total, per day and per install, the operator's quotas and
 // the installs' budgets against their current periods, spend only for apps:write. Metering rows are
 // written with meterCall, installs straight in the database (test/calls/support.ts).
 import { eq } from 'drizzle-orm';

@@ -1,5 +1,5 @@
-// The quota check before an attempt against the real database (spec part 1 §4.8 "Quotas and
-// metering", part 2 §6.1 app.quota.exceeded, §7.2, §8.3).
+// The quota check before an attempt against the real database (docs/limits-and-metering.md "The check
+// before an attempt"; the first refusal of each limit and period raises app.quota.exceeded).
 import { and, asc, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditEvents } from '../../src/audit/tables.ts';

@@ -1,4 +1,4 @@
-// The pure rules of quotas and budgets (spec part 1 §4.8 "Quotas and metering", part 2 §8.3).
+// The pure rules of quotas and budgets (docs/limits-and-metering.md "The check before an attempt").
 import { describe, expect, it } from 'vitest';
 import {
   actionPrice,

@@ -1,7 +1,7 @@
-// Retries of step and rule calls (src/calls/retry-decision.ts): one row per sentence of spec part 1 §4.8
-// "Retries and idempotency" this module decides, and per decision where the spec is silent. How the
+// Retries of step and rule calls (src/calls/retry-decision.ts): one row per retry rule this module
+// decides (docs/runs.md "Idempotency keys, retries and the deadline") and per choice of its own. How the
 // idempotency key is derived and carried, the app task queue and the 2.5 minute deadline (the `deadline`
-// argument here) belong to the worker. The spec's numbers are written out here (2 s, ten minutes as
+// argument here) belong to the worker. The rules' numbers are written out here (2 s, ten minutes as
 // 600000 ms), never read from the code's constants.
 import { describe, expect, it } from 'vitest';
 import { type AttemptResult, resultOfFailure } from '../../src/calls/outcome.ts';

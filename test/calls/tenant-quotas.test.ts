@@ -1,5 +1,5 @@
-// The operator's quotas of a tenant against the real database (spec part 1 §4.7 "tenants quota", §4.8
-// "Quotas and metering"): set, replace and remove, audited in the tenant's trail and the instance's.
+// The operator's quotas of a tenant against the real database (docs/limits-and-metering.md "Operator
+// quotas"): set, replace and remove, audited in the tenant's trail and the instance's.
 import { and, asc, eq, isNull } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditEvents } from '../../src/audit/tables.ts';

@@ -1,5 +1,5 @@
-// What a test call may reach (spec part 1 §4.8 "Install rules": Test, "Documents of a call", "Cached
-// values of an install"): a document token only for a caller holding documents:read, and without
+// What a test call may reach (docs/calls.md "Test call": documents, secrets and cached values):
+// a document token only for a caller holding documents:read, and without
 // SECRET_STORE_KEY neither required secrets (503) nor cached values (every cache operation refused).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startVendorDouble, type VendorDouble } from '../../packages/app-testing/src/index.ts';

@@ -1,5 +1,5 @@
-// Test calls through the real api and runner (spec part 1 §4.2, §4.8 "Install rules": Test, "Quotas and
-// metering", "Cached values of an install"): a tenant's vendor app, a vendor double on 127.0.0.1.
+// Test calls through the real api and runner (docs/calls.md "Test call": metered, quota-checked, with
+// the install's cached values): a tenant's vendor app, a vendor double on 127.0.0.1.
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startVendorDouble, type VendorDouble } from '../../packages/app-testing/src/index.ts';

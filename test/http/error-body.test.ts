@@ -1,4 +1,4 @@
-// Spec part 2 §7.1 (one error body, requestId = x-request-id) and §8.4 (Cache-Control no-store)
+// One error body whose requestId equals x-request-id, and Cache-Control no-store on every answer,
 // on the real api.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';

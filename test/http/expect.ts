@@ -6,7 +6,7 @@ export interface ErrorBody {
 }
 
 /**
- * Checks the one error body of spec part 2 §7.1: exactly { error: { code, message, details?, requestId } },
+ * Checks the one error body: exactly { error: { code, message, details?, requestId } },
  * requestId equal to the x-request-id header, served as JSON and not cached. Returns the body.
  */
 export async function expectError(

@@ -1,4 +1,4 @@
-// Log lines (spec part 2 §6.4): the base fields, requestId on every api line, tenantId and principalKind
+// Log lines (docs/operations.md): the base fields, requestId on every api line, tenantId and principalKind
 // after authentication, and the censored keys.
 import os from 'node:os';
 import { Writable } from 'node:stream';

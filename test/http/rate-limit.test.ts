@@ -1,4 +1,4 @@
-// Rate limits (spec part 2 §8.4): API_RATE_LIMIT_PER_MINUTE per caller per instance, 429 rate_limited
+// Rate limits (docs/api-conventions.md): API_RATE_LIMIT_PER_MINUTE per caller per instance, 429 rate_limited
 // with Retry-After, health never counted, 0 turns it off.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';

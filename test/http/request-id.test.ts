@@ -1,4 +1,4 @@
-// x-request-id (spec part 2 §7.1): a caller's acceptable value is kept, anything else gets a new UUID,
+// x-request-id (docs/api-conventions.md): a caller's acceptable value is kept, anything else gets a new UUID,
 // and the id is echoed on every answer.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requestIdFor } from '../../src/http/request-id.ts';

@@ -1,4 +1,4 @@
-// Pure rules of cached values (spec part 1 §4.8 "Cached values of an install", part 2 §8.1).
+// Pure rules of cached values (docs/cached-values.md: live values, expiry, a call's changes, the budget).
 import { describe, expect, it } from 'vitest';
 import {
   evictionChoice,

@@ -1,4 +1,4 @@
-// Cached values of an install (spec part 1 §2.11, §4.2, §4.8 "Cached values of an install", part 2 §8.1):
+// Cached values of an install (docs/cached-values.md):
 // the service functions calls use, against the real test database, and the listing and clearing routes
 // through the real api.
 import { and, eq } from 'drizzle-orm';

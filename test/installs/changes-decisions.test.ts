@@ -1,5 +1,5 @@
-// Deciding install changes through the real api (spec part 1 §3.3, §4.2, §4.8 "Approvals of install
-// saves", part 2 §5, §7.2): refusals of approve, reject and withdraw, the list, tenant isolation and a
+// Deciding install changes through the real api (docs/install-changes.md "Approve", "Reject and
+// withdraw", "The list"): refusals of approve, reject and withdraw, the list, tenant isolation and a
 // decision racing a save.
 import { eq, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
-// The pure rules of install changes (spec part 1 §2.7, §3.3, §4.8 "Approvals of install saves", "Documents
-// of a call"): what a state reads and receives, what a change adds, and who may decide.
+// The pure rules of install changes (docs/install-changes.md): what a state reads and receives, what a
+// change adds, and who may decide.
 import { describe, expect, it } from 'vitest';
 import {
   documentsMove,

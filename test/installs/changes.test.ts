@@ -1,5 +1,5 @@
-// Approvals of install saves through the real api (spec part 1 §2.7, §3.3, §4.2, §4.8 "Approvals of
-// install saves", part 2 §6.1): saves held for approval, and their approval.
+// Approvals of install saves through the real api (docs/install-changes.md "When a save waits",
+// "Requests: event and notification"): saves held for approval, and their approval.
 import { describe, expect, it } from 'vitest';
 import type { CataloguePlatform } from '../catalogue/support.ts';
 import { type ChangeCalls, changeModule, changesPlatform } from './changes-support.ts';

@@ -1,5 +1,5 @@
-// The circuit's arithmetic, sentence by sentence (spec part 1 §3.4, §4.8 "Circuit counting", "Order of an
-// attempt" steps 2, 4 and 7): pure functions, so every case is a row of a table.
+// The circuit's arithmetic, rule by rule (docs/calls.md "The circuit"; an attempt's steps 2, 4 and 7):
+// pure functions, so every case is a row of a table.
 import { describe, expect, it } from 'vitest';
 import {
   type CircuitCount,

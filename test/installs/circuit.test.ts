@@ -1,5 +1,5 @@
-// Circuit settings and reset through the real api (spec part 1 §3.4, §4.2, §4.8 "Circuit counting",
-// part 2 §8.2).
+// Circuit settings and reset through the real api (docs/installs.md "Circuit settings"; threshold 1 to
+// 100, open time 5 to 3600 s).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CataloguePlatform, startCataloguePlatform } from '../catalogue/support.ts';
 import { errorOf, ok, publishEcho } from './support.ts';
@@ -70,7 +70,7 @@ describe('circuit settings', () => {
       settings: { failureThreshold: 3, openSeconds: 120 },
       defaults: { failureThreshold: 7, openSeconds: 45 },
     });
-    // The bounds of part 2 §8.2 are in range.
+    // The bounds of both ranges are in range.
     await ok(await configure(token, 'kyc', { failureThreshold: 100, openSeconds: 5 }));
     await ok(await configure(token, 'kyc', { failureThreshold: 1, openSeconds: 3600 }));
     // One field null takes the deployment's value for it.

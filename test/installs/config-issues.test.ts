@@ -1,4 +1,4 @@
-// The issues a config save answers (spec part 1 §4.8 "Install rules", "Secrets of an install"): at the
+// The issues a config save answers (docs/installs.md "Rules, in the order they are checked"): at the
 // deepest pointer at fault, in sentences a person understands, never the schema validator's own text.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';

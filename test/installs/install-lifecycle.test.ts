@@ -1,4 +1,4 @@
-// What happens around an install's state (spec part 1 §4.8): cached values cleared by secret writes and by
+// What happens around an install's state (docs/installs.md): cached values cleared by secret writes and by
 // saves changing config or version (never by a save changing neither), and DELETE answering
 // install_in_use while runs wait on its vendor sessions, keeping sessions and metering.
 import { and, eq } from 'drizzle-orm';

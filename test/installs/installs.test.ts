@@ -1,4 +1,4 @@
-// Installs through the real api (spec part 1 §2.6, §3.5, §4.2, §4.8 "Install rules", "Hosts of an install").
+// Installs through the real api (docs/installs.md: the rules of a save, the install view, approved hosts).
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appBlocks } from '../../src/catalogue/tables.ts';

@@ -1,5 +1,5 @@
-// An install's limits record through the real api (spec part 1 §2.12, §4.2, §4.8 "Install rules"
-// Limits, part 2 §7.2, §8.2): GET and PUT /app-installs/:install/limits.
+// An install's limits record through the real api (docs/limits-and-metering.md "The limits
+// record"): GET and PUT /app-installs/:install/limits.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { meterCall } from '../../src/calls/metering.ts';
 import { periodBounds } from '../../src/calls/quotas.ts';

@@ -1,4 +1,4 @@
-// Renames and aliases through the real api (spec part 1 §4.2, §4.8 "Renames and aliases").
+// Renames and aliases through the real api (docs/installs.md "Renames and aliases").
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CataloguePlatform, startCataloguePlatform } from '../catalogue/support.ts';
 import { errorOf, ok, publishEcho, SECRET_KEY_HEX } from './support.ts';

@@ -1,4 +1,4 @@
-// Secrets of an install through the real api (spec part 1 §4.8 "Secrets of an install", part 2 §5.9):
+// Secrets of an install through the real api (docs/installs.md "Secrets"):
 // sealed at rest, never in an answer, a log line or an audit row.
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

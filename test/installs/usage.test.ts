@@ -1,4 +1,4 @@
-// Who calls an install (spec part 1 §4.2, §4.8 "Renames and aliases") through the real api: GET …/usage,
+// Who calls an install (docs/runs.md "Who calls an install") through the real api: GET …/usage,
 // renames with rewrite drafts or publish, a rename without an alias and alias removal while published
 // definitions call the name, and removal of the install.
 import { and, eq } from 'drizzle-orm';

@@ -1,4 +1,4 @@
-// Every manifest limit of spec part 2 §8.2 (and the ranges of part 1 §2.3 to §2.5), at its edge and past it.
+// Every manifest limit (counts, lengths and ranges of MANIFEST_LIMITS), at its edge and past it.
 import { describe, expect, it } from 'vitest';
 import { accepted, minimalManifest, refused } from './manifests.ts';
 

@@ -4,7 +4,7 @@ import { parseManifest } from '../../src/module/manifest.ts';
 
 type Json = Record<string, unknown>;
 
-/** Every field of spec part 1 §2.3 to §2.5 written out, defaults included, so parsing gives it back. */
+/** Every manifest field written out, defaults included, so parsing gives it back. */
 export function fullManifest(): Json {
   return {
     interface: 2,

@@ -1,5 +1,5 @@
 // document_read end to end: a module run by the real runner reads a document through the api's real
-// internal route with its call's document token (spec part 1 §4.8 "Documents of a call").
+// internal route with its call's document token (which binds tenant, call and the call's subject).
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signCallToken } from '../../src/auth/call-token.ts';

@@ -1,5 +1,5 @@
-// The order of an attempt and the call's retries, through real runs (spec part 1 §4.8 "Order of an
-// attempt", "Retries and idempotency", "Fallbacks"; docs/calls.md): the worker (DBOS) in this process, the
+// The order of an attempt and the call's retries, through real runs (docs/calls.md "Tests of the
+// wiring"): the worker (DBOS) in this process, the
 // real api and runner, http-connector installed against a vendor double. Each test pins one link of the
 // wiring between the pure rules (src/calls/attempt.ts, src/runs/app-call.ts) that a one-line change
 // would break: an admission refusal comes before the circuit and is recorded; a quota refusal neither
@@ -75,7 +75,7 @@ beforeAll(async () => {
         }),
       ],
     },
-    // No backoffMs: the step's default, 2 s doubling (spec: "default 3 attempts, 2 s apart, doubling").
+    // No backoffMs: the step's default retry, 3 attempts 2 s apart, the wait doubling each time.
     'keyed-flaky': { steps: [callStep('keyed', '/flaky', { retry: { maxAttempts: 3 } })] },
     'keyed-fallback': {
       steps: [

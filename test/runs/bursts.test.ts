@@ -1,5 +1,5 @@
-// A burst of one tenant's runs waits for the runner instead of failing (issue 26 item 5; spec part 1 §4.8
-// "Retries and idempotency", part 2 §8.1 "Calls in flight"): the real api, worker (DBOS, this process) and
+// A burst of one tenant's runs waits for the runner instead of failing (issue 26 item 5; a call no runner
+// took waits for capacity, spending no attempt; docs/calls.md): the real api, worker (DBOS, this process) and
 // runner (its defaults: 8 calls at once, 4 a tenant), http-connector against a vendor double holding each
 // request 300 ms. Every run completes, the vendor answers each run once, no attempt is recorded `busy` and
 // the health report counts no failure. The worker's runner client is watched (it still calls the real

@@ -1,8 +1,8 @@
 // Retries as specified, waits for a runner's capacity and the deadline of a step's or rule's call (issue 26
-// items 5, 8, 9; spec part 1 §2.4 retry, §4.8 "Retries and idempotency", part 2 §7.2): callApp and
+// items 5, 8, 9; docs/runs.md "Idempotency keys, retries and the deadline"): callApp and
 // evaluateRuleSet through the real attempt pipeline, database, runner (behind a link the tests can stop)
 // and modules, http-connector against a vendor double. The driver's clock is the test's: a wait moves it
-// on at once, so a vendor's five-minute Retry-After is honoured without waiting five minutes. The spec's
+// on at once, so a vendor's five-minute Retry-After is honoured without waiting five minutes. The rules'
 // numbers are written out (300000 and 600000 ms, 2 s), never read from the code's constants.
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';

@@ -1,4 +1,4 @@
-// The circuit and fallbacks end to end (spec part 1 §3.4, §4.8 "Circuit counting", "Fallbacks"; docs/calls.md
+// The circuit and fallbacks end to end (docs/calls.md
 // "The circuit", "Fallbacks"): real runs on the worker (DBOS), the real api and runner, http-connector
 // installed twice — `primary` against a vendor double switched to fail, `backup` against a second one.
 // A run whose vendor is down opens the circuit after 5 outages and the fallback takes the call; later

@@ -1,6 +1,6 @@
 // Comparisons (src/runs/comparison.ts): one row per rule of the Comparison union in src/runs/model.ts and
-// of spec part 1 §4.8 "An app rule compares the output at resultPath with failWhen", and per decision
-// where the spec is silent (a missing value, malformed comparisons).
+// of an app rule's failWhen on the output at its resultPath, and per decision
+// the platform made itself (a missing value, malformed comparisons).
 import { describe, expect, it } from 'vitest';
 import { appRuleFails, conditionHolds, jsonEqual, matches } from '../../src/runs/comparison.ts';
 import type { Comparison, Condition } from '../../src/runs/model.ts';

@@ -1,5 +1,5 @@
-// The call's clock: the waits between attempts and the deadline an attempt is cut to (spec part 1 §4.8
-// "Retries and idempotency", "Circuit counting"; docs/runs.md "Idempotency keys and retries"), through app
+// The call's clock: the waits between attempts and the deadline an attempt is cut to (docs/calls.md
+// "The circuit"; docs/runs.md "Idempotency keys, retries and the deadline"), through app
 // rules and callApp on a clock the test moves (clock.ts), with the real runner, http-connector and vendor
 // doubles: the retry's delays are waited, an attempt the deadline cuts short times out at the deadline
 // and counts nothing against the circuit, and a vendor's wait is honoured up to ten minutes, never more.
@@ -128,7 +128,7 @@ describe('depends on the deadline’s design', () => {
   });
 
   it('a step’s vendor asking for an hour is waited ten minutes (600000 ms), then sent again', async () => {
-    // The spec: "a retryable wait longer than the policy's delays the next attempt up to ten minutes"; the
+    // A vendor's retryable wait longer than the policy's delays the next attempt by up to ten minutes; the
     // step's 2.5 minutes stretch for it (docs/runs.md). callApp as a workflow's step calls it, on the clock.
     clock = manualClock();
     const start = clock.now();

@@ -1,5 +1,5 @@
 // When the fallback takes a call, and what a call says when both installs fail, through real runs and
-// app rules (spec part 1 §4.8 "Fallbacks", "Circuit counting"; docs/calls.md "Fallbacks"): the worker
+// app rules (docs/calls.md "Fallbacks", "The circuit"): the worker
 // (DBOS) in this process, the real api and runner, http-connector against a vendor double, and `relay`
 // (the echo fixture whose actions time out after 300 ms: one idempotent, one not) against a second double
 // that holds every request. The fallback never takes a final error or a timeout of a non-idempotent

@@ -1,6 +1,6 @@
-// Building an action's input (src/runs/input-mapping.ts), one row per sentence of spec part 1 §4.8
-// "Calling an install from workflows and rules" this module implements, and per decision where the
-// spec is silent. Output keys, resultPath (test/runs/comparison.test.ts), dry runs, fallbacks and
+// Building an action's input (src/runs/input-mapping.ts), one row per rule of docs/rules.md (runs)
+// this module implements, and per decision the platform made where
+// the rules are silent. Output keys, resultPath (test/runs/comparison.test.ts), dry runs, fallbacks and
 // validation warnings are other modules'. Properties: no argument is ever changed, and every resolved
 // path's value is found at its field.
 import fc from 'fast-check';

@@ -1,5 +1,5 @@
-// `mappable` checked on every call (spec part 1 §4.8 "Calling an install from workflows and rules": "every
-// call fails with a ValidationError before the module runs"), not only when a definition is validated:
+// `mappable` checked on every call (a mapping key outside it fails the call with a validation error before
+// the module runs; docs/calls.md), not only when a definition is validated:
 // a published workflow and rule set keep mapping run data into a field after their install moved to a
 // version whose action no longer lets run data fill it. Through the real api, worker and runner, with
 // the echo module (which answers the envelope it received) released as two versions of one app.

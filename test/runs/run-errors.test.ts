@@ -1,5 +1,5 @@
 // A run's error names the install, the action and the error code, never the vendor's reply or any text
-// the module produced (spec part 2 §7, last paragraph): through the real api, worker and runner, with a
+// the module produced (docs/runs.md "A run's error"): through the real api, worker and runner, with a
 // hostile vendor that echoes into its error replies what it was sent — the applicant's name mapped into
 // the query, and the API key (which the runner redacts to its placeholder) — beside its own marker. The
 // reply stays in the invocation record, readable with runs:context.

@@ -1,7 +1,7 @@
 // A real worker process (`platform start --role worker`) on a deployment with apps off (APP_RUNNER_URL=off,
 // and an api without a runner): it sweeps the runs stranded before it started, and runs fail their
 // call_app steps and app rules at once with apps_unavailable instead of staying running; the invocation
-// records still answer (spec part 1 §1). docs/runs.md "How a run ends", "The sweep".
+// records still answer (listings need no runner). docs/runs.md "How a run ends", "The sweep".
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunsEngine } from '../../src/runs/engine-client.ts';

@@ -1,4 +1,4 @@
-// The manifest of ai-risk-summary (spec part 1 §2.3). Checked strictly by `app build` and upload. The
+// The manifest of ai-risk-summary (docs/module-contract.md). Checked strictly by `app build` and upload. The
 // summarize output schema is also what the module shows the model (see prompt.ts).
 export const MANIFEST = `{
   "interface": 2,

@@ -1,4 +1,4 @@
-// The manifest of the generic HTTP connector (spec part 1 §2.3–2.6). See ../README.md for what each
+// The manifest of the generic HTTP connector (docs/module-contract.md). See ../README.md for what each
 // config field means. Kept as JSON text: sendManifest parses it, so a typo here fails every build.
 
 const HEADER_NAME = '"^[A-Za-z0-9!#$%&\'*+.^_|~-]{1,100}$"';

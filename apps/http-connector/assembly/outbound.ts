@@ -1,5 +1,5 @@
 // The request a step asks for, as http_request sends it: the install's base URL, config headers,
-// authentication and variables (spec part 1 §4.8 "Secrets of an install"). A <<key>> of a variable is
+// authentication and variables (secret variables of its config: docs/installs.md). A <<key>> of a variable is
 // replaced by its value, or for a secret variable by the call's placeholder, which only the host fills.
 // Config text may place any variable; a step's input places a secret variable only in the stepPlaces
 // the install allows it (path, query, headers, body).

@@ -1,4 +1,4 @@
-// handle_webhook: the vendor's signed event completing a request_async session (spec part 1 §4.4).
+// handle_webhook: the vendor's signed event completing a request_async session (docs/writing-apps.md).
 // The signature is checked by the host (hmac_verify, constant time) under the WEBHOOK_SECRET
 // placeholder; the external id and the event id are read only from the body or a header the scheme
 // signs, the status only from the body.

@@ -1,4 +1,4 @@
-// The manifest of identity-verification (spec part 1 §2.3). Checked strictly by `app build` and upload.
+// The manifest of identity-verification (docs/module-contract.md). Read strictly by `app build` and upload.
 export const MANIFEST = `{
   "interface": 2,
   "name": "identity-verification",

@@ -232,7 +232,7 @@ async function startSession(): Promise<string> {
   return answer.externalId;
 }
 
-/** The default event id of spec part 1 §4.4, computed here independently of the module. */
+/** The default event id (HMAC-SHA256 of external id, NUL, body), computed independently of the module. */
 function defaultEventId(externalId: string, body: string): string {
   return createHmac('sha256', 'service-webhook-event-id')
     .update(Buffer.concat([Buffer.from(externalId, 'utf8'), Buffer.from([0]), Buffer.from(body, 'utf8')]))

@@ -1,4 +1,4 @@
-// The manifest of sanctions-screening (spec part 1 §2.3). Checked strictly by `app build` and upload.
+// The manifest of sanctions-screening (docs/module-contract.md). Checked strictly by `app build` and upload.
 export const MANIFEST = `{
   "interface": 2,
   "name": "sanctions-screening",

@@ -1,4 +1,4 @@
-// The answers each export may give (spec part 1 §2.14). The runner reads them strictly: no other
+// The answers each export may give (docs/module-contract.md). The runner reads them strictly: no other
 // top-level field, externalId and eventId 1 to 200 characters, retryAfterMs at most one hour, an
 // answer of at most 1 MiB. Anything else fails the call as bad_output.
 import { Value } from './json';

@@ -16,7 +16,7 @@ export type ActionHandler = (request: InvokeRequest) => Answer;
 export type WebhookHandler = (request: WebhookRequest) => Answer;
 export type HandoffHandler = (request: HandoffRequest) => Answer;
 
-/** Answers the manifest (spec part 1 §2.3): JSON text the app declares, checked by `app build`. */
+/** Answers the manifest: JSON text the app declares, read strictly by `app build` and at upload. */
 export function sendManifest(manifest: string): i32 {
   const parsed = JSON.parse(manifest);
   if (parsed === null) {

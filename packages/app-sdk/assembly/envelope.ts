@@ -1,4 +1,4 @@
-// The requests each export receives (spec part 1 §2.14), read from the call's input.
+// The JSON request each export receives (docs/module-contract.md "Exports"), read from the call's input.
 import { base64Decode } from './base64';
 import { fromUtf8, inputText } from './io';
 import { Value } from './json';

@@ -1,4 +1,4 @@
-// The platform's host functions (module contract, spec part 1 §2.14), each taking one JSON request and
+// The platform's host functions (docs/module-contract.md "Host functions"), each taking one JSON request and
 // answering one JSON answer. Every answer may instead be a refusal { error, refused: true } (a limit, a
 // bad request, or a host function called where it may not act, e.g. during the manifest export); each
 // wrapper's result keeps the raw answer and says whether it failed.

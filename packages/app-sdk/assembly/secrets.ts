@@ -1,4 +1,4 @@
-// Secret placeholders (spec part 1 §2.14, §4.8). A module never sees a secret's value: it writes
+// Secret placeholders (docs/module-contract.md). A module never sees a secret's value: it writes
 // {{secret:NAME:TAG}}, TAG being the call's secretTag, where the host should fill it in (http_request
 // url, header values, body and auth; hmac keys; the ai apiKey). Config text written {{secret:NAME}} by
 // the install's owner reaches the module already tagged; text the module did not write with the tag

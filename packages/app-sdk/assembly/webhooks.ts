@@ -1,4 +1,4 @@
-// Vendor webhooks (spec part 1 §4.4): checking the vendor's signature over the exact body through
+// Vendor webhooks (docs/writing-apps.md): checking the vendor's signature over the exact body through
 // hmac_verify, and the default event id for vendors that sign none.
 import { base64Encode } from './base64';
 import { WebhookRequest } from './envelope';
@@ -59,7 +59,7 @@ export function defaultEventIdOf(externalId: string, body: Uint8Array): string {
   return result.signature;
 }
 
-/** The default event id of a webhook for a session (spec part 1 §4.4). */
+/** The default event id, for a vendor that signs none: HMAC-SHA256 of the external id, a NUL and the body. */
 export function defaultEventId(externalId: string, request: WebhookRequest): string {
   return defaultEventIdOf(externalId, request.body());
 }

@@ -1,4 +1,4 @@
-// The conformance check of an app (spec part 1 §4.8 "Author test tooling"): the manifest parses
+// The conformance check of an app (what `app test` runs; docs/writing-apps.md): the manifest parses
 // strictly, its schemas compile, invoke refuses an unknown action, synchronous samples answer ok with
 // output valid against the action's output schema, asynchronous samples answer pending and complete
 // through handle_webhook with the same external id. Everything runs through the loader (the real host).

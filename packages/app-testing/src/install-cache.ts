@@ -1,4 +1,4 @@
-// An install's cached values between calls, kept the way the platform keeps them (spec part 2 §8.1):
+// An install's cached values between calls, kept the way the platform keeps them (docs/cached-values.md):
 // the runner keeps none; each call hands in the live values and answers its changes, which are applied
 // here. A delete applies only while the value is still the one the call read; per install at most
 // APP_CACHE_ENTRIES values and APP_CACHE_TOTAL_BYTES of values (defaults 16 and 64 KiB), the oldest

@@ -31,9 +31,9 @@ import { InstallCache } from './install-cache.ts';
 import { type ModelDouble, type ModelDoubleOptions, startModelDouble } from './model-double.ts';
 import type { WebhookRequest } from './webhooks.ts';
 
-/** The platform's webhook body limit (spec part 1 §4.4). */
+/** The platform's limit on a vendor webhook's body, as the api applies it. */
 export const MAX_WEBHOOK_BODY_BYTES = 256 * 1024;
-/** handle_webhook and handoff run under this deadline (spec part 2 §8.1). */
+/** handle_webhook and handoff run under this deadline, whatever the action declares (as on the platform). */
 export const WEBHOOK_AND_HANDOFF_TIMEOUT_MS = 15_000;
 export const DEFAULT_RETURN_URL = 'https://return.example/handoff';
 

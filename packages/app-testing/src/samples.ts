@@ -91,7 +91,7 @@ function sourceOf(manifest: Manifest, config: Record<string, unknown>): WebhookE
 }
 
 /**
- * The external id the api would look the session up by (spec part 1 §4.4 step 2): ?externalId=, else
+ * The external id the api would look the session up by, before any module code runs: ?externalId=, else
  * where the manifest (handles.webhookExternalId) or the install's config (webhookExternalIdFromConfig)
  * says; text of 1 to 200 characters or an integer. Null: the api would answer 400 missing_external_id.
  */

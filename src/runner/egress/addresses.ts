@@ -1,4 +1,4 @@
-// Which IP addresses an app may reach (spec part 2 §8.5): only public unicast. Everything a runner could
+// Which IP addresses an app may reach: only public unicast. Everything a runner could
 // use to reach itself, its network or its cloud's metadata service is refused: loopback, private,
 // link-local, shared (CGNAT), and the IPv6 forms that carry an IPv4 address a gateway would translate
 // (IPv4-mapped, IPv4-compatible, NAT64, 6to4, Teredo). Pure: text in, class out.

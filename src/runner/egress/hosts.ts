@@ -1,4 +1,4 @@
-// Whether a URL names a host an install may call (spec part 1 §4.8 "Hosts of an install"): https only,
+// Whether a URL names a host an install may call (its approved hosts, docs/installs.md): https only,
 // no credentials in the URL, an approved host at its own port. A private-network (development) stack
 // also takes http and any port of an approved hostname. Pure: the addresses behind a name are judged
 // after resolving it (addresses.ts), never here.
@@ -80,7 +80,7 @@ export function checkTarget(
     return { ok: false, reason: 'url must not carry a user name or password' };
   }
   const hostname = url.hostname;
-  // Host strings cannot name an IPv6 address, and a private-network stack takes IPv4 only (§4.8).
+  // Host strings cannot name an IPv6 address, and a private-network stack takes IPv4 only, IPv6 never.
   if (hostname.startsWith('[')) return { ok: false, reason: 'IPv6 address literals are never reached' };
   if (!allowPrivateNetworks && isLocalhostName(hostname)) {
     return { ok: false, reason: `host ${hostname} is local` };

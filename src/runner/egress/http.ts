@@ -1,4 +1,4 @@
-// The http_request host function: how an app reaches its vendors (spec part 1 §2.14, §4.8; part 2 §8.1).
+// The http_request host function: how an app reaches its vendors (docs/module-contract.md "http_request").
 //
 // Request (the JSON the module sends):
 //   {

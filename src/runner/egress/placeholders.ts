@@ -1,4 +1,4 @@
-// Secret placeholders in what a module asks to send (spec part 1 §2.14). Only `{{secret:NAME:TAG}}` with
+// Secret placeholders in a module's requests (docs/module-contract.md). Only `{{secret:NAME:TAG}}` with
 // the call's own tag is filled: the module got the tag in its call object and in its config, where the
 // host rewrote each `{{secret:NAME}}`; text it did not write with the tag (input, a webhook body, a
 // vendor's answer) therefore cannot name a secret and goes out as written. The tag itself never leaves:
@@ -6,7 +6,7 @@
 import { MIN_REDACTED_LENGTH, type Redactor } from '../redaction.ts';
 import { percentEncode } from '../spellings.ts';
 
-/** A secret name: a letter, then up to 63 letters, digits or underscores (spec part 1 §2.3). */
+/** A secret name: a letter, then up to 63 letters, digits or underscores (as a manifest declares it). */
 const NAME = '[A-Za-z][A-Za-z0-9_]{0,63}';
 
 export interface SecretSource {

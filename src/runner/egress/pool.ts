@@ -1,4 +1,4 @@
-// Kept-alive vendor connections, per tenant (spec part 2 §8.1, APP_RUNNER_KEEPALIVE_MS). The pool holds
+// Kept-alive vendor connections, per tenant (for APP_RUNNER_KEEPALIVE_MS). The pool holds
 // undici Clients, each one connection, rather than an Agent: a request then owns its connection for its
 // whole exchange, so the pool knows exactly which socket it went out on (reused or new, and whether it
 // may have reached the vendor at all), and each connection is made only to the addresses that request

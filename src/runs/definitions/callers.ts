@@ -1,4 +1,4 @@
-// Who calls an install's names (spec part 1 §4.2, §4.8 "Renames and aliases"): the current published
+// Who calls an install's names (docs/runs.md "Who calls an install"): the current published
 // versions of the tenant's definitions naming them, found by one overlap on the GIN-indexed install_names;
 // what GET /app-installs/:install/usage answers; and the rewrite of a rename (rewrite drafts or publish).
 import { and, arrayOverlaps, asc, eq, inArray, sql } from 'drizzle-orm';

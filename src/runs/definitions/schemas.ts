@@ -26,7 +26,7 @@ export const DefinitionKey = Type.String({
   pattern: '^[a-z0-9][a-z0-9_-]{0,63}$',
   description: '1 to 64 lower-case letters, digits, underscores and hyphens, the first a letter or digit',
 });
-/** As install names are written (spec part 1 §2.1). */
+/** As install names are written (the install name rule of src/module/names.ts). */
 const InstallName = Type.String({
   pattern: '^[a-z0-9][a-z0-9-]{0,99}$',
   description: 'The install’s name (its current one, or a former name it keeps as an alias)',

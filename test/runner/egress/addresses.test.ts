@@ -1,4 +1,4 @@
-// Address classes of spec part 2 §8.5: only public unicast is reached; every form that leads back into
+// Address classes: only public unicast is reached; every form that leads back into
 // the runner's own networks (directly, mapped, compatible, NAT64, 6to4, Teredo) is refused.
 import { describe, expect, it } from 'vitest';
 import {

@@ -1,4 +1,4 @@
-// Approved hosts at their port (spec part 1 §4.8): scheme, credentials, wildcards, ports, and what a
+// Approved hosts at their port (docs/installs.md): scheme, credentials, wildcards, ports, and what a
 // private-network (development) stack admits besides.
 import { describe, expect, it } from 'vitest';
 import { checkTarget, isLocalhostName, parseApprovedHost } from '../../../src/runner/egress/hosts.ts';

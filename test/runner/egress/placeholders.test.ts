@@ -1,4 +1,4 @@
-// Placeholders of spec part 1 §2.14: only {{secret:NAME:TAG}} with the call's tag is filled; the tag
+// Secret placeholders: only {{secret:NAME:TAG}} with the call's tag is filled; the tag
 // never goes out elsewhere; text without the tag is never altered.
 import { describe, expect, it } from 'vitest';
 import {
