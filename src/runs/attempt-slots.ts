@@ -18,6 +18,36 @@ interface Waiter {
 
 const timer = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
+/** Places held now: free ones, and those each tenant holds. */
+export interface Places {
+  free: number;
+  held: ReadonlyMap<string, number>;
+  perTenant: number;
+}
+
+/** Whether one more attempt of the tenant may take a place now. Pure. */
+export const hasRoom = (places: Places, tenantId: string): boolean =>
+  places.free > 0 && (places.held.get(tenantId) ?? 0) < places.perTenant;
+
+/**
+ * Which waiters (their tenants, in the order they came) take the free places: each in turn whose tenant
+ * still has room once those before it took theirs; a tenant at its bound is passed over, never waited
+ * for. Answers their positions, ascending. Pure.
+ */
+export function admitted(places: Places, waiting: readonly string[]): number[] {
+  let free = places.free;
+  const held = new Map(places.held);
+  const positions: number[] = [];
+  for (let i = 0; i < waiting.length && free > 0; i++) {
+    const tenantId = waiting[i] as string;
+    if (!hasRoom({ free, held, perTenant: places.perTenant }, tenantId)) continue;
+    held.set(tenantId, (held.get(tenantId) ?? 0) + 1);
+    free--;
+    positions.push(i);
+  }
+  return positions;
+}
+
 export class AttemptSlots {
   #free: number;
   readonly #held = new Map<string, number>();
@@ -61,8 +91,8 @@ export class AttemptSlots {
     }
   }
 
-  #hasRoom(tenantId: string): boolean {
-    return this.#free > 0 && this.heldBy(tenantId) < this.perTenant;
+  get #places(): Places {
+    return { free: this.#free, held: this.#held, perTenant: this.perTenant };
   }
 
   #take(tenantId: string): void {
@@ -73,7 +103,7 @@ export class AttemptSlots {
   // Every waiter that could take a place was given one when a place was last freed, so a newcomer whose
   // tenant has room passes no waiter that could have gone first.
   #enter(tenantId: string): Promise<void> {
-    if (this.#hasRoom(tenantId)) {
+    if (hasRoom(this.#places, tenantId)) {
       this.#take(tenantId);
       return Promise.resolve();
     }
@@ -85,13 +115,12 @@ export class AttemptSlots {
     const held = this.heldBy(tenantId) - 1;
     if (held > 0) this.#held.set(tenantId, held);
     else this.#held.delete(tenantId);
-    for (let i = 0; i < this.#waiting.length && this.#free > 0; ) {
-      const waiter = this.#waiting[i] as Waiter;
-      if (!this.#hasRoom(waiter.tenantId)) {
-        i++;
-        continue;
-      }
-      this.#waiting.splice(i, 1);
+    const entering = admitted(
+      this.#places,
+      this.#waiting.map((waiter) => waiter.tenantId),
+    ).map((i) => this.#waiting[i] as Waiter);
+    for (const waiter of entering) {
+      this.#waiting.splice(this.#waiting.indexOf(waiter), 1);
       this.#take(waiter.tenantId);
       waiter.enter();
     }

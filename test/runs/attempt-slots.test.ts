@@ -2,7 +2,7 @@
 // many of one tenant, in order, a tenant at its bound never holding up another, a place given up while
 // its holder waits for the runner. Every step is awaited on state (promises the test resolves), never time.
 import { describe, expect, it } from 'vitest';
-import { AttemptSlots } from '../../src/runs/attempt-slots.ts';
+import { AttemptSlots, admitted, hasRoom } from '../../src/runs/attempt-slots.ts';
 
 /** An attempt the test ends: started once it holds a place, ended when `end` is called. */
 function attempt(slots: AttemptSlots, tenantId: string, log: string[], name: string) {
@@ -88,5 +88,30 @@ describe('AttemptSlots', () => {
     const slots = new AttemptSlots(1, 1);
     await expect(slots.run('a', async () => Promise.reject(new Error('no')))).rejects.toThrow('no');
     expect(await slots.run('a', async () => 'next')).toBe('next');
+  });
+});
+
+describe('admitted (which waiters take the free places)', () => {
+  const held = (entries: Record<string, number>) => new Map(Object.entries(entries));
+  it.each([
+    ['no free place admits no one', 0, {}, 2, ['a', 'b'], []],
+    ['free places go in the order waiters came', 2, {}, 4, ['a', 'b', 'c'], [0, 1]],
+    ['a tenant at its bound is passed over, not waited for', 2, { a: 2 }, 2, ['a', 'b', 'a', 'c'], [1, 3]],
+    ['places taken in the round count against the tenant', 3, { a: 1 }, 2, ['a', 'a', 'a', 'b'], [0, 3]],
+    ['more free places than waiters admit them all', 8, { b: 1 }, 4, ['a', 'b'], [0, 1]],
+    ['nobody waiting admits no one', 3, {}, 2, [], []],
+  ] as const)('%s', (_name, free, holding, perTenant, waiting, expected) => {
+    expect(admitted({ free, held: held(holding), perTenant }, waiting)).toEqual(expected);
+  });
+});
+
+describe('hasRoom', () => {
+  it.each([
+    [1, 0, 2, true],
+    [1, 2, 2, false],
+    [0, 0, 2, false],
+    [3, 1, 2, true],
+  ])('free %i, the tenant holding %i of %i: %s', (free, holding, perTenant, expected) => {
+    expect(hasRoom({ free, held: new Map([['t', holding]]), perTenant }, 't')).toBe(expected);
   });
 });
