@@ -21,7 +21,7 @@ const TenantProfile = Type.Object(
           description: 'RETENTION_SUBMISSION_EVENT_DAYS; 0 keeps drop-off events forever.',
         }),
       },
-      { additionalProperties: false, description: 'The deployment retention settings (spec part 2 §8.6).' },
+      { additionalProperties: false, description: 'The deployment’s retention settings: how long each kind of record is kept.' },
     ),
   },
   { additionalProperties: false, title: 'Tenant' },

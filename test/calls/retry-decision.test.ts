@@ -44,7 +44,7 @@ describe('retryPolicyOf: the step’s own retry, else the action’s, else the s
       delays: [2_000, 4_000],
     },
     {
-      name: "the action's retry: the delay is backoffMs times the attempt number (§2.4)",
+      name: "the action's retry: the delay is backoffMs times the attempt number",
       declared: { maxAttempts: 4, backoffMs: 1_000 },
       maxAttempts: 4,
       delays: [1_000, 2_000, 3_000],
@@ -112,7 +112,7 @@ describe('retryPolicyOf: the step’s own retry, else the action’s, else the s
   });
 });
 
-describe('retryPolicyOf: an app rule’s call follows its action’s retry (§2.4), one attempt without it', () => {
+describe('retryPolicyOf: an app rule’s call follows its action’s retry, one attempt without it', () => {
   it.each<{ name: string; declared?: ActionDeclaration['retry']; maxAttempts: number; delays: number[] }>([
     { name: 'an action without retry: one attempt (absent: one attempt)', maxAttempts: 1, delays: [] },
     {
@@ -244,7 +244,7 @@ describe('decideRetry: only failures another attempt may fix', () => {
       retry: true,
     },
     {
-      name: 'a module the runner could not fetch (module_unavailable) ran nothing: retried (part 2 §7.2)',
+      name: 'a module the runner could not fetch (module_unavailable) ran nothing: retried',
       end: runnerFailure('module_unavailable'),
       idempotent: false,
       retry: true,

@@ -227,7 +227,7 @@ describe('changeView', () => {
     decisionComment: null,
   };
 
-  it('answers the fields of spec §2.7, with the install’s current name when it has one', () => {
+  it('answers a change’s fields, with the install’s current name when it has one', () => {
     expect(changeView(row, 'new-name')).toEqual({
       id: 'c',
       tenantId: 't',

@@ -167,7 +167,7 @@ const recordsOfRun = (runId: string) =>
 
 const requestsTo = (pathname: string) => vendor.requests.filter((r) => r.path === pathname).length;
 
-describe("a vendor's retryAfterMs longer than the policy's wait (§4.8: up to ten minutes)", () => {
+describe("a vendor's retryAfterMs longer than the policy's wait (up to ten minutes)", () => {
   it('a step honours a 5 minute Retry-After although its deadline is 2.5 minutes: it waits 300000 ms, then succeeds', async () => {
     later.push({ status: 429, headers: { 'retry-after': '300' } });
     const { driver, sleeps } = testDriver();
@@ -218,7 +218,7 @@ function appRule(key: string, installName: string, action: string, input: object
   };
 }
 
-describe("an app rule's call follows its action's retry (§2.4: absent, one attempt)", () => {
+describe("an app rule's call follows its action's retry (absent: one attempt)", () => {
   const retryableError = { status: 'error', message: 'slow down', retryable: true };
 
   /** Evaluates a one-rule set calling `installName`'s sync action, waits kept; answers the rule's records. */
@@ -268,7 +268,7 @@ describe("an app rule's call follows its action's retry (§2.4: absent, one atte
   });
 });
 
-describe('module_unavailable is retried (part 2 §7.2: "module could not be fetched; retried")', () => {
+describe('module_unavailable is retried (the module could not be fetched: nothing ran)', () => {
   it('a module the runner could not fetch is sent again after the policy’s wait, and succeeds', async () => {
     const version = await published(platform, admin, answersModule('1.0.1'));
     await install('refetched', version.id);
@@ -358,7 +358,7 @@ describe('a call no runner took waits for capacity: no attempt spent, nothing re
   });
 });
 
-describe('no attempt starts that cannot end before the deadline (§4.8; minimum chosen: 1 s)', () => {
+describe('no attempt starts that cannot end before the deadline (minimum chosen: 1 s)', () => {
   it.each([
     { left: 50, what: 'less than the runner’s 100 ms floor (sent today as a bad_request)' },
     { left: 500, what: 'less than the minimum useful second' },
