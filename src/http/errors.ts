@@ -110,7 +110,7 @@ export function issuesUnder(pointer: string, errors: AjvIssue[]): Issue[] {
   }));
 }
 
-/** Maps Fastify's own errors (parsing, limits) to the spec's codes; anything else unknown is internal. */
+/** Maps Fastify's own errors (parsing, limits) to the catalogue's codes (error-codes.ts); anything else unknown is internal. */
 function translate(
   error: FastifyError & { validation?: AjvIssue[]; validationContext?: string },
   request: FastifyRequest,
