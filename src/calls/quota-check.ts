@@ -2,8 +2,7 @@
 // quotas of the tenant, then the install's budgets, weighed against what the periods used so far. A
 // refusal is 429 app_quota_exceeded, recorded and metered nowhere; the first refusal of each limit and
 // period appends app.quota.exceeded and notifies holders of apps:write. The check reads without locks:
-// it is soft under concurrency (calls racing at a limit may pass it by the few in flight), which a
-// quota may be.
+// it is soft under concurrency: calls racing at a limit may pass it by at most the calls in flight.
 import type { Actor } from '../audit/trail.ts';
 import { recordAudit } from '../audit/trail.ts';
 import type { Database } from '../db/pool.ts';
