@@ -15,39 +15,17 @@ import {
   capMemory,
   checkModuleBytes,
   inspectModuleBytes,
-  MAX_CUSTOM_SECTIONS,
-  MAX_DATA_SEGMENTS,
-  MAX_ELEMENT_SEGMENTS,
-  MAX_EXPORTS,
-  MAX_FUNCTIONS,
-  MAX_GLOBALS,
-  MAX_IMPORTS,
   MAX_MODULE_BYTES,
-  MAX_TABLE_ENTRIES,
-  MAX_TAGS,
-  MAX_TYPES,
   parseManifest,
   prepareModule,
   sha256Hex,
 } from '../src/module/index.ts';
 import { inspectUpload, withSandbox } from '../src/runner/index.ts';
-import { type ModuleShape, shapedModule } from '../test/module/bytes.ts';
+import { AT_EVERY_BOUND, type ModuleShape, shapedModule } from '../test/module/bytes.ts';
 
 const TIMES = Number(process.env.BENCH_TIMES ?? 5);
 const GOAL_MS = 50;
 
-const AT_BOUNDS: ModuleShape = {
-  types: MAX_TYPES,
-  imports: MAX_IMPORTS,
-  functions: MAX_FUNCTIONS,
-  exports: MAX_EXPORTS,
-  tableEntries: MAX_TABLE_ENTRIES,
-  globals: MAX_GLOBALS,
-  tags: MAX_TAGS,
-  elementSegments: MAX_ELEMENT_SEGMENTS,
-  dataSegments: MAX_DATA_SEGMENTS,
-  customSections: MAX_CUSTOM_SECTIONS,
-};
 const MILLION_EXPORTS: ModuleShape = { functions: 1, exports: 1_000_000 };
 /** Just under 32 MiB with the module around it: the size bound's worth of bytes, within every count. */
 const FULL_SIZE: ModuleShape = { functions: 1_000, dataBytes: MAX_MODULE_BYTES - 64 * 1024 };
@@ -137,17 +115,17 @@ async function main() {
   await row('1,000,000 exports: now, inspectModuleBytes (count bound)', MILLION_EXPORTS, (bytes) =>
     expectRefused(inspectModuleBytes(bytes)),
   );
-  await row('every bound: checkModuleBytes (pure, synchronous)', AT_BOUNDS, checkModuleBytes);
-  await row('every bound: capMemory (pure, synchronous)', AT_BOUNDS, (bytes) => capMemory(bytes, 64));
-  await row('every bound: WebAssembly.compile alone', AT_BOUNDS, (bytes) => WebAssembly.compile(bytes));
-  await row('every bound: before, new WebAssembly.Module + lists', AT_BOUNDS, oldLayout);
-  await row('every bound: inspectModuleBytes (pure + compile)', AT_BOUNDS, inspectModuleBytes);
-  await row('every bound: prepareModule (api: pure, cap, compile, sha256)', AT_BOUNDS, (bytes) =>
+  await row('every bound: checkModuleBytes (pure, synchronous)', AT_EVERY_BOUND, checkModuleBytes);
+  await row('every bound: capMemory (pure, synchronous)', AT_EVERY_BOUND, (bytes) => capMemory(bytes, 64));
+  await row('every bound: WebAssembly.compile alone', AT_EVERY_BOUND, (bytes) => WebAssembly.compile(bytes));
+  await row('every bound: before, new WebAssembly.Module + lists', AT_EVERY_BOUND, oldLayout);
+  await row('every bound: inspectModuleBytes (pure + compile)', AT_EVERY_BOUND, inspectModuleBytes);
+  await row('every bound: prepareModule (api: pure, cap, compile, sha256)', AT_EVERY_BOUND, (bytes) =>
     prepareModule(bytes, manifest),
   );
   await withSandbox(async (sandbox) => {
     await inspectUpload(shapedModule({}), sandbox); // the thread started before timing
-    await row('every bound: inspectUpload (runner: + manifest export run)', AT_BOUNDS, (bytes) =>
+    await row('every bound: inspectUpload (runner: + manifest export run)', AT_EVERY_BOUND, (bytes) =>
       inspectUpload(bytes, sandbox),
     );
   });

@@ -2,6 +2,18 @@
 // for sections whose declared count is all a test needs, and for modules too large to assemble from text
 // quickly (a million exports). Shared with bench/module-compile.ts.
 import { encodeU32, HEADER, SECTION } from '../../src/module/binary.ts';
+import {
+  MAX_CUSTOM_SECTIONS,
+  MAX_DATA_SEGMENTS,
+  MAX_ELEMENT_SEGMENTS,
+  MAX_EXPORTS,
+  MAX_FUNCTIONS,
+  MAX_GLOBALS,
+  MAX_IMPORTS,
+  MAX_TABLE_ENTRIES,
+  MAX_TAGS,
+  MAX_TYPES,
+} from '../../src/module/index.ts';
 
 type Part = Uint8Array | readonly number[];
 
@@ -88,6 +100,20 @@ export interface ModuleShape {
    * afresh instead of reusing the compiled module it keeps for identical bytes. */
   seed?: number;
 }
+
+/** As many of each counted thing as an upload may declare. */
+export const AT_EVERY_BOUND: ModuleShape = {
+  types: MAX_TYPES,
+  imports: MAX_IMPORTS,
+  functions: MAX_FUNCTIONS,
+  exports: MAX_EXPORTS,
+  tableEntries: MAX_TABLE_ENTRIES,
+  globals: MAX_GLOBALS,
+  tags: MAX_TAGS,
+  elementSegments: MAX_ELEMENT_SEGMENTS,
+  dataSegments: MAX_DATA_SEGMENTS,
+  customSections: MAX_CUSTOM_SECTIONS,
+};
 
 /**
  * A module shaped like an app (one memory, manifest and invoke exported), declaring as many of each

@@ -13,10 +13,9 @@ import {
   MAX_TYPES,
 } from '../../src/module/counts.ts';
 import { checkModuleBytes, inspectModuleBytes, prepareModule } from '../../src/module/inspect.ts';
-import { MAX_DATA_SEGMENTS, MAX_GLOBALS, MAX_TABLE_ENTRIES } from '../../src/module/instance-size.ts';
 import { parseManifest } from '../../src/module/manifest.ts';
 import { capMemory, readModule } from '../../src/module/wasm.ts';
-import { join, moduleOf, name, section, shapedModule } from './bytes.ts';
+import { AT_EVERY_BOUND, join, moduleOf, name, section, shapedModule } from './bytes.ts';
 import { appModule } from './wat.ts';
 
 afterEach(() => {
@@ -95,18 +94,7 @@ describe('the declared counts', () => {
   });
 
   it('accepts a module at every bound at once, and the engine finds it valid', async () => {
-    const bytes = shapedModule({
-      types: MAX_TYPES,
-      imports: MAX_IMPORTS,
-      functions: MAX_FUNCTIONS,
-      exports: MAX_EXPORTS,
-      tableEntries: MAX_TABLE_ENTRIES,
-      globals: MAX_GLOBALS,
-      tags: MAX_TAGS,
-      elementSegments: MAX_ELEMENT_SEGMENTS,
-      dataSegments: MAX_DATA_SEGMENTS,
-      customSections: MAX_CUSTOM_SECTIONS,
-    });
+    const bytes = shapedModule(AT_EVERY_BOUND);
     const inspected = await inspectModuleBytes(bytes);
     expect(inspected).toMatchObject({ ok: true });
     if (inspected.ok) expect(inspected.exports).toHaveLength(MAX_EXPORTS);
