@@ -1,13 +1,12 @@
 // Install change routes (docs/install-changes.md): the list and the decisions. Thin: parse, authorize, call
 // changes.ts, answer the change view.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { absentBodyIsEmpty } from '../http/optional-body.ts';
 import { pageQuery } from '../http/paging.ts';
 import { errors } from '../http/responses.ts';
 import { approveChange, listChanges, rejectChange, withdrawChange } from './changes.ts';
-import { type InstallRouteDeps, installContextOf } from './context.ts';
+import { installContextOf } from './context.ts';
 import { Name } from './routes.ts';
 import { ChangePageSchema, ChangeViewSchema } from './schemas.ts';
 
@@ -25,98 +24,94 @@ const ChangesQuery = Type.Object(
   { additionalProperties: false },
 );
 
-export function changesRoutes(deps: InstallRouteDeps): FastifyPluginAsyncTypebox {
-  return async (app) => {
-    const context = (request: FastifyRequest) => installContextOf(deps, request);
+export const changesRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get(
+    '/app-install-changes',
+    {
+      config: { permission: 'apps:read' },
+      schema: {
+        tags: ['app-installs'],
+        operationId: 'listInstallChanges',
+        summary: 'Install changes: open ones oldest first (default), or decided ones newest first',
+        querystring: ChangesQuery,
+        response: { 200: ChangePageSchema },
+      },
+    },
+    async (request) =>
+      listChanges(installContextOf(request), { ...request.query, status: request.query.status ?? 'open' }),
+  );
 
-    app.get(
-      '/app-install-changes',
-      {
-        config: { permission: 'apps:read' },
-        schema: {
-          tags: ['app-installs'],
-          operationId: 'listInstallChanges',
-          summary: 'Install changes: open ones oldest first (default), or decided ones newest first',
-          querystring: ChangesQuery,
-          response: { 200: ChangePageSchema },
+  app.post(
+    '/app-installs/:install/changes/:id/approve',
+    {
+      config: { permission: 'apps:publish' },
+      schema: {
+        tags: ['app-installs'],
+        operationId: 'approveInstallChange',
+        summary: 'Approve a held save: its version, config and hosts apply in one transaction',
+        params: ChangeParams,
+        body: DecisionBody,
+        response: {
+          200: ChangeViewSchema,
+          ...errors(
+            'unknown_install',
+            'not_found',
+            'four_eyes',
+            'install_changed',
+            'app_blocked',
+            'conflict',
+          ),
         },
       },
-      async (request) =>
-        listChanges(context(request), { ...request.query, status: request.query.status ?? 'open' }),
-    );
+      preValidation: absentBodyIsEmpty,
+    },
+    async (request) =>
+      approveChange(
+        installContextOf(request),
+        request.params.install,
+        request.params.id,
+        request.body.comment ?? null,
+      ),
+  );
 
-    app.post(
-      '/app-installs/:install/changes/:id/approve',
-      {
-        config: { permission: 'apps:publish' },
-        schema: {
-          tags: ['app-installs'],
-          operationId: 'approveInstallChange',
-          summary: 'Approve a held save: its version, config and hosts apply in one transaction',
-          params: ChangeParams,
-          body: DecisionBody,
-          response: {
-            200: ChangeViewSchema,
-            ...errors(
-              'unknown_install',
-              'not_found',
-              'four_eyes',
-              'install_changed',
-              'app_blocked',
-              'conflict',
-            ),
-          },
-        },
-        preValidation: absentBodyIsEmpty,
+  app.post(
+    '/app-installs/:install/changes/:id/reject',
+    {
+      config: { permission: 'apps:publish' },
+      schema: {
+        tags: ['app-installs'],
+        operationId: 'rejectInstallChange',
+        summary: 'Reject a held save: the install stays as it is; a new install goes with its change',
+        params: ChangeParams,
+        body: DecisionBody,
+        response: { 200: ChangeViewSchema, ...errors('unknown_install', 'not_found', 'conflict') },
       },
-      async (request) =>
-        approveChange(
-          context(request),
-          request.params.install,
-          request.params.id,
-          request.body.comment ?? null,
-        ),
-    );
+      preValidation: absentBodyIsEmpty,
+    },
+    async (request) =>
+      rejectChange(
+        installContextOf(request),
+        request.params.install,
+        request.params.id,
+        request.body.comment ?? null,
+      ),
+  );
 
-    app.post(
-      '/app-installs/:install/changes/:id/reject',
-      {
-        config: { permission: 'apps:publish' },
-        schema: {
-          tags: ['app-installs'],
-          operationId: 'rejectInstallChange',
-          summary: 'Reject a held save: the install stays as it is; a new install goes with its change',
-          params: ChangeParams,
-          body: DecisionBody,
-          response: { 200: ChangeViewSchema, ...errors('unknown_install', 'not_found', 'conflict') },
-        },
-        preValidation: absentBodyIsEmpty,
-      },
-      async (request) =>
-        rejectChange(
-          context(request),
-          request.params.install,
-          request.params.id,
-          request.body.comment ?? null,
-        ),
-    );
-
-    app.post(
-      '/app-installs/:install/changes/:id/withdraw',
-      {
-        config: { permission: 'apps:write' },
-        schema: {
-          tags: ['app-installs'],
-          operationId: 'withdrawInstallChange',
-          summary: 'Withdraw a held save (its requester, or an administrator holding tenants:settings)',
-          params: ChangeParams,
-          response: {
-            200: ChangeViewSchema,
-            ...errors('unknown_install', 'not_found', 'not_requester', 'conflict'),
-          },
+  app.post(
+    '/app-installs/:install/changes/:id/withdraw',
+    {
+      config: { permission: 'apps:write' },
+      schema: {
+        tags: ['app-installs'],
+        operationId: 'withdrawInstallChange',
+        summary: 'Withdraw a held save (its requester, or an administrator holding tenants:settings)',
+        params: ChangeParams,
+        response: {
+          200: ChangeViewSchema,
+          ...errors('unknown_install', 'not_found', 'not_requester', 'conflict'),
         },
       },
-      async (request) => withdrawChange(context(request), request.params.install, request.params.id),
-    );
-  };
-}
+    },
+    async (request) => withdrawChange(installContextOf(request), request.params.install, request.params.id),
+  );
+};
