@@ -8,7 +8,7 @@ import { blocksOfVersionRow } from '../catalogue/blocks.ts';
 import { appBlocks, appVersions } from '../catalogue/tables.ts';
 import type { Queryable } from '../db/pool.ts';
 import { readsDocuments } from '../installs/capabilities.ts';
-import { type CircuitRead, dbNow } from '../installs/circuit-state.ts';
+import { type CircuitRead, dbNow } from '../installs/circuit/circuit-store.ts';
 import { unknownInstall } from '../installs/service.ts';
 import { appInstallAliases, appInstallCircuits, appInstalls } from '../installs/tables.ts';
 import { type InstallRow, type VersionRow, webhookUrl } from '../installs/view.ts';

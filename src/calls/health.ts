@@ -15,8 +15,8 @@ import {
   gateOf,
   settingsInForce,
   shownCircuit,
-} from '../installs/circuit-rules.ts';
-import { databaseNow } from '../installs/circuit-state.ts';
+} from '../installs/circuit/circuit-rules.ts';
+import { databaseNow } from '../installs/circuit/circuit-store.ts';
 import { appInstallCircuits, appInstalls } from '../installs/tables.ts';
 import { appInvocations } from './tables.ts';
 

@@ -4,10 +4,10 @@
 // the request's install context once, for the handler to read (installContextOf).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ApiError } from '../http/errors.ts';
-import { cacheRoutes } from './cache-routes.ts';
-import { changesRoutes } from './changes-routes.ts';
+import { cacheRoutes } from './cache/cache-routes.ts';
+import { changesRoutes } from './changes/changes-routes.ts';
 import { buildInstallContext, type InstallRouteDeps } from './context.ts';
-import { limitsRoutes } from './limits-routes.ts';
+import { limitsRoutes } from './limits/limits-routes.ts';
 import { installRoutes } from './routes.ts';
 
 /** The scope of the install routes, then `others` (route plugins of other layers that read the context). */

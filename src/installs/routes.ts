@@ -11,7 +11,7 @@ import {
   CIRCUIT_OPEN_SECONDS,
   configureCircuit,
   resetCircuit,
-} from './circuit.ts';
+} from './circuit/circuit.ts';
 import { installContextOf } from './context.ts';
 import { installUsage, removeAlias, renameInstall } from './rename.ts';
 import { createInstall, saveInstall } from './saves.ts';
@@ -23,7 +23,7 @@ import {
   InstallViewSchema,
   RenameResultSchema,
 } from './schemas.ts';
-import { removeSecret, storeSecret } from './secrets.ts';
+import { removeSecret, storeSecret } from './secrets/secrets.ts';
 import { deleteInstall, getInstall, listInstalls, type SaveBody as SaveFields } from './service.ts';
 
 export const Name = Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,99}$' });

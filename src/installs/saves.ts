@@ -7,16 +7,16 @@ import { count, eq } from 'drizzle-orm';
 import { isUniqueViolation } from '../db/errors.ts';
 import type { Tx } from '../db/pool.ts';
 import { ApiError, validationError } from '../http/errors.ts';
-import { clearCacheAfterSave } from './cache.ts';
+import { clearCacheAfterSave } from './cache/cache.ts';
 import { documentsMove, type InstallState } from './capabilities.ts';
-import { type ChangeRow, type ChangeView, changeView, partAppliedAtOnce } from './change-rules.ts';
+import { type ChangeRow, type ChangeView, changeView, partAppliedAtOnce } from './changes/changes-rules.ts';
 import {
   type ApprovalSettings,
   approvalSettingsOf,
   openChangeOf,
   requestChange,
   supersedeOpenChange,
-} from './change-store.ts';
+} from './changes/changes-store.ts';
 import { assertConfigured, type Planned, plan } from './plan.ts';
 import {
   assertNameFree,

@@ -8,10 +8,10 @@ import { type VersionSummary, versionSummary } from '../catalogue/views.ts';
 import type { Queryable } from '../db/pool.ts';
 import type { Manifest } from '../module/index.ts';
 import { receivesWebhooks } from './capabilities.ts';
-import { type ChangeRow, type ChangeView, changeView } from './change-rules.ts';
-import { type CircuitRow, settingsInForce, shownCircuit } from './circuit-rules.ts';
-import { readCircuits } from './circuit-state.ts';
-import { requiredSecrets } from './secret-rules.ts';
+import { type ChangeRow, type ChangeView, changeView } from './changes/changes-rules.ts';
+import { type CircuitRow, settingsInForce, shownCircuit } from './circuit/circuit-rules.ts';
+import { readCircuits } from './circuit/circuit-store.ts';
+import { requiredSecrets } from './secrets/secrets-rules.ts';
 import { appInstallAliases, appInstallChanges, appInstallSecrets, type appInstalls } from './tables.ts';
 
 export type InstallRow = typeof appInstalls.$inferSelect;

@@ -16,7 +16,7 @@ import { auditEvents } from '../../src/audit/tables.ts';
 import { attemptDepsOf } from '../../src/calls/attempt.ts';
 import { callInstall } from '../../src/calls/call-install.ts';
 import { appInvocations, appMetering } from '../../src/calls/tables.ts';
-import { claimTrial, databaseNow } from '../../src/installs/circuit-state.ts';
+import { claimTrial, databaseNow } from '../../src/installs/circuit/circuit-store.ts';
 import { appInstallCircuits } from '../../src/installs/tables.ts';
 import { createRunnerClient, type RunnerClient } from '../../src/runner/client.ts';
 import { type CataloguePlatform, startCataloguePlatform } from '../catalogue/support.ts';

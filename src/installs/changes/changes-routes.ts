@@ -2,13 +2,13 @@
 // changes.ts, answer the change view.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { absentBodyIsEmpty } from '../http/optional-body.ts';
-import { pageQuery } from '../http/paging.ts';
-import { errors } from '../http/responses.ts';
+import { absentBodyIsEmpty } from '../../http/optional-body.ts';
+import { pageQuery } from '../../http/paging.ts';
+import { errors } from '../../http/responses.ts';
+import { installContextOf } from '../context.ts';
+import { Name } from '../routes.ts';
+import { ChangePageSchema, ChangeViewSchema } from '../schemas.ts';
 import { approveChange, listChanges, rejectChange, withdrawChange } from './changes.ts';
-import { installContextOf } from './context.ts';
-import { Name } from './routes.ts';
-import { ChangePageSchema, ChangeViewSchema } from './schemas.ts';
 
 const ChangeParams = Type.Object({ install: Name, id: Type.String({ format: 'uuid' }) });
 const DecisionBody = Type.Object(

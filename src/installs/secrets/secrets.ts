@@ -2,15 +2,15 @@
 // bound to tenant, install and name. A value goes nowhere but the sealed row: not into an answer, an
 // audit record, an error or a log line.
 import { and, eq } from 'drizzle-orm';
-import type { Tx } from '../db/pool.ts';
-import { ApiError, notFound, validationError } from '../http/errors.ts';
-import { clearInstallCache } from './cache.ts';
-import { openChangeOf } from './change-store.ts';
+import type { Tx } from '../../db/pool.ts';
+import { ApiError, notFound, validationError } from '../../http/errors.ts';
+import { clearInstallCache } from '../cache/cache.ts';
+import { openChangeOf } from '../changes/changes-store.ts';
+import { audit, auditBy, type InstallContext, requireInstall, versionById, view } from '../service.ts';
+import { appInstallSecrets } from '../tables.ts';
+import { type InstallRow, type InstallView, publishedVersionsOf } from '../view.ts';
 import { seal } from './seal.ts';
-import { mayStoreSecret, secretValueIssue } from './secret-rules.ts';
-import { audit, auditBy, type InstallContext, requireInstall, versionById, view } from './service.ts';
-import { appInstallSecrets } from './tables.ts';
-import { type InstallRow, type InstallView, publishedVersionsOf } from './view.ts';
+import { mayStoreSecret, secretValueIssue } from './secrets-rules.ts';
 
 const secretStoreUnavailable = () =>
   new ApiError('secret_store_unavailable', 'this deployment has no secret store key (SECRET_STORE_KEY)');

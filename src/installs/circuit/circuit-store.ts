@@ -3,10 +3,11 @@
 // move after an attempt (step 7). Every time is the database's: reads select now() beside the row and
 // writes stamp now(), so api and worker processes on clocks that disagree still agree on the circuit.
 import { and, eq, inArray, sql } from 'drizzle-orm';
-import { type Actor, recordAudit } from '../audit/trail.ts';
-import type { Database, Queryable } from '../db/pool.ts';
-import { ApiError } from '../http/errors.ts';
-import { notify } from '../notifications/service.ts';
+import { type Actor, recordAudit } from '../../audit/trail.ts';
+import type { Database, Queryable } from '../../db/pool.ts';
+import { ApiError } from '../../http/errors.ts';
+import { notify } from '../../notifications/service.ts';
+import { appInstallCircuits, type appInstalls } from '../tables.ts';
 import {
   type CircuitCount,
   type CircuitGate,
@@ -15,7 +16,6 @@ import {
   gateOf,
   nextCircuit,
 } from './circuit-rules.ts';
-import { appInstallCircuits, type appInstalls } from './tables.ts';
 
 type InstallRow = typeof appInstalls.$inferSelect;
 

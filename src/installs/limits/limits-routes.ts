@@ -2,11 +2,11 @@
 // and budgets. Both need apps:write, since the record shows spend. Thin: the schema shapes the body,
 // limits.ts checks the rules and saves.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { errors } from '../http/responses.ts';
-import { installContextOf } from './context.ts';
+import { errors } from '../../http/responses.ts';
+import { installContextOf } from '../context.ts';
+import { InstallParams } from '../routes.ts';
+import { LimitsRecordSchema } from '../schemas.ts';
 import { getLimits, saveLimits } from './limits.ts';
-import { InstallParams } from './routes.ts';
-import { LimitsRecordSchema } from './schemas.ts';
 
 export const limitsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(

@@ -1,12 +1,12 @@
 // Circuit settings of an install (docs/installs.md "Circuit settings"): the
 // install's own failure threshold and open time, each null for the deployment's (APP_CIRCUIT_*), and the
-// reset. Calls move the circuit itself (circuit-state.ts); a settings change applies on the next call of
+// reset. Calls move the circuit itself (circuit-store.ts); a settings change applies on the next call of
 // every process, since each attempt reads the install row.
 import { eq } from 'drizzle-orm';
-import { closeCircuit } from './circuit-state.ts';
-import { audit, type InstallContext, nextUpdatedAt, requireInstall, view } from './service.ts';
-import { appInstalls } from './tables.ts';
-import type { InstallRow, InstallView } from './view.ts';
+import { audit, type InstallContext, nextUpdatedAt, requireInstall, view } from '../service.ts';
+import { appInstalls } from '../tables.ts';
+import type { InstallRow, InstallView } from '../view.ts';
+import { closeCircuit } from './circuit-store.ts';
 
 /** The settings' allowed ranges; the routes' schema enforces them. */
 export const CIRCUIT_FAILURE_THRESHOLD = { min: 1, max: 100 } as const;

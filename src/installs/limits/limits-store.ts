@@ -2,9 +2,9 @@
 // quota check, metering and its month report (src/calls/). A leaf: it imports no service, so both sides
 // may use it.
 import { and, asc, eq, sql } from 'drizzle-orm';
-import { appVersions } from '../catalogue/tables.ts';
-import type { Queryable } from '../db/pool.ts';
-import { appInstallLimits, appInstalls, type Budget } from './tables.ts';
+import { appVersions } from '../../catalogue/tables.ts';
+import type { Queryable } from '../../db/pool.ts';
+import { appInstallLimits, appInstalls, type Budget } from '../tables.ts';
 
 export interface LimitsRecord {
   /** ISO 4217 code, or null. */

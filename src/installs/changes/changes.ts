@@ -1,28 +1,18 @@
 // Install changes: the list and the decisions (docs/install-changes.md "Approve", "Reject and withdraw",
-// "The list"). Saves open changes (service.ts through change-store.ts); here they are approved,
+// "The list"). Saves open changes (../service.ts through changes-store.ts); here they are approved,
 // rejected or withdrawn. Each decision locks the install's row, then the change's, in one transaction:
 // the same order a save takes, so a decision and a save of one install take turns and neither is lost.
 import { isDeepStrictEqual } from 'node:util';
 import { and, asc, desc, eq, inArray, isNotNull, isNull, or, type SQL, sql } from 'drizzle-orm';
-import { nameMeteringRows } from '../calls/metering.ts';
-import { assertNotBlocked } from '../catalogue/blocks.ts';
-import type { Tx } from '../db/pool.ts';
-import { ApiError, conflict, notFound } from '../http/errors.ts';
-import { countCapped, type Page } from '../http/paging.ts';
-import { clearCacheAfterSave } from './cache.ts';
-import {
-  type ChangeRow,
-  type ChangeView,
-  changeView,
-  fourEyesRefuses,
-  mayWithdraw,
-  sameHosts,
-  versionApprovable,
-} from './change-rules.ts';
-import { auditDecided, decisionBy } from './change-store.ts';
-import { addedHosts, removedHosts } from './hosts.ts';
-import { blockTarget, configIssues, missingSecrets, sameApp } from './plan.ts';
-import { auditDocumentsMove } from './saves.ts';
+import { nameMeteringRows } from '../../calls/metering.ts';
+import { assertNotBlocked } from '../../catalogue/blocks.ts';
+import type { Tx } from '../../db/pool.ts';
+import { ApiError, conflict, notFound } from '../../http/errors.ts';
+import { countCapped, type Page } from '../../http/paging.ts';
+import { clearCacheAfterSave } from '../cache/cache.ts';
+import { addedHosts, removedHosts } from '../hosts.ts';
+import { blockTarget, configIssues, missingSecrets, sameApp } from '../plan.ts';
+import { auditDocumentsMove } from '../saves.ts';
 import {
   audit,
   auditBy,
@@ -32,9 +22,19 @@ import {
   nextUpdatedAt,
   requireInstall,
   versionById,
-} from './service.ts';
-import { appInstallChanges, appInstallSecrets, appInstalls, type ChangeDecision } from './tables.ts';
-import { type InstallRow, storedSecretNames } from './view.ts';
+} from '../service.ts';
+import { appInstallChanges, appInstallSecrets, appInstalls, type ChangeDecision } from '../tables.ts';
+import { type InstallRow, storedSecretNames } from '../view.ts';
+import {
+  type ChangeRow,
+  type ChangeView,
+  changeView,
+  fourEyesRefuses,
+  mayWithdraw,
+  sameHosts,
+  versionApprovable,
+} from './changes-rules.ts';
+import { auditDecided, decisionBy } from './changes-store.ts';
 
 export type ChangeStatus = 'open' | 'decided';
 

@@ -1,10 +1,10 @@
 // Cached values of an install (docs/cached-values.md): the listing (never a value) and the manual clear.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { errors } from '../http/responses.ts';
+import { errors } from '../../http/responses.ts';
+import { installContextOf } from '../context.ts';
+import { InstallParams } from '../routes.ts';
+import { CacheClearedSchema, CacheListingSchema } from '../schemas.ts';
 import { clearCacheManually, listInstallCache } from './cache.ts';
-import { installContextOf } from './context.ts';
-import { InstallParams } from './routes.ts';
-import { CacheClearedSchema, CacheListingSchema } from './schemas.ts';
 
 export const cacheRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
