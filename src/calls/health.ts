@@ -16,7 +16,7 @@ import {
   settingsInForce,
   shownCircuit,
 } from '../installs/circuit/circuit-rules.ts';
-import { databaseNow } from '../installs/circuit/circuit-store.ts';
+import { readDatabaseNow } from '../installs/circuit/circuit-store.ts';
 import { appInstallCircuits, appInstalls } from '../installs/tables.ts';
 import { appInvocations } from './tables.ts';
 
@@ -114,7 +114,7 @@ export async function healthInstalls(db: Queryable, tenantId: string) {
       .leftJoin(appInstallCircuits, eq(appInstallCircuits.installId, appInstalls.id))
       .where(eq(appInstalls.tenantId, tenantId))
       .orderBy(appInstalls.name),
-    databaseNow(db),
+    readDatabaseNow(db),
   ]);
   const installs = rows.map(
     ({ block: blocked, ...row }): HealthInstall => ({

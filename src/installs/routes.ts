@@ -13,7 +13,7 @@ import {
   resetCircuit,
 } from './circuit/circuit.ts';
 import { installContextOf } from './context.ts';
-import { installUsage, removeAlias, renameInstall } from './rename.ts';
+import { getInstallUsage, removeAlias, renameInstall } from './rename.ts';
 import { createInstall, saveInstall } from './saves.ts';
 import {
   CircuitSchema,
@@ -319,7 +319,7 @@ export const installRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: UsageSchema, ...errors('unknown_install') },
       },
     },
-    async (request) => installUsage(installContextOf(request), request.params.install),
+    async (request) => getInstallUsage(installContextOf(request), request.params.install),
   );
 
   app.put(

@@ -209,10 +209,10 @@ export async function assertNameFree(tx: Tx, tenantId: string, name: string) {
   }
 }
 
-export const view = async (tx: Tx, ctx: InstallContext, row: InstallRow) =>
+export const readView = async (tx: Tx, ctx: InstallContext, row: InstallRow) =>
   (await viewsOf(tx, [row], ctx.settings))[0] as InstallView;
 
-export async function versionById(tx: Queryable, id: string): Promise<VersionRow> {
+export async function readVersion(tx: Queryable, id: string): Promise<VersionRow> {
   const [row] = await tx.select().from(appVersions).where(eq(appVersions.id, id));
   if (!row) throw new Error(`version ${id} does not exist`);
   return row;

@@ -20,11 +20,11 @@ import {
   type InstallContext,
   installedData,
   nextUpdatedAt,
+  readVersion,
   requireInstall,
-  versionById,
 } from '../service.ts';
 import { appInstallChanges, appInstallSecrets, appInstalls, type ChangeDecision } from '../tables.ts';
-import { type InstallRow, storedSecretNames } from '../view.ts';
+import { type InstallRow, readStoredSecretNames } from '../view.ts';
 import {
   type ChangeRow,
   type ChangeView,
@@ -165,8 +165,8 @@ export async function approveChange(
         { changeId: change.id },
       );
     }
-    const version = await versionById(tx, change.versionId);
-    const currentVersion = await versionById(tx, install.versionId);
+    const version = await readVersion(tx, change.versionId);
+    const currentVersion = await readVersion(tx, install.versionId);
     if (!sameApp(version, currentVersion) || !versionApprovable(version, install)) {
       throw conflict(`version ${version.version} is ${version.status}; it can no longer be applied`, {
         changeId: change.id,
@@ -189,7 +189,7 @@ export async function approveChange(
         configHosts: checked.hosts,
       });
     }
-    const stored = (await storedSecretNames(tx, [install.id])).get(install.id) ?? [];
+    const stored = (await readStoredSecretNames(tx, [install.id])).get(install.id) ?? [];
     const missing = missingSecrets(version.manifest, change.config, stored);
     const [row] = await tx
       .update(appInstalls)

@@ -38,7 +38,7 @@ export interface CircuitRead {
 }
 
 /** The database's clock, for readers whose installs have no circuit row. */
-export async function databaseNow(db: Queryable): Promise<Date> {
+export async function readDatabaseNow(db: Queryable): Promise<Date> {
   const { rows } = await db.execute<{ now: Date }>(sql`select now() as now`);
   return new Date(rows[0]?.now as Date);
 }
@@ -52,7 +52,7 @@ export async function readCircuits(db: Queryable, installIds: readonly string[])
     .from(appInstallCircuits)
     .where(inArray(appInstallCircuits.installId, [...installIds]));
   for (const { installId, ...row } of rows) byInstall.set(installId, row);
-  return { byInstall, now: rows.length > 0 ? await databaseNow(db) : new Date() };
+  return { byInstall, now: rows.length > 0 ? await readDatabaseNow(db) : new Date() };
 }
 
 /**

@@ -37,7 +37,7 @@ export interface InstallLimits {
 }
 
 /** Every install of the tenant with its limits record (none stored: an empty one), by name. */
-export async function tenantInstallLimits(db: Queryable, tenantId: string): Promise<InstallLimits[]> {
+export async function readTenantInstallLimits(db: Queryable, tenantId: string): Promise<InstallLimits[]> {
   const rows = await db
     .select({
       installId: appInstalls.id,

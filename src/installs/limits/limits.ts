@@ -5,7 +5,7 @@
 import { sql } from 'drizzle-orm';
 import { monthSpendCurrencies } from '../../calls/metering.ts';
 import { conflict, type Issue, validationError } from '../../http/errors.ts';
-import { audit, type InstallContext, requireInstall, versionById } from '../service.ts';
+import { audit, type InstallContext, readVersion, requireInstall } from '../service.ts';
 import { appInstallLimits } from '../tables.ts';
 import { type LimitsRecord, readLimits } from './limits-store.ts';
 
@@ -80,7 +80,7 @@ export async function saveLimits(
   return ctx.database.db.transaction(async (tx) => {
     // The row lock serializes saves of one install (and with its other writes).
     const install = await requireInstall(tx, tenantId, name, true);
-    const version = await versionById(tx, install.versionId);
+    const version = await readVersion(tx, install.versionId);
     const issues = limitsIssues(
       record,
       version.manifest.actions.map((a) => a.name),
