@@ -24,23 +24,23 @@ import type { Config } from '../config.ts';
 import { OUTAGE_POLICY, type OutagePolicy, whileDatabaseDown } from '../db/outage.ts';
 import type { Database } from '../db/pool.ts';
 import { ApiError } from '../http/errors.ts';
-import { readLiveCache, storeCacheChanges } from '../installs/cache/cache.ts';
-import { readsDocuments } from '../installs/capabilities.ts';
 import {
   type CircuitCount,
   type CircuitGate,
-  type CircuitSettings,
-  countOf,
-  settingsInForce,
-} from '../installs/circuit/circuit-rules.ts';
-import {
   type CircuitRead,
+  type CircuitSettings,
   circuitOpen,
   claimTrial,
+  countOf,
+  type InstallRow,
   moveCircuit,
   readGate,
-} from '../installs/circuit/circuit-store.ts';
-import type { InstallRow, VersionRow } from '../installs/view.ts';
+  readLiveCache,
+  readsDocuments,
+  settingsInForce,
+  storeCacheChanges,
+  type VersionRow,
+} from '../installs/index.ts';
 import { type LogLine, noUsage, type RunnerClient, type Usage } from '../runner/index.ts';
 import { type Admitted, admit } from './admission.ts';
 import { attemptTimeMs, deadlineReached } from './attempt-time.ts';

@@ -2,7 +2,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { dateTime, nullable } from '../http/responses.ts';
-import { installContextOf } from '../installs/context.ts';
+import { installContextOf } from '../installs/index.ts';
 import { healthReport } from './health.ts';
 
 const closed = { additionalProperties: false } as const;

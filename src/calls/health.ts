@@ -10,14 +10,15 @@ import { blocksOfVersionRow } from '../catalogue/blocks.ts';
 import { appBlocks, appVersions } from '../catalogue/tables.ts';
 import type { Queryable } from '../db/pool.ts';
 import {
+  appInstallCircuits,
+  appInstalls,
   type CircuitRow,
   type CircuitSettings,
   gateOf,
+  readDatabaseNow,
   settingsInForce,
   shownCircuit,
-} from '../installs/circuit/circuit-rules.ts';
-import { readDatabaseNow } from '../installs/circuit/circuit-store.ts';
-import { appInstallCircuits, appInstalls } from '../installs/tables.ts';
+} from '../installs/index.ts';
 import { appInvocations } from './tables.ts';
 
 /** The window's records of one install, summed by PostgreSQL. */

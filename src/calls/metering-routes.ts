@@ -5,8 +5,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { installContextOf } from '../installs/context.ts';
-import { Name } from '../installs/routes.ts';
+import { installContextOf, Name } from '../installs/index.ts';
 import { meteringReport } from './metering-report.ts';
 import { monthReport } from './month-report.ts';
 import { MeteringReport, Month, MonthMeteringReport } from './schemas.ts';

@@ -5,7 +5,7 @@
 // does (periodUse, limitStandings), so a budget it calls reached is one the check refuses calls by.
 // Spend (per currency, the install's currency, spend budgets) only for callers holding apps:write.
 import type { Queryable } from '../db/pool.ts';
-import { type InstallLimits, readTenantInstallLimits } from '../installs/limits/limits-store.ts';
+import { type InstallLimits, readTenantInstallLimits } from '../installs/index.ts';
 import { installUsage, type PeriodUseRow, periodUse, tenantUsage } from './metering.ts';
 import {
   emptyTally,

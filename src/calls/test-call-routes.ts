@@ -4,8 +4,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { errors } from '../http/responses.ts';
-import { type InstallRouteDeps, installContextOf } from '../installs/context.ts';
-import { InstallParams } from '../installs/routes.ts';
+import { InstallParams, type InstallRouteDeps, installContextOf } from '../installs/index.ts';
 import { attemptDepsOf } from './attempt.ts';
 import { TestCallAnswer } from './schemas.ts';
 import { testCallAnswer, testInstall } from './test-call.ts';

@@ -3,8 +3,7 @@
 // circuit, no invocation record; metered and quota-checked like any call. The one trace it leaves is the
 // app.tested audit event (without input or output, which may hold applicants' data).
 import { actorOf } from '../audit/actor.ts';
-import { audit, type InstallContext, readVersion, requireInstall } from '../installs/service.ts';
-import { webhookUrl } from '../installs/view.ts';
+import { audit, type InstallContext, readVersion, requireInstall, webhookUrl } from '../installs/index.ts';
 import { type AttemptDeps, type AttemptOutcome, runAttempt } from './attempt.ts';
 
 export interface TestCallBody {
