@@ -24,7 +24,7 @@ import { inArray, sql } from 'drizzle-orm';
 import pino from 'pino';
 import { startEchoVendor } from '../src/app-cli/vendor-double.ts';
 import { openDatabase } from '../src/db/pool.ts';
-import { appInstallCircuits } from '../src/installs/tables.ts';
+import { appInstallCircuits } from '../src/installs/index.ts';
 import { createRunnerClient } from '../src/runner/index.ts';
 import type { DefinitionBody } from '../src/runs/model.ts';
 import { definitions, definitionVersions, workflowRuns } from '../src/runs/tables.ts';

@@ -5,7 +5,8 @@ import { auditRoutes } from '../audit/routes.ts';
 import type { TokenVerifier } from '../auth/tokens.ts';
 import { appsHealthRoutes } from '../calls/health-routes.ts';
 import { meteringRoutes } from '../calls/metering-routes.ts';
-import { callRoutes } from '../calls/routes.ts';
+import { invocationRoutes } from '../calls/routes.ts';
+import { testCallRoutes } from '../calls/test-call-routes.ts';
 import { loadRelease, reconcileRelease } from '../catalogue/release.ts';
 import { catalogueRoutes } from '../catalogue/routes.ts';
 import { moduleServable } from '../catalogue/servable.ts';
@@ -13,11 +14,7 @@ import type { Inspector } from '../catalogue/uploads.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/pool.ts';
 import { createServer } from '../http/server.ts';
-import { cacheRoutes } from '../installs/cache-routes.ts';
-import { changesRoutes } from '../installs/changes-routes.ts';
-import { limitsRoutes } from '../installs/limits-routes.ts';
-import { installRoutes } from '../installs/routes.ts';
-import { installNamesOf } from '../installs/service.ts';
+import { installNamesOf, installRoutesScope } from '../installs/index.ts';
 import { notificationRoutes } from '../notifications/routes.ts';
 import { createRunnerClient, type RunnerClient } from '../runner/index.ts';
 import { definitionCallers } from '../runs/definitions/callers.ts';
@@ -80,13 +77,11 @@ export async function buildPublicApi(deps: ApiDeps) {
     // The definitions layer answers who calls an install (renames, alias removal, usage).
     callers: definitionCallers,
   };
-  await app.register(installRoutes(installDeps));
-  await app.register(changesRoutes(installDeps));
-  await app.register(limitsRoutes(installDeps));
-  await app.register(cacheRoutes(installDeps));
-  await app.register(meteringRoutes(installDeps));
-  await app.register(appsHealthRoutes(installDeps));
-  await app.register(callRoutes(installDeps));
+  // The routes that read an install: one scope that answers 503 apps_unavailable where apps are off.
+  await app.register(
+    installRoutesScope(installDeps, [meteringRoutes, appsHealthRoutes, testCallRoutes(installDeps)]),
+  );
+  await app.register(invocationRoutes(deps.database));
   await app.register(definitionRoutes({ database: deps.database, config: deps.config }));
   if (deps.runs) {
     await app.register(

@@ -8,11 +8,14 @@ import { eq } from 'drizzle-orm';
 import { appBlocked, findBlock } from '../catalogue/blocks.ts';
 import type { Queryable } from '../db/pool.ts';
 import { ApiError, issuesUnder, validationError } from '../http/errors.ts';
-import { childPointer } from '../installs/config-pointers.ts';
-import { open } from '../installs/seal.ts';
-import { requiredSecrets } from '../installs/secret-rules.ts';
-import { appInstallSecrets } from '../installs/tables.ts';
-import type { InstallRow, VersionRow } from '../installs/view.ts';
+import {
+  appInstallSecrets,
+  childPointer,
+  type InstallRow,
+  open,
+  requiredSecrets,
+  type VersionRow,
+} from '../installs/index.ts';
 import { type ActionDeclaration, createSchemaAjv, type JsonSchema, unmappableKeys } from '../module/index.ts';
 
 export interface Admitted {

@@ -2,8 +2,8 @@
 // function test calls, workflow steps, app rules and fallbacks go through, each with its own options. In
 // order:
 //   1. admission (admission.ts): enabled, not blocked, action, input, required secrets;
-//   2. the install's circuit (installs/circuit-state.ts) — steps, rules and fallbacks (options.circuit);
-//      a test call skips it. Read beside the admission, applied after it;
+//   2. the install's circuit (installs/circuit/circuit-store.ts) — steps, rules and fallbacks
+//      (options.circuit); a test call skips it. Read beside the admission, applied after it;
 //   3. quotas and budgets (quota-check.ts): 429 app_quota_exceeded, recorded and metered nowhere;
 //   4. a due half-open trial's claim (one conditional UPDATE; lost: 503 app_circuit_open);
 //   5. cached values read, the call sent to the runner, the call's cache changes stored once it answers;
@@ -24,23 +24,23 @@ import type { Config } from '../config.ts';
 import { OUTAGE_POLICY, type OutagePolicy, whileDatabaseDown } from '../db/outage.ts';
 import type { Database } from '../db/pool.ts';
 import { ApiError } from '../http/errors.ts';
-import { readLiveCache, storeCacheChanges } from '../installs/cache.ts';
-import { readsDocuments } from '../installs/capabilities.ts';
 import {
   type CircuitCount,
   type CircuitGate,
-  type CircuitSettings,
-  countOf,
-  settingsInForce,
-} from '../installs/circuit-rules.ts';
-import {
   type CircuitRead,
+  type CircuitSettings,
   circuitOpen,
   claimTrial,
+  countOf,
+  type InstallRow,
   moveCircuit,
   readGate,
-} from '../installs/circuit-state.ts';
-import type { InstallRow, VersionRow } from '../installs/view.ts';
+  readLiveCache,
+  readsDocuments,
+  settingsInForce,
+  storeCacheChanges,
+  type VersionRow,
+} from '../installs/index.ts';
 import { type LogLine, noUsage, type RunnerClient, type Usage } from '../runner/index.ts';
 import { type Admitted, admit } from './admission.ts';
 import { attemptTimeMs, deadlineReached } from './attempt-time.ts';

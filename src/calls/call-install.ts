@@ -7,11 +7,18 @@ import { and, eq, inArray, or, sql } from 'drizzle-orm';
 import { blocksOfVersionRow } from '../catalogue/blocks.ts';
 import { appBlocks, appVersions } from '../catalogue/tables.ts';
 import type { Queryable } from '../db/pool.ts';
-import { readsDocuments } from '../installs/capabilities.ts';
-import { type CircuitRead, dbNow } from '../installs/circuit-state.ts';
-import { unknownInstall } from '../installs/service.ts';
-import { appInstallAliases, appInstallCircuits, appInstalls } from '../installs/tables.ts';
-import { type InstallRow, type VersionRow, webhookUrl } from '../installs/view.ts';
+import {
+  appInstallAliases,
+  appInstallCircuits,
+  appInstalls,
+  type CircuitRead,
+  dbNow,
+  type InstallRow,
+  readsDocuments,
+  unknownInstall,
+  type VersionRow,
+  webhookUrl,
+} from '../installs/index.ts';
 import type { ActionDeclaration } from '../module/index.ts';
 import { type AttemptDeps, type AttemptOutcome, runAttempt } from './attempt.ts';
 import type { InvocationContext } from './invocations.ts';

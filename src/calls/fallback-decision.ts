@@ -4,7 +4,7 @@
 // the app called retryable, or a timeout, that the step's time did not cut short) and, for a timeout,
 // the action is idempotent (its requests may have gone out). Never after a platform refusal, a final
 // error, a trap, or an unreachable or failing runner; and only while an attempt can still end in time.
-import type { CircuitCount } from '../installs/circuit-rules.ts';
+import type { CircuitCount } from '../installs/index.ts';
 import { type AttemptEnd, MIN_ATTEMPT_MS } from './retry-decision.ts';
 
 /** Why the fallback took the call: the service.app.fallback.count metric's reason label. */

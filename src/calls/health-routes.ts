@@ -2,7 +2,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { dateTime, nullable } from '../http/responses.ts';
-import { type InstallRouteDeps, installContextOf } from '../installs/context.ts';
+import { installContextOf } from '../installs/index.ts';
 import { healthReport } from './health.ts';
 
 const closed = { additionalProperties: false } as const;
@@ -80,30 +80,28 @@ const HealthReport = Type.Object(
   { ...closed, title: 'HealthReport' },
 );
 
-export function appsHealthRoutes(deps: InstallRouteDeps): FastifyPluginAsyncTypebox {
-  return async (app) => {
-    // A static path, matched before GET /apps/:name; no app may be named health (src/module/names.ts).
-    app.get(
-      '/apps/health',
-      {
-        config: { permission: 'apps:read' },
-        schema: {
-          tags: ['apps'],
-          operationId: 'getAppsHealth',
-          summary:
-            'How the tenant’s installs fared over a window: calls, failures, timeouts and p95 per install, open circuits, blocked installs',
-          querystring: HealthQuery,
-          response: { 200: HealthReport },
-        },
+export const appsHealthRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  // A static path, matched before GET /apps/:name; no app may be named health (src/module/names.ts).
+  app.get(
+    '/apps/health',
+    {
+      config: { permission: 'apps:read' },
+      schema: {
+        tags: ['apps'],
+        operationId: 'getAppsHealth',
+        summary:
+          'How the tenant’s installs fared over a window: calls, failures, timeouts and p95 per install, open circuits, blocked installs',
+        querystring: HealthQuery,
+        response: { 200: HealthReport },
       },
-      async (request) => {
-        const ctx = installContextOf(deps, request);
-        return healthReport(ctx.database.db, {
-          tenantId: ctx.principal.tenantId,
-          windowMinutes: request.query.windowMinutes ?? 60,
-          defaults: ctx.settings.circuitDefaults,
-        });
-      },
-    );
-  };
-}
+    },
+    async (request) => {
+      const ctx = installContextOf(request);
+      return healthReport(ctx.database.db, {
+        tenantId: ctx.principal.tenantId,
+        windowMinutes: request.query.windowMinutes ?? 60,
+        defaults: ctx.settings.circuitDefaults,
+      });
+    },
+  );
+};

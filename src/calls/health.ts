@@ -10,14 +10,15 @@ import { blocksOfVersionRow } from '../catalogue/blocks.ts';
 import { appBlocks, appVersions } from '../catalogue/tables.ts';
 import type { Queryable } from '../db/pool.ts';
 import {
+  appInstallCircuits,
+  appInstalls,
   type CircuitRow,
   type CircuitSettings,
   gateOf,
+  readDatabaseNow,
   settingsInForce,
   shownCircuit,
-} from '../installs/circuit-rules.ts';
-import { databaseNow } from '../installs/circuit-state.ts';
-import { appInstallCircuits, appInstalls } from '../installs/tables.ts';
+} from '../installs/index.ts';
 import { appInvocations } from './tables.ts';
 
 /** The window's records of one install, summed by PostgreSQL. */
@@ -114,7 +115,7 @@ export async function healthInstalls(db: Queryable, tenantId: string) {
       .leftJoin(appInstallCircuits, eq(appInstallCircuits.installId, appInstalls.id))
       .where(eq(appInstalls.tenantId, tenantId))
       .orderBy(appInstalls.name),
-    databaseNow(db),
+    readDatabaseNow(db),
   ]);
   const installs = rows.map(
     ({ block: blocked, ...row }): HealthInstall => ({

@@ -8,7 +8,7 @@ import type { Queryable } from '../db/pool.ts';
 import { notFound } from '../http/errors.ts';
 import { countCapped, type Page } from '../http/paging.ts';
 import { holdsUnstorable, storableJson } from '../http/unstorable-text.ts';
-import type { InstallRow, VersionRow } from '../installs/view.ts';
+import type { InstallRow, VersionRow } from '../installs/index.ts';
 import type { Usage } from '../runner/index.ts';
 import type { AttemptError, AttemptStatus } from './outcome.ts';
 import { appInvocations, type InvocationStatus } from './tables.ts';

@@ -5,7 +5,7 @@
 import { and, desc, eq, gte, isNull, lte, or, type SQL, sql } from 'drizzle-orm';
 import type { Queryable } from '../db/pool.ts';
 import { validationError } from '../http/errors.ts';
-import { appInstalls } from '../installs/tables.ts';
+import { appInstalls } from '../installs/index.ts';
 import { dayKey } from './quotas.ts';
 import { appMetering } from './tables.ts';
 

@@ -5,8 +5,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { type InstallRouteDeps, installContextOf } from '../installs/context.ts';
-import { Name } from '../installs/routes.ts';
+import { installContextOf, Name } from '../installs/index.ts';
 import { meteringReport } from './metering-report.ts';
 import { monthReport } from './month-report.ts';
 import { MeteringReport, Month, MonthMeteringReport } from './schemas.ts';
@@ -22,8 +21,8 @@ const MonthQuery = Type.Object(
 );
 
 /** What either report needs of a request: the database, the tenant, and whether spend may be shown. */
-function reportScope(deps: InstallRouteDeps, request: FastifyRequest) {
-  const ctx = installContextOf(deps, request);
+function reportScope(request: FastifyRequest) {
+  const ctx = installContextOf(request);
   return {
     db: ctx.database.db,
     tenantId: ctx.principal.tenantId,
@@ -31,44 +30,42 @@ function reportScope(deps: InstallRouteDeps, request: FastifyRequest) {
   };
 }
 
-export function meteringRoutes(deps: InstallRouteDeps): FastifyPluginAsyncTypebox {
-  return async (app) => {
-    app.get(
-      '/app-installs/metering',
-      {
-        config: { permission: 'apps:read' },
-        schema: {
-          tags: ['app-installs'],
-          operationId: 'getInstallMetering',
-          summary: 'What installs used per UTC day and action (spend only with apps:write)',
-          querystring: MeteringQuery,
-          response: { 200: MeteringReport },
-        },
+export const meteringRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get(
+    '/app-installs/metering',
+    {
+      config: { permission: 'apps:read' },
+      schema: {
+        tags: ['app-installs'],
+        operationId: 'getInstallMetering',
+        summary: 'What installs used per UTC day and action (spend only with apps:write)',
+        querystring: MeteringQuery,
+        response: { 200: MeteringReport },
       },
-      async (request) => {
-        const { db, ...scope } = reportScope(deps, request);
-        return meteringReport(db, { ...scope, ...request.query });
-      },
-    );
+    },
+    async (request) => {
+      const { db, ...scope } = reportScope(request);
+      return meteringReport(db, { ...scope, ...request.query });
+    },
+  );
 
-    // A static path, matched before GET /apps/:name; no app may be named metering (src/module/names.ts).
-    app.get(
-      '/apps/metering',
-      {
-        config: { permission: 'apps:read' },
-        schema: {
-          tags: ['apps'],
-          operationId: 'getMonthMetering',
-          summary:
-            'A month’s use in total, per UTC day and per install, with the operator’s quotas and the installs’ budgets now (spend only with apps:write)',
-          querystring: MonthQuery,
-          response: { 200: MonthMeteringReport },
-        },
+  // A static path, matched before GET /apps/:name; no app may be named metering (src/module/names.ts).
+  app.get(
+    '/apps/metering',
+    {
+      config: { permission: 'apps:read' },
+      schema: {
+        tags: ['apps'],
+        operationId: 'getMonthMetering',
+        summary:
+          'A month’s use in total, per UTC day and per install, with the operator’s quotas and the installs’ budgets now (spend only with apps:write)',
+        querystring: MonthQuery,
+        response: { 200: MonthMeteringReport },
       },
-      async (request) => {
-        const { db, ...scope } = reportScope(deps, request);
-        return monthReport(db, { ...scope, ...request.query });
-      },
-    );
-  };
-}
+    },
+    async (request) => {
+      const { db, ...scope } = reportScope(request);
+      return monthReport(db, { ...scope, ...request.query });
+    },
+  );
+};

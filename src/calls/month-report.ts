@@ -5,7 +5,7 @@
 // does (periodUse, limitStandings), so a budget it calls reached is one the check refuses calls by.
 // Spend (per currency, the install's currency, spend budgets) only for callers holding apps:write.
 import type { Queryable } from '../db/pool.ts';
-import { type InstallLimits, tenantInstallLimits } from '../installs/limits-record.ts';
+import { type InstallLimits, readTenantInstallLimits } from '../installs/index.ts';
 import { installUsage, type PeriodUseRow, periodUse, tenantUsage } from './metering.ts';
 import {
   emptyTally,
@@ -106,7 +106,7 @@ export async function monthReport(db: Queryable, query: MonthQuery, now: Date = 
   const month = query.month ?? monthOf(now);
   const [rows, installs, quotas, current] = await Promise.all([
     meteringRows(db, { tenantId: query.tenantId, ...monthDays(month) }),
-    tenantInstallLimits(db, query.tenantId),
+    readTenantInstallLimits(db, query.tenantId),
     tenantQuotasOf(db, query.tenantId),
     periodUse(db, query.tenantId, now),
   ]);

@@ -7,7 +7,7 @@ import type { Actor } from '../audit/trail.ts';
 import { recordAudit } from '../audit/trail.ts';
 import type { Database } from '../db/pool.ts';
 import { ApiError } from '../http/errors.ts';
-import { readLimits } from '../installs/limits-record.ts';
+import { readLimits } from '../installs/index.ts';
 import { notify } from '../notifications/service.ts';
 import { usageOf } from './metering.ts';
 import { actionPrice, limitKey, type QuotaRefusal, quotaRefusal, refusalMessage } from './quotas.ts';

@@ -1,6 +1,7 @@
 // The pure rules of quotas and budgets (docs/limits-and-metering.md): the UTC
 // periods a limit counts over, and which limit, if any, refuses the next attempt. quota-check.ts reads
 // the database and acts on the answer; nothing here does I/O.
+// Past the installs' front door: installs imports this file, so its index.ts would close a circle.
 import type { Budget, BudgetMetric, BudgetPeriod } from '../installs/tables.ts';
 
 export type QuotaScope = 'tenant' | 'install';

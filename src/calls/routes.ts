@@ -1,30 +1,16 @@
-// Call routes: POST /app-installs/:install/test (docs/calls.md "Test call") and the invocation records, GET
-// /app-invocations and GET /app-invocations/:id; the metering reports are in metering-routes.ts.
-// Steps and rules call installs from workflows (call-install.ts), not over HTTP.
+// The invocation records: GET /app-invocations and GET /app-invocations/:id. The test call is in
+// test-call-routes.ts, the metering reports in metering-routes.ts. Steps and rules call installs from
+// workflows (call-install.ts), not over HTTP.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import type { Database } from '../db/pool.ts';
 import { principalOf } from '../http/auth.ts';
 import { validationError } from '../http/errors.ts';
 import { pageOf, pageQuery } from '../http/paging.ts';
 import { errors } from '../http/responses.ts';
-import { type InstallRouteDeps, installContextOf } from '../installs/context.ts';
-import { InstallParams } from '../installs/routes.ts';
-import { attemptDepsOf } from './attempt.ts';
 import { getInvocation, listInvocations } from './invocations.ts';
-import { InvocationRecord, TestCallAnswer } from './schemas.ts';
+import { InvocationRecord } from './schemas.ts';
 import type { InvocationStatus } from './tables.ts';
-import { testCallAnswer, testInstall } from './test-call.ts';
-
-const TestBody = Type.Object(
-  {
-    action: Type.String({ minLength: 1, maxLength: 100 }),
-    input: Type.Optional(Type.Unknown({ default: {}, description: 'The action’s input; {} when left out' })),
-  },
-  {
-    additionalProperties: false,
-    examples: [{ action: 'screen', input: { fullName: 'Ada Lovelace', birthDate: '1815-12-10' } }],
-  },
-);
 
 const Uuid = Type.String({ format: 'uuid' });
 const STATUSES: InvocationStatus[] = ['success', 'pending', 'error', 'timeout'];
@@ -57,45 +43,8 @@ const InvocationsQuery = Type.Object(
 );
 const InvocationParams = Type.Object({ id: Uuid });
 
-export function callRoutes(deps: InstallRouteDeps): FastifyPluginAsyncTypebox {
+export function invocationRoutes(database: Database): FastifyPluginAsyncTypebox {
   return async (app) => {
-    app.post(
-      '/app-installs/:install/test',
-      {
-        config: { permission: 'apps:write' },
-        schema: {
-          tags: ['app-installs'],
-          operationId: 'testInstall',
-          summary: 'Call one action of the install once (enabled or not); metered, not recorded',
-          params: InstallParams,
-          body: TestBody,
-          // 404 unknown_install; 409 install_not_configured (secrets missing) or app_blocked
-          response: {
-            200: TestCallAnswer,
-            ...errors(
-              'unknown_install',
-              'install_not_configured',
-              'app_blocked',
-              'app_quota_exceeded',
-              'secret_store_unavailable',
-            ),
-          },
-        },
-      },
-      async (request) => {
-        const ctx = installContextOf(deps, request);
-        const runner = deps.runner;
-        if (!runner) throw new Error('apps are available only with a runner');
-        const outcome = await testInstall(
-          ctx,
-          attemptDepsOf(deps.config, deps.database, runner),
-          request.params.install,
-          request.body,
-        );
-        return testCallAnswer(outcome);
-      },
-    );
-
     app.get(
       '/app-invocations',
       {
@@ -110,7 +59,8 @@ export function callRoutes(deps: InstallRouteDeps): FastifyPluginAsyncTypebox {
         },
       },
       // Records are read from the database alone: they answer without a runner or module storage too
-      // (the listing routes stay up where apps are off), so no installContextOf here.
+      // (the listing routes stay up where apps are off), so these routes stay outside the install
+      // routes' scope.
       async (request) => {
         const principal = principalOf(request);
         const { from, to, ...query } = request.query;
@@ -120,7 +70,7 @@ export function callRoutes(deps: InstallRouteDeps): FastifyPluginAsyncTypebox {
           throw validationError([{ path: 'query.to', message: 'must be after from' }]);
         }
         return listInvocations(
-          deps.database.db,
+          database.db,
           { ...query, tenantId: principal.tenantId, from: fromDate, to: toDate },
           principal.permissions.has('runs:context'),
         );
@@ -143,7 +93,7 @@ export function callRoutes(deps: InstallRouteDeps): FastifyPluginAsyncTypebox {
       async (request) => {
         const principal = principalOf(request);
         return getInvocation(
-          deps.database.db,
+          database.db,
           principal.tenantId,
           request.params.id,
           principal.permissions.has('runs:context'),

@@ -5,7 +5,7 @@ import { and, asc, eq, sql } from 'drizzle-orm';
 import { type Actor, recordAudit } from '../audit/trail.ts';
 import type { Queryable, Tx } from '../db/pool.ts';
 import { validationError } from '../http/errors.ts';
-import type { BudgetPeriod } from '../installs/tables.ts';
+import type { BudgetPeriod } from '../installs/index.ts';
 import { BUDGET_PERIODS, QUOTA_METRICS, type QuotaMetric, type TenantQuota } from './quotas.ts';
 import { appTenantQuotas } from './tables.ts';
 

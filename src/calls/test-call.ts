@@ -3,8 +3,7 @@
 // circuit, no invocation record; metered and quota-checked like any call. The one trace it leaves is the
 // app.tested audit event (without input or output, which may hold applicants' data).
 import { actorOf } from '../audit/actor.ts';
-import { audit, type InstallContext, requireInstall, versionById } from '../installs/service.ts';
-import { webhookUrl } from '../installs/view.ts';
+import { audit, type InstallContext, readVersion, requireInstall, webhookUrl } from '../installs/index.ts';
 import { type AttemptDeps, type AttemptOutcome, runAttempt } from './attempt.ts';
 
 export interface TestCallBody {
@@ -27,7 +26,7 @@ export async function testInstall(
 ): Promise<AttemptOutcome> {
   const db = ctx.database.db;
   const install = await requireInstall(db, ctx.principal.tenantId, name, false);
-  const version = await versionById(db, install.versionId);
+  const version = await readVersion(db, install.versionId);
   const actor = actorOf(ctx.principal);
   const outcome = await runAttempt(
     deps,

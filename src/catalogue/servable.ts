@@ -5,7 +5,7 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import { appCallbacks } from '../callbacks/tables.ts';
 import type { Queryable } from '../db/pool.ts';
-import { appInstalls } from '../installs/tables.ts';
+import { appInstalls } from '../installs/index.ts';
 import { findBlock } from './blocks.ts';
 import { appVersions } from './tables.ts';
 

@@ -3,6 +3,8 @@ export * from '../audit/tables.ts';
 export * from '../callbacks/tables.ts';
 export * from '../calls/tables.ts';
 export * from '../catalogue/tables.ts';
+// Past the installs' front door: its index.ts would load every install service (which take the pool's
+// types from this schema) and close a circle.
 export * from '../installs/tables.ts';
 export * from '../notifications/tables.ts';
 export * from '../runs/tables.ts';

@@ -1,5 +1,6 @@
-// What every /app-installs route hands its service: the database, the caller, the request id and the
-// deployment's settings that install rules read.
+// What every route of the install routes' scope hands its service: the database, the caller, the request
+// id and the deployment's settings that install rules read. The scope (routes-scope.ts) resolves it once
+// per request; handlers read it with installContextOf.
 import type { FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/pool.ts';
@@ -8,6 +9,13 @@ import { ApiError } from '../http/errors.ts';
 import type { RunnerClient } from '../runner/index.ts';
 import { type InstallCallers, NO_CALLERS } from './callers.ts';
 import type { InstallContext } from './service.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set by the install routes' scope before its handlers run; null outside it. */
+    installContext?: InstallContext | null;
+  }
+}
 
 export interface InstallRouteDeps {
   database: Database;
@@ -20,10 +28,8 @@ export interface InstallRouteDeps {
   callers?: InstallCallers;
 }
 
-/** The install context of a request; 503 apps_unavailable when the deployment runs no apps. */
-export function installContextOf(deps: InstallRouteDeps, request: FastifyRequest): InstallContext {
-  if (!deps.available)
-    throw new ApiError('apps_unavailable', 'this deployment has no app runner or no module storage');
+/** The install context of a request: its caller and id, with the deployment's settings. */
+export function buildInstallContext(deps: InstallRouteDeps, request: FastifyRequest): InstallContext {
   return {
     database: deps.database,
     principal: principalOf(request),
@@ -41,4 +47,10 @@ export function installContextOf(deps: InstallRouteDeps, request: FastifyRequest
       cacheBudget: deps.config.cacheBudget,
     },
   };
+}
+
+/** The install context the scope resolved for this request; a route outside the scope has none. */
+export function installContextOf(request: FastifyRequest): InstallContext {
+  if (!request.installContext) throw new ApiError('internal', 'internal error');
+  return request.installContext;
 }

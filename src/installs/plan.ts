@@ -9,7 +9,7 @@ import { ApiError, validationError } from '../http/errors.ts';
 import { createSchemaAjv, type Manifest } from '../module/index.ts';
 import { addedHosts, type HostRuleOptions, installHosts } from './hosts.ts';
 import { schemaIssues, withRuleIssues } from './schema-issues.ts';
-import { checkSecretReferences, checkSecretVariables, requiredSecrets } from './secret-rules.ts';
+import { checkSecretReferences, checkSecretVariables, requiredSecrets } from './secrets/secrets-rules.ts';
 import type { InstallContext, SaveBody } from './service.ts';
 import type { AutoUpgrade } from './tables.ts';
 import type { VersionRow } from './view.ts';

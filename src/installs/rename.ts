@@ -19,8 +19,8 @@ import {
   lockTenantInstalls,
   nextUpdatedAt,
   RESERVED_INSTALL_NAMES,
+  readView,
   requireInstall,
-  view,
 } from './service.ts';
 import { appInstallAliases, appInstalls } from './tables.ts';
 import type { InstallRow, InstallView } from './view.ts';
@@ -63,7 +63,7 @@ export async function rewriteCallers(
 }
 
 /** GET /app-installs/:install/usage: the published definitions naming the install by any of its names. */
-export async function installUsage(ctx: InstallContext, name: string): Promise<{ items: Usage[] }> {
+export async function getInstallUsage(ctx: InstallContext, name: string): Promise<{ items: Usage[] }> {
   const db = ctx.database.db;
   const install = await requireInstall(db, ctx.principal.tenantId, name, false);
   const aliases = (await aliasesOf(db, install.id)).map((a) => a.alias);
@@ -160,7 +160,7 @@ export async function renameInstall(
         aliasTakenBack: takingBack,
         rewrite: body.rewrite ?? null,
       });
-      return { install: await view(tx, ctx, install), alias: kept };
+      return { install: await readView(tx, ctx, install), alias: kept };
     });
   } catch (error) {
     // The advisory lock makes this unreachable in practice; the unique indexes still have the last word.
@@ -203,6 +203,6 @@ export async function removeAlias(
       .delete(appInstallAliases)
       .where(and(eq(appInstallAliases.installId, install.id), eq(appInstallAliases.alias, alias)));
     await audit(tx, ctx, 'app.install.alias.removed', install, { alias, force });
-    return view(tx, ctx, install);
+    return readView(tx, ctx, install);
   });
 }

@@ -1,8 +1,8 @@
 // Install routes (docs/installs.md): thin — parse, authorize, call the service, shape the answer.
 // Installs, the install view, secrets, renames and aliases, circuit settings. Changes, limits and cached
 // values have route files of their own beside this one; the test call and metering are in src/calls/.
+// All of them run in one scope (routes-scope.ts) that checks apps are on and resolves the install context.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
 import { type Static, Type } from 'typebox';
 import { errors } from '../http/responses.ts';
 import { UsageSchema } from './callers.ts';
@@ -11,9 +11,9 @@ import {
   CIRCUIT_OPEN_SECONDS,
   configureCircuit,
   resetCircuit,
-} from './circuit.ts';
-import { type InstallRouteDeps, installContextOf } from './context.ts';
-import { installUsage, removeAlias, renameInstall } from './rename.ts';
+} from './circuit/circuit.ts';
+import { installContextOf } from './context.ts';
+import { getInstallUsage, removeAlias, renameInstall } from './rename.ts';
 import { createInstall, saveInstall } from './saves.ts';
 import {
   CircuitSchema,
@@ -23,7 +23,7 @@ import {
   InstallViewSchema,
   RenameResultSchema,
 } from './schemas.ts';
-import { removeSecret, storeSecret } from './secrets.ts';
+import { removeSecret, storeSecret } from './secrets/secrets.ts';
 import { deleteInstall, getInstall, listInstalls, type SaveBody as SaveFields } from './service.ts';
 
 export const Name = Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,99}$' });
@@ -98,253 +98,258 @@ function saveOf(body: Static<typeof SaveBody>): SaveFields {
   };
 }
 
-export function installRoutes(deps: InstallRouteDeps): FastifyPluginAsyncTypebox {
-  return async (app) => {
-    const context = (request: FastifyRequest) => installContextOf(deps, request);
+export const installRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get(
+    '/app-installs',
+    {
+      config: { permission: 'apps:read' },
+      schema: {
+        tags: ['app-installs'],
+        operationId: 'listInstalls',
+        summary: 'The tenant’s installs, optionally of one app',
+        querystring: Type.Object({ app: Type.Optional(Name) }, { additionalProperties: false }),
+        response: { 200: InstallListSchema },
+      },
+    },
+    async (request) => ({ items: await listInstalls(installContextOf(request), request.query.app) }),
+  );
 
-    app.get(
-      '/app-installs',
-      {
-        config: { permission: 'apps:read' },
-        schema: {
-          tags: ['app-installs'],
-          operationId: 'listInstalls',
-          summary: 'The tenant’s installs, optionally of one app',
-          querystring: Type.Object({ app: Type.Optional(Name) }, { additionalProperties: false }),
-          response: { 200: InstallListSchema },
+  app.get(
+    '/app-installs/:install',
+    {
+      config: { permission: 'apps:read' },
+      schema: {
+        tags: ['app-installs'],
+        operationId: 'getInstall',
+        summary: 'One install: its version, secrets, open change, aliases and circuit',
+        params: InstallParams,
+        response: { 200: InstallViewSchema, ...errors('unknown_install') },
+      },
+    },
+    async (request) => getInstall(installContextOf(request), request.params.install),
+  );
+
+  app.post(
+    '/app-installs',
+    {
+      config: { permission: 'apps:write' },
+      schema: {
+        tags: ['app-installs'],
+        operationId: 'createInstall',
+        summary: 'Install an app version',
+        description:
+          '201 when the install applies at once; 202 { install, change } when the tenant requires approvals for apps and the install adds hosts.',
+        body: CreateBody,
+        response: {
+          201: InstallViewSchema,
+          202: HeldSaveSchema,
+          ...errors(
+            'install_name_taken',
+            'install_limit_reached',
+            'hosts_not_approved',
+            'install_not_configured',
+            'app_blocked',
+            'conflict',
+          ),
         },
       },
-      async (request) => ({ items: await listInstalls(context(request), request.query.app) }),
-    );
+    },
+    async (request, reply) => {
+      const saved = await createInstall(installContextOf(request), {
+        name: request.body.name,
+        ...saveOf(request.body),
+      });
+      return reply.status(saved.status).send(saved.body);
+    },
+  );
 
-    app.get(
-      '/app-installs/:install',
-      {
-        config: { permission: 'apps:read' },
-        schema: {
-          tags: ['app-installs'],
-          operationId: 'getInstall',
-          summary: 'One install: its version, secrets, open change, aliases and circuit',
-          params: InstallParams,
-          response: { 200: InstallViewSchema, ...errors('unknown_install') },
+  app.put(
+    '/app-installs/:install',
+    {
+      config: { permission: 'apps:write' },
+      schema: {
+        tags: ['app-installs'],
+        operationId: 'saveInstall',
+        summary: 'Save an install: the whole state it should have (autoUpgrade left out keeps it)',
+        description:
+          '200 when the save applies at once; 202 { install, change } when it adds hosts under approvals for apps.',
+        params: InstallParams,
+        body: SaveBody,
+        response: {
+          200: InstallViewSchema,
+          202: HeldSaveSchema,
+          ...errors(
+            'unknown_install',
+            'hosts_not_approved',
+            'install_not_configured',
+            'app_blocked',
+            'conflict',
+          ),
         },
       },
-      async (request) => getInstall(context(request), request.params.install),
-    );
+    },
+    async (request, reply) => {
+      const saved = await saveInstall(
+        installContextOf(request),
+        request.params.install,
+        saveOf(request.body),
+      );
+      return reply.status(saved.status).send(saved.body);
+    },
+  );
 
-    app.post(
-      '/app-installs',
-      {
-        config: { permission: 'apps:write' },
-        schema: {
-          tags: ['app-installs'],
-          operationId: 'createInstall',
-          summary: 'Install an app version',
-          description:
-            '201 when the install applies at once; 202 { install, change } when the tenant requires approvals for apps and the install adds hosts.',
-          body: CreateBody,
-          response: {
-            201: InstallViewSchema,
-            202: HeldSaveSchema,
-            ...errors(
-              'install_name_taken',
-              'install_limit_reached',
-              'hosts_not_approved',
-              'install_not_configured',
-              'app_blocked',
-              'conflict',
-            ),
-          },
+  app.delete(
+    '/app-installs/:install',
+    {
+      config: { permission: 'apps:write' },
+      schema: {
+        tags: ['app-installs'],
+        operationId: 'deleteInstall',
+        summary: 'Remove an install with its secrets, aliases, changes, limits and cached values',
+        description: 'While runs wait on its callbacks: 409 install_in_use, unless force fails them.',
+        params: InstallParams,
+        querystring: ForceQuery,
+        response: { 204: Type.Null(), ...errors('unknown_install', 'install_in_use') },
+      },
+    },
+    async (request, reply) => {
+      await deleteInstall(installContextOf(request), request.params.install, request.query.force ?? false);
+      return reply.status(204).send(null);
+    },
+  );
+
+  app.post(
+    '/app-installs/:install/secrets/:secret',
+    {
+      config: { permission: 'apps:write' },
+      schema: {
+        tags: ['app-installs'],
+        operationId: 'storeInstallSecret',
+        summary: 'Store or replace a sealed secret; the value is never returned',
+        params: SecretParams,
+        body: SecretBody,
+        response: { 200: InstallViewSchema, ...errors('unknown_install', 'secret_store_unavailable') },
+      },
+    },
+    async (request) =>
+      storeSecret(
+        installContextOf(request),
+        request.params.install,
+        request.params.secret,
+        request.body.value,
+      ),
+  );
+
+  app.delete(
+    '/app-installs/:install/secrets/:secret',
+    {
+      config: { permission: 'apps:write' },
+      schema: {
+        tags: ['app-installs'],
+        operationId: 'removeInstallSecret',
+        summary: 'Remove a stored secret',
+        params: SecretParams,
+        response: {
+          200: InstallViewSchema,
+          ...errors('unknown_install', 'not_found', 'secret_store_unavailable'),
         },
       },
-      async (request, reply) => {
-        const saved = await createInstall(context(request), {
-          name: request.body.name,
-          ...saveOf(request.body),
-        });
-        return reply.status(saved.status).send(saved.body);
-      },
-    );
+    },
+    async (request) => removeSecret(installContextOf(request), request.params.install, request.params.secret),
+  );
 
-    app.put(
-      '/app-installs/:install',
-      {
-        config: { permission: 'apps:write' },
-        schema: {
-          tags: ['app-installs'],
-          operationId: 'saveInstall',
-          summary: 'Save an install: the whole state it should have (autoUpgrade left out keeps it)',
-          description:
-            '200 when the save applies at once; 202 { install, change } when it adds hosts under approvals for apps.',
-          params: InstallParams,
-          body: SaveBody,
-          response: {
-            200: InstallViewSchema,
-            202: HeldSaveSchema,
-            ...errors(
-              'unknown_install',
-              'hosts_not_approved',
-              'install_not_configured',
-              'app_blocked',
-              'conflict',
-            ),
-          },
+  app.post(
+    '/app-installs/:install/rename',
+    {
+      config: { permission: 'apps:write' },
+      schema: {
+        tags: ['app-installs'],
+        operationId: 'renameInstall',
+        summary: 'Rename an install, keeping its former name as an alias by default',
+        description:
+          'Without an alias: 409 install_in_use while published definitions or runs in flight call the former name. rewrite drafts (definitions:write) writes a new draft of each calling definition naming the new name; publish (definitions:publish too) also publishes it.',
+        params: InstallParams,
+        body: RenameBody,
+        response: {
+          200: RenameResultSchema,
+          ...errors('unknown_install', 'install_name_taken', 'alias_limit_reached', 'install_in_use'),
         },
       },
-      async (request, reply) => {
-        const saved = await saveInstall(context(request), request.params.install, saveOf(request.body));
-        return reply.status(saved.status).send(saved.body);
-      },
-    );
+    },
+    async (request) =>
+      renameInstall(installContextOf(request), request.params.install, {
+        ...request.body,
+        keepAlias: request.body.keepAlias ?? true,
+      }),
+  );
 
-    app.delete(
-      '/app-installs/:install',
-      {
-        config: { permission: 'apps:write' },
-        schema: {
-          tags: ['app-installs'],
-          operationId: 'deleteInstall',
-          summary: 'Remove an install with its secrets, aliases, changes, limits and cached values',
-          description: 'While runs wait on its callbacks: 409 install_in_use, unless force fails them.',
-          params: InstallParams,
-          querystring: ForceQuery,
-          response: { 204: Type.Null(), ...errors('unknown_install', 'install_in_use') },
-        },
+  app.delete(
+    '/app-installs/:install/aliases/:alias',
+    {
+      config: { permission: 'apps:write' },
+      schema: {
+        tags: ['app-installs'],
+        operationId: 'removeInstallAlias',
+        summary: 'Remove a kept former name; the name becomes free',
+        description:
+          'While published definitions or runs in flight call it: 409 alias_in_use, unless force (their calls then fail with unknown_install).',
+        params: AliasParams,
+        querystring: ForceQuery,
+        response: { 200: InstallViewSchema, ...errors('unknown_install', 'not_found', 'alias_in_use') },
       },
-      async (request, reply) => {
-        await deleteInstall(context(request), request.params.install, request.query.force ?? false);
-        return reply.status(204).send(null);
-      },
-    );
+    },
+    async (request) =>
+      removeAlias(
+        installContextOf(request),
+        request.params.install,
+        request.params.alias,
+        request.query.force ?? false,
+      ),
+  );
 
-    app.post(
-      '/app-installs/:install/secrets/:secret',
-      {
-        config: { permission: 'apps:write' },
-        schema: {
-          tags: ['app-installs'],
-          operationId: 'storeInstallSecret',
-          summary: 'Store or replace a sealed secret; the value is never returned',
-          params: SecretParams,
-          body: SecretBody,
-          response: { 200: InstallViewSchema, ...errors('unknown_install', 'secret_store_unavailable') },
-        },
+  app.get(
+    '/app-installs/:install/usage',
+    {
+      config: { permission: 'apps:read' },
+      schema: {
+        tags: ['app-installs'],
+        operationId: 'getInstallUsage',
+        summary: 'The published workflows and rule sets calling the install, by its name or an alias',
+        params: InstallParams,
+        response: { 200: UsageSchema, ...errors('unknown_install') },
       },
-      async (request) =>
-        storeSecret(context(request), request.params.install, request.params.secret, request.body.value),
-    );
+    },
+    async (request) => getInstallUsage(installContextOf(request), request.params.install),
+  );
 
-    app.delete(
-      '/app-installs/:install/secrets/:secret',
-      {
-        config: { permission: 'apps:write' },
-        schema: {
-          tags: ['app-installs'],
-          operationId: 'removeInstallSecret',
-          summary: 'Remove a stored secret',
-          params: SecretParams,
-          response: {
-            200: InstallViewSchema,
-            ...errors('unknown_install', 'not_found', 'secret_store_unavailable'),
-          },
-        },
+  app.put(
+    '/app-installs/:install/circuit',
+    {
+      config: { permission: 'apps:write' },
+      schema: {
+        tags: ['app-installs'],
+        operationId: 'configureInstallCircuit',
+        summary: 'Set the install’s own circuit settings (null: the deployment’s)',
+        params: InstallParams,
+        body: CircuitBody,
+        response: { 200: CircuitSettingsSchema, ...errors('unknown_install') },
       },
-      async (request) => removeSecret(context(request), request.params.install, request.params.secret),
-    );
+    },
+    async (request) => configureCircuit(installContextOf(request), request.params.install, request.body),
+  );
 
-    app.post(
-      '/app-installs/:install/rename',
-      {
-        config: { permission: 'apps:write' },
-        schema: {
-          tags: ['app-installs'],
-          operationId: 'renameInstall',
-          summary: 'Rename an install, keeping its former name as an alias by default',
-          description:
-            'Without an alias: 409 install_in_use while published definitions or runs in flight call the former name. rewrite drafts (definitions:write) writes a new draft of each calling definition naming the new name; publish (definitions:publish too) also publishes it.',
-          params: InstallParams,
-          body: RenameBody,
-          response: {
-            200: RenameResultSchema,
-            ...errors('unknown_install', 'install_name_taken', 'alias_limit_reached', 'install_in_use'),
-          },
-        },
+  app.post(
+    '/app-installs/:install/circuit/reset',
+    {
+      config: { permission: 'apps:write' },
+      schema: {
+        tags: ['app-installs'],
+        operationId: 'resetInstallCircuit',
+        summary: 'Close the install’s circuit and clear its count',
+        params: InstallParams,
+        response: { 200: CircuitSchema, ...errors('unknown_install') },
       },
-      async (request) =>
-        renameInstall(context(request), request.params.install, {
-          ...request.body,
-          keepAlias: request.body.keepAlias ?? true,
-        }),
-    );
-
-    app.delete(
-      '/app-installs/:install/aliases/:alias',
-      {
-        config: { permission: 'apps:write' },
-        schema: {
-          tags: ['app-installs'],
-          operationId: 'removeInstallAlias',
-          summary: 'Remove a kept former name; the name becomes free',
-          description:
-            'While published definitions or runs in flight call it: 409 alias_in_use, unless force (their calls then fail with unknown_install).',
-          params: AliasParams,
-          querystring: ForceQuery,
-          response: { 200: InstallViewSchema, ...errors('unknown_install', 'not_found', 'alias_in_use') },
-        },
-      },
-      async (request) =>
-        removeAlias(
-          context(request),
-          request.params.install,
-          request.params.alias,
-          request.query.force ?? false,
-        ),
-    );
-
-    app.get(
-      '/app-installs/:install/usage',
-      {
-        config: { permission: 'apps:read' },
-        schema: {
-          tags: ['app-installs'],
-          operationId: 'getInstallUsage',
-          summary: 'The published workflows and rule sets calling the install, by its name or an alias',
-          params: InstallParams,
-          response: { 200: UsageSchema, ...errors('unknown_install') },
-        },
-      },
-      async (request) => installUsage(context(request), request.params.install),
-    );
-
-    app.put(
-      '/app-installs/:install/circuit',
-      {
-        config: { permission: 'apps:write' },
-        schema: {
-          tags: ['app-installs'],
-          operationId: 'configureInstallCircuit',
-          summary: 'Set the install’s own circuit settings (null: the deployment’s)',
-          params: InstallParams,
-          body: CircuitBody,
-          response: { 200: CircuitSettingsSchema, ...errors('unknown_install') },
-        },
-      },
-      async (request) => configureCircuit(context(request), request.params.install, request.body),
-    );
-
-    app.post(
-      '/app-installs/:install/circuit/reset',
-      {
-        config: { permission: 'apps:write' },
-        schema: {
-          tags: ['app-installs'],
-          operationId: 'resetInstallCircuit',
-          summary: 'Close the install’s circuit and clear its count',
-          params: InstallParams,
-          response: { 200: CircuitSchema, ...errors('unknown_install') },
-        },
-      },
-      async (request) => resetCircuit(context(request), request.params.install),
-    );
-  };
-}
+    },
+    async (request) => resetCircuit(installContextOf(request), request.params.install),
+  );
+};

@@ -7,16 +7,16 @@ import { count, eq } from 'drizzle-orm';
 import { isUniqueViolation } from '../db/errors.ts';
 import type { Tx } from '../db/pool.ts';
 import { ApiError, validationError } from '../http/errors.ts';
-import { clearCacheAfterSave } from './cache.ts';
+import { clearCacheAfterSave } from './cache/cache.ts';
 import { documentsMove, type InstallState } from './capabilities.ts';
-import { type ChangeRow, type ChangeView, changeView, partAppliedAtOnce } from './change-rules.ts';
+import { type ChangeRow, type ChangeView, changeView, partAppliedAtOnce } from './changes/changes-rules.ts';
 import {
   type ApprovalSettings,
   approvalSettingsOf,
   openChangeOf,
   requestChange,
   supersedeOpenChange,
-} from './change-store.ts';
+} from './changes/changes-store.ts';
 import { assertConfigured, type Planned, plan } from './plan.ts';
 import {
   assertNameFree,
@@ -30,13 +30,13 @@ import {
   MAX_INSTALLS_PER_TENANT,
   nextUpdatedAt,
   RESERVED_INSTALL_NAMES,
+  readVersion,
+  readView,
   requireInstall,
   type SaveBody,
-  versionById,
-  view,
 } from './service.ts';
 import { type AutoUpgrade, appInstalls } from './tables.ts';
-import { type InstallRow, type InstallView, storedSecretNames, type VersionRow } from './view.ts';
+import { type InstallRow, type InstallView, readStoredSecretNames, type VersionRow } from './view.ts';
 
 /** What a save answers: applied (201 on create, 200 on PUT), or held for approval (202 { install, change }). */
 export type SaveOutcome<Applied extends 200 | 201 = 200 | 201> =
@@ -68,7 +68,7 @@ export async function auditDocumentsMove(
 const heldOutcome = async (tx: Tx, ctx: InstallContext, install: InstallRow, change: ChangeRow) =>
   ({
     status: 202,
-    body: { install: await view(tx, ctx, install), change: changeView(change, install.name) },
+    body: { install: await readView(tx, ctx, install), change: changeView(change, install.name) },
   }) as const;
 
 // Strictly later than the write before, even when both transactions started in the same instant.
@@ -137,7 +137,7 @@ export async function createInstall(ctx: InstallContext, body: CreateBody): Prom
       await auditDocumentsMove(tx, ctx, install, null, stateOf(planned.version, install.config), {
         via: 'save',
       });
-      return { status: 201, body: await view(tx, ctx, install) };
+      return { status: 201, body: await readView(tx, ctx, install) };
     });
   } catch (error) {
     // The advisory lock makes this unreachable in practice; the unique index still has the last word.
@@ -174,7 +174,7 @@ export async function saveInstall(
   const tenantId = ctx.principal.tenantId;
   return ctx.database.db.transaction(async (tx) => {
     const current = await requireInstall(tx, tenantId, name, true);
-    const currentVersion = await versionById(tx, current.versionId);
+    const currentVersion = await readVersion(tx, current.versionId);
     const open = await openChangeOf(tx, current.id);
     const saving: Saving = {
       current,
@@ -205,7 +205,7 @@ export async function saveInstall(
     });
     const approvals = await approvalSettingsOf(tx, tenantId);
     if (approvals.required && planned.added.length > 0) return heldSave(tx, ctx, saving, planned, approvals);
-    const stored = (await storedSecretNames(tx, [current.id])).get(current.id) ?? [];
+    const stored = (await readStoredSecretNames(tx, [current.id])).get(current.id) ?? [];
     assertConfigured(planned, body, stored);
     return appliedSave(tx, ctx, saving, {
       version: planned.version,
@@ -258,7 +258,7 @@ async function appliedSave(
     stateOf(next.version, install.config),
     { via: 'save' },
   );
-  return { status: 200, body: await view(tx, ctx, install) };
+  return { status: 200, body: await readView(tx, ctx, install) };
 }
 
 /**

@@ -7,7 +7,7 @@ import { BUDGET_METRICS, BUDGET_PERIODS } from '../calls/quotas.ts';
 import { VersionSummary } from '../catalogue/schemas.ts';
 import { pageOf } from '../http/paging.ts';
 import { dateTime, nullable } from '../http/responses.ts';
-import { MAX_BUDGETS_PER_INSTALL } from './limits.ts';
+import { MAX_BUDGETS_PER_INSTALL } from './limits/limits.ts';
 
 const Uuid = Type.String({ format: 'uuid' });
 const Names = Type.Array(Type.String());

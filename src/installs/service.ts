@@ -4,8 +4,9 @@
 // (a save, a decision on its change) take turns and the second starts from the first's result.
 //
 // Create and save: saves.ts (the rules of a save: plan.ts); saves held for approval open a change
-// (change-store.ts), decided in changes.ts; secrets: secrets.ts; renames and aliases: rename.ts; circuit
-// settings: circuit.ts. Seam still marked here: callbacks (install_in_use).
+// (changes/changes-store.ts), decided in changes/changes.ts; secrets: secrets/secrets.ts; renames and
+// aliases: rename.ts; circuit settings: circuit/circuit.ts. Seam still marked here: callbacks
+// (install_in_use).
 import { isDeepStrictEqual } from 'node:util';
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { actorOf } from '../audit/actor.ts';
@@ -208,10 +209,10 @@ export async function assertNameFree(tx: Tx, tenantId: string, name: string) {
   }
 }
 
-export const view = async (tx: Tx, ctx: InstallContext, row: InstallRow) =>
+export const readView = async (tx: Tx, ctx: InstallContext, row: InstallRow) =>
   (await viewsOf(tx, [row], ctx.settings))[0] as InstallView;
 
-export async function versionById(tx: Queryable, id: string): Promise<VersionRow> {
+export async function readVersion(tx: Queryable, id: string): Promise<VersionRow> {
   const [row] = await tx.select().from(appVersions).where(eq(appVersions.id, id));
   if (!row) throw new Error(`version ${id} does not exist`);
   return row;

@@ -40,8 +40,8 @@ export const appInstalls = pgTable(
     circuitFailureThreshold: integer('circuit_failure_threshold'),
     circuitOpenSeconds: integer('circuit_open_seconds'),
     /**
-     * Moves on every clear of the install's cached values (cache.ts): a call stores its cache changes only
-     * while the generation it read is still current, so a clear also holds for calls already running.
+     * Moves on every clear of the install's cached values (cache/cache.ts): a call stores its cache changes
+     * only while the generation it read is still current, so a clear also holds for calls already running.
      */
     cacheGeneration: integer('cache_generation').notNull().default(0),
     /**
@@ -76,7 +76,7 @@ export const appInstallAliases = pgTable(
   ],
 );
 
-/** Sealed secret values (seal.ts: AES-256-GCM bound to tenant, install id and name). */
+/** Sealed secret values (secrets/seal.ts: AES-256-GCM bound to tenant, install id and name). */
 export const appInstallSecrets = pgTable(
   'app_install_secrets',
   {
@@ -167,7 +167,7 @@ export const appInstallLimits = pgTable('app_install_limits', {
 
 /**
  * Cached values of an install (docs/cached-values.md "Storage"), sealed like
- * secrets (seal.ts cacheBinding). size_bytes is the value's UTF-8 length, for the budget.
+ * secrets (secrets/seal.ts cacheBinding). size_bytes is the value's UTF-8 length, for the budget.
  */
 export const appInstallCache = pgTable(
   'app_install_cache',
@@ -195,7 +195,7 @@ export type CircuitState = 'closed' | 'open' | 'half_open';
 /**
  * An install's circuit (docs/calls.md "The circuit"): one row
  * per install once an outage has counted (no row: closed, no count, never moved), shared by every api and
- * worker process and moved only in the database's time (now()). Calls move it (src/calls/circuit.ts);
+ * worker process and moved only in the database's time (now()). Calls move it (circuit/circuit-store.ts);
  * the reset route closes it.
  */
 export const appInstallCircuits = pgTable(

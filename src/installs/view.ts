@@ -8,10 +8,10 @@ import { type VersionSummary, versionSummary } from '../catalogue/views.ts';
 import type { Queryable } from '../db/pool.ts';
 import type { Manifest } from '../module/index.ts';
 import { receivesWebhooks } from './capabilities.ts';
-import { type ChangeRow, type ChangeView, changeView } from './change-rules.ts';
-import { type CircuitRow, settingsInForce, shownCircuit } from './circuit-rules.ts';
-import { readCircuits } from './circuit-state.ts';
-import { requiredSecrets } from './secret-rules.ts';
+import { type ChangeRow, type ChangeView, changeView } from './changes/changes-rules.ts';
+import { type CircuitRow, settingsInForce, shownCircuit } from './circuit/circuit-rules.ts';
+import { readCircuits } from './circuit/circuit-store.ts';
+import { requiredSecrets } from './secrets/secrets-rules.ts';
 import { appInstallAliases, appInstallChanges, appInstallSecrets, type appInstalls } from './tables.ts';
 
 export type InstallRow = typeof appInstalls.$inferSelect;
@@ -163,7 +163,7 @@ export async function publishedVersionsOf(db: Queryable, version: VersionRow): P
 }
 
 /** Names of the secrets stored for each install, by install id. */
-export async function storedSecretNames(db: Queryable, installIds: readonly string[]) {
+export async function readStoredSecretNames(db: Queryable, installIds: readonly string[]) {
   const byInstall = new Map<string, string[]>();
   if (installIds.length === 0) return byInstall;
   const rows = await db
@@ -213,7 +213,7 @@ export async function viewsOf(
   const versionById = new Map(versions.map((v) => [v.id, v]));
   const publishedByVersion = new Map<string, VersionRow[]>();
   for (const version of versions) publishedByVersion.set(version.id, await publishedVersionsOf(db, version));
-  const secrets = await storedSecretNames(db, ids);
+  const secrets = await readStoredSecretNames(db, ids);
   const aliases = await aliasesOf(db, ids);
   const changes = await openChangesOf(db, ids);
   const circuits = await readCircuits(db, ids);

@@ -9,8 +9,8 @@ import { spellingsOf } from './spellings.ts';
 
 /**
  * Values shorter than this are not redacted: replacing every "abc" in an answer would destroy it. Secrets
- * shorter than this are neither stored (src/installs/secret-rules.ts) nor filled (egress/placeholders.ts),
- * and the cache host function refuses shorter values.
+ * shorter than this are neither stored (src/installs/secrets/secrets-rules.ts) nor filled
+ * (egress/placeholders.ts), and the cache host function refuses shorter values.
  */
 export const MIN_REDACTED_LENGTH = 8;
 

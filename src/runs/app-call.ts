@@ -28,7 +28,7 @@ import {
   SINGLE_ATTEMPT,
 } from '../calls/retry-decision.ts';
 import { ApiError } from '../http/errors.ts';
-import type { CircuitCount } from '../installs/circuit-rules.ts';
+import type { CircuitCount } from '../installs/index.ts';
 import type { ActionDeclaration } from '../module/index.ts';
 import { failedCallError, refusedCallError } from './call-error.ts';
 import type { RetryOverride, RunError } from './model.ts';

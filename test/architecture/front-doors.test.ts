@@ -11,6 +11,21 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 const FRONT_DOORS = [
   { folder: 'src/runner', door: 'src/runner/index.ts' },
   { folder: 'src/module', door: 'src/module/index.ts' },
+  { folder: 'src/installs', door: 'src/installs/index.ts' },
+];
+
+/**
+ * Imports that pass a door by because through it they would close an import circle (the subsystem
+ * reaches the importer); each says so where it imports. `file` imports `target` directly.
+ */
+const PAST_THE_DOOR: readonly { file: string; target: string }[] = [
+  // Drizzle's schema gathers every domain's tables; installs takes the pool's types from it.
+  { file: 'src/db/schema.ts', target: 'src/installs/tables.ts' },
+  // Installs reads metering and the budget lists through these.
+  { file: 'src/calls/metering.ts', target: 'src/installs/limits/limits-store.ts' },
+  { file: 'src/calls/metering.ts', target: 'src/installs/tables.ts' },
+  { file: 'src/calls/quotas.ts', target: 'src/installs/tables.ts' },
+  { file: 'src/calls/tables.ts', target: 'src/installs/tables.ts' },
 ];
 
 /** The code that must come in through the front doors (test files under these are skipped too). */
@@ -51,7 +66,11 @@ function offences(files: Source[]): string[] {
   return files.flatMap((source) =>
     imports(source).flatMap(({ specifier, target }) =>
       FRONT_DOORS.filter(
-        ({ folder, door }) => inside(target, folder) && !inside(source.file, folder) && target !== door,
+        ({ folder, door }) =>
+          inside(target, folder) &&
+          !inside(source.file, folder) &&
+          target !== door &&
+          !PAST_THE_DOOR.some((past) => past.file === source.file && past.target === target),
       ).map(({ door }) => `${source.file}: '${specifier}' (use ${door})`),
     ),
   );

@@ -16,7 +16,7 @@ import { auditEvents } from '../../src/audit/tables.ts';
 import { attemptDepsOf } from '../../src/calls/attempt.ts';
 import { callInstall } from '../../src/calls/call-install.ts';
 import { appInvocations, appMetering } from '../../src/calls/tables.ts';
-import { claimTrial, databaseNow } from '../../src/installs/circuit-state.ts';
+import { claimTrial, readDatabaseNow } from '../../src/installs/circuit/circuit-store.ts';
 import { appInstallCircuits } from '../../src/installs/tables.ts';
 import { createRunnerClient, type RunnerClient } from '../../src/runner/client.ts';
 import { type CataloguePlatform, startCataloguePlatform } from '../catalogue/support.ts';
@@ -256,7 +256,7 @@ it('gives the half-open trial to exactly one of 20 concurrent calls from two pro
 it('re-opens the circuit when the trial meets an outage, for another open time', async () => {
   const installId = await installWithCircuit('relapsing', DUE);
   mode = 'down';
-  const before = await databaseNow(platform.database.db);
+  const before = await readDatabaseNow(platform.database.db);
   expect(await callOnce('relapsing')).toBe('error');
   const after = await circuitOf(installId);
   expect(after).toMatchObject({ state: 'open', failures: 6, trialId: null, trialClaimedAt: null });
@@ -264,7 +264,7 @@ it('re-opens the circuit when the trial meets an outage, for another open time',
   const openedAt = after?.openedAt?.getTime() as number;
   expect(after?.since?.getTime()).toBe(openedAt);
   expect(openedAt).toBeGreaterThanOrEqual(before.getTime());
-  expect(openedAt).toBeLessThanOrEqual((await databaseNow(platform.database.db)).getTime());
+  expect(openedAt).toBeLessThanOrEqual((await readDatabaseNow(platform.database.db)).getTime());
   // Refused at once for the new open time (30 s by default): nothing more reaches the vendor.
   const hits = vendor.requests.length;
   expect(await callOnce('relapsing')).toBe('app_circuit_open');

@@ -6,7 +6,7 @@ import {
   isLive,
   planCacheChanges,
   sizeOf,
-} from '../../src/installs/cache-rules.ts';
+} from '../../src/installs/cache/cache-rules.ts';
 import type { CacheChange } from '../../src/runner/host/call-state.ts';
 
 const set = (name: string, value: string, ttlSeconds = 60): CacheChange => ({

@@ -10,8 +10,8 @@ import {
   clearInstallCache,
   readLiveCache,
   storeCacheChanges,
-} from '../../src/installs/cache.ts';
-import { cacheBinding, open, seal } from '../../src/installs/seal.ts';
+} from '../../src/installs/cache/cache.ts';
+import { cacheBinding, open, seal } from '../../src/installs/secrets/seal.ts';
 import { appInstallCache } from '../../src/installs/tables.ts';
 import type { CacheChange } from '../../src/runner/host/call-state.ts';
 import { type CataloguePlatform, startCataloguePlatform } from '../catalogue/support.ts';

@@ -17,7 +17,7 @@ import {
   partAppliedAtOnce,
   sameHosts,
   versionApprovable,
-} from '../../src/installs/change-rules.ts';
+} from '../../src/installs/changes/changes-rules.ts';
 import type { Handles } from '../../src/module/manifest-types.ts';
 
 const handles = (h: Partial<Handles> = {}): Handles => ({ webhook: false, handoff: false, ...h });

@@ -11,7 +11,7 @@ import {
   nextCircuit,
   settingsInForce,
   shownCircuit,
-} from '../../src/installs/circuit-rules.ts';
+} from '../../src/installs/circuit/circuit-rules.ts';
 
 const NOW = new Date('2026-11-24T12:00:00.000Z');
 const ago = (seconds: number) => new Date(NOW.getTime() - seconds * 1000);

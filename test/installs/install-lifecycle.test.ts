@@ -7,7 +7,7 @@ import { auditEvents } from '../../src/audit/tables.ts';
 import { appCallbacks } from '../../src/callbacks/tables.ts';
 import { meterCall } from '../../src/calls/metering.ts';
 import { appMetering } from '../../src/calls/tables.ts';
-import { readLiveCache, storeCacheChanges } from '../../src/installs/cache.ts';
+import { readLiveCache, storeCacheChanges } from '../../src/installs/cache/cache.ts';
 import { appInstallCache, appInstallLimits } from '../../src/installs/tables.ts';
 import { type CataloguePlatform, startCataloguePlatform } from '../catalogue/support.ts';
 import { errorOf, ok, publishEcho, SECRET_KEY_HEX } from './support.ts';

@@ -7,7 +7,7 @@ import {
   SEAL_VERSION,
   type SealBinding,
   seal,
-} from '../../src/installs/seal.ts';
+} from '../../src/installs/secrets/seal.ts';
 
 const KEY = Buffer.alloc(32, 1);
 const OTHER_KEY = Buffer.alloc(32, 2);

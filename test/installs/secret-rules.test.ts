@@ -9,7 +9,7 @@ import {
   requiredSecrets,
   type SecretsManifest,
   storableSecrets,
-} from '../../src/installs/secret-rules.ts';
+} from '../../src/installs/secrets/secrets-rules.ts';
 
 /** The http-connector's secrets, as its manifest declares them. */
 const CONNECTOR: SecretsManifest = {

@@ -3,7 +3,7 @@
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditEvents } from '../../src/audit/tables.ts';
-import { open } from '../../src/installs/seal.ts';
+import { open } from '../../src/installs/secrets/seal.ts';
 import { appInstallSecrets } from '../../src/installs/tables.ts';
 import { type CataloguePlatform, startCataloguePlatform } from '../catalogue/support.ts';
 import {

@@ -3,7 +3,7 @@
 // here. A delete applies only while the value is still the one the call read; per install at most
 // APP_CACHE_ENTRIES values and APP_CACHE_TOTAL_BYTES of values (defaults 16 and 64 KiB), the oldest
 // written leaving first; a value lives until its expiry (a day at most).
-import { evictionChoice, expiryOf, planCacheChanges, sizeOf } from '../../../src/installs/cache-rules.ts';
+import { evictionChoice, expiryOf, planCacheChanges, sizeOf } from '../../../src/installs/index.ts';
 import type { CacheChange, CacheEntry } from '../../../src/runner/index.ts';
 
 export const DEFAULT_CACHE_ENTRIES = 16;
@@ -43,7 +43,7 @@ export class InstallCache {
 
   apply(changes: readonly CacheChange[], now = Date.now()): void {
     this.#expire(now);
-    // The platform's own rules (src/installs/cache-rules.ts): the same net effect, the same eviction.
+    // The platform's own rules (src/installs/cache/cache-rules.ts): the same net effect, the same eviction.
     const plan = planCacheChanges(
       new Map([...this.#values].map(([name, held]) => [name, held.value])),
       changes,

@@ -3,15 +3,15 @@
 // what GET /app-installs/:install/usage answers; and the rewrite of a rename (rewrite drafts or publish).
 import { and, arrayOverlaps, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { Queryable, Tx } from '../../db/pool.ts';
-import type {
-  Callers,
-  DefinitionRef,
-  InstallCallers,
-  Rewritten,
-  Skipped,
-  Usage,
-} from '../../installs/callers.ts';
-import { lockTenantInstalls } from '../../installs/service.ts';
+import {
+  type Callers,
+  type DefinitionRef,
+  type InstallCallers,
+  lockTenantInstalls,
+  type Rewritten,
+  type Skipped,
+  type Usage,
+} from '../../installs/index.ts';
 import type { DefinitionBody } from '../model.ts';
 import { definitions, definitionVersions, workflowRuns } from '../tables.ts';
 import {

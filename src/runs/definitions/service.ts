@@ -8,7 +8,7 @@ import { recordAudit } from '../../audit/trail.ts';
 import type { Database, Queryable, Tx } from '../../db/pool.ts';
 import type { AuthenticatedPrincipal } from '../../http/auth.ts';
 import { ApiError, conflict, notFound, validationError } from '../../http/errors.ts';
-import { lockTenantInstalls } from '../../installs/service.ts';
+import { lockTenantInstalls } from '../../installs/index.ts';
 import type { DefinitionBody, DefinitionKind, DefinitionStatus } from '../model.ts';
 import { definitions, definitionVersions } from '../tables.ts';
 import { loadSnapshot } from './snapshot.ts';

@@ -3,8 +3,7 @@
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import { appVersions } from '../../catalogue/tables.ts';
 import type { Queryable } from '../../db/pool.ts';
-import { appInstallAliases, appInstallChanges, appInstalls } from '../../installs/tables.ts';
-import { webhookUrl } from '../../installs/view.ts';
+import { appInstallAliases, appInstallChanges, appInstalls, webhookUrl } from '../../installs/index.ts';
 import type { DefinitionKind } from '../model.ts';
 import { definitions, definitionVersions } from '../tables.ts';
 import type { ActionFacts, InstallFacts, Snapshot } from './validation.ts';

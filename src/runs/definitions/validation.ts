@@ -2,7 +2,7 @@
 // installs, aliases, actions, changes and rule sets the body names. Pure: the body and a snapshot of the
 // tenant (snapshot.ts loads it once per request) in, errors and warnings with JSON Pointers out. A draft
 // is saved whatever they say; a publish is refused while there are errors.
-import { childPointer } from '../../installs/config-pointers.ts';
+import { childPointer } from '../../installs/index.ts';
 import { unmappableKeys } from '../../module/index.ts';
 import type { AppCall, DefinitionBody, DefinitionKind, RuleSetBody, WorkflowBody } from '../model.ts';
 

@@ -1,9 +1,9 @@
 // Which secrets an install may store and which it needs (docs/installs.md; at most 20 secret variables in
 // a config). Every rule reads the config as saved: no schema defaults are filled in.
 // Pure: names in, names and issues out; of a value only its length is read (secretValueIssue).
-import { type Manifest, type RequiredWhenCondition, SECRET_NAME } from '../module/index.ts';
-import { MIN_REDACTED_LENGTH } from '../runner/index.ts';
-import { type ConfigIssue, childPointer, forEachText, valueAt } from './config-pointers.ts';
+import { type Manifest, type RequiredWhenCondition, SECRET_NAME } from '../../module/index.ts';
+import { MIN_REDACTED_LENGTH } from '../../runner/index.ts';
+import { type ConfigIssue, childPointer, forEachText, valueAt } from '../config-pointers.ts';
 
 export const MAX_SECRET_VARIABLES = 20;
 export const STEP_PLACES: readonly string[] = ['path', 'query', 'headers', 'body'];

@@ -1,5 +1,5 @@
 // Cached values of an install (docs/cached-values.md):
-// values a module keeps between calls with the cache host function, sealed like secrets (seal.ts
+// values a module keeps between calls with the cache host function, sealed like secrets (secrets/seal.ts
 // cacheBinding) and kept in the database; the runner keeps none.
 //
 // A call reads the live values with the install's cache generation (readLiveCache) and, once the runner
@@ -10,9 +10,13 @@
 // No value goes anywhere but the sealed row and the call it is handed to: not into an answer of the api,
 // an audit record, an error or a log line.
 import { and, asc, eq, gt, inArray, lte, sql } from 'drizzle-orm';
-import { type Actor, recordAudit } from '../audit/trail.ts';
-import type { Database, Queryable, Tx } from '../db/pool.ts';
-import type { CacheChange, CacheEntry } from '../runner/index.ts';
+import { type Actor, recordAudit } from '../../audit/trail.ts';
+import type { Database, Queryable, Tx } from '../../db/pool.ts';
+import type { CacheChange, CacheEntry } from '../../runner/index.ts';
+import { cacheBinding, open, seal } from '../secrets/seal.ts';
+import { auditBy, type InstallContext, requireInstall } from '../service.ts';
+import { appInstallCache, appInstalls } from '../tables.ts';
+import type { InstallRow } from '../view.ts';
 import {
   type CacheBudget,
   clearReasonOf,
@@ -22,10 +26,6 @@ import {
   planCacheChanges,
   sizeOf,
 } from './cache-rules.ts';
-import { cacheBinding, open, seal } from './seal.ts';
-import { auditBy, type InstallContext, requireInstall } from './service.ts';
-import { appInstallCache, appInstalls } from './tables.ts';
-import type { InstallRow } from './view.ts';
 
 export interface CacheInstall {
   tenantId: string;

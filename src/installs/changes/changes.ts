@@ -1,15 +1,30 @@
 // Install changes: the list and the decisions (docs/install-changes.md "Approve", "Reject and withdraw",
-// "The list"). Saves open changes (service.ts through change-store.ts); here they are approved,
+// "The list"). Saves open changes (../service.ts through changes-store.ts); here they are approved,
 // rejected or withdrawn. Each decision locks the install's row, then the change's, in one transaction:
 // the same order a save takes, so a decision and a save of one install take turns and neither is lost.
 import { isDeepStrictEqual } from 'node:util';
 import { and, asc, desc, eq, inArray, isNotNull, isNull, or, type SQL, sql } from 'drizzle-orm';
-import { nameMeteringRows } from '../calls/metering.ts';
-import { assertNotBlocked } from '../catalogue/blocks.ts';
-import type { Tx } from '../db/pool.ts';
-import { ApiError, conflict, notFound } from '../http/errors.ts';
-import { countCapped, type Page } from '../http/paging.ts';
-import { clearCacheAfterSave } from './cache.ts';
+import { nameMeteringRows } from '../../calls/metering.ts';
+import { assertNotBlocked } from '../../catalogue/blocks.ts';
+import type { Tx } from '../../db/pool.ts';
+import { ApiError, conflict, notFound } from '../../http/errors.ts';
+import { countCapped, type Page } from '../../http/paging.ts';
+import { clearCacheAfterSave } from '../cache/cache.ts';
+import { addedHosts, removedHosts } from '../hosts.ts';
+import { blockTarget, configIssues, missingSecrets, sameApp } from '../plan.ts';
+import { auditDocumentsMove } from '../saves.ts';
+import {
+  audit,
+  auditBy,
+  configuredData,
+  type InstallContext,
+  installedData,
+  nextUpdatedAt,
+  readVersion,
+  requireInstall,
+} from '../service.ts';
+import { appInstallChanges, appInstallSecrets, appInstalls, type ChangeDecision } from '../tables.ts';
+import { type InstallRow, readStoredSecretNames } from '../view.ts';
 import {
   type ChangeRow,
   type ChangeView,
@@ -18,23 +33,8 @@ import {
   mayWithdraw,
   sameHosts,
   versionApprovable,
-} from './change-rules.ts';
-import { auditDecided, decisionBy } from './change-store.ts';
-import { addedHosts, removedHosts } from './hosts.ts';
-import { blockTarget, configIssues, missingSecrets, sameApp } from './plan.ts';
-import { auditDocumentsMove } from './saves.ts';
-import {
-  audit,
-  auditBy,
-  configuredData,
-  type InstallContext,
-  installedData,
-  nextUpdatedAt,
-  requireInstall,
-  versionById,
-} from './service.ts';
-import { appInstallChanges, appInstallSecrets, appInstalls, type ChangeDecision } from './tables.ts';
-import { type InstallRow, storedSecretNames } from './view.ts';
+} from './changes-rules.ts';
+import { auditDecided, decisionBy } from './changes-store.ts';
 
 export type ChangeStatus = 'open' | 'decided';
 
@@ -165,8 +165,8 @@ export async function approveChange(
         { changeId: change.id },
       );
     }
-    const version = await versionById(tx, change.versionId);
-    const currentVersion = await versionById(tx, install.versionId);
+    const version = await readVersion(tx, change.versionId);
+    const currentVersion = await readVersion(tx, install.versionId);
     if (!sameApp(version, currentVersion) || !versionApprovable(version, install)) {
       throw conflict(`version ${version.version} is ${version.status}; it can no longer be applied`, {
         changeId: change.id,
@@ -189,7 +189,7 @@ export async function approveChange(
         configHosts: checked.hosts,
       });
     }
-    const stored = (await storedSecretNames(tx, [install.id])).get(install.id) ?? [];
+    const stored = (await readStoredSecretNames(tx, [install.id])).get(install.id) ?? [];
     const missing = missingSecrets(version.manifest, change.config, stored);
     const [row] = await tx
       .update(appInstalls)

@@ -1,12 +1,12 @@
 // Circuit settings of an install (docs/installs.md "Circuit settings"): the
 // install's own failure threshold and open time, each null for the deployment's (APP_CIRCUIT_*), and the
-// reset. Calls move the circuit itself (circuit-state.ts); a settings change applies on the next call of
+// reset. Calls move the circuit itself (circuit-store.ts); a settings change applies on the next call of
 // every process, since each attempt reads the install row.
 import { eq } from 'drizzle-orm';
-import { closeCircuit } from './circuit-state.ts';
-import { audit, type InstallContext, nextUpdatedAt, requireInstall, view } from './service.ts';
-import { appInstalls } from './tables.ts';
-import type { InstallRow, InstallView } from './view.ts';
+import { audit, type InstallContext, nextUpdatedAt, readView, requireInstall } from '../service.ts';
+import { appInstalls } from '../tables.ts';
+import type { InstallRow, InstallView } from '../view.ts';
+import { closeCircuit } from './circuit-store.ts';
 
 /** The settings' allowed ranges; the routes' schema enforces them. */
 export const CIRCUIT_FAILURE_THRESHOLD = { min: 1, max: 100 } as const;
@@ -56,12 +56,12 @@ export async function configureCircuit(
 export async function resetCircuit(ctx: InstallContext, name: string): Promise<InstallView['circuit']> {
   return ctx.database.db.transaction(async (tx) => {
     const install = await requireInstall(tx, ctx.principal.tenantId, name, true);
-    const before = (await view(tx, ctx, install)).circuit;
+    const before = (await readView(tx, ctx, install)).circuit;
     await closeCircuit(tx, install.id);
     await audit(tx, ctx, 'app.circuit.reset', install, {
       previousState: before.state,
       previousFailures: before.failures,
     });
-    return (await view(tx, ctx, install)).circuit;
+    return (await readView(tx, ctx, install)).circuit;
   });
 }

@@ -3,11 +3,11 @@
 // and period. A save replaces the whole record. The quota check (src/calls/quota-check.ts) weighs the
 // budgets before every attempt; metering (src/calls/metering.ts) charges the prices.
 import { sql } from 'drizzle-orm';
-import { monthSpendCurrencies } from '../calls/metering.ts';
-import { conflict, type Issue, validationError } from '../http/errors.ts';
-import { type LimitsRecord, readLimits } from './limits-record.ts';
-import { audit, type InstallContext, requireInstall, versionById } from './service.ts';
-import { appInstallLimits } from './tables.ts';
+import { monthSpendCurrencies } from '../../calls/metering.ts';
+import { conflict, type Issue, validationError } from '../../http/errors.ts';
+import { audit, type InstallContext, readVersion, requireInstall } from '../service.ts';
+import { appInstallLimits } from '../tables.ts';
+import { type LimitsRecord, readLimits } from './limits-store.ts';
 
 export const MAX_BUDGETS_PER_INSTALL = 6;
 
@@ -80,7 +80,7 @@ export async function saveLimits(
   return ctx.database.db.transaction(async (tx) => {
     // The row lock serializes saves of one install (and with its other writes).
     const install = await requireInstall(tx, tenantId, name, true);
-    const version = await versionById(tx, install.versionId);
+    const version = await readVersion(tx, install.versionId);
     const issues = limitsIssues(
       record,
       version.manifest.actions.map((a) => a.name),

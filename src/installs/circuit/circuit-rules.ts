@@ -4,7 +4,7 @@
 //     refused;
 //   - countOf: how an attempt that reached the runner counts: an outage, a success, or nothing;
 //   - nextCircuit: the row after an attempt counted (step 7), and what the move announces.
-import type { CircuitState } from './tables.ts';
+import type { CircuitState } from '../tables.ts';
 
 /** The settings in force: the install's own, else the deployment's (APP_CIRCUIT_*). */
 export interface CircuitSettings {

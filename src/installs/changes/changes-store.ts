@@ -3,16 +3,16 @@
 // it, and requesting a new one with its audit record and notification. Used by service.ts (saves) and
 // changes.ts (decisions); it imports neither, so the two stay free of an import cycle.
 import { and, eq, isNull, sql } from 'drizzle-orm';
-import type { Queryable, Tx } from '../db/pool.ts';
-import { notify } from '../notifications/service.ts';
-import { approvalRequired } from '../tenants/settings.ts';
-import { tenants } from '../tenants/tables.ts';
-import { handlesAdded, needsAdded, readsDocuments, receivesWebhooks } from './capabilities.ts';
-import { type ChangeRow, SUPERSEDED } from './change-rules.ts';
-import { addedHosts, removedHosts } from './hosts.ts';
-import { audit, type InstallContext } from './service.ts';
-import { type AutoUpgrade, appInstallChanges, appInstalls, type ChangeDecision } from './tables.ts';
-import type { InstallRow, VersionRow } from './view.ts';
+import type { Queryable, Tx } from '../../db/pool.ts';
+import { notify } from '../../notifications/service.ts';
+import { approvalRequired } from '../../tenants/settings.ts';
+import { tenants } from '../../tenants/tables.ts';
+import { handlesAdded, needsAdded, readsDocuments, receivesWebhooks } from '../capabilities.ts';
+import { addedHosts, removedHosts } from '../hosts.ts';
+import { audit, type InstallContext } from '../service.ts';
+import { type AutoUpgrade, appInstallChanges, appInstalls, type ChangeDecision } from '../tables.ts';
+import type { InstallRow, VersionRow } from '../view.ts';
+import { type ChangeRow, SUPERSEDED } from './changes-rules.ts';
 
 export interface ApprovalSettings {
   /** The tenant requires approvals for apps (approvals.required with requiredFor unset or naming app). */

@@ -3,10 +3,11 @@
 // move after an attempt (step 7). Every time is the database's: reads select now() beside the row and
 // writes stamp now(), so api and worker processes on clocks that disagree still agree on the circuit.
 import { and, eq, inArray, sql } from 'drizzle-orm';
-import { type Actor, recordAudit } from '../audit/trail.ts';
-import type { Database, Queryable } from '../db/pool.ts';
-import { ApiError } from '../http/errors.ts';
-import { notify } from '../notifications/service.ts';
+import { type Actor, recordAudit } from '../../audit/trail.ts';
+import type { Database, Queryable } from '../../db/pool.ts';
+import { ApiError } from '../../http/errors.ts';
+import { notify } from '../../notifications/service.ts';
+import { appInstallCircuits, type appInstalls } from '../tables.ts';
 import {
   type CircuitCount,
   type CircuitGate,
@@ -15,7 +16,6 @@ import {
   gateOf,
   nextCircuit,
 } from './circuit-rules.ts';
-import { appInstallCircuits, type appInstalls } from './tables.ts';
 
 type InstallRow = typeof appInstalls.$inferSelect;
 
@@ -38,7 +38,7 @@ export interface CircuitRead {
 }
 
 /** The database's clock, for readers whose installs have no circuit row. */
-export async function databaseNow(db: Queryable): Promise<Date> {
+export async function readDatabaseNow(db: Queryable): Promise<Date> {
   const { rows } = await db.execute<{ now: Date }>(sql`select now() as now`);
   return new Date(rows[0]?.now as Date);
 }
@@ -52,7 +52,7 @@ export async function readCircuits(db: Queryable, installIds: readonly string[])
     .from(appInstallCircuits)
     .where(inArray(appInstallCircuits.installId, [...installIds]));
   for (const { installId, ...row } of rows) byInstall.set(installId, row);
-  return { byInstall, now: rows.length > 0 ? await databaseNow(db) : new Date() };
+  return { byInstall, now: rows.length > 0 ? await readDatabaseNow(db) : new Date() };
 }
 
 /**

@@ -9,7 +9,7 @@ import {
   MAX_TTL_SECONDS,
   MAX_VALUE_BYTES,
   MIN_VALUE_CHARS,
-} from '../runner/index.ts';
+} from '../../runner/index.ts';
 
 /** The names the cache host function accepts (src/runner/host/cache.ts), checked again on storing. */
 const CACHE_NAME = /^[A-Za-z0-9_.:-]{1,100}$/;

@@ -2,9 +2,9 @@
 // quota check, metering and its month report (src/calls/). A leaf: it imports no service, so both sides
 // may use it.
 import { and, asc, eq, sql } from 'drizzle-orm';
-import { appVersions } from '../catalogue/tables.ts';
-import type { Queryable } from '../db/pool.ts';
-import { appInstallLimits, appInstalls, type Budget } from './tables.ts';
+import { appVersions } from '../../catalogue/tables.ts';
+import type { Queryable } from '../../db/pool.ts';
+import { appInstallLimits, appInstalls, type Budget } from '../tables.ts';
 
 export interface LimitsRecord {
   /** ISO 4217 code, or null. */
@@ -37,7 +37,7 @@ export interface InstallLimits {
 }
 
 /** Every install of the tenant with its limits record (none stored: an empty one), by name. */
-export async function tenantInstallLimits(db: Queryable, tenantId: string): Promise<InstallLimits[]> {
+export async function readTenantInstallLimits(db: Queryable, tenantId: string): Promise<InstallLimits[]> {
   const rows = await db
     .select({
       installId: appInstalls.id,

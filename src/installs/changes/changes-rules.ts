@@ -1,9 +1,9 @@
 // Install changes (docs/install-changes.md): the change view and the
 // rules of a decision. Pure: rows and principals in, answers out; changes.ts does the reading and writing.
-import type { appVersions } from '../catalogue/tables.ts';
-import type { Manifest } from '../module/index.ts';
-import { readsDocuments, withDocumentsOff } from './capabilities.ts';
-import type { appInstallChanges } from './tables.ts';
+import type { appVersions } from '../../catalogue/tables.ts';
+import type { Manifest } from '../../module/index.ts';
+import { readsDocuments, withDocumentsOff } from '../capabilities.ts';
+import type { appInstallChanges } from '../tables.ts';
 
 export type ChangeRow = typeof appInstallChanges.$inferSelect;
 

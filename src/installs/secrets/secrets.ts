@@ -2,30 +2,30 @@
 // bound to tenant, install and name. A value goes nowhere but the sealed row: not into an answer, an
 // audit record, an error or a log line.
 import { and, eq } from 'drizzle-orm';
-import type { Tx } from '../db/pool.ts';
-import { ApiError, notFound, validationError } from '../http/errors.ts';
-import { clearInstallCache } from './cache.ts';
-import { openChangeOf } from './change-store.ts';
+import type { Tx } from '../../db/pool.ts';
+import { ApiError, notFound, validationError } from '../../http/errors.ts';
+import { clearInstallCache } from '../cache/cache.ts';
+import { openChangeOf } from '../changes/changes-store.ts';
+import { audit, auditBy, type InstallContext, readVersion, readView, requireInstall } from '../service.ts';
+import { appInstallSecrets } from '../tables.ts';
+import { type InstallRow, type InstallView, publishedVersionsOf } from '../view.ts';
 import { seal } from './seal.ts';
-import { mayStoreSecret, secretValueIssue } from './secret-rules.ts';
-import { audit, auditBy, type InstallContext, requireInstall, versionById, view } from './service.ts';
-import { appInstallSecrets } from './tables.ts';
-import { type InstallRow, type InstallView, publishedVersionsOf } from './view.ts';
+import { mayStoreSecret, secretValueIssue } from './secrets-rules.ts';
 
 const secretStoreUnavailable = () =>
   new ApiError('secret_store_unavailable', 'this deployment has no secret store key (SECRET_STORE_KEY)');
 
 /** Whether `secret` may be stored for the install (docs/installs.md "Secrets"). */
 async function storable(tx: Tx, install: InstallRow, secret: string): Promise<boolean> {
-  const version = await versionById(tx, install.versionId);
+  const version = await readVersion(tx, install.versionId);
   const published = await publishedVersionsOf(tx, version);
   const upgradedFrom = install.upgradedFromVersionId
-    ? await versionById(tx, install.upgradedFromVersionId)
+    ? await readVersion(tx, install.upgradedFromVersionId)
     : null;
   // The change awaiting approval: the version and config it asks for (its secrets are stored before the
   // decision, so an approved change can enable the install at once).
   const pending = await openChangeOf(tx, install.id);
-  const pendingVersion = pending ? await versionById(tx, pending.versionId) : null;
+  const pendingVersion = pending ? await readVersion(tx, pending.versionId) : null;
   return mayStoreSecret(secret, {
     installed: { manifest: version.manifest, config: install.config },
     published: published.map((v) => ({ manifest: v.manifest })),
@@ -77,7 +77,7 @@ export async function storeSecret(
       });
     await clearInstallCache(tx, install, 'secret', auditBy(ctx));
     await audit(tx, ctx, 'app.secret.stored', install, { secret, replaced: existing !== undefined });
-    return view(tx, ctx, install);
+    return readView(tx, ctx, install);
   });
 }
 
@@ -94,6 +94,6 @@ export async function removeSecret(ctx: InstallContext, name: string, secret: st
     // install_not_configured until the secret is stored again.
     await clearInstallCache(tx, install, 'secret', auditBy(ctx));
     await audit(tx, ctx, 'app.secret.revoked', install, { secret });
-    return view(tx, ctx, install);
+    return readView(tx, ctx, install);
   });
 }

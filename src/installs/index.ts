@@ -1,0 +1,76 @@
+// The installs' front door: what other layers use of installs. Files outside src/installs import this file
+// rather than the files behind it, so the inside (capabilities, rules, stores) can move without breaking
+// them. Each group's comment stands apart (a blank line under it) so that sorting the exports keeps the
+// groups.
+//
+// Four importers stay direct, since through this file they would close an import circle: src/db/schema.ts
+// (gathers tables.ts for Drizzle; installs' services take the pool's types, which come from that schema),
+// and src/calls/metering.ts, quotas.ts and tables.ts (installs' services and schemas read metering and the
+// budget lists through them).
+
+// The api: the install routes' scope, and the install names the catalogue asks after.
+
+export { installRoutesScope } from './routes-scope.ts';
+export { installNamesOf } from './service.ts';
+
+// Routes other layers add to the scope (src/calls): the context the scope resolved, the parameters.
+
+export { type InstallRouteDeps, installContextOf } from './context.ts';
+export { InstallParams, Name } from './routes.ts';
+
+// An install as calls and definitions read it: its rows, its version, its view, its webhook URL.
+
+export {
+  audit,
+  type InstallContext,
+  lockTenantInstalls,
+  readVersion,
+  requireInstall,
+  unknownInstall,
+} from './service.ts';
+export {
+  appInstallAliases,
+  appInstallChanges,
+  appInstallCircuits,
+  appInstallSecrets,
+  appInstalls,
+  type BudgetPeriod,
+} from './tables.ts';
+export { type InstallRow, type VersionRow, webhookUrl } from './view.ts';
+
+// Who calls an install's names: the port the definitions layer answers.
+
+export type { Callers, DefinitionRef, InstallCallers, Rewritten, Skipped, Usage } from './callers.ts';
+
+// What an attempt checks and moves (src/calls): documents, required secrets and their opening, the
+// circuit, cached values, limits and prices.
+
+export { readLiveCache, storeCacheChanges } from './cache/cache.ts';
+export { readsDocuments } from './capabilities.ts';
+export {
+  type CircuitCount,
+  type CircuitGate,
+  type CircuitRow,
+  type CircuitSettings,
+  countOf,
+  gateOf,
+  settingsInForce,
+  shownCircuit,
+} from './circuit/circuit-rules.ts';
+export {
+  type CircuitRead,
+  circuitOpen,
+  claimTrial,
+  dbNow,
+  moveCircuit,
+  readDatabaseNow,
+  readGate,
+} from './circuit/circuit-store.ts';
+export { childPointer } from './config-pointers.ts';
+export { type InstallLimits, readLimits, readTenantInstallLimits } from './limits/limits-store.ts';
+export { open } from './secrets/seal.ts';
+export { requiredSecrets } from './secrets/secrets-rules.ts';
+
+// The rules of cached values, which packages/app-testing applies as the platform does.
+
+export { evictionChoice, expiryOf, planCacheChanges, sizeOf } from './cache/cache-rules.ts';
