@@ -9,7 +9,7 @@ import { ApiError, conflict, notFound } from '../http/errors.ts';
 import { notify } from '../notifications/service.ts';
 import { tenants } from '../tenants/tables.ts';
 import { assertNotBlocked } from './blocks.ts';
-import { approvedRoute, publishRoute } from './rules.ts';
+import { approvedRoute, publishRoute } from './catalogue-rules.ts';
 import { appPublishRequests, appReviews, appVersions } from './tables.ts';
 import { versionSummary } from './views.ts';
 

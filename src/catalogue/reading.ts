@@ -3,8 +3,8 @@
 import { and, asc, desc, eq, inArray, ne, or, type SQL } from 'drizzle-orm';
 import type { Queryable } from '../db/pool.ts';
 import type { AuthenticatedPrincipal } from '../http/auth.ts';
+import { byVersionDescending, latestOf } from './catalogue-rules.ts';
 import { approvalView } from './lifecycle.ts';
-import { byVersionDescending, latestOf } from './rules.ts';
 import { appPublishRequests, appReviews, appVersions } from './tables.ts';
 import { type VersionSummary, versionSummary } from './views.ts';
 

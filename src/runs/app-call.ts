@@ -16,7 +16,7 @@
 import type { AttemptDeps } from '../calls/attempt.ts';
 import { capacityWaitMs, minimumAttemptMs } from '../calls/attempt-time.ts';
 import { callResolved, resolveCall } from '../calls/call-install.ts';
-import { type FallbackReason, fallbackReason } from '../calls/fallback-decision.ts';
+import { type FallbackReason, fallbackReason } from '../calls/fallback-rules.ts';
 import type { InvocationContext } from '../calls/invocations.ts';
 import { runnerTook } from '../calls/outcome.ts';
 import {
@@ -26,7 +26,7 @@ import {
   MIN_ATTEMPT_MS,
   retryPolicyOf,
   SINGLE_ATTEMPT,
-} from '../calls/retry-decision.ts';
+} from '../calls/retry-rules.ts';
 import { ApiError } from '../http/errors.ts';
 import type { CircuitCount } from '../installs/index.ts';
 import type { ActionDeclaration } from '../module/index.ts';
@@ -64,7 +64,7 @@ export interface AppCall {
   idempotencyKey: string;
   /**
    * Epoch ms by which every attempt, wait and the fallback must end; a step's is extended by the part of
-   * a vendor's retryAfterMs beyond its policy's delay (retry-decision.ts).
+   * a vendor's retryAfterMs beyond its policy's delay (retry-rules.ts).
    */
   deadline: number;
   /** Where the call is made from (its invocation records' run, step, rule set and rule). */

@@ -1,7 +1,7 @@
 // The shapes of the small layer around the apps (src/runs/): versioned definitions (workflows
 // and rule sets), their steps and rules, and workflow runs. The platform's contract covers only where apps touch them
 // (call_app steps and app rules calling installs); docs/runs.md describes the whole layer.
-import type { RetryOverride } from '../calls/retry-decision.ts';
+import type { RetryOverride } from '../calls/retry-rules.ts';
 import type { AnyCode } from '../http/error-codes.ts';
 
 export type { RetryOverride };

@@ -8,7 +8,9 @@ const SubjectId = Type.String({ minLength: 1, maxLength: 200 });
 
 export const RunError = Type.Object(
   {
-    code: Type.String({ description: 'A code of the error catalogue (docs/errors.md), e.g. unknown_install or app_call_failed' }),
+    code: Type.String({
+      description: 'A code of the error catalogue (docs/errors.md), e.g. unknown_install or app_call_failed',
+    }),
     message: Type.String(),
     details: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
   },

@@ -35,7 +35,7 @@ export const RUN_WORKFLOW = 'runs.workflow';
 export const CALL_APP_WORKFLOW = 'runs.callApp';
 /**
  * A call_app step's deadline (2.5 minutes): its attempts and the policy's waits; a vendor's longer
- * wait (retryAfterMs, up to ten minutes) extends it by the difference (retry-decision.ts decideRetry).
+ * wait (retryAfterMs, up to ten minutes) extends it by the difference (retry-rules.ts decideRetry).
  */
 export const STEP_DEADLINE_MS = 150_000;
 /** How often a run polls for its queued child's result (DBOS's default, 1000 ms, would add up to a second). */

@@ -21,7 +21,10 @@ const TenantProfile = Type.Object(
           description: 'RETENTION_SUBMISSION_EVENT_DAYS; 0 keeps drop-off events forever.',
         }),
       },
-      { additionalProperties: false, description: 'The deployment’s retention settings: how long each kind of record is kept.' },
+      {
+        additionalProperties: false,
+        description: 'The deployment’s retention settings: how long each kind of record is kept.',
+      },
     ),
   },
   { additionalProperties: false, title: 'Tenant' },

@@ -1,6 +1,6 @@
 // When the fallback takes a call (docs/calls.md "Fallbacks"), rule by rule: a pure function.
 import { describe, expect, it } from 'vitest';
-import { type FallbackInput, fallbackReason } from '../../src/calls/fallback-decision.ts';
+import { type FallbackInput, fallbackReason } from '../../src/calls/fallback-rules.ts';
 import type { AttemptResult } from '../../src/calls/outcome.ts';
 
 const NOW = 1_000_000;

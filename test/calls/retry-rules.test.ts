@@ -1,4 +1,4 @@
-// Retries of step and rule calls (src/calls/retry-decision.ts): one row per retry rule this module
+// Retries of step and rule calls (src/calls/retry-rules.ts): one row per retry rule this module
 // decides (docs/runs.md "Idempotency keys, retries and the deadline") and per choice of its own. How the
 // idempotency key is derived and carried, the app task queue and the 2.5 minute deadline (the `deadline`
 // argument here) belong to the worker. The rules' numbers are written out here (2 s, ten minutes as
@@ -12,7 +12,7 @@ import {
   decideRetry,
   type RetryPolicy,
   retryPolicyOf,
-} from '../../src/calls/retry-decision.ts';
+} from '../../src/calls/retry-rules.ts';
 import type { ActionDeclaration } from '../../src/module/manifest-types.ts';
 import type { RunnerFailureResult } from '../../src/runner/client.ts';
 import type { RetryOverride } from '../../src/runs/model.ts';

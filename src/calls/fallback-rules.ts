@@ -5,7 +5,7 @@
 // the action is idempotent (its requests may have gone out). Never after a platform refusal, a final
 // error, a trap, or an unreachable or failing runner; and only while an attempt can still end in time.
 import type { CircuitCount } from '../installs/index.ts';
-import { type AttemptEnd, MIN_ATTEMPT_MS } from './retry-decision.ts';
+import { type AttemptEnd, MIN_ATTEMPT_MS } from './retry-rules.ts';
 
 /** Why the fallback took the call: the service.app.fallback.count metric's reason label. */
 export type FallbackReason = 'circuit_open' | 'outage';
