@@ -4,30 +4,17 @@
 // refusal fails until the route declares it.
 import type { FastifyRequest } from 'fastify';
 import type { ApiCode } from './error-codes.ts';
+import { GENERIC_CODES } from './openapi-answers.ts';
 import { ERROR_CODES_KEY } from './responses.ts';
 
-/**
- * Codes any route may answer without declaring them: validation, authentication, framework refusals,
- * rate limits, and the failures of what every route depends on (openapi-answers.ts describes them).
- */
-const GENERIC_CODES: ReadonlySet<ApiCode> = new Set<ApiCode>([
-  'validation_error',
-  'bad_request',
-  'unauthorized',
-  'forbidden',
-  'payload_too_large',
-  'unsupported_media_type',
-  'rate_limited',
-  'internal',
-  'service_unavailable',
-  'apps_unavailable',
-]);
+/** Codes any route may answer without declaring them: those of the generic statuses. */
+const ANY_ROUTE_MAY: ReadonlySet<ApiCode> = new Set(Object.values(GENERIC_CODES).flat());
 
 type Declared = Record<string, { [ERROR_CODES_KEY]?: readonly string[] } | undefined>;
 
 /** True when the route answering `request` neither declares `code` at `status` nor may answer it anyway. */
 export function isUndeclared(request: FastifyRequest, status: number, code: ApiCode): boolean {
-  if (GENERIC_CODES.has(code)) return false;
+  if (ANY_ROUTE_MAY.has(code)) return false;
   // Requests no route takes (404 not_found, 405 method_not_allowed) are answered outside any route.
   if (request.is404) return false;
   const declared = (request.routeOptions?.schema?.response as Declared | undefined)?.[status]?.[

@@ -227,11 +227,15 @@ export type RunnerTransportCode = {
   [C in ErrorCode]: 'transport' extends (typeof ERROR_CODES)[C]['where'][number] ? C : never;
 }[ErrorCode];
 
+/** The codes answered where any of `surfaces` says. */
+const codesOf = (...surfaces: Surface[]): ErrorCode[] =>
+  (Object.keys(ERROR_CODES) as ErrorCode[]).filter((code) =>
+    (ERROR_CODES[code].where as readonly Surface[]).some((where) => surfaces.includes(where)),
+  );
+
 /** Each runner failure code and its status. */
 export const RUNNER_FAILURES = Object.fromEntries(
-  Object.entries(ERROR_CODES).flatMap(([code, entry]) =>
-    (entry.where as readonly Surface[]).includes('runner') ? [[code, entry.status]] : [],
-  ),
+  codesOf('runner').map((code) => [code, ERROR_CODES[code].status]),
 ) as { readonly [C in RunnerFailureCode]: StatusOf<C> };
 
 /** An upload the runner failed to inspect answers 502 with the runner's code prefixed: runner_<code>. */
@@ -239,9 +243,9 @@ export type RunnerRelayCode = `runner_${RunnerFailureCode | RunnerTransportCode}
 const RUNNER_RELAY_STATUS = 502;
 
 /** Every runner_<code>, for the upload route's declaration. */
-export const RUNNER_RELAY_CODES = (Object.keys(ERROR_CODES) as ErrorCode[])
-  .filter((code) => ERROR_CODES[code].where.some((where) => where === 'runner' || where === 'transport'))
-  .map((code) => `runner_${code}` as RunnerRelayCode);
+export const RUNNER_RELAY_CODES = codesOf('runner', 'transport').map(
+  (code) => `runner_${code}` as RunnerRelayCode,
+);
 
 /** The codes an HTTP answer carries: those with a status of their own, and the runner_<code> family. */
 export type ApiCode =

@@ -1,6 +1,7 @@
 // What the description says beyond a route's own schema, derived from what the route is: the error statuses
 // every route of its kind can answer (the route declares only its own), its non-JSON body, and which query
 // parameters a client may leave out. Pure: schema and config in, the schema to describe out.
+import type { ApiCode } from './error-codes.ts';
 
 /** A route's schema as Fastify holds it (TypeBox objects are plain JSON Schema objects). */
 export type RouteSchema = Record<string, unknown>;
@@ -24,6 +25,18 @@ const GENERIC: Record<number, string> = {
   429: 'Too many requests from this caller: rate_limited, with retryAfterSeconds',
   500: 'An unexpected failure: internal',
   503: 'A dependency is unavailable: service_unavailable (the database) or apps_unavailable (the runner)',
+};
+
+/** The codes of the generic statuses: any route of the kind may answer them without declaring them. */
+export const GENERIC_CODES: Readonly<Record<number, readonly ApiCode[]>> = {
+  400: ['validation_error', 'bad_request'],
+  401: ['unauthorized'],
+  403: ['forbidden'],
+  413: ['payload_too_large'],
+  415: ['unsupported_media_type'],
+  429: ['rate_limited'],
+  500: ['internal'],
+  503: ['service_unavailable', 'apps_unavailable'],
 };
 
 /** Fastify parses a body for these methods whatever the route, so each can answer 400, 413 and 415. */

@@ -1,5 +1,5 @@
 // What routes answer, as schemas: the one error body every route shares, and the helper a route uses to
-// declare the error statuses it can answer. The OpenAPI description is generated from these, so a client
+// declare the error codes it can answer. The OpenAPI description is generated from these, so a client
 // generator or a fuzzer reads the same contract the handlers keep.
 import { type TSchema, Type } from 'typebox';
 import { type ApiCode, isRunnerRelay, meaningOf, statusOf } from './error-codes.ts';
@@ -32,13 +32,13 @@ export const ErrorBody = Type.Object(
   { $id: 'ErrorBody', additionalProperties: false, title: 'Error' },
 );
 
-/** Where a route's declared error answer lists its codes (read by the OpenAPI description and sendError). */
+/** Where a route's declared error answer lists its codes, for the check of answered codes (declared-errors.ts). */
 export const ERROR_CODES_KEY = 'x-error-codes';
 
 /**
  * The error answers a route gives beyond the generic ones every route of its kind may (openapi-answers.ts),
- * by code: `{ ...errors('not_found', 'install_in_use') }`. Each status answers the shared error body and
- * names its codes, in words and as a list, so the description says which codes a client may see.
+ * by code: `{ ...errors('not_found', 'install_in_use') }`. Each status answers the shared error body; its
+ * description names its codes with their meanings, and the list beside it is what the check reads.
  */
 export function errors(...codes: ApiCode[]): Record<number, TSchema> {
   const byStatus = new Map<number, ApiCode[]>();
@@ -56,6 +56,6 @@ export function describeCodes(codes: readonly ApiCode[]): string {
   const relayed = codes.filter(isRunnerRelay);
   const parts = codes.filter((code) => !isRunnerRelay(code)).map((code) => `${code}: ${meaningOf(code)}`);
   if (relayed.length > 0)
-    parts.push(`runner_<code>: the runner failed while inspecting the upload (${relayed.join(', ')})`);
+    parts.push(`runner_<code>: ${meaningOf(relayed[0] as ApiCode)} (${relayed.join(', ')})`);
   return parts.join('; ');
 }
