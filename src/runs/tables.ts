@@ -74,6 +74,11 @@ export const workflowRuns = pgTable(
     createdBy: text('created_by').notNull(),
     updatedAt: timestamptz('updated_at').notNull().defaultNow(),
     completedAt: timestamptz('completed_at'),
+    /**
+     * The DBOS workflow that moves the run now: null for the run's own (its id is the run's); after a
+     * vendor session settles, the continuation's (`<runId>:<sessionId>`, docs/runs.md "Waiting").
+     */
+    workflowId: text('workflow_id'),
   },
   (t) => [
     index('workflow_runs_tenant_created_idx').on(t.tenantId, t.createdAt),
