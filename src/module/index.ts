@@ -24,6 +24,15 @@ export { ACTION_NAME, nameProblem, pointerTokens, SECRET_NAME } from './names.ts
 export { unmappableKeys } from './mappable.ts';
 export { createSchemaAjv } from './schemas.ts';
 
+// Where a vendor webhook's external id is read before any module code runs.
+
+export {
+  externalIdSource,
+  externalIdText,
+  type ReceivedWebhook,
+  webhookExternalId,
+} from './webhook-external-id.ts';
+
 // A module's bytes: checked, inspected, compiled, capped and hashed.
 
 export { compileModule } from './compile.ts';

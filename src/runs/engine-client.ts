@@ -5,10 +5,15 @@
 import { DBOSClient } from '@dbos-inc/dbos-sdk';
 import { PLATFORM_VERSION } from '../version.ts';
 import { ENGINE_SCHEMA, withIdleTransactionTimeout } from '../worker/engine.ts';
-import { RUN_WORKFLOW } from './workflows.ts';
+import { RESUME_WORKFLOW, RUN_WORKFLOW, resumeWorkflowId } from './workflows.ts';
 
 export interface RunsEngine {
   start(runId: string): Promise<void>;
+  /**
+   * Starts the continuation of a run whose vendor session settled (docs/runs.md "Waiting"): idempotent,
+   * its workflow id names the run and the session, so two deliveries or the resumer start it once.
+   */
+  resume(runId: string, sessionId: string): Promise<void>;
   /** Cancels the run's workflow and its children (the call_app step in flight). */
   cancel(runId: string): Promise<void>;
   close(): Promise<void>;
@@ -37,6 +42,18 @@ export function dbosRunsEngine(databaseUrl: string): RunsEngine {
           appVersion: PLATFORM_VERSION,
         },
         runId,
+      );
+    },
+    async resume(runId, sessionId) {
+      await (await clientOf()).enqueue(
+        {
+          queueName: 'platform',
+          workflowName: RESUME_WORKFLOW,
+          workflowID: resumeWorkflowId(runId, sessionId),
+          appVersion: PLATFORM_VERSION,
+        },
+        runId,
+        sessionId,
       );
     },
     async cancel(runId) {

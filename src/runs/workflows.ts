@@ -33,6 +33,10 @@ import {
 
 export const RUN_WORKFLOW = 'runs.workflow';
 export const CALL_APP_WORKFLOW = 'runs.callApp';
+/** A run's continuation after its vendor session settled (docs/runs.md "Waiting"). */
+export const RESUME_WORKFLOW = 'runs.resume';
+/** The continuation's workflow id: one per run and session, whoever starts it. */
+export const resumeWorkflowId = (runId: string, sessionId: string) => `${runId}:${sessionId}`;
 /**
  * A call_app step's deadline (2.5 minutes): its attempts and the policy's waits; a vendor's longer
  * wait (retryAfterMs, up to ten minutes) extends it by the difference (retry-rules.ts decideRetry).

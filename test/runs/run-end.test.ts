@@ -199,7 +199,12 @@ describe('bounds of the run context', () => {
 
 describe('the sweep', () => {
   /** The run's rows written and its enqueue lost, as when the api stops in between. */
-  const lostEnqueue: RunsEngine = { start: async () => {}, cancel: async () => {}, close: async () => {} };
+  const lostEnqueue: RunsEngine = {
+    start: async () => {},
+    resume: async () => {},
+    cancel: async () => {},
+    close: async () => {},
+  };
   const startWithoutWorkflow = (subjectId: string) =>
     startRun(
       {

@@ -22,7 +22,12 @@ let tenantId: string;
 let strandedId: string;
 
 /** The run's rows written and its enqueue lost, as when the api stops in between. */
-const lostEnqueue: RunsEngine = { start: async () => {}, cancel: async () => {}, close: async () => {} };
+const lostEnqueue: RunsEngine = {
+  start: async () => {},
+  resume: async () => {},
+  cancel: async () => {},
+  close: async () => {},
+};
 
 const callVendor = { install: 'vendor', action: 'request', input: { method: 'GET', path: '/x' } };
 

@@ -1,7 +1,6 @@
 // Conformance samples: calls of an app's actions the check makes, and for asynchronous actions the
 // vendor webhook that completes the session, as a function of the external id or as data.
-import type { Manifest, WebhookExternalIdSource } from '../../../src/module/index.ts';
-import { configValue } from './loader.ts';
+import { type Manifest, webhookExternalId as platformExternalId } from '../../../src/module/index.ts';
 import { type SignatureScheme, signedWebhook, type WebhookRequest } from './webhooks.ts';
 
 /**
@@ -77,46 +76,12 @@ export async function sampleWebhookRequest(
   return signedWebhook({ ...signing, secret: key, body, method, headers, query });
 }
 
-function idText(value: unknown): string | null {
-  if (typeof value === 'string' && value.length >= 1 && value.length <= 200) return value;
-  if (typeof value === 'number' && Number.isInteger(value)) return String(value);
-  return null;
-}
-
-function sourceOf(manifest: Manifest, config: Record<string, unknown>): WebhookExternalIdSource | null {
-  if (manifest.handles.webhookExternalId) return manifest.handles.webhookExternalId;
-  const pointer = manifest.handles.webhookExternalIdFromConfig;
-  const source = pointer ? configValue(config, pointer) : undefined;
-  return source !== null && typeof source === 'object' ? (source as WebhookExternalIdSource) : null;
-}
-
 /**
- * The external id the api would look the session up by, before any module code runs: ?externalId=, else
- * where the manifest (handles.webhookExternalId) or the install's config (webhookExternalIdFromConfig)
- * says; text of 1 to 200 characters or an integer. Null: the api would answer 400 missing_external_id.
+ * The external id the api would look the session up by, before any module code runs (the platform's own
+ * rule); null: the api would answer 400 missing_external_id.
  */
-export function webhookExternalId(
+export const webhookExternalId = (
   manifest: Manifest,
   config: Record<string, unknown>,
   request: WebhookRequest,
-): string | null {
-  const query = request.query ?? {};
-  const first = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
-  const fromQuery = first(query.externalId);
-  if (fromQuery !== undefined) return idText(fromQuery);
-  const source = sourceOf(manifest, config);
-  if (!source) return null;
-  if ('query' in source) return idText(first(query[source.query]));
-  if ('header' in source) {
-    const name = source.header.toLowerCase();
-    const header = Object.entries(request.headers).find(([key]) => key.toLowerCase() === name);
-    return idText(header?.[1]);
-  }
-  try {
-    const body = JSON.parse(Buffer.from(request.body).toString('utf8')) as unknown;
-    if (body === null || typeof body !== 'object') return null;
-    return idText(configValue(body as Record<string, unknown>, source.json));
-  } catch {
-    return null;
-  }
-}
+): string | null => platformExternalId(manifest, config, request);
