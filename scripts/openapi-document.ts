@@ -18,7 +18,12 @@ const refuseEveryToken: TokenVerifier = {
 const describeOnly = async (): Promise<never> => {
   throw new Error('no run is started or cancelled while describing the api');
 };
-const noRunsEngine: RunsEngine = { start: describeOnly, cancel: describeOnly, close: async () => {} };
+const noRunsEngine: RunsEngine = {
+  start: describeOnly,
+  resume: describeOnly,
+  cancel: describeOnly,
+  close: async () => {},
+};
 
 export async function openApiDocument(): Promise<Record<string, unknown>> {
   const config = loadConfig({
