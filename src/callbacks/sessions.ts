@@ -3,7 +3,7 @@
 // timed out when the run's wait is over, and handed back to the run by its continuation (resumedAt).
 // Every move is a conditional UPDATE from the states it may leave, so two workers, two deliveries or a
 // repeated DBOS step move a session once.
-import { and, count, eq, inArray, isNotNull, isNull, lte, ne, sql } from 'drizzle-orm';
+import { and, count, eq, inArray, isNotNull, isNull, lte, sql } from 'drizzle-orm';
 import type { Queryable } from '../db/pool.ts';
 import { appCallbacks, type CallbackStatus } from './tables.ts';
 
@@ -53,10 +53,13 @@ export async function openSession(db: Queryable, start: SessionStart): Promise<S
     .onConflictDoNothing()
     .returning();
   if (opened) return { kind: 'opened', session: opened };
+  // Locked: the run's continuation may be taking it (it locks the row too), and this try must not put
+  // the run back to waiting once the continuation has moved it on.
   const [own] = await db
     .select()
     .from(appCallbacks)
-    .where(and(eq(appCallbacks.workflowRunId, start.workflowRunId), eq(appCallbacks.stepId, start.stepId)));
+    .where(and(eq(appCallbacks.workflowRunId, start.workflowRunId), eq(appCallbacks.stepId, start.stepId)))
+    .for('update');
   return own ? { kind: 'opened', session: own } : { kind: 'taken' };
 }
 
@@ -125,22 +128,6 @@ export async function timeOutDueSessions(db: Queryable, limit: number): Promise<
     .set({ status: 'timed_out', completedAt: sql`now()` })
     .where(and(inArray(appCallbacks.id, due), eq(appCallbacks.status, 'pending')))
     .returning({ id: appCallbacks.id, workflowRunId: appCallbacks.workflowRunId });
-  return rows.filter((r): r is SettledSession => r.workflowRunId !== null);
-}
-
-/** Settled sessions of a run that no continuation has taken yet (at most `limit`). */
-export async function unresumedSessions(db: Queryable, limit: number): Promise<SettledSession[]> {
-  const rows = await db
-    .select({ id: appCallbacks.id, workflowRunId: appCallbacks.workflowRunId })
-    .from(appCallbacks)
-    .where(
-      and(
-        ne(appCallbacks.status, 'pending'),
-        isNull(appCallbacks.resumedAt),
-        isNotNull(appCallbacks.workflowRunId),
-      ),
-    )
-    .limit(limit);
   return rows.filter((r): r is SettledSession => r.workflowRunId !== null);
 }
 

@@ -22,7 +22,7 @@ import type { Actor } from '../audit/trail.ts';
 import { signCallToken } from '../auth/call-token.ts';
 import type { Config } from '../config.ts';
 import { OUTAGE_POLICY, type OutagePolicy, whileDatabaseDown } from '../db/outage.ts';
-import type { Database } from '../db/pool.ts';
+import type { Database, Tx } from '../db/pool.ts';
 import { ApiError } from '../http/errors.ts';
 import {
   type CircuitCount,
@@ -52,6 +52,7 @@ import {
 } from './invocations.ts';
 import { meterCall } from './metering.ts';
 import {
+  type AttemptError,
   type AttemptResult,
   charged,
   mayHaveRun,
@@ -94,7 +95,11 @@ export function attemptDepsOf(config: Config, database: Database, runner: Runner
     secretStoreKey: config.secretStoreKey,
     cacheBudget: config.cacheBudget,
     callTokenSecret: config.appCallTokenSecret,
-    webhookBase: config.webhookPublicUrl,
+    // Read when a call is made, not now: an embedded `--role all` stack learns its public address (the
+    // api's) after the worker has built these.
+    get webhookBase() {
+      return config.webhookPublicUrl;
+    },
     circuitDefaults: config.circuit,
   };
 }
@@ -139,6 +144,22 @@ export interface AttemptOptions {
    * the runner made of it, written with its metering in one transaction.
    */
   record?: InvocationContext;
+  /**
+   * A recorded attempt of an asynchronous action that answered pending: opens its vendor session in the
+   * transaction of its record and metering (a run's step: the run then waits, runs/waits.ts). An error
+   * (the external id is another session's) makes the attempt that error, uncharged.
+   */
+  openSession?: (tx: Tx, pending: PendingStart) => Promise<{ sessionId: string } | { error: AttemptError }>;
+}
+
+/** What a pending answer started, for its session. */
+export interface PendingStart {
+  install: InstallRow;
+  version: VersionRow;
+  action: string;
+  externalId: string;
+  /** The wait asked for, never longer than the action declares (outcome.ts). */
+  callbackTimeoutSeconds: number;
 }
 
 export interface AttemptOutcome extends AttemptResult {
@@ -152,6 +173,8 @@ export interface AttemptOutcome extends AttemptResult {
   counted: CircuitCount;
   /** The invocation record's id, when the attempt was recorded. */
   invocationId?: string;
+  /** The vendor session a pending answer opened (options.openSession). */
+  sessionId?: string;
 }
 
 export async function runAttempt(
@@ -251,22 +274,33 @@ export async function runAttempt(
   };
   const record = taken ? options.record : undefined;
   let invocationId: string | undefined;
+  let sessionId: string | undefined;
   if (record) {
-    const write = recordOf(call, record, {
-      status: result.status,
-      ...(result.status === 'success' ? { output: result.output } : {}),
-      error: result.error ? recordedError(result.error) : null,
-      durationMs,
-      usage,
-    });
     const id = randomUUID();
-    // The record and the metering stand or fall together; a try after a lost commit finds the record.
-    invocationId = await afterSend(() =>
+    const answered = result;
+    // The record, the metering and a pending answer's session stand or fall together; a try after a lost
+    // commit finds the record (and the session its run step opened).
+    const written = await afterSend(() =>
       deps.database.db.transaction(async (tx) => {
-        if ((await recordInvocation(tx, { ...write, id })) !== null && ran) await meterCall(tx, metered);
-        return id;
+        const opened = await sessionOf(tx, options, call, admitted.action.name, answered);
+        const final =
+          opened && 'error' in opened ? { status: 'error' as const, error: opened.error } : answered;
+        const write = recordOf(call, record, {
+          status: final.status,
+          ...(final.status === 'success' ? { output: final.output } : {}),
+          error: final.error ? recordedError(final.error) : null,
+          durationMs,
+          usage,
+        });
+        if ((await recordInvocation(tx, { ...write, id })) !== null && ran) {
+          await meterCall(tx, { ...metered, charged: charged(final) });
+        }
+        return { final, sessionId: opened && 'sessionId' in opened ? opened.sessionId : undefined };
       }),
     );
+    invocationId = id;
+    result = written.final;
+    sessionId = written.sessionId;
   } else if (ran) {
     // Not recorded (a test call): a commit whose answer the database dropped may be metered twice.
     await afterSend(() => meterCall(deps.database.db, metered));
@@ -291,7 +325,26 @@ export async function runAttempt(
     ran,
     counted,
     ...(invocationId ? { invocationId } : {}),
+    ...(sessionId ? { sessionId } : {}),
   };
+}
+
+/** A pending answer's session, opened through the caller's hook; null: no session to open. */
+function sessionOf(
+  tx: Tx,
+  options: AttemptOptions,
+  call: AttemptCall,
+  action: string,
+  result: AttemptResult,
+): Promise<{ sessionId: string } | { error: AttemptError }> | null {
+  if (result.status !== 'pending' || !options.openSession || result.externalId === undefined) return null;
+  return options.openSession(tx, {
+    install: call.install,
+    version: call.version,
+    action,
+    externalId: result.externalId,
+    callbackTimeoutSeconds: result.callbackTimeoutSeconds ?? 1,
+  });
 }
 
 /** The attempt's time: the action's, cut to what the deadline leaves; too little left refuses the attempt. */

@@ -20,7 +20,7 @@ import {
   webhookUrl,
 } from '../installs/index.ts';
 import type { ActionDeclaration } from '../module/index.ts';
-import { type AttemptDeps, type AttemptOutcome, runAttempt } from './attempt.ts';
+import { type AttemptDeps, type AttemptOptions, type AttemptOutcome, runAttempt } from './attempt.ts';
 import type { InvocationContext } from './invocations.ts';
 
 export interface InstallCall {
@@ -36,6 +36,8 @@ export interface InstallCall {
   /** Epoch ms by which the step or rule evaluation must end. */
   deadline: number;
   record: InvocationContext;
+  /** A step's: opens the vendor session of a pending answer (AttemptOptions.openSession). */
+  openSession?: AttemptOptions['openSession'];
 }
 
 /**
@@ -119,7 +121,12 @@ export function callResolved(
       blockReason,
       circuit,
     },
-    { requireEnabled: true, circuit: true, record: call.record },
+    {
+      requireEnabled: true,
+      circuit: true,
+      record: call.record,
+      ...(call.openSession ? { openSession: call.openSession } : {}),
+    },
   );
 }
 

@@ -81,9 +81,10 @@ export function resultOfAnswer(
     return {
       status: 'pending',
       externalId: String(a.externalId),
+      // The answer may ask for a shorter wait, never a longer one than the action declares.
       callbackTimeoutSeconds:
         typeof a.callbackTimeoutSeconds === 'number'
-          ? a.callbackTimeoutSeconds
+          ? Math.min(a.callbackTimeoutSeconds, action.async.callbackTimeoutSeconds)
           : action.async.callbackTimeoutSeconds,
     };
   }

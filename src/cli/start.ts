@@ -9,7 +9,7 @@ import { DataDirInUse, lockHolder } from '../db/data-dir-lock.ts';
 import { openDatabase } from '../db/pool.ts';
 import { createLogger } from '../logging.ts';
 import { createRunnerClient, startRunnerFromConfig } from '../runner/index.ts';
-import { startRunSweep } from '../runs/sweep.ts';
+import { runsBackground } from '../runs/background.ts';
 import { type RunsRuntime, registerRunWorkflows } from '../runs/workflows.ts';
 import { startWorker } from '../worker/index.ts';
 import { openPlatformDatabase } from './database.ts';
@@ -117,7 +117,7 @@ async function startParts(
       databaseUrl: db.url,
       logger: workerLogger,
       registerWorkflows: () => registerRunWorkflows(runs.runtime),
-      startBackground: () => startRunSweep({ database: runs.runtime.database, logger: workerLogger }),
+      startBackground: () => runsBackground(runs.runtime.database, workerLogger),
       healthPort: config.workerHealthPort,
       executorId: config.workerExecutorId,
       appsPerTenant: config.runnerTenantConcurrency,

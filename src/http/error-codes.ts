@@ -213,6 +213,26 @@ export const ERROR_CODES = {
     where: ['run'],
     meaning: 'a step’s output or the run’s context would pass its bound; the step fails, nothing is written',
   },
+  AppCallbackFailed: {
+    status: null,
+    where: ['run'],
+    meaning: 'the vendor’s webhook reported the session failed (the error names install and action only)',
+  },
+  CallbackTimeout: {
+    status: null,
+    where: ['run'],
+    meaning: 'no webhook settled the vendor session within the run’s wait',
+  },
+  install_removed: {
+    status: null,
+    where: ['run'],
+    meaning: 'the install was removed with force=true while the run waited on its vendor session',
+  },
+  orphaned: {
+    status: null,
+    where: ['run'],
+    meaning: 'the retention sweep timed out a vendor session still pending eight days after it started',
+  },
 } as const satisfies Record<string, CodeEntry>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

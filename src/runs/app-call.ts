@@ -13,7 +13,7 @@
 // attempt as a DBOS step and waits with DBOS.sleep; a rule evaluation calls and waits in place. So every
 // attempt's answer is plain data, and the decisions between attempts are made from it alone (a workflow
 // replayed after a crash makes the same ones, the deadline's extensions included).
-import type { AttemptDeps } from '../calls/attempt.ts';
+import type { AttemptDeps, AttemptOptions } from '../calls/attempt.ts';
 import { capacityWaitMs, minimumAttemptMs } from '../calls/attempt-time.ts';
 import { callResolved, resolveCall } from '../calls/call-install.ts';
 import { type FallbackReason, fallbackReason } from '../calls/fallback-rules.ts';
@@ -71,19 +71,30 @@ export interface AppCall {
   origin: Omit<InvocationContext, 'attempt' | 'fallbackOf'>;
   named: InstallPart;
   fallback?: InstallPart;
-  /** The refusal of an asynchronous action, which this caller cannot wait for (nothing is sent). */
-  asyncRefusal(action: string): RunError;
+  /**
+   * A rule's: the refusal of an asynchronous action, which it cannot wait for (nothing is sent). A step
+   * has none: its asynchronous action opens a vendor session (openSession) and the run waits.
+   */
+  asyncRefusal?(action: string): RunError;
+  /** A step's: opens the vendor session of a pending answer, in the transaction of its record. */
+  openSession?: AttemptOptions['openSession'];
   /** Told before each attempt, counting the fallback's on from the named install's (a step shows them). */
   onAttempt?(attempt: number): Promise<void>;
 }
 
+/** A vendor session an asynchronous action opened: the step's output comes with its webhook. */
+export interface Waiting {
+  sessionId: string;
+  externalId: string;
+}
+
 export type AppCallEnd =
-  | { ok: true; output: unknown; attempts: number; fallback: FallbackReason | null }
+  | { ok: true; output: unknown; attempts: number; fallback: FallbackReason | null; waiting?: Waiting }
   | { ok: false; error: RunError; attempts: number };
 
 /** What one attempt came to, as plain data: the call's output, a wait before the next, or its end. */
 type AttemptAnswer =
-  | { kind: 'success'; output: unknown }
+  | { kind: 'success'; output: unknown; waiting?: Waiting }
   | { kind: 'retry'; delayMs: number; deadlineExtensionMs: number }
   | {
       kind: 'failed';
@@ -102,7 +113,9 @@ type SentAnswer =
   | AttemptAnswer
   | { kind: 'not_taken'; error: RunError; installId: string; minimumMs: number };
 
-type PartEnd = { ok: true; output: unknown } | (Extract<AttemptAnswer, { kind: 'failed' }> & { ok: false });
+type PartEnd =
+  | { ok: true; output: unknown; waiting?: Waiting }
+  | (Extract<AttemptAnswer, { kind: 'failed' }> & { ok: false });
 
 export async function callApp(deps: AttemptDeps, driver: CallDriver, call: AppCall): Promise<AppCallEnd> {
   let attempts = 0;
@@ -134,20 +147,22 @@ export async function callApp(deps: AttemptDeps, driver: CallDriver, call: AppCa
   ): Promise<PartEnd> => {
     for (let n = 1; ; n++) {
       const answer = n === 1 && made ? made : await step(part, `${prefix}${n}`, n, fallbackOf);
-      if (answer.kind === 'success') return { ok: true, output: answer.output };
+      if (answer.kind === 'success') return { ok: true, output: answer.output, waiting: answer.waiting };
       if (answer.kind === 'failed') return { ok: false, ...answer };
       deadline += answer.deadlineExtensionMs;
       await driver.sleep(answer.delayMs);
     }
   };
   const first = await attemptsOf(call.named, 'attempt:', null, undefined);
-  if (first.ok) return { ok: true, output: first.output, attempts, fallback: null };
+  if (first.ok) return { ok: true, output: first.output, attempts, fallback: null, ...waitingOf(first) };
   if (!call.fallback || first.fallback === null || first.installId === null) {
     return { ok: false, error: first.error, attempts };
   }
   if (first.fallbackFirst) attempts++;
   const second = await attemptsOf(call.fallback, 'fallback:', stoodFor(first.installId), first.fallbackFirst);
-  if (second.ok) return { ok: true, output: second.output, attempts, fallback: first.fallback };
+  if (second.ok) {
+    return { ok: true, output: second.output, attempts, fallback: first.fallback, ...waitingOf(second) };
+  }
   const { install, action } = call.fallback;
   const details = {
     ...first.error.details,
@@ -209,7 +224,7 @@ async function attemptOnce(
     const resolved = await resolveCall(deps.database.db, call.tenantId, part.install, part.action);
     installId = resolved.install.id;
     action = resolved.action;
-    if (action?.async)
+    if (action?.async && call.asyncRefusal)
       return { kind: 'failed', error: call.asyncRefusal(part.action), installId, fallback: null };
     const outcome = await callResolved(deps, resolved, {
       tenantId: call.tenantId,
@@ -221,10 +236,16 @@ async function attemptOnce(
       subjectId: call.subjectId,
       deadline: call.deadline,
       record: { ...call.origin, attempt: n, fallbackOf },
+      ...(call.openSession ? { openSession: call.openSession } : {}),
     });
     if (outcome.status === 'success') return { kind: 'success', output: outcome.output };
+    if (outcome.status === 'pending' && outcome.sessionId && outcome.externalId !== undefined) {
+      const waiting = { sessionId: outcome.sessionId, externalId: outcome.externalId };
+      return { kind: 'success', output: null, waiting };
+    }
     if (outcome.status === 'pending') {
-      return { kind: 'failed', error: call.asyncRefusal(part.action), installId, fallback: null };
+      const error = call.asyncRefusal?.(part.action) ?? noSession(part.action);
+      return { kind: 'failed', error, installId, fallback: null };
     }
     end = { kind: 'result', result: outcome };
     counted = outcome.counted;
@@ -262,3 +283,12 @@ async function attemptOnce(
     : fallbackReason({ end, counted, idempotent, now, deadline: call.deadline });
   return { kind: 'failed', error, installId, fallback };
 }
+
+const waitingOf = (end: { waiting?: Waiting }) => (end.waiting ? { waiting: end.waiting } : {});
+
+/** A pending answer no session was opened for (a caller without openSession): it cannot be waited on. */
+const noSession = (action: string): RunError => ({
+  code: 'app_call_failed',
+  message: `action ${action} answered pending; this call cannot wait for a vendor session`,
+  details: { reason: 'async_not_supported' },
+});

@@ -18,6 +18,7 @@ const REASONS: Readonly<Record<string, string>> = {
   error: 'the app answered an error; its invocation record holds the reply',
   output: 'the app’s output does not match the action’s output schema',
   contract: 'the app answered what the action may not (pending when synchronous, ok when asynchronous)',
+  external_id: 'another session of the install holds the external id the app answered',
   timeout: 'the call outlived its time',
   trapped: 'the module trapped',
   bad_output: 'the module answered something the module contract forbids',

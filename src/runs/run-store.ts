@@ -5,7 +5,7 @@
 import { and, asc, eq, inArray } from 'drizzle-orm';
 import type { Actor } from '../audit/trail.ts';
 import { recordAudit } from '../audit/trail.ts';
-import type { Database, Tx } from '../db/pool.ts';
+import type { Database, Queryable, Tx } from '../db/pool.ts';
 import type { RunError, RunStatus, StepStatus, WorkflowBody, WorkflowStep } from './model.ts';
 import { definitionVersions, workflowRunSteps, workflowRuns } from './tables.ts';
 
@@ -21,10 +21,16 @@ export interface LoadedRun {
   status: string;
   context: Record<string, unknown>;
   steps: WorkflowStep[];
+  /** The workflow moving the run now when not the run's own (a continuation after a wait). */
+  workflowId: string | null;
 }
 
-export async function loadRun(database: Database, runId: string): Promise<LoadedRun | null> {
-  const [row] = await database.db
+export const loadRun = (database: Database, runId: string): Promise<LoadedRun | null> =>
+  loadRunIn(database.db, runId);
+
+/** The run with its definition's steps, in the caller's transaction when it has one. */
+export async function loadRunIn(db: Queryable, runId: string): Promise<LoadedRun | null> {
+  const [row] = await db
     .select({ run: workflowRuns, body: definitionVersions.body })
     .from(workflowRuns)
     .innerJoin(definitionVersions, eq(definitionVersions.id, workflowRuns.definitionVersionId))
@@ -40,6 +46,7 @@ export async function loadRun(database: Database, runId: string): Promise<Loaded
     status: run.status,
     context: run.context,
     steps: (row.body as WorkflowBody).steps,
+    workflowId: run.workflowId,
   };
 }
 

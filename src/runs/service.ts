@@ -1,7 +1,9 @@
 // Runs as the api sees them (docs/runs.md "Runs"): started from a workflow's current published version,
 // read, listed and cancelled; another tenant's run is unknown (404). The steps execute in the worker
 // (workflows.ts); the api only writes the run's first rows and enqueues its DBOS workflow.
+
 import { and, desc, eq, inArray, type SQL, sql } from 'drizzle-orm';
+import { failRunSessions } from '../callbacks/sessions.ts';
 import type { Database, Tx } from '../db/pool.ts';
 import { ApiError } from '../http/errors.ts';
 import { countCapped, type Page } from '../http/paging.ts';
@@ -238,6 +240,8 @@ export async function cancelRun(ctx: RunContext, id: string) {
       .update(workflowRunSteps)
       .set({ status: 'cancelled', completedAt: now })
       .where(and(eq(workflowRunSteps.runId, id), inArray(workflowRunSteps.status, ['pending', 'running'])));
+    // A vendor session the run waits on fails with run_cancelled; no continuation follows.
+    await failRunSessions(tx, id);
     return row;
   });
   await ctx.engine.cancel(cancelled.id);

@@ -18,12 +18,14 @@ export const NO_WORKFLOW_GRACE_MS = 120_000;
 const PAGE = 500;
 
 /** DBOS statuses after which a workflow never moves its run again. */
-const ENDED_WORKFLOW = new Set(['SUCCESS', 'ERROR', 'CANCELLED', 'MAX_RECOVERY_ATTEMPTS_EXCEEDED']);
+export const ENDED_WORKFLOW = new Set(['SUCCESS', 'ERROR', 'CANCELLED', 'MAX_RECOVERY_ATTEMPTS_EXCEEDED']);
 
 export interface OpenRun {
   id: string;
+  /** running, or waiting_callback: a run waiting on a vendor session has no workflow until it settles. */
+  status: string;
   createdAt: Date;
-  /** The DBOS status of the workflow whose id is the run's; null when there is none. */
+  /** The DBOS status of the workflow moving the run (its own, or its continuation's); null: none. */
   workflowStatus: string | null;
 }
 
@@ -31,10 +33,12 @@ export type Verdict = { end: false } | { end: true; error: RunError };
 
 /** Whether an open run is stranded, and the error it then ends with. */
 export function strandedVerdict(
-  run: Pick<OpenRun, 'createdAt' | 'workflowStatus'>,
+  run: Pick<OpenRun, 'status' | 'createdAt' | 'workflowStatus'>,
   now: number,
   graceMs = NO_WORKFLOW_GRACE_MS,
 ): Verdict {
+  // Its session's wait bounds it, and the resumer moves it on (resumer.ts): never stranded here.
+  if (run.status === 'waiting_callback') return { end: false };
   const { workflowStatus } = run;
   if (workflowStatus === null) {
     return now - run.createdAt.getTime() >= graceMs ? { end: true, error: stranded(null) } : { end: false };
@@ -84,17 +88,20 @@ async function openRuns(database: Database, after: string | null): Promise<OpenR
   );
   const result = await database.db.execute<{
     id: string;
+    run_status: string;
     created_at: Date | string;
     status: string | null;
   }>(sql`
-    select r.id, r.created_at, w.status
+    select r.id, r.status as run_status, r.created_at, w.status
     from ${workflowRuns} r
-    left join ${sql.identifier(ENGINE_SCHEMA)}.workflow_status w on w.workflow_uuid = r.id::text
+    left join ${sql.identifier(ENGINE_SCHEMA)}.workflow_status w
+      on w.workflow_uuid = coalesce(r.workflow_id, r.id::text)
     where r.status in (${statuses}) ${after === null ? sql`` : sql`and r.id > ${after}`}
     order by r.id
     limit ${PAGE}`);
   return result.rows.map((row) => ({
     id: row.id,
+    status: row.run_status,
     createdAt: new Date(row.created_at),
     workflowStatus: row.status,
   }));

@@ -30,6 +30,7 @@ import {
   loadRun,
   startStep,
 } from './run-store.ts';
+import { sessionOpener, takeSettledSession } from './waits.ts';
 
 export const RUN_WORKFLOW = 'runs.workflow';
 export const CALL_APP_WORKFLOW = 'runs.callApp';
@@ -81,6 +82,20 @@ const deps = (): RunsRuntime => {
   return runtime;
 };
 
+let resumeRegistered: ((runId: string, sessionId: string) => Promise<void>) | null = null;
+
+/**
+ * Starts a run's continuation for its settled session on the platform queue, in this worker (the
+ * resumer's way; the api enqueues it through RunsEngine.resume). Idempotent by workflow id.
+ */
+export async function startContinuation(runId: string, sessionId: string): Promise<void> {
+  if (!resumeRegistered) throw new Error('run workflows are not registered in this process');
+  await DBOS.startWorkflow(resumeRegistered, {
+    workflowID: resumeWorkflowId(runId, sessionId),
+    queueName: 'platform',
+  })(runId, sessionId);
+}
+
 /** Registers the run workflows (once per process) with what they call; call before DBOS.launch. */
 export function registerRunWorkflows(given: RunsRuntime): void {
   runtime = given;
@@ -89,14 +104,21 @@ export function registerRunWorkflows(given: RunsRuntime): void {
   if (callAppChild) return;
   callAppChild = DBOS.registerWorkflow(callAppWorkflow, { name: CALL_APP_WORKFLOW });
   DBOS.registerWorkflow(runWorkflow, { name: RUN_WORKFLOW });
+  resumeRegistered = DBOS.registerWorkflow(resumeWorkflow, { name: RESUME_WORKFLOW });
 }
 
-type StepEnd = { status: 'completed'; output: unknown } | { status: 'failed'; error: RunError };
+/** A step's end: its output, its error, or a vendor session it waits on (the workflow then ends). */
+type StepEnd =
+  | { status: 'completed'; output: unknown }
+  | { status: 'failed'; error: RunError }
+  | { status: 'waiting' };
 
 interface CallAppArgs {
   tenantId: string;
   runId: string;
   stepId: string;
+  /** Where the step's output goes: its pending answer's external id is written beside it. */
+  outputKey: string;
   subjectId: string;
   named: InstallPart;
   fallback?: InstallPart;
@@ -138,13 +160,52 @@ async function runSteps(runId: string): Promise<void> {
   });
   const { run } = loaded;
   if (!run || run.status !== 'running') return;
-  let context = run.context;
-  for (const [index, step] of run.steps.entries()) {
+  await stepsFrom(run, 0, run.context, loaded.startedAt);
+}
+
+/**
+ * A run's continuation once its vendor session settled (docs/runs.md "Waiting"): it takes the run, ends
+ * the waiting step with the session's outcome and runs the steps after it. Ends the run `internal` like
+ * the run's own workflow when anything but the engine's errors escapes.
+ */
+async function resumeWorkflow(runId: string, sessionId: string): Promise<void> {
+  try {
+    const { database } = deps();
+    const workflowId = resumeWorkflowId(runId, sessionId);
+    const taken = await rowStep('take', () => takeSettledSession(database, runId, sessionId, workflowId));
+    if (!taken) return;
+    const { run, index, step, end } = taken;
+    const context = await settleStep(run, index, step, run.context, end);
+    if (context !== null) await stepsFrom(run, index + 1, context, null);
+  } catch (error) {
+    if (isEngineStop(error)) throw error;
+    deps().logger.error({ err: error, runId, sessionId }, 'run continuation failed');
+    const failure = failureOf(error);
+    await rowStep('fail', () => failOpenRun(deps().database, runId, failure));
+  }
+}
+
+/**
+ * The run's steps from `from` on, over `context`; the first one's start time given when its start is
+ * already checkpointed. A step waiting on a vendor session ends the workflow: its continuation goes on.
+ */
+async function stepsFrom(
+  run: LoadedRun,
+  from: number,
+  start: Record<string, unknown>,
+  firstStartedAt: number | null,
+): Promise<void> {
+  const { database } = deps();
+  let context = start;
+  for (let index = from; index < run.steps.length; index++) {
+    const step = run.steps[index] as WorkflowStep;
     // The step's start time is checkpointed with its start: a call_app step's deadline counts from it.
     const startedAt =
-      index === 0 && loaded.startedAt !== null
-        ? loaded.startedAt
-        : await rowStep(`start:${step.id}`, () => startStep(database, runId, step.id).then(() => Date.now()));
+      index === from && firstStartedAt !== null
+        ? firstStartedAt
+        : await rowStep(`start:${step.id}`, () =>
+            startStep(database, run.id, step.id).then(() => Date.now()),
+          );
     if (step.type === 'decide') {
       const decision = decide(step, context);
       context = { ...context, [step.id]: decision };
@@ -153,28 +214,46 @@ async function runSteps(runId: string): Promise<void> {
       continue;
     }
     const end = await executeStep(run, step, context, startedAt + STEP_DEADLINE_MS);
-    // Past the context's bounds the step fails and the context is not written (bounds.ts).
-    const placed =
-      end.status === 'completed'
-        ? placeOutput(context, step.outputKey, end.output)
-        : { ok: false as const, error: end.error };
-    if (!placed.ok) {
-      const failed = { status: 'failed' as const, stepId: step.id, error: placed.error };
-      await rowStep('end', () => endRun(database, run, failed));
-      return;
-    }
-    context = placed.context;
-    const completed = { stepId: step.id, context };
-    if (index === run.steps.length - 1) {
-      // The last step's completion and the run's end in one transaction (and one checkpoint).
-      await rowStep('end', () => endRun(database, run, { status: 'completed', last: completed }));
-      return;
-    }
-    await rowStep(`complete:${step.id}`, () =>
-      completeStep(database, runId, completed.stepId, completed.context),
-    );
+    if (end.status === 'waiting') return;
+    const next = await settleStep(run, index, step, context, end);
+    if (next === null) return;
+    context = next;
   }
   await rowStep('end', () => endRun(database, run, { status: 'completed' }));
+}
+
+/**
+ * A step's end written: the run's context with its output placed, or null when the run ended with it
+ * (it failed, its output passed the context's bounds, or it was the last step).
+ */
+async function settleStep(
+  run: LoadedRun,
+  index: number,
+  step: Exclude<WorkflowStep, DecideStep>,
+  context: Record<string, unknown>,
+  end: Exclude<StepEnd, { status: 'waiting' }>,
+): Promise<Record<string, unknown> | null> {
+  const { database } = deps();
+  // Past the context's bounds the step fails and the context is not written (bounds.ts).
+  const placed =
+    end.status === 'completed'
+      ? placeOutput(context, step.outputKey, end.output)
+      : { ok: false as const, error: end.error };
+  if (!placed.ok) {
+    const failed = { status: 'failed' as const, stepId: step.id, error: placed.error };
+    await rowStep('end', () => endRun(database, run, failed));
+    return null;
+  }
+  const completed = { stepId: step.id, context: placed.context };
+  if (index === run.steps.length - 1) {
+    // The last step's completion and the run's end in one transaction (and one checkpoint).
+    await rowStep('end', () => endRun(database, run, { status: 'completed', last: completed }));
+    return null;
+  }
+  await rowStep(`complete:${step.id}`, () =>
+    completeStep(database, run.id, completed.stepId, completed.context),
+  );
+  return placed.context;
 }
 
 /** A call_app or rule_set step's end: `internal` when anything but its calls' own answers failed it. */
@@ -251,6 +330,7 @@ const callAppArgs = (run: LoadedRun, step: CallAppStep, context: Record<string, 
   tenantId: run.tenantId,
   runId: run.id,
   stepId: step.id,
+  outputKey: step.outputKey,
   subjectId: run.subjectId,
   named: {
     install: step.install,
@@ -324,9 +404,10 @@ async function callAppSteps(
     origin: { workflowRunId: args.runId, stepId: args.stepId, ruleSetKey: null, ruleKey: null },
     named: args.named,
     ...(args.fallback ? { fallback: args.fallback } : {}),
-    asyncRefusal: asyncNotYet,
+    openSession: sessionOpener({ id: args.runId }, { id: args.stepId, outputKey: args.outputKey }),
     onAttempt: (n) => countAttempt(attemptDeps.database, args.runId, args.stepId, n),
   });
+  if (end.ok && end.waiting) return { status: 'waiting' };
   if (end.ok) return { status: 'completed', output: end.output };
   // A step's error says how many attempts it took, the fallback's included.
   return {
@@ -337,9 +418,3 @@ async function callAppSteps(
 
 /** A wait for the runner's capacity within an attempt's DBOS step (a crash repeats the whole attempt). */
 const capacityTimer = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-const asyncNotYet = (action: string): RunError => ({
-  code: 'app_call_failed',
-  message: `action ${action} is asynchronous; asynchronous actions (waiting_callback) arrive with vendor sessions`,
-  details: { reason: 'async_not_supported' },
-});

@@ -178,7 +178,7 @@ describe('the sweep’s verdict on an open run', () => {
     { workflowStatus: null, now: at(NO_WORKFLOW_GRACE_MS - 1), end: false },
     { workflowStatus: null, now: at(NO_WORKFLOW_GRACE_MS), end: true },
   ])('workflow $workflowStatus at +$now: ends $end', ({ workflowStatus, now, end }) => {
-    const verdict = strandedVerdict({ createdAt: created, workflowStatus }, now);
+    const verdict = strandedVerdict({ status: 'running', createdAt: created, workflowStatus }, now);
     expect(verdict.end).toBe(end);
     if (verdict.end) {
       expect(verdict.error).toMatchObject({
@@ -188,9 +188,22 @@ describe('the sweep’s verdict on an open run', () => {
     }
   });
 
+  it.each([
+    'SUCCESS',
+    'ERROR',
+    null,
+  ])('a run waiting on a vendor session (its workflow %s) is not stranded: the resumer moves it on', (workflowStatus) => {
+    const waiting = { status: 'waiting_callback', createdAt: created, workflowStatus };
+    expect(strandedVerdict(waiting, at(NO_WORKFLOW_GRACE_MS * 100)).end).toBe(false);
+  });
+
   it('reads the grace period it is given', () => {
-    expect(strandedVerdict({ createdAt: created, workflowStatus: null }, at(10), 10).end).toBe(true);
-    expect(strandedVerdict({ createdAt: created, workflowStatus: null }, at(9), 10).end).toBe(false);
+    expect(
+      strandedVerdict({ status: 'running', createdAt: created, workflowStatus: null }, at(10), 10).end,
+    ).toBe(true);
+    expect(
+      strandedVerdict({ status: 'running', createdAt: created, workflowStatus: null }, at(9), 10).end,
+    ).toBe(false);
   });
 });
 

@@ -15,6 +15,7 @@ import {
 import { appInvocations } from '../../src/calls/tables.ts';
 import { openDatabase } from '../../src/db/pool.ts';
 import { createRunnerClient } from '../../src/runner/client.ts';
+import { runsBackground } from '../../src/runs/background.ts';
 import type { DefinitionBody, DefinitionKind } from '../../src/runs/model.ts';
 import { RESULT_POLLING_MS, type RunsRuntime, registerRunWorkflows } from '../../src/runs/workflows.ts';
 import { type RunningWorker, startWorker } from '../../src/worker/index.ts';
@@ -38,7 +39,7 @@ export interface RunsStack {
 /** logger: the worker's and its run workflows' (DBOS logs through it); absent, silent. */
 export async function startRunsStack(
   routes: VendorRoute[],
-  options: { logger?: Logger } = {},
+  options: { logger?: Logger; resumeIntervalMs?: number } = {},
 ): Promise<RunsStack> {
   const platform = await startCataloguePlatform({
     SECRET_STORE_KEY: SECRET_KEY_HEX,
@@ -68,6 +69,13 @@ export async function startRunsStack(
     healthPort: null,
     executorId: `test-${process.pid}`,
     registerWorkflows: () => registerRunWorkflows(runtime),
+    // The resumer moves runs waiting on vendor sessions on (a short interval: tests wait on it).
+    ...(options.resumeIntervalMs
+      ? {
+          startBackground: () =>
+            runsBackground(database, logger, { resumeIntervalMs: options.resumeIntervalMs }),
+        }
+      : {}),
   });
   const vendor = await startVendorDouble(routes);
   const admin = await platform.token();
