@@ -3,6 +3,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { auditRoutes } from '../audit/routes.ts';
 import type { TokenVerifier } from '../auth/tokens.ts';
+import { callbackRoutes } from '../callbacks/callback-routes.ts';
 import { appsHealthRoutes } from '../calls/health-routes.ts';
 import { meteringRoutes } from '../calls/metering-routes.ts';
 import { invocationRoutes } from '../calls/routes.ts';
@@ -81,7 +82,9 @@ export async function buildPublicApi(deps: ApiDeps) {
   await app.register(
     installRoutesScope(installDeps, [meteringRoutes, appsHealthRoutes, testCallRoutes(installDeps)]),
   );
+  // Record listings read the database alone: they answer where apps are off too.
   await app.register(invocationRoutes(deps.database));
+  await app.register(callbackRoutes(deps.database));
   await app.register(definitionRoutes({ database: deps.database, config: deps.config }));
   if (deps.runs) {
     await app.register(

@@ -46,6 +46,11 @@ export const appCallbacks = pgTable(
     index('app_callbacks_wait_until_idx')
       .on(t.waitUntil)
       .where(sql`${t.status} = 'pending'`),
+    // The retention sweep's orphans: a tenant's sessions still pending, oldest first, without reading
+    // through the settled ones a long retention keeps.
+    index('app_callbacks_tenant_pending_idx')
+      .on(t.tenantId, t.createdAt)
+      .where(sql`${t.status} = 'pending'`),
     index('app_callbacks_unresumed_idx')
       .on(t.id)
       .where(sql`${t.status} <> 'pending' and ${t.resumedAt} is null and ${t.workflowRunId} is not null`),

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { startApi } from '../api/index.ts';
 import { type LocalKeys, withLocalSecrets } from '../auth/local-keys.ts';
 import { localVerifier, remoteVerifier } from '../auth/tokens.ts';
+import { startRetentionSweep } from '../callbacks/retention.ts';
 import { attemptDepsOf } from '../calls/attempt.ts';
 import { type Config, missingProductionSettings, type Role } from '../config.ts';
 import { DataDirInUse, lockHolder } from '../db/data-dir-lock.ts';
@@ -12,6 +13,7 @@ import { createRunnerClient, startRunnerFromConfig } from '../runner/index.ts';
 import { runsBackground } from '../runs/background.ts';
 import { type RunsRuntime, registerRunWorkflows } from '../runs/workflows.ts';
 import { startWorker } from '../worker/index.ts';
+import { together } from '../worker/schedule.ts';
 import { openPlatformDatabase } from './database.ts';
 import { listenersOf, takenListeners, takenPortsMessage } from './ports.ts';
 
@@ -117,7 +119,17 @@ async function startParts(
       databaseUrl: db.url,
       logger: workerLogger,
       registerWorkflows: () => registerRunWorkflows(runs.runtime),
-      startBackground: () => runsBackground(runs.runtime.database, workerLogger),
+      // The run sweep and the resumer at once (every minute, every second); the retention sweep within five
+      // minutes, then every RETENTION_INTERVAL_MINUTES (docs/retention.md).
+      startBackground: () =>
+        together(
+          runsBackground(runs.runtime.database, workerLogger),
+          startRetentionSweep({
+            database: runs.runtime.database,
+            logger: workerLogger,
+            settings: config.retention,
+          }),
+        ),
       healthPort: config.workerHealthPort,
       executorId: config.workerExecutorId,
       appsPerTenant: config.runnerTenantConcurrency,

@@ -46,6 +46,7 @@ const ROUTES: [string, string, string][] = [
   ['post', '/app-installs/{install}/test', 'testInstall'],
   ['get', '/app-invocations', 'listInvocations'],
   ['get', '/app-invocations/{id}', 'getInvocation'],
+  ['get', '/app-callbacks', 'listCallbacks'],
 ];
 
 describe('the description of the catalogue, tenant, audit, notification, health and call routes', () => {
@@ -78,6 +79,7 @@ describe('the description of the catalogue, tenant, audit, notification, health 
     );
     expect(statuses('get', '/app-invocations')).toEqual(expect.arrayContaining(['200', '400', '403']));
     expect(statuses('get', '/app-invocations/{id}')).toEqual(expect.arrayContaining(['200', '400', '404']));
+    expect(statuses('get', '/app-callbacks')).toEqual(['200', '400', '401', '403', '429', '500', '503']);
     // The month report beside GET /apps/{name}: its own operation; a bad month, no token, no apps:read.
     expect(statuses('get', '/apps/metering')).toEqual(['200', '400', '401', '403', '429', '500', '503']);
     expect(statuses('get', '/apps/health')).toEqual(['200', '400', '401', '403', '429', '500', '503']);

@@ -1,6 +1,6 @@
 // Where the deployment runs no apps (no runner, or no module storage), the routes that read an install
 // answer 503 apps_unavailable, but only once the request passed authentication, its permission and its
-// validation; the invocation records still answer from the database.
+// validation; the invocation records and vendor sessions still answer from the database.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { errorOf } from './support.ts';
@@ -78,8 +78,9 @@ describe('apps off', () => {
     }
   });
 
-  it('still answers the invocation records', async () => {
+  it('still answers the invocation records and the vendor sessions', async () => {
     expect((await send('GET', '/app-invocations', undefined)).status).toBe(200);
+    expect((await send('GET', '/app-callbacks', undefined)).status).toBe(200);
     expect((await errorOf(await send('GET', `/app-invocations/${UUID}`, undefined), 404)).code).toBe(
       'not_found',
     );

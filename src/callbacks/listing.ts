@@ -1,0 +1,57 @@
+// GET /app-callbacks (docs/callbacks.md "Listing sessions"): a tenant's vendor sessions, newest first,
+// read from the database alone, so the listing answers where apps are off too. Sessions outlive their
+// install; the retention sweep (retention.ts) deletes settled ones, which are then gone from here.
+import { and, desc, eq, inArray, or, type SQL } from 'drizzle-orm';
+import type { Queryable } from '../db/pool.ts';
+import { countCapped, type Page } from '../http/paging.ts';
+import { appInstalls } from '../installs/index.ts';
+import { type CallbackView, callbackView } from './session-view.ts';
+import { appCallbacks, type CallbackStatus } from './tables.ts';
+
+export interface CallbackQuery {
+  tenantId: string;
+  /**
+   * A name: sessions opened under it, and sessions of the install that bears it now (a renamed install's
+   * sessions keep the name they opened under).
+   */
+  install?: string;
+  installId?: string;
+  workflowRunId?: string;
+  status?: CallbackStatus;
+  limit: number;
+  offset: number;
+}
+
+function conditionsOf(db: Queryable, query: CallbackQuery): SQL | undefined {
+  const conditions: (SQL | undefined)[] = [eq(appCallbacks.tenantId, query.tenantId)];
+  if (query.install !== undefined) {
+    // Install names are the tenant's own: another tenant's install of that name plays no part.
+    const bearer = db
+      .select({ id: appInstalls.id })
+      .from(appInstalls)
+      .where(and(eq(appInstalls.tenantId, query.tenantId), eq(appInstalls.name, query.install)));
+    conditions.push(or(eq(appCallbacks.installName, query.install), inArray(appCallbacks.installId, bearer)));
+  }
+  if (query.installId !== undefined) conditions.push(eq(appCallbacks.installId, query.installId));
+  if (query.workflowRunId !== undefined) conditions.push(eq(appCallbacks.workflowRunId, query.workflowRunId));
+  if (query.status !== undefined) conditions.push(eq(appCallbacks.status, query.status));
+  return and(...conditions);
+}
+
+/** The tenant's sessions matching the query, newest first, with the capped count of every match. */
+export async function listCallbacks(
+  db: Queryable,
+  query: CallbackQuery,
+  withContext: boolean,
+): Promise<Page<CallbackView>> {
+  const where = conditionsOf(db, query);
+  const rows = await db
+    .select()
+    .from(appCallbacks)
+    .where(where)
+    .orderBy(desc(appCallbacks.createdAt), desc(appCallbacks.id))
+    .limit(query.limit)
+    .offset(query.offset);
+  const counted = await countCapped(db, appCallbacks, where);
+  return { items: rows.map((row) => callbackView(row, withContext)), ...counted };
+}

@@ -1,0 +1,1 @@
+CREATE INDEX "app_callbacks_tenant_pending_idx" ON "app_callbacks" USING btree ("tenant_id","created_at") WHERE "app_callbacks"."status" = 'pending';
