@@ -1,4 +1,4 @@
-// Vendor sessions' rows (docs/callbacks.md; spec part 1 §3.2): opened by a run's call_app step in the
+// Vendor sessions' rows (docs/callbacks.md "Sessions"): opened by a run's call_app step in the
 // transaction that records its pending invocation, settled once (first completion wins at the database),
 // timed out when the run's wait is over, and handed back to the run by its continuation (resumedAt).
 // Every move is a conditional UPDATE from the states it may leave, so two workers, two deliveries or a
@@ -9,7 +9,7 @@ import { appCallbacks, type CallbackStatus } from './tables.ts';
 
 export type SessionRow = typeof appCallbacks.$inferSelect;
 
-/** A session's error when the platform, not the vendor, ended it (spec part 1 §3.2). */
+/** A session's error when the platform, not the vendor, ended it (docs/callbacks.md "Sessions"). */
 export const SESSION_ENDS = {
   runCancelled: 'run_cancelled',
   installRemoved: 'install_removed',

@@ -1,4 +1,4 @@
-// Where a vendor webhook's external id is read (spec part 1 §4.4 step 2), before any module code runs:
+// Where a vendor webhook's external id is read (docs/callbacks.md "Vendor webhooks"), before any module code runs:
 // ?externalId=, else the source the running version declares (handles.webhookExternalId) or the one
 // the install's config holds at handles.webhookExternalIdFromConfig; text of 1 to 200 characters, or an
 // integer read as its decimal text. Pure: the api's webhook route and the author's conformance check

@@ -15,7 +15,7 @@ describe('docs/errors.md', () => {
   const rows = new Map(
     [
       ...readFileSync(new URL('../../docs/errors.md', import.meta.url), 'utf8').matchAll(
-        /^\| `([a-z_]+)` \| (\d{3}|—) \|/gm,
+        /^\| `([A-Za-z_]+)` \| (\d{3}|—) \|/gm,
       ),
     ].map((match) => [match[1] as string, match[2] === '—' ? null : Number(match[2])]),
   );
