@@ -9,7 +9,13 @@ import {
   type SessionCandidate,
 } from '../../src/collections/handoff-rules.ts';
 
-const HOSTS = ['idv.example.com', 'pages.idv.example:8443', '*.hosted.example', '203.0.113.7', 'localhost:4010'];
+const HOSTS = [
+  'idv.example.com',
+  'pages.idv.example:8443',
+  '*.hosted.example',
+  '203.0.113.7',
+  'localhost:4010',
+];
 
 describe('pageDecision: the pages the platform sends applicants to', () => {
   // [page, allowPrivateNetworks, host audited (ok) or a fragment of the reason]
@@ -85,7 +91,11 @@ describe('returnUrlOf: where the vendor’s page sends the applicant back', () =
   const id = '6f1c0b8e-3c1a-4e0e-9b1f-0a7d2d1e5c44';
   const rows: [string | null, string | null, string | RegExp][] = [
     // the tenant's flowUrl first
-    ['https://collect.acme.example', 'https://flow.platform.example', `https://collect.acme.example/flow/${id}`],
+    [
+      'https://collect.acme.example',
+      'https://flow.platform.example',
+      `https://collect.acme.example/flow/${id}`,
+    ],
     // else the deployment's
     [null, 'https://flow.platform.example', `https://flow.platform.example/flow/${id}`],
     // after the base's own path, without doubled slashes, its query kept after the path, no fragment
@@ -150,7 +160,9 @@ describe('handoffCandidate: the session the applicant is handed off for', () => 
   });
 
   it(`looks only at the ${HANDOFF_SESSIONS_READ} newest`, () => {
-    const newer = Array.from({ length: HANDOFF_SESSIONS_READ }, (_, i) => candidate(`n${i}`, { handoff: false }));
+    const newer = Array.from({ length: HANDOFF_SESSIONS_READ }, (_, i) =>
+      candidate(`n${i}`, { handoff: false }),
+    );
     expect(chosen([...newer, candidate('21st')])).toBeNull();
     expect(chosen([...newer.slice(1), candidate('20th')])).toBe('20th');
   });
