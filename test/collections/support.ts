@@ -17,6 +17,7 @@ import type { RunStatus } from '../../src/runs/model.ts';
 import { workflowRuns } from '../../src/runs/tables.ts';
 import { type CataloguePlatform, startCataloguePlatform } from '../catalogue/support.ts';
 import { ok, SECRET_KEY_HEX } from '../installs/support.ts';
+import type { TestPlatform } from '../support/platform.ts';
 
 export const API_KEY = 'idv-live-key-handoff-5c1d';
 export const WEBHOOK_SECRET = 'whsec-idv-handoff-77e2';
@@ -195,7 +196,7 @@ export interface Submission {
 
 /** A submission of the run created (and sent, unless told) by `token`, with its applicant's token. */
 export async function newSubmission(
-  platform: CataloguePlatform,
+  platform: TestPlatform,
   token: string,
   run: { id: string; subjectId: string },
   options: { send?: boolean; tenant?: string } = {},
@@ -218,5 +219,5 @@ export async function newSubmission(
 }
 
 /** The token of a submission's link: kind applicant, sub the submission's id, no roles. */
-export const applicantToken = (platform: CataloguePlatform, submissionId: string, tenant = 'acme') =>
+export const applicantToken = (platform: TestPlatform, submissionId: string, tenant = 'acme') =>
   platform.token({ tenant, kind: 'applicant', subject: submissionId, user: 'applicant', roles: [] });
