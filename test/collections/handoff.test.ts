@@ -2,6 +2,7 @@
 // identity-verification module against a sessions API double: each row of the answer table, the return
 // address's precedence, the audit event (its host, never the page), and the hand-off's metering apart from
 // calls and quotas. docs/handoff.md.
+import { randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { auditEvents } from '../../src/audit/tables.ts';
@@ -35,18 +36,31 @@ beforeEach(() => {
 });
 
 let runs = 0;
-/** A waiting run of a new subject with one pending session `externalId` on the idv install, its submission sent. */
-async function waitingSubmission(externalId: string, vendorStatus = 'pending') {
+interface Waiting {
+  vendorStatus?: string;
+  runStatus?: 'waiting_callback' | 'running' | 'completed';
+  /** The session's version and install: identity-verification's and `idv` by default. */
+  versionId?: string;
+  installId?: string;
+  send?: boolean;
+}
+/** A run of a new subject with one pending session `externalId` (waiting on it), and its submission, sent. */
+async function waitingSubmission(externalId: string, options: Waiting = {}) {
   const subjectId = `subject-${++runs}`;
-  const runId = await insertRun(world.platform.database, world.tenantId, subjectId);
+  const runId = await insertRun(world.platform.database, world.tenantId, subjectId, options.runStatus);
   await insertSession(world.platform.database, world.tenantId, {
     runId,
     externalId,
-    installId: world.installId,
-    versionId: world.versionId,
+    installId: options.installId ?? world.installId,
+    versionId: options.versionId ?? world.versionId,
   });
-  world.sessions.set(externalId, { status: vendorStatus });
-  const made = await newSubmission(world.platform, world.admin, { id: runId, subjectId });
+  world.sessions.set(externalId, { status: options.vendorStatus ?? 'pending' });
+  const made = await newSubmission(
+    world.platform,
+    world.admin,
+    { id: runId, subjectId },
+    { send: options.send },
+  );
   return { runId, subjectId, ...made };
 }
 
@@ -171,7 +185,7 @@ describe('a page the api sends applicants to: 200 { handoff: { url, expiresAt } 
 
 describe('the module answered null: 200 { handoff: null }', () => {
   it('answers null for a session the vendor already settled, audits nothing, and meters the hand-off', async () => {
-    const { submission, applicant } = await waitingSubmission('sess_settled', 'approved');
+    const { submission, applicant } = await waitingSubmission('sess_settled', { vendorStatus: 'approved' });
     const before = await handoffsMetered();
     expect(await ok(await handoff(submission.id, applicant))).toEqual({ handoff: null });
     expect(await handoffsMetered()).toBe(before + 1);
@@ -232,21 +246,7 @@ describe('409 handoff_unavailable', () => {
   };
 
   it('while the submission is not sent; then it hands off', async () => {
-    const subjectId = 'subject-unsent';
-    const runId = await insertRun(world.platform.database, world.tenantId, subjectId);
-    await insertSession(world.platform.database, world.tenantId, {
-      runId,
-      externalId: 'sess_unsent',
-      installId: world.installId,
-      versionId: world.versionId,
-    });
-    world.sessions.set('sess_unsent', { status: 'pending' });
-    const { submission, applicant } = await newSubmission(
-      world.platform,
-      world.admin,
-      { id: runId, subjectId },
-      { send: false },
-    );
+    const { submission, applicant } = await waitingSubmission('sess_unsent', { send: false });
     expect(submission.status).toBe('open');
     await unavailable(submission.id, applicant);
     expect(world.vendor.requests).toEqual([]);
@@ -256,18 +256,7 @@ describe('409 handoff_unavailable', () => {
 
   it('when the run waits for no session: not waiting, or no pending session, or one that hands off nothing', async () => {
     for (const runStatus of ['running', 'completed'] as const) {
-      const subjectId = `subject-${runStatus}`;
-      const runId = await insertRun(world.platform.database, world.tenantId, subjectId, runStatus);
-      await insertSession(world.platform.database, world.tenantId, {
-        runId,
-        externalId: `sess_${runStatus}`,
-        installId: world.installId,
-        versionId: world.versionId,
-      });
-      const { submission, applicant } = await newSubmission(world.platform, world.admin, {
-        id: runId,
-        subjectId,
-      });
+      const { submission, applicant } = await waitingSubmission(`sess_${runStatus}`, { runStatus });
       await unavailable(submission.id, applicant);
     }
     const settled = await waitingSubmission('sess_done');
@@ -277,15 +266,8 @@ describe('409 handoff_unavailable', () => {
       .where(eq(appCallbacks.externalId, 'sess_done'));
     await unavailable(settled.submission.id, settled.applicant);
 
-    const subjectId = 'subject-screening';
-    const runId = await insertRun(world.platform.database, world.tenantId, subjectId);
-    await insertSession(world.platform.database, world.tenantId, {
-      runId,
-      externalId: 'sess_no_handoff',
-      installId: world.installId,
-      versionId: await versionIdOf(world.platform.database, 'sanctions-screening'),
-    });
-    const screening = await newSubmission(world.platform, world.admin, { id: runId, subjectId });
+    const versionId = await versionIdOf(world.platform.database, 'sanctions-screening');
+    const screening = await waitingSubmission('sess_no_handoff', { versionId });
     await unavailable(screening.submission.id, screening.applicant);
     expect(world.vendor.requests).toEqual([]);
   });
@@ -322,15 +304,7 @@ describe('409 handoff_unavailable', () => {
     }
 
     // A session of an install that no longer exists.
-    const subjectId = 'subject-removed';
-    const runId = await insertRun(world.platform.database, world.tenantId, subjectId);
-    await insertSession(world.platform.database, world.tenantId, {
-      runId,
-      externalId: 'sess_removed',
-      installId: crypto.randomUUID(),
-      versionId: world.versionId,
-    });
-    const removed = await newSubmission(world.platform, world.admin, { id: runId, subjectId });
+    const removed = await waitingSubmission('sess_removed', { installId: randomUUID() });
     await unavailable(removed.submission.id, removed.applicant);
     expect(world.vendor.requests).toEqual([]);
   });
