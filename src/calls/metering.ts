@@ -82,7 +82,7 @@ export async function meterCall(db: Queryable, call: MeteredCall, now: Date = ne
     });
 }
 
-/** One install's hand-off, counted in its metering row of the session's action (docs/handoff.md "Metering"). */
+/** One install's hand-off, counted in its metering row of the session's action (docs/handoff.md "Audit and metering"). */
 export interface MeteredHandoff {
   tenantId: string;
   installId: string;
