@@ -37,7 +37,7 @@ program
   .command('token')
   .description('print a development JWT signed with the local key in DATA_DIR (creates the tenant if new)')
   .requiredOption('--tenant <name>', 'tenant name')
-  .addOption(new Option('--role <role>', 'role').choices(['admin', 'analyst']).makeOptionMandatory())
+  .addOption(new Option('--role <role>', 'role (required unless --applicant)').choices(['admin', 'analyst']))
   .option(
     '--permission <permission>',
     'extra permission (repeatable)',
@@ -46,6 +46,7 @@ program
   )
   .option('--user <name>', 'user or service name')
   .option('--machine', 'a machine (service user) instead of a human')
+  .option('--applicant <submissionId>', "the applicant of a collection submission (the link's token)")
   .option('--expires-in <duration>', 'lifetime, e.g. 30m, 12h, 7d', '12h')
   .action(async (options) => {
     process.stdout.write(`${await mintToken(loadConfig(), options)}\n`);

@@ -12,6 +12,7 @@ import { loadRelease, reconcileRelease } from '../catalogue/release.ts';
 import { catalogueRoutes } from '../catalogue/routes.ts';
 import { moduleServable } from '../catalogue/servable.ts';
 import type { Inspector } from '../catalogue/uploads.ts';
+import { collectionRoutes } from '../collections/index.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/pool.ts';
 import { createServer } from '../http/server.ts';
@@ -85,6 +86,14 @@ export async function buildPublicApi(deps: ApiDeps) {
   // Record listings read the database alone: they answer where apps are off too.
   await app.register(invocationRoutes(deps.database));
   await app.register(callbackRoutes(deps.database));
+  await app.register(
+    // Without module storage the runner has no module to run: apps are off, and hand-off unavailable.
+    collectionRoutes({
+      database: deps.database,
+      config: deps.config,
+      runner: storage ? (deps.runner ?? null) : null,
+    }),
+  );
   await app.register(definitionRoutes({ database: deps.database, config: deps.config }));
   if (deps.runs) {
     await app.register(

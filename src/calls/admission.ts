@@ -118,9 +118,10 @@ async function blockReasonOf(db: Queryable, version: VersionRow): Promise<string
 
 /**
  * The install's required secrets, opened. A required secret without a stored value — or one that no
- * longer opens with the deployment's key — is 409 install_not_configured naming them all.
+ * longer opens with the deployment's key — is 409 install_not_configured naming them all. The hand-off
+ * opens them through here too (src/collections/handoff.ts), under the version handling its session.
  */
-async function openRequiredSecrets(
+export async function openRequiredSecrets(
   db: Queryable,
   install: InstallRow,
   version: VersionRow,

@@ -82,6 +82,48 @@ export async function meterCall(db: Queryable, call: MeteredCall, now: Date = ne
     });
 }
 
+/** One install's hand-off, counted in its metering row of the session's action (docs/handoff.md "Audit and metering"). */
+export interface MeteredHandoff {
+  tenantId: string;
+  installId: string;
+  installName: string;
+  appName: string;
+  /** The asynchronous action whose session the applicant was handed off for. */
+  action: string;
+}
+
+/**
+ * Counts one hand-off the module ran on, or may have, in today's row: `handoffs` only. Hand-offs are
+ * counted apart from calls: no call, no HTTP requests, no spend, so no quota or budget weighs them and
+ * none ever refuses them.
+ */
+export async function meterHandoff(
+  db: Queryable,
+  handoff: MeteredHandoff,
+  now: Date = new Date(),
+): Promise<void> {
+  await db
+    .insert(appMetering)
+    .values({
+      tenantId: handoff.tenantId,
+      installId: handoff.installId,
+      installName: handoff.installName,
+      appName: handoff.appName,
+      action: handoff.action,
+      day: dayKey(now),
+      currency: '',
+      handoffs: 1,
+    })
+    .onConflictDoUpdate({
+      target: [appMetering.installId, appMetering.day, appMetering.action, appMetering.currency],
+      set: {
+        installName: sql`excluded.install_name`,
+        appName: sql`excluded.app_name`,
+        handoffs: sql`${appMetering.handoffs} + 1`,
+      },
+    });
+}
+
 /**
  * Names every metering row of a removed install as the install was last named (called in the removal's
  * transaction): the report shows live installs under their current name and removed ones under this one.

@@ -120,6 +120,12 @@ export const ERROR_CODES = {
     where: API_AND_RUN,
     meaning: 'the module is blocked (details.sha256, details.reason)',
   },
+  handoff_unavailable: {
+    status: 409,
+    where: API,
+    meaning:
+      'the applicant cannot be handed off now: submission not sent, no eligible vendor session, apps off, or no return address',
+  },
   payload_too_large: { status: 413, where: API, meaning: 'the body is larger than the route takes' },
   unsupported_media_type: {
     status: 415,
@@ -147,6 +153,12 @@ export const ERROR_CODES = {
     where: API_AND_RUN,
     meaning:
       'the app answered an error or the runner failed; details.reason names which (the runner’s codes)',
+  },
+  handoff_failed: {
+    status: 502,
+    where: API,
+    meaning:
+      'the hand-off’s runner or module failed, a required secret has no value, or the page is not one applicants are sent to (details.reason)',
   },
   apps_unavailable: {
     status: 503,

@@ -71,6 +71,10 @@ export { type InstallLimits, readLimits, readTenantInstallLimits } from './limit
 export { open } from './secrets/seal.ts';
 export { requiredSecrets } from './secrets/secrets-rules.ts';
 
+// The ports browsers refuse (the hand-off's page rule refuses them as config URLs do).
+
+export { BAD_PORTS } from './hosts.ts';
+
 // The rules of cached values, which packages/app-testing applies as the platform does.
 
 export { evictionChoice, expiryOf, planCacheChanges, sizeOf } from './cache/cache-rules.ts';

@@ -17,10 +17,11 @@ export { type CacheChange, type CacheEntry, type LogLine, noUsage, type Usage } 
 export { type InspectionVerdict, inspectUpload } from './inspect.ts';
 
 // What the runner enforces that an install's settings are checked against when they are saved: approved
-// hosts, a secret's shortest redacted length, the limits of a cached value.
+// hosts, a secret's shortest redacted length, the limits of a cached value. The hand-off sends applicants
+// only to pages the same host check passes (src/collections/handoff-rules.ts).
 
 export { isIpLiteral } from './egress/addresses.ts';
-export { isLocalhostName } from './egress/hosts.ts';
+export { checkTarget, isLocalhostName } from './egress/hosts.ts';
 export { MAX_SETS_PER_CALL, MAX_TTL_SECONDS, MAX_VALUE_BYTES, MIN_VALUE_CHARS } from './host/cache.ts';
 export { MIN_REDACTED_LENGTH } from './redaction.ts';
 

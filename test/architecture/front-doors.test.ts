@@ -12,6 +12,7 @@ const FRONT_DOORS = [
   { folder: 'src/runner', door: 'src/runner/index.ts' },
   { folder: 'src/module', door: 'src/module/index.ts' },
   { folder: 'src/installs', door: 'src/installs/index.ts' },
+  { folder: 'src/collections', door: 'src/collections/index.ts' },
 ];
 
 /**
@@ -19,8 +20,9 @@ const FRONT_DOORS = [
  * reaches the importer); each says so where it imports. `file` imports `target` directly.
  */
 const PAST_THE_DOOR: readonly { file: string; target: string }[] = [
-  // Drizzle's schema gathers every domain's tables; installs takes the pool's types from it.
+  // Drizzle's schema gathers every domain's tables; installs and collections take the pool's types from it.
   { file: 'src/db/schema.ts', target: 'src/installs/tables.ts' },
+  { file: 'src/db/schema.ts', target: 'src/collections/tables.ts' },
   // Installs reads metering and the budget lists through these.
   { file: 'src/calls/metering.ts', target: 'src/installs/limits/limits-store.ts' },
   { file: 'src/calls/metering.ts', target: 'src/installs/tables.ts' },

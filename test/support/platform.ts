@@ -21,6 +21,8 @@ export interface TokenRequest {
   permissions?: string[];
   kind?: 'human' | 'machine' | 'applicant';
   user?: string;
+  /** The sub claim, when not `user:<user>` (an applicant's is its submission's id). */
+  subject?: string;
   expiresIn?: string | number;
 }
 
@@ -81,7 +83,7 @@ export async function startTestPlatform(
       local.signingKey.privateJwk,
       {
         tenant: await tenantId(request.tenant),
-        sub: `user:${request.user ?? 'ada'}`,
+        sub: request.subject ?? `user:${request.user ?? 'ada'}`,
         name: request.user ?? 'ada',
         kind: request.kind ?? 'human',
         roles: request.roles ?? ['admin'],
