@@ -13,6 +13,7 @@ import { moduleServable } from '../catalogue/servable.ts';
 import type { Inspector } from '../catalogue/uploads.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/pool.ts';
+import { DocumentChecks, documentSourceOf, subjectDocumentRoutes } from '../documents/index.ts';
 import { createServer } from '../http/server.ts';
 import { installNamesOf, installRoutesScope } from '../installs/index.ts';
 import { notificationRoutes } from '../notifications/routes.ts';
@@ -22,7 +23,12 @@ import { definitionRoutes } from '../runs/definitions/routes.ts';
 import { definitionSchemas } from '../runs/definitions/schemas.ts';
 import { dbosRunsEngine, type RunsEngine } from '../runs/engine-client.ts';
 import { runRoutes } from '../runs/routes.ts';
-import { createModuleStorage, type ModuleStorage } from '../storage/index.ts';
+import {
+  createDocumentObjects,
+  createModuleStorage,
+  type ModuleStorage,
+  type ObjectStore,
+} from '../storage/index.ts';
 import { tenantRoutes } from '../tenants/routes.ts';
 import { findTenantById } from '../tenants/service.ts';
 import { healthRoutes } from './health.ts';
@@ -35,7 +41,14 @@ export interface ApiDeps {
   logger: FastifyBaseLogger;
   /** The module store; absent: the one the settings name (createModuleStorage); null: none. */
   modules?: ModuleStorage | null;
-  /** The documents app calls may read (the documents area's store); without one every read answers 404. */
+  /** Where subjects' documents are kept; absent: the store the settings name (createDocumentObjects); null: none. */
+  documentObjects?: ObjectStore | null;
+  /** Checks uploaded documents (startApi makes one); absent, uploads stay pending for a sweep elsewhere. */
+  documentChecks?: DocumentChecks;
+  /**
+   * What app calls read on the internal listener; absent: the clean documents of the document store
+   * (documentSourceOf), and without a store every read answers 404.
+   */
   documents?: DocumentSource;
   /** The runner that inspects uploads; null or absent: apps are unavailable. */
   runner?: RunnerClient | null;
@@ -80,6 +93,13 @@ export async function buildPublicApi(deps: ApiDeps) {
   // The routes that read an install: one scope that answers 503 apps_unavailable where apps are off.
   await app.register(
     installRoutesScope(installDeps, [meteringRoutes, appsHealthRoutes, testCallRoutes(installDeps)]),
+  );
+  await app.register(
+    subjectDocumentRoutes({
+      database: deps.database,
+      objects: optionalDocumentObjects(deps),
+      ...(deps.documentChecks ? { checks: deps.documentChecks } : {}),
+    }),
   );
   await app.register(invocationRoutes(deps.database));
   await app.register(definitionRoutes({ database: deps.database, config: deps.config }));
@@ -131,9 +151,10 @@ export async function buildInternalApi(deps: Omit<ApiDeps, 'verifier'>) {
     );
   }
   if (deps.config.appCallTokenSecret) {
-    await app.register(
-      documentRoutes({ callTokenSecret: deps.config.appCallTokenSecret, documents: deps.documents }),
-    );
+    const objects = optionalDocumentObjects(deps);
+    const documents =
+      deps.documents ?? (objects ? documentSourceOf({ database: deps.database, objects }) : undefined);
+    await app.register(documentRoutes({ callTokenSecret: deps.config.appCallTokenSecret, documents }));
   }
   return app;
 }
@@ -141,6 +162,13 @@ export async function buildInternalApi(deps: Omit<ApiDeps, 'verifier'>) {
 /** The store handed in, else the one the settings name (DATA_DIR/modules, S3, or null when off). */
 export function optionalModuleStorage(deps: Pick<ApiDeps, 'config' | 'modules'>): ModuleStorage | null {
   return deps.modules !== undefined ? deps.modules : createModuleStorage(deps.config);
+}
+
+/** The document store handed in, else the one the settings name (DATA_DIR/documents, S3, or null when off). */
+export function optionalDocumentObjects(
+  deps: Pick<ApiDeps, 'config' | 'documentObjects'>,
+): ObjectStore | null {
+  return deps.documentObjects !== undefined ? deps.documentObjects : createDocumentObjects(deps.config);
 }
 
 /** As optionalModuleStorage, for callers that cannot do without one (tools, tests). */
@@ -176,9 +204,26 @@ export async function startApi(deps: ApiDeps): Promise<RunningApi> {
   const engineUrl = deps.engineDatabaseUrl ?? deps.config.databaseUrl;
   const ownedRuns = deps.runs === undefined && engineUrl ? dbosRunsEngine(engineUrl) : null;
   const runs = deps.runs ?? ownedRuns ?? undefined;
-  const publicApp = await buildPublicApi({ ...deps, runner, modules, ...(runs ? { runs } : {}) });
-  const internalApp = await buildInternalApi({ ...deps, modules });
+  // One document store for both listeners too, and the checks of what the public one takes in.
+  const documentObjects = optionalDocumentObjects(deps);
+  const ownedDocumentObjects = deps.documentObjects === undefined ? documentObjects : null;
+  const documentChecks =
+    deps.documentChecks ??
+    (documentObjects
+      ? new DocumentChecks({ database: deps.database, objects: documentObjects, logger: deps.logger })
+      : undefined);
+  const publicApp = await buildPublicApi({
+    ...deps,
+    runner,
+    modules,
+    documentObjects,
+    ...(documentChecks ? { documentChecks } : {}),
+    ...(runs ? { runs } : {}),
+  });
+  const internalApp = await buildInternalApi({ ...deps, modules, documentObjects });
   const url = await publicApp.listen({ host: deps.config.host, port: deps.config.port });
+  // Documents left pending by a process that stopped before checking them.
+  if (!deps.documentChecks) documentChecks?.startSweep();
   const internalUrl = await internalApp.listen({
     host: deps.config.internalHost,
     port: deps.config.internalPort,
@@ -188,6 +233,9 @@ export async function startApi(deps: ApiDeps): Promise<RunningApi> {
     internalUrl,
     close: async () => {
       await Promise.all([publicApp.close(), internalApp.close()]);
+      // Checks under way end before the caller closes the database.
+      if (!deps.documentChecks) await documentChecks?.close();
+      ownedDocumentObjects?.close?.();
       if (owned) await runner?.close();
       await ownedRuns?.close();
       ownedModules?.close?.();
