@@ -32,7 +32,7 @@ import {
 import { tenantRoutes } from '../tenants/routes.ts';
 import { findTenantById } from '../tenants/service.ts';
 import { healthRoutes } from './health.ts';
-import { type DocumentSource, documentRoutes, internalRoutes } from './internal.ts';
+import { documentRoutes, internalRoutes } from './internal.ts';
 
 export interface ApiDeps {
   config: Config;
@@ -45,11 +45,6 @@ export interface ApiDeps {
   documentObjects?: ObjectStore | null;
   /** Checks uploaded documents (startApi makes one); absent, uploads stay pending for a sweep elsewhere. */
   documentChecks?: DocumentChecks;
-  /**
-   * What app calls read on the internal listener; absent: the clean documents of the document store
-   * (documentSourceOf), and without a store every read answers 404.
-   */
-  documents?: DocumentSource;
   /** The runner that inspects uploads; null or absent: apps are unavailable. */
   runner?: RunnerClient | null;
   /** Where runs are enqueued (DBOS); absent: a DBOS client on the engine database (below). */
@@ -151,9 +146,9 @@ export async function buildInternalApi(deps: Omit<ApiDeps, 'verifier'>) {
     );
   }
   if (deps.config.appCallTokenSecret) {
+    // App calls read the clean documents of the document store; without one every read answers 404.
     const objects = optionalDocumentObjects(deps);
-    const documents =
-      deps.documents ?? (objects ? documentSourceOf({ database: deps.database, objects }) : undefined);
+    const documents = objects ? documentSourceOf({ database: deps.database, objects }) : undefined;
     await app.register(documentRoutes({ callTokenSecret: deps.config.appCallTokenSecret, documents }));
   }
   return app;
