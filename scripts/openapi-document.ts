@@ -37,6 +37,7 @@ export async function openApiDocument(): Promise<Record<string, unknown>> {
     verifier: refuseEveryToken,
     logger: pino({ level: 'silent' }),
     modules: null,
+    documentObjects: null,
     runner: null,
     runs: noRunsEngine,
   });

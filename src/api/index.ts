@@ -15,6 +15,7 @@ import type { Inspector } from '../catalogue/uploads.ts';
 import { collectionRoutes } from '../collections/index.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/pool.ts';
+import { DocumentChecks, documentSourceOf, subjectDocumentRoutes } from '../documents/index.ts';
 import { createServer } from '../http/server.ts';
 import { installNamesOf, installRoutesScope } from '../installs/index.ts';
 import { notificationRoutes } from '../notifications/routes.ts';
@@ -24,11 +25,16 @@ import { definitionRoutes } from '../runs/definitions/routes.ts';
 import { definitionSchemas } from '../runs/definitions/schemas.ts';
 import { dbosRunsEngine, type RunsEngine } from '../runs/engine-client.ts';
 import { runRoutes } from '../runs/routes.ts';
-import { createModuleStorage, type ModuleStorage } from '../storage/index.ts';
+import {
+  createDocumentObjects,
+  createModuleStorage,
+  type ModuleStorage,
+  type ObjectStore,
+} from '../storage/index.ts';
 import { tenantRoutes } from '../tenants/routes.ts';
 import { findTenantById } from '../tenants/service.ts';
 import { healthRoutes } from './health.ts';
-import { type DocumentSource, documentRoutes, internalRoutes } from './internal.ts';
+import { documentRoutes, internalRoutes } from './internal.ts';
 
 export interface ApiDeps {
   config: Config;
@@ -37,8 +43,10 @@ export interface ApiDeps {
   logger: FastifyBaseLogger;
   /** The module store; absent: the one the settings name (createModuleStorage); null: none. */
   modules?: ModuleStorage | null;
-  /** The documents app calls may read (the documents area's store); without one every read answers 404. */
-  documents?: DocumentSource;
+  /** Where subjects' documents are kept; absent: the store the settings name (createDocumentObjects); null: none. */
+  documentObjects?: ObjectStore | null;
+  /** Checks uploaded documents (startApi makes one); absent, uploads stay pending for a sweep elsewhere. */
+  documentChecks?: DocumentChecks;
   /** The runner that inspects uploads; null or absent: apps are unavailable. */
   runner?: RunnerClient | null;
   /** Where runs are enqueued (DBOS); absent: a DBOS client on the engine database (below). */
@@ -82,6 +90,13 @@ export async function buildPublicApi(deps: ApiDeps) {
   // The routes that read an install: one scope that answers 503 apps_unavailable where apps are off.
   await app.register(
     installRoutesScope(installDeps, [meteringRoutes, appsHealthRoutes, testCallRoutes(installDeps)]),
+  );
+  await app.register(
+    subjectDocumentRoutes({
+      database: deps.database,
+      objects: optionalDocumentObjects(deps),
+      ...(deps.documentChecks ? { checks: deps.documentChecks } : {}),
+    }),
   );
   // Record listings read the database alone: they answer where apps are off too.
   await app.register(invocationRoutes(deps.database));
@@ -143,9 +158,10 @@ export async function buildInternalApi(deps: Omit<ApiDeps, 'verifier'>) {
     );
   }
   if (deps.config.appCallTokenSecret) {
-    await app.register(
-      documentRoutes({ callTokenSecret: deps.config.appCallTokenSecret, documents: deps.documents }),
-    );
+    // App calls read the clean documents of the document store; without one every read answers 404.
+    const objects = optionalDocumentObjects(deps);
+    const documents = objects ? documentSourceOf({ database: deps.database, objects }) : undefined;
+    await app.register(documentRoutes({ callTokenSecret: deps.config.appCallTokenSecret, documents }));
   }
   return app;
 }
@@ -153,6 +169,13 @@ export async function buildInternalApi(deps: Omit<ApiDeps, 'verifier'>) {
 /** The store handed in, else the one the settings name (DATA_DIR/modules, S3, or null when off). */
 export function optionalModuleStorage(deps: Pick<ApiDeps, 'config' | 'modules'>): ModuleStorage | null {
   return deps.modules !== undefined ? deps.modules : createModuleStorage(deps.config);
+}
+
+/** The document store handed in, else the one the settings name (DATA_DIR/documents, S3, or null when off). */
+export function optionalDocumentObjects(
+  deps: Pick<ApiDeps, 'config' | 'documentObjects'>,
+): ObjectStore | null {
+  return deps.documentObjects !== undefined ? deps.documentObjects : createDocumentObjects(deps.config);
 }
 
 /** As optionalModuleStorage, for callers that cannot do without one (tools, tests). */
@@ -188,9 +211,26 @@ export async function startApi(deps: ApiDeps): Promise<RunningApi> {
   const engineUrl = deps.engineDatabaseUrl ?? deps.config.databaseUrl;
   const ownedRuns = deps.runs === undefined && engineUrl ? dbosRunsEngine(engineUrl) : null;
   const runs = deps.runs ?? ownedRuns ?? undefined;
-  const publicApp = await buildPublicApi({ ...deps, runner, modules, ...(runs ? { runs } : {}) });
-  const internalApp = await buildInternalApi({ ...deps, modules });
+  // One document store for both listeners too, and the checks of what the public one takes in.
+  const documentObjects = optionalDocumentObjects(deps);
+  const ownedDocumentObjects = deps.documentObjects === undefined ? documentObjects : null;
+  const documentChecks =
+    deps.documentChecks ??
+    (documentObjects
+      ? new DocumentChecks({ database: deps.database, objects: documentObjects, logger: deps.logger })
+      : undefined);
+  const publicApp = await buildPublicApi({
+    ...deps,
+    runner,
+    modules,
+    documentObjects,
+    ...(documentChecks ? { documentChecks } : {}),
+    ...(runs ? { runs } : {}),
+  });
+  const internalApp = await buildInternalApi({ ...deps, modules, documentObjects });
   const url = await publicApp.listen({ host: deps.config.host, port: deps.config.port });
+  // Documents left pending by a process that stopped before checking them.
+  if (!deps.documentChecks) documentChecks?.startSweep();
   const internalUrl = await internalApp.listen({
     host: deps.config.internalHost,
     port: deps.config.internalPort,
@@ -200,6 +240,9 @@ export async function startApi(deps: ApiDeps): Promise<RunningApi> {
     internalUrl,
     close: async () => {
       await Promise.all([publicApp.close(), internalApp.close()]);
+      // Checks under way end before the caller closes the database.
+      if (!deps.documentChecks) await documentChecks?.close();
+      ownedDocumentObjects?.close?.();
       if (owned) await runner?.close();
       await ownedRuns?.close();
       ownedModules?.close?.();

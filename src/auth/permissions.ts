@@ -8,6 +8,7 @@ export const PERMISSIONS = [
   'definitions:write',
   'definitions:publish',
   'documents:read',
+  'documents:write',
   'audit:read',
   'tenants:settings',
   'webhooks:read',
@@ -33,6 +34,7 @@ const ROLE_PERMISSIONS: Record<RoleName, readonly Permission[]> = {
     'definitions:write',
     'definitions:publish',
     'documents:read',
+    'documents:write',
   ],
   analyst: ['apps:read'],
 };

@@ -1,4 +1,4 @@
-// Where uploaded modules are kept: MODULE_STORAGE and the STORAGE_* settings.
+// Where uploaded modules and subjects' documents are kept: MODULE_STORAGE and the STORAGE_* settings.
 import path from 'node:path';
 import { HTTP_SCHEMES, type Reader } from './reader.ts';
 
@@ -15,6 +15,8 @@ export type StorageSettings =
       forcePathStyle: boolean;
       /** Prepended to `<sha256>.wasm`: empty, or ends with `/`. */
       prefix: string;
+      /** Prepended to `<tenantId>/<documentId>` (docs/documents.md): empty, or ends with `/`. */
+      documentsPrefix: string;
     }
   | { kind: 'off' };
 
@@ -27,6 +29,7 @@ const S3_ONLY = [
   'STORAGE_SECRET_ACCESS_KEY',
   'STORAGE_FORCE_PATH_STYLE',
   'STORAGE_PREFIX',
+  'STORAGE_DOCUMENTS_PREFIX',
 ] as const;
 /** Bucket names as S3 and its look-alikes take them (legacy names included); no scheme, slash or space. */
 const BUCKET = /^[A-Za-z0-9][A-Za-z0-9._-]{1,253}[A-Za-z0-9]$/;
@@ -79,7 +82,8 @@ export function readStorage(read: Reader, dataDir: string): StorageSettings {
     );
   }
   const forcePathStyle = read.oneOf('STORAGE_FORCE_PATH_STYLE', ['true', 'false'], 'true') === 'true';
-  const prefix = readPrefix(read);
+  const prefix = readPrefix(read, 'STORAGE_PREFIX', 'modules/');
+  const documentsPrefix = readPrefix(read, 'STORAGE_DOCUMENTS_PREFIX', 'documents/');
 
   const kind = (STORAGE_KINDS as readonly string[]).includes(chosen ?? '')
     ? (chosen as (typeof STORAGE_KINDS)[number])
@@ -108,21 +112,22 @@ export function readStorage(read: Reader, dataDir: string): StorageSettings {
     secretAccessKey,
     forcePathStyle,
     prefix,
+    documentsPrefix,
   };
 }
 
-/** STORAGE_PREFIX: `modules/` by default; slashes at either end are normalised, and `/` means none. */
-function readPrefix(read: Reader): string {
-  const raw = read.text('STORAGE_PREFIX');
-  if (raw === null) return 'modules/';
+/** A key prefix (STORAGE_PREFIX, STORAGE_DOCUMENTS_PREFIX): slashes at either end are normalised, and `/` means none. */
+function readPrefix(read: Reader, name: string, byDefault: string): string {
+  const raw = read.text(name);
+  if (raw === null) return byDefault;
   const trimmed = raw.replace(/^\/+|\/+$/g, '');
   if (trimmed === '') return '';
   const segments = trimmed.split('/');
   if (trimmed.length > 512 || segments.some((s) => !PREFIX_SEGMENT.test(s) || s === '.' || s === '..')) {
     read.problems.push(
-      `STORAGE_PREFIX: expected segments of letters, digits and !-_.*'() separated by /, got "${raw}"`,
+      `${name}: expected segments of letters, digits and !-_.*'() separated by /, got "${raw}"`,
     );
-    return 'modules/';
+    return byDefault;
   }
   return `${trimmed}/`;
 }

@@ -6,6 +6,9 @@ export * from '../catalogue/tables.ts';
 // Past the collections' front door: its index.ts loads the routes and services, which take the pool's
 // types from this schema.
 export * from '../collections/tables.ts';
+// Past the documents' front door, as for installs below: its index.ts loads the store, which takes the
+// pool's types from this schema.
+export * from '../documents/tables.ts';
 // Past the installs' front door: its index.ts would load every install service (which take the pool's
 // types from this schema) and close a circle.
 export * from '../installs/tables.ts';

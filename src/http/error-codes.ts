@@ -165,6 +165,11 @@ export const ERROR_CODES = {
     where: API_AND_RUN,
     meaning: 'the deployment has no app runner or no module storage',
   },
+  documents_unavailable: {
+    status: 503,
+    where: API,
+    meaning: 'the deployment has no object storage for documents (MODULE_STORAGE=off)',
+  },
   app_circuit_open: {
     status: 503,
     where: API_AND_RUN,

@@ -75,11 +75,13 @@ export function withOptionalDefaults(querystring: RouteSchema): RouteSchema {
   return { ...querystring, required: required.filter((name) => properties[name]?.default === undefined) };
 }
 
-/** A body that is not JSON (the route's `accepts`), described as the raw bytes it is. */
+/** A body that is not JSON (the route's `accepts`: one type, or a comma list), described as the raw bytes it is. */
 export function rawBody(accepts: string) {
+  const types = accepts.split(',').map((type) => type.trim());
+  const named = types.length === 1 ? `Content-Type ${accepts}` : `Content-Type one of ${types.join(', ')}`;
   return {
-    consumes: [accepts],
-    body: { type: 'string', format: 'binary', description: `The raw bytes, Content-Type ${accepts}` },
+    consumes: types,
+    body: { type: 'string', format: 'binary', description: `The raw bytes, ${named}` },
   };
 }
 

@@ -13,6 +13,7 @@ const FRONT_DOORS = [
   { folder: 'src/module', door: 'src/module/index.ts' },
   { folder: 'src/installs', door: 'src/installs/index.ts' },
   { folder: 'src/collections', door: 'src/collections/index.ts' },
+  { folder: 'src/documents', door: 'src/documents/index.ts' },
 ];
 
 /**
@@ -23,6 +24,7 @@ const PAST_THE_DOOR: readonly { file: string; target: string }[] = [
   // Drizzle's schema gathers every domain's tables; installs and collections take the pool's types from it.
   { file: 'src/db/schema.ts', target: 'src/installs/tables.ts' },
   { file: 'src/db/schema.ts', target: 'src/collections/tables.ts' },
+  { file: 'src/db/schema.ts', target: 'src/documents/tables.ts' },
   // Installs reads metering and the budget lists through these.
   { file: 'src/calls/metering.ts', target: 'src/installs/limits/limits-store.ts' },
   { file: 'src/calls/metering.ts', target: 'src/installs/tables.ts' },

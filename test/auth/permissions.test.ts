@@ -26,6 +26,7 @@ describe('effectivePermissions', () => {
         'definitions:write',
         'definitions:publish',
         'documents:read',
+        'documents:write',
       ].sort(),
     );
   });

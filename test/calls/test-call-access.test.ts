@@ -1,15 +1,15 @@
 // What a test call may reach (docs/calls.md "Test call": documents, secrets and cached values):
-// a document token only for a caller holding documents:read, and without
+// a document token only for a caller holding documents:read (the document uploaded through the documents
+// route, checked, and read by the module through document_read), and without
 // SECRET_STORE_KEY neither required secrets (503) nor cached values (every cache operation refused).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startVendorDouble, type VendorDouble } from '../../packages/app-testing/src/index.ts';
 import { type CataloguePlatform, startCataloguePlatform } from '../catalogue/support.ts';
+import { checked, uploaded } from '../documents/support.ts';
 import { errorOf, ok, published, SECRET_KEY_HEX } from '../installs/support.ts';
 import { buildFixture } from '../support/assemblyscript.ts';
-import { documentMap, type StoredDocument } from '../support/documents.ts';
+import { servedReads, servedReadsOnce } from '../support/documents.ts';
 
-const stored: Record<string, StoredDocument> = {};
-const documents = documentMap(stored);
 let vendor: VendorDouble;
 beforeAll(async () => {
   vendor = await startVendorDouble([]);
@@ -22,26 +22,28 @@ const call = (platform: CataloguePlatform, path: string, token: string, method =
 describe('documents of a test call', () => {
   let platform: CataloguePlatform;
   beforeAll(async () => {
-    platform = await startCataloguePlatform(
-      {
-        SECRET_STORE_KEY: SECRET_KEY_HEX,
-        APP_RUNNER_ALLOW_PRIVATE_NETWORKS: 'true',
-        APP_CALL_TOKEN_SECRET: 'test-call-document-token-secret-1',
-      },
-      { documents: documents.source },
-    );
+    platform = await startCataloguePlatform({
+      SECRET_STORE_KEY: SECRET_KEY_HEX,
+      APP_RUNNER_ALLOW_PRIVATE_NETWORKS: 'true',
+      APP_CALL_TOKEN_SECRET: 'test-call-document-token-secret-1',
+    });
   }, 120_000);
   afterAll(async () => platform?.close());
 
   it('mints a document token only for a caller holding documents:read', async () => {
     const admin = await platform.token({ tenant: 'docs' });
-    stored['doc-1'] = {
-      tenantId: await platform.tenantId('docs'),
-      subjectId: null,
-      name: 'id card.txt',
-      contentType: 'text/plain',
-      bytes: new TextEncoder().encode('document body'),
-    };
+    const document = await checked(
+      platform,
+      await uploaded(platform, {
+        subjectId: 'applicant-7',
+        name: 'id card.txt',
+        contentType: 'text/plain',
+        bytes: new TextEncoder().encode('document body'),
+        token: admin,
+      }),
+      admin,
+    );
+    expect(document.status).toBe('clean');
     const version = await published(platform, admin, buildFixture('vendor-app'));
     await ok(
       await call(platform, '/app-installs', admin, 'POST', {
@@ -60,14 +62,15 @@ describe('documents of a test call', () => {
         }),
       );
     }
-    const read = { action: 'read_document', input: { documentId: 'doc-1' } };
+    // A test call has no subject: it reads any of its tenant's clean documents.
+    const read = { action: 'read_document', input: { documentId: document.id } };
 
     const withDocuments = await ok<{
       output: { document: Record<string, unknown> };
       usage: { documentReads: number };
     }>(await call(platform, '/app-installs/reader/test', admin, 'POST', read));
     expect(withDocuments.output.document).toEqual({
-      id: 'doc-1',
+      id: document.id,
       name: 'id card.txt',
       contentType: 'text/plain',
       bodyBase64: Buffer.from('document body').toString('base64'),
@@ -79,12 +82,13 @@ describe('documents of a test call', () => {
       roles: [],
       permissions: ['apps:read', 'apps:write'],
     });
-    const reads = documents.reads.length;
+    // The first call's read, logged; the second call reads nothing more.
+    const reads = (await servedReadsOnce(platform, 1)).length;
     const without = await ok<{ output: { document: Record<string, unknown> } }>(
       await call(platform, '/app-installs/reader/test', writer, 'POST', read),
     );
     expect(without.output.document).toMatchObject({ refused: true });
-    expect(documents.reads.length).toBe(reads);
+    expect(servedReads(platform).length).toBe(reads);
   });
 });
 

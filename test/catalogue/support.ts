@@ -2,7 +2,6 @@
 import { asc, eq } from 'drizzle-orm';
 import pino from 'pino';
 import { afterAll, beforeAll, expect } from 'vitest';
-import type { DocumentSource } from '../../src/api/internal.ts';
 import { auditEvents } from '../../src/audit/tables.ts';
 import { appPublishRequests, appReviews, appVersions } from '../../src/catalogue/tables.ts';
 import { loadConfig } from '../../src/config.ts';
@@ -20,7 +19,6 @@ export interface CataloguePlatform extends TestPlatform {
 }
 
 export interface CataloguePlatformOptions {
-  documents?: DocumentSource;
   /** More of the runner's settings (its concurrency, its cache directory…). */
   runnerEnv?: Record<string, string>;
   /** The URL the api reaches the runner by, given the runner's own (a link in between, for one). */
@@ -47,15 +45,12 @@ export async function startCataloguePlatform(
     }),
     pino({ level: 'silent' }),
   );
-  const platform = await startTestPlatform(
-    {
-      APP_RUNNER_TOKEN: RUNNER_TOKEN,
-      APP_RUNNER_URL: options.runnerUrlFor ? await options.runnerUrlFor(runner.url) : runner.url,
-      API_INTERNAL_PORT: String(internalPort),
-      ...env,
-    },
-    { documents: options.documents },
-  );
+  const platform = await startTestPlatform({
+    APP_RUNNER_TOKEN: RUNNER_TOKEN,
+    APP_RUNNER_URL: options.runnerUrlFor ? await options.runnerUrlFor(runner.url) : runner.url,
+    API_INTERNAL_PORT: String(internalPort),
+    ...env,
+  });
   return {
     ...platform,
     runnerUrl: runner.url,

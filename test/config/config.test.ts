@@ -171,6 +171,7 @@ describe('loadConfig with settings', () => {
         STORAGE_SECRET_ACCESS_KEY: 'storage-secret',
         STORAGE_FORCE_PATH_STYLE: 'false',
         STORAGE_PREFIX: 'apps/modules/',
+        STORAGE_DOCUMENTS_PREFIX: 'apps/documents',
         STORAGE_PUBLIC_ENDPOINT: 'https://files.example.com',
         STORAGE_CORS_ORIGINS: 'https://console.example.com, https://signup.example.com:8443',
         WEBHOOK_PUBLIC_URL: 'https://hooks.example.com/apps',
@@ -232,6 +233,7 @@ describe('loadConfig with settings', () => {
         secretAccessKey: 'storage-secret',
         forcePathStyle: false,
         prefix: 'apps/modules/',
+        documentsPrefix: 'apps/documents/',
       },
       webhookPublicUrl: 'https://hooks.example.com/apps',
       collectionFlowUrl: 'https://collect.example.com',
@@ -489,7 +491,7 @@ describe('module storage settings', () => {
   const S3 = { STORAGE_ENDPOINT: 'http://127.0.0.1:9000', STORAGE_BUCKET: 'modules' };
   const storage = (env: Record<string, string>) => loadConfig(env, CWD).storage;
 
-  it('uses S3 when STORAGE_ENDPOINT is set: region us-east-1, path style, prefix modules/, the SDK’s credentials', () => {
+  it('uses S3 when STORAGE_ENDPOINT is set: region us-east-1, path style, prefixes modules/ and documents/, the SDK’s credentials', () => {
     expect(storage(S3)).toEqual({
       kind: 's3',
       endpoint: 'http://127.0.0.1:9000',
@@ -499,6 +501,7 @@ describe('module storage settings', () => {
       secretAccessKey: null,
       forcePathStyle: true,
       prefix: 'modules/',
+      documentsPrefix: 'documents/',
     });
   });
 
@@ -524,6 +527,7 @@ describe('module storage settings', () => {
     ['///', ''],
   ])('takes STORAGE_PREFIX=%s as the key prefix %s', (value, prefix) => {
     expect(storage({ ...S3, STORAGE_PREFIX: value })).toMatchObject({ prefix });
+    expect(storage({ ...S3, STORAGE_DOCUMENTS_PREFIX: value })).toMatchObject({ documentsPrefix: prefix });
   });
 
   it('has no module storage with MODULE_STORAGE=off, whatever else is set', () => {
@@ -573,6 +577,7 @@ describe('module storage settings', () => {
     ['STORAGE_PREFIX', '../modules'],
     ['STORAGE_PREFIX', 'a//b'],
     ['STORAGE_PREFIX', 'mod ules'],
+    ['STORAGE_DOCUMENTS_PREFIX', '../documents'],
     ['MODULE_STORAGE', 'minio'],
   ])('refuses %s=%s, naming the setting', (name, value) => {
     const error = refusal({ ...S3, [name]: value });
@@ -597,6 +602,7 @@ describe('module storage settings', () => {
     'STORAGE_REGION',
     'STORAGE_FORCE_PATH_STYLE',
     'STORAGE_PREFIX',
+    'STORAGE_DOCUMENTS_PREFIX',
   ])('refuses %s without STORAGE_ENDPOINT (modules would silently stay on disk)', (name) => {
     const value = name === 'STORAGE_FORCE_PATH_STYLE' ? 'true' : 'modules';
     const error = refusal({ [name]: value });

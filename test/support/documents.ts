@@ -1,22 +1,58 @@
-// A document source for tests: a Map standing for the documents area's store, which the api's internal
-// documents route reads. A call with a subject reads only that subject's documents.
-import type { CallDocument, DocumentSource } from '../../src/api/internal.ts';
+// Documents for tests that need one an app call can read: stored in the platform's own document store
+// as an upload stores it, and checked by the platform's check (which must find it clean).
+import pino from 'pino';
+import { checkDocument } from '../../src/documents/check.ts';
+import { storeDocument } from '../../src/documents/store.ts';
+import { createDocumentObjects } from '../../src/storage/index.ts';
+import type { TestPlatform } from './platform.ts';
 
-export interface StoredDocument extends CallDocument {
+export interface TestDocument {
   tenantId: string;
-  subjectId: string | null;
+  subjectId: string;
+  name: string;
+  contentType: string;
+  bytes: Uint8Array;
 }
 
-export function documentMap(entries: Record<string, StoredDocument>) {
-  const reads: Array<[tenantId: string, subjectId: string | null, id: string]> = [];
-  const source: DocumentSource = {
-    async read(tenant, subject, id) {
-      reads.push([tenant, subject, id]);
-      const document = entries[id];
-      if (!document || document.tenantId !== tenant) return null;
-      if (subject !== null && document.subjectId !== subject) return null;
-      return { name: document.name, contentType: document.contentType, bytes: document.bytes };
-    },
-  };
-  return { source, reads };
+/** Stores and checks the document; answers its id. */
+export async function storedDocument(platform: TestPlatform, document: TestDocument): Promise<string> {
+  const objects = createDocumentObjects(platform.config);
+  if (!objects) throw new Error('this test platform keeps no documents (MODULE_STORAGE=off)');
+  try {
+    const { id } = await storeDocument(
+      { database: platform.database, objects },
+      { ...document, createdBy: 'user:test' },
+    );
+    const verdict = await checkDocument(
+      { database: platform.database, objects, logger: pino({ level: 'silent' }) },
+      id,
+    );
+    if (verdict?.status !== 'clean')
+      throw new Error(`document ${document.name} is not clean: ${JSON.stringify(verdict)}`);
+    return id;
+  } finally {
+    objects.close?.();
+  }
+}
+
+/** The document reads the api answered (its request log lines), of one call or of all, by status. */
+export function servedReads(platform: TestPlatform, callId?: string): number[] {
+  return platform.logs
+    .filter(
+      (line) =>
+        line.route === '/internal/app-calls/:callId/documents/:id' &&
+        (callId === undefined || String(line.path).startsWith(`/internal/app-calls/${callId}/`)),
+    )
+    .map((line) => line.statusCode as number);
+}
+
+/**
+ * The answers of reads the api has logged once there are `count` of them: a request's line is written
+ * when its answer has gone out, which may be just after the reader got it. Bounded.
+ */
+export async function servedReadsOnce(platform: TestPlatform, count: number, callId?: string) {
+  const giveUpAt = Date.now() + 10_000;
+  while (servedReads(platform, callId).length < count && Date.now() < giveUpAt)
+    await new Promise((resolve) => setImmediate(resolve));
+  return servedReads(platform, callId);
 }

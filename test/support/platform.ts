@@ -5,7 +5,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { type RunningApi, startApi } from '../../src/api/index.ts';
-import type { DocumentSource } from '../../src/api/internal.ts';
 import { readOrCreateLocalSecrets } from '../../src/auth/local-keys.ts';
 import { localVerifier, signLocalToken, type TokenVerifier } from '../../src/auth/tokens.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
@@ -39,7 +38,7 @@ export interface TestPlatform extends RunningApi {
 
 export async function startTestPlatform(
   env: Record<string, string> = {},
-  options: { verifier?: TokenVerifier; documents?: DocumentSource } = {},
+  options: { verifier?: TokenVerifier } = {},
 ): Promise<TestPlatform> {
   const databaseUrl = await createTestDatabase();
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'apps-platform-data-'));
@@ -73,7 +72,6 @@ export async function startTestPlatform(
     config,
     database,
     verifier: options.verifier ?? localVerifier(local.signingKey),
-    documents: options.documents,
     logger,
   });
 

@@ -1,0 +1,7 @@
+// The documents subsystem's front door (docs/documents.md): subjects' documents, their check, and what
+// app calls read of them.
+export { DocumentChecks } from './check.ts';
+export { ACCEPTED_CONTENT_TYPES } from './check-rules.ts';
+export { subjectDocumentRoutes } from './routes.ts';
+export { MAX_DOCUMENT_BYTES } from './schemas.ts';
+export { documentSourceOf } from './store.ts';
