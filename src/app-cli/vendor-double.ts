@@ -3,7 +3,8 @@
 // prints the same on one line per request (on stderr), so a newcomer sees what an app sent, the real
 // secret values included, while the platform's answer shows them redacted. Runs until interrupted.
 // `POST /__double/outage` switches it into an outage (a line says so) to show an install's circuit
-// opening; `DELETE /__double/outage` ends it.
+// opening; `DELETE /__double/outage` ends it. `--idv` plays a hosted identity-verification vendor instead
+// (idv-double.ts).
 import type { Command } from 'commander';
 import {
   OUTAGE_ROUTE,
@@ -14,6 +15,7 @@ import {
   type VendorRequest,
 } from '../../packages/app-testing/src/index.ts';
 import { AppUsageError } from './errors.ts';
+import { DECIDE_ROUTE, startIdvVendor } from './idv-double.ts';
 
 /** The echo answer: what the double received. */
 export function echoOf(request: VendorRequest) {
@@ -74,21 +76,56 @@ function portOf(text: string): number {
   return port;
 }
 
+interface VendorDoubleFlags {
+  port: string;
+  idv?: boolean;
+  webhookSecret?: string;
+  apiKey?: string;
+}
+
 export function registerVendorDouble(program: Command): void {
   program
     .command('vendor-double')
     .description(
       `run a vendor double on 127.0.0.1 that echoes every request as JSON (until Ctrl-C); ` +
-        `POST ${OUTAGE_ROUTE} {"mode":"unavailable"|"timeout"|"final"} switches an outage on, DELETE ends it`,
+        `POST ${OUTAGE_ROUTE} {"mode":"unavailable"|"timeout"|"final"} switches an outage on, DELETE ends it. ` +
+        `With --idv it plays a hosted identity-verification vendor instead (the sessions API of the ` +
+        `identity-verification app): POST ${DECIDE_ROUTE} {"decision":"approved"|"declined"} sends the signed webhook`,
     )
     .option('--port <port>', 'port to listen on (0: a free one)', '4010')
-    .action(async (options: { port: string }) => {
+    .option('--idv', 'play a hosted identity-verification vendor')
+    .option(
+      '--webhook-secret <secret>',
+      'with --idv: the secret its webhooks are signed with (the install’s WEBHOOK_SECRET)',
+    )
+    .option(
+      '--api-key <key>',
+      'with --idv: refuse vendor requests without Authorization: Bearer <key> (default: any key)',
+    )
+    .action(async (flags: VendorDoubleFlags) => {
+      const port = portOf(flags.port);
       const print = (line: string) => process.stderr.write(`${new Date().toISOString()} ${line}\n`);
-      const vendor = await startEchoVendor(portOf(options.port), {
-        onRequest: (request) => print(receivedLine(request)),
-        onOutage: (outage) => print(outageLine(outage)),
-      });
-      process.stdout.write(`vendor double listening on ${vendor.url} (approve host ${vendor.host})\n`);
+      const onOutage = (outage: VendorOutage | null) => print(outageLine(outage));
+      let vendor: { url: string; host: string; close(): Promise<void> };
+      if (flags.idv) {
+        if (!flags.webhookSecret) throw new AppUsageError('--idv needs --webhook-secret <secret>');
+        vendor = await startIdvVendor({
+          port,
+          webhookSecret: flags.webhookSecret,
+          apiKey: flags.apiKey ?? null,
+          print,
+          onOutage,
+        });
+      } else {
+        if (flags.webhookSecret !== undefined || flags.apiKey !== undefined)
+          throw new AppUsageError('--webhook-secret and --api-key go with --idv');
+        vendor = await startEchoVendor(port, {
+          onRequest: (request) => print(receivedLine(request)),
+          onOutage,
+        });
+      }
+      const kind = flags.idv ? 'identity-verification vendor double' : 'vendor double';
+      process.stdout.write(`${kind} listening on ${vendor.url} (approve host ${vendor.host})\n`);
       const stop = () => void vendor.close().then(() => process.exit(0));
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);

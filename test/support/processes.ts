@@ -264,9 +264,16 @@ export interface VendorProcess {
   exited: Promise<Result>;
 }
 
-/** `app vendor-double --port <port>` in its own process group, once it printed its "listening" line. */
-export async function startVendorDoubleCommand(port: number, env: Env): Promise<VendorProcess> {
-  const child = spawn(process.execPath, [APP_BIN, 'vendor-double', '--port', String(port)], {
+/**
+ * `app vendor-double --port <port> [args…]` in its own process group, once it printed its "listening"
+ * line (`--idv --webhook-secret <s>` plays the identity-verification vendor).
+ */
+export async function startVendorDoubleCommand(
+  port: number,
+  env: Env,
+  args: readonly string[] = [],
+): Promise<VendorProcess> {
+  const child = spawn(process.execPath, [APP_BIN, 'vendor-double', '--port', String(port), ...args], {
     cwd: ROOT,
     env,
     detached: true,

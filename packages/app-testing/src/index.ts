@@ -41,7 +41,13 @@ export {
   type VendorRequest,
   type VendorRoute,
 } from './vendor-double.ts';
-export { OUTAGE_ROUTE, type OutageMode, OutageSettingError, type VendorOutage } from './vendor-outage.ts';
+export {
+  CONTROL_PREFIX,
+  OUTAGE_ROUTE,
+  type OutageMode,
+  OutageSettingError,
+  type VendorOutage,
+} from './vendor-outage.ts';
 export {
   type SignatureScheme,
   type SignedWebhookOptions,

@@ -7,7 +7,13 @@ import {
   type OutgoingResponse,
   startLocalServer,
 } from './local-server.ts';
-import { controlAnswer, type OutageMode, OutageSwitch, type VendorOutage } from './vendor-outage.ts';
+import {
+  CONTROL_PREFIX,
+  controlAnswer,
+  type OutageMode,
+  OutageSwitch,
+  type VendorOutage,
+} from './vendor-outage.ts';
 
 export interface VendorRequest {
   method: string;
@@ -79,6 +85,12 @@ export interface VendorDoubleOptions {
   onRequest?: (request: VendorRequest) => void;
   /** Told of every switch: the outage with its defaults filled in, or null when it recovers. */
   onOutage?: (outage: VendorOutage | null) => void;
+  /**
+   * The double's own control routes, each path under /__double/ (a RangeError otherwise): answered like
+   * the outage switch, in any outage and never recorded, so a tester's curl always reaches them (a double
+   * playing a vendor that sends webhooks is told to send one this way).
+   */
+  controls?: VendorRoute[];
 }
 
 function matchPath(pattern: string | RegExp, path: string): Record<string, string> | null {
@@ -98,6 +110,23 @@ function matchPath(pattern: string | RegExp, path: string): Record<string, strin
   return params;
 }
 
+/** The first route matching the request's method and path, with its params. */
+function findRoute(
+  routes: readonly VendorRoute[],
+  incoming: IncomingRequest,
+): { route: VendorRoute; params: Record<string, string> } | null {
+  for (const route of routes) {
+    if (route.method && route.method.toUpperCase() !== incoming.method) continue;
+    const params = matchPath(route.path, incoming.path);
+    if (params) return { route, params };
+  }
+  return null;
+}
+
+async function answerRoute(route: VendorRoute, request: VendorRequest): Promise<OutgoingResponse> {
+  return toResponse(route.respond ? await route.respond(request) : route);
+}
+
 function toResponse(answer: VendorAnswer): OutgoingResponse {
   const status = answer.status ?? 200;
   if (answer.json !== undefined) return jsonResponse(status, answer.json, answer.headers);
@@ -112,7 +141,16 @@ export async function startVendorDouble(
   routes: VendorRoute[] = [],
   options: number | VendorDoubleOptions = {},
 ): Promise<VendorDouble> {
-  const { port = 0, onRequest, onOutage } = typeof options === 'number' ? { port: options } : options;
+  const {
+    port = 0,
+    onRequest,
+    onOutage,
+    controls = [],
+  } = typeof options === 'number' ? { port: options } : options;
+  for (const control of controls) {
+    if (typeof control.path !== 'string' || !control.path.startsWith(CONTROL_PREFIX))
+      throw new RangeError(`a control route's path is a text under ${CONTROL_PREFIX}, not ${control.path}`);
+  }
   const table = [...routes];
   const requests: VendorRequest[] = [];
   const keep = (request: VendorRequest) => {
@@ -122,20 +160,17 @@ export async function startVendorDouble(
   };
   const outages = new OutageSwitch(onOutage);
   const server = await startLocalServer(async (incoming) => {
-    const control = controlAnswer(incoming, outages);
+    const own = findRoute(controls, incoming);
+    if (own) return answerRoute(own.route, record(incoming, own.params, true));
+    const control = controlAnswer(incoming, outages, controls);
     if (control) return control;
     const outage = outages.current;
     if (outage) {
       keep(record(incoming, {}, false, outage.mode));
       return outages.answer(outage, incoming.signal);
     }
-    for (const route of table) {
-      if (route.method && route.method.toUpperCase() !== incoming.method) continue;
-      const params = matchPath(route.path, incoming.path);
-      if (!params) continue;
-      const request = keep(record(incoming, params, true));
-      return toResponse(route.respond ? await route.respond(request) : route);
-    }
+    const found = findRoute(table, incoming);
+    if (found) return answerRoute(found.route, keep(record(incoming, found.params, true)));
     keep(record(incoming, {}, false));
     return jsonResponse(404, {
       error: `the vendor double has no route for ${incoming.method} ${incoming.path}`,

@@ -31,7 +31,7 @@ export type VendorOutage =
     };
 
 /** A vendor double's control routes start with it: no vendor API names a path like it. */
-const CONTROL_PREFIX = '/__double/';
+export const CONTROL_PREFIX = '/__double/';
 export const OUTAGE_ROUTE = `${CONTROL_PREFIX}outage`;
 
 /** A setting the switch refuses; the control route answers it as 400. */
@@ -159,13 +159,20 @@ export class OutageSwitch {
 /**
  * The answer to a control request (a path under CONTROL_PREFIX), or null for a vendor request. Control
  * requests are answered in any outage and never recorded, so curl can always switch the double back.
+ * `others` (the double's own control routes, already tried) are named in the answer to an unknown one.
  */
-export function controlAnswer(incoming: IncomingRequest, outages: OutageSwitch): OutgoingResponse | null {
+export function controlAnswer(
+  incoming: IncomingRequest,
+  outages: OutageSwitch,
+  others: readonly { method?: string; path: string | RegExp }[] = [],
+): OutgoingResponse | null {
   if (!incoming.path.startsWith(CONTROL_PREFIX)) return null;
-  if (incoming.path !== OUTAGE_ROUTE)
+  if (incoming.path !== OUTAGE_ROUTE) {
+    const more = others.map((route) => `, ${route.method ?? 'any method'} ${route.path}`).join('');
     return jsonResponse(404, {
-      error: `the vendor double has no control route ${incoming.path}; it has GET, POST and DELETE ${OUTAGE_ROUTE}`,
+      error: `the vendor double has no control route ${incoming.method} ${incoming.path}; it has GET, POST and DELETE ${OUTAGE_ROUTE}${more}`,
     });
+  }
   if (incoming.method === 'DELETE') outages.recover();
   else if (incoming.method === 'POST') {
     try {
