@@ -1,4 +1,4 @@
-// The resumer (docs/runs.md "Waiting"): what makes every waiting run end. Each worker, every second:
+// The resumer (docs/runs.md "Waiting on a vendor session"): what makes every waiting run end. Each worker, every second:
 // sessions whose run's wait is over time out (a conditional UPDATE, skipping rows another worker holds),
 // and every settled session whose run has not moved on gets its continuation started — idempotent by
 // workflow id, so the webhook that settled it, a second worker and this pass start it once. A

@@ -1,4 +1,4 @@
-// A run waiting on a vendor session (docs/runs.md "Waiting"). The run's workflow does not stay in
+// A run waiting on a vendor session (docs/runs.md "Waiting on a vendor session"). The run's workflow does not stay in
 // memory for the wait: the step's pending answer opens the session, moves the run to waiting_callback and
 // writes <outputKey>ExternalId in the transaction of its invocation record, and the workflow ends. When
 // the session settles (webhook, timeout, forced removal, orphaning), a continuation workflow takes it
