@@ -82,6 +82,48 @@ export async function meterCall(db: Queryable, call: MeteredCall, now: Date = ne
     });
 }
 
+/** A vendor webhook delivery the install's module handled (ran on, or may have). */
+export interface MeteredWebhook {
+  tenantId: string;
+  installId: string;
+  installName: string;
+  appName: string;
+  /** The action of the session the webhook was for. */
+  action: string;
+}
+
+/**
+ * Counts one vendor webhook delivery in today's row, under no currency. Webhooks are counted apart from
+ * calls and never limited: neither `calls` nor `http_requests` moves (those are what quotas and budgets
+ * weigh), so a vendor's deliveries can never use up a tenant's calls.
+ */
+export async function meterWebhook(
+  db: Queryable,
+  webhook: MeteredWebhook,
+  now: Date = new Date(),
+): Promise<void> {
+  await db
+    .insert(appMetering)
+    .values({
+      tenantId: webhook.tenantId,
+      installId: webhook.installId,
+      installName: webhook.installName,
+      appName: webhook.appName,
+      action: webhook.action,
+      day: dayKey(now),
+      currency: '',
+      webhooks: 1,
+    })
+    .onConflictDoUpdate({
+      target: [appMetering.installId, appMetering.day, appMetering.action, appMetering.currency],
+      set: {
+        installName: sql`excluded.install_name`,
+        appName: sql`excluded.app_name`,
+        webhooks: sql`${appMetering.webhooks} + 1`,
+      },
+    });
+}
+
 /**
  * Names every metering row of a removed install as the install was last named (called in the removal's
  * transaction): the report shows live installs under their current name and removed ones under this one.

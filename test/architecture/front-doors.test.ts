@@ -12,6 +12,7 @@ const FRONT_DOORS = [
   { folder: 'src/runner', door: 'src/runner/index.ts' },
   { folder: 'src/module', door: 'src/module/index.ts' },
   { folder: 'src/installs', door: 'src/installs/index.ts' },
+  { folder: 'src/callbacks', door: 'src/callbacks/index.ts' },
 ];
 
 /**
@@ -21,6 +22,9 @@ const FRONT_DOORS = [
 const PAST_THE_DOOR: readonly { file: string; target: string }[] = [
   // Drizzle's schema gathers every domain's tables; installs takes the pool's types from it.
   { file: 'src/db/schema.ts', target: 'src/installs/tables.ts' },
+  { file: 'src/db/schema.ts', target: 'src/callbacks/tables.ts' },
+  // The vendor webhook reads installs; installs read and fail an install's sessions (install_in_use).
+  { file: 'src/installs/service.ts', target: 'src/callbacks/sessions.ts' },
   // Installs reads metering and the budget lists through these.
   { file: 'src/calls/metering.ts', target: 'src/installs/limits/limits-store.ts' },
   { file: 'src/calls/metering.ts', target: 'src/installs/tables.ts' },

@@ -1,0 +1,122 @@
+// Step 4 of a vendor webhook (docs/callbacks.md "Vendor webhooks"): the session's version's handle_webhook
+// through the runner, as an attempt calls invoke (src/calls/attempt.ts) — the install's config, its
+// required secrets, hosts and live cached values, the call's cache changes stored once the runner
+// answered (nothing when it failed) — but with no document token (a webhook's module reads none), no
+// circuit, quota or record, and 15 s, the runner's own time for handle_webhook. A delivery the module ran
+// on, or may have, is metered apart from calls (meterWebhook). A runner without capacity (busy, or no
+// runner took it) is asked again for a while, as a step's call waits, rather than failing the vendor's
+// delivery at the first refusal.
+import { randomUUID } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
+import { openRequiredSecrets } from '../calls/admission.ts';
+import { capacityWaitMs } from '../calls/attempt-time.ts';
+import { meterWebhook } from '../calls/metering.ts';
+import { mayHaveRun, runnerTook } from '../calls/outcome.ts';
+import type { Database } from '../db/pool.ts';
+import { ApiError } from '../http/errors.ts';
+import {
+  type InstallRow,
+  readLiveCache,
+  storeCacheChanges,
+  type VersionRow,
+  webhookUrl,
+} from '../installs/index.ts';
+import type { RunnerClient } from '../runner/index.ts';
+import type { SessionRow } from './sessions.ts';
+
+/** How long a delivery waits for a runner to take it (busy, not_sent) before answering 502. */
+export const WEBHOOK_CAPACITY_WAIT_MS = 10_000;
+
+export interface WebhookCallDeps {
+  database: Database;
+  runner: RunnerClient;
+  /** SECRET_STORE_KEY: opens secrets and cached values; without it the module gets no cache. */
+  secretStoreKey: Buffer | null;
+  cacheBudget: { entries: number; totalBytes: number };
+  /** WEBHOOK_PUBLIC_URL: the call's callbackUrl is the install's webhook URL, as calls get it. */
+  webhookBase: string | null;
+  /** WEBHOOK_CAPACITY_WAIT_MS unless a test says otherwise. */
+  capacityWaitMs?: number;
+}
+
+/** The delivery as the module reads it: lower-case header names, the query, the raw bytes. */
+export interface Delivery {
+  method: string;
+  headers: Record<string, string>;
+  query: Record<string, string | string[]>;
+  body: Buffer;
+}
+
+/** What handle_webhook is run for: the install, the version it runs, the session and its version. */
+export interface WebhookTarget {
+  install: InstallRow;
+  running: VersionRow;
+  session: SessionRow;
+  /** The version the session started on: its module handles the webhook. */
+  version: VersionRow;
+}
+
+/** The module's checked answer, or 502 app_webhook_failed naming the runner's failure. */
+export async function runHandleWebhook(
+  deps: WebhookCallDeps,
+  target: WebhookTarget,
+  delivery: Delivery,
+): Promise<unknown> {
+  const { install, running, version } = target;
+  const key = deps.secretStoreKey;
+  const [secrets, cache] = await Promise.all([
+    openRequiredSecrets(deps.database.db, install, version, key),
+    key ? readLiveCache(deps.database.db, key, install) : null,
+  ]);
+  const sent = await sendWhileBusy(deps, {
+    module: { sha256: version.sha256 },
+    call: {
+      id: randomUUID(),
+      tenantId: install.tenantId,
+      callbackUrl: webhookUrl(running.manifest, install.config, install.id, deps.webhookBase),
+    },
+    config: install.config,
+    secrets,
+    hosts: install.hosts,
+    cache: cache?.entries ?? null,
+    request: {
+      method: delivery.method,
+      headers: delivery.headers,
+      query: delivery.query,
+      bodyBase64: delivery.body.toString('base64'),
+    },
+  });
+  if (sent.ok || mayHaveRun(sent.code)) await meterWebhook(deps.database.db, meteredOf(target));
+  if (!sent.ok) throw webhookFailed(sent.code);
+  // Whatever the module answered, what it changed in the cache is stored (as for calls).
+  if (key && cache && sent.value.cacheChanges.length > 0) {
+    await storeCacheChanges(deps.database, key, install, cache, sent.value.cacheChanges, deps.cacheBudget);
+  }
+  return sent.value.answer;
+}
+
+/** 502: the module or the runner failed; `reason` names which, never with the module's words. */
+export const webhookFailed = (reason: string): ApiError =>
+  new ApiError('app_webhook_failed', 'the app or the runner failed on this webhook', { reason });
+
+type WebhookBody = Parameters<RunnerClient['handleWebhook']>[0];
+
+/** Sends the call, and again after a growing wait while no runner takes it, until the wait is used up. */
+async function sendWhileBusy(deps: WebhookCallDeps, body: WebhookBody) {
+  const deadline = Date.now() + (deps.capacityWaitMs ?? WEBHOOK_CAPACITY_WAIT_MS);
+  for (let waits = 0; ; waits++) {
+    const sent = await deps.runner.handleWebhook(body);
+    if (sent.ok || runnerTook(sent.code)) return sent;
+    const waitMs = capacityWaitMs({ waits, random: Math.random(), now: Date.now(), deadline, minimumMs: 0 });
+    if (waitMs === null) return sent;
+    await delay(waitMs);
+  }
+}
+
+const meteredOf = ({ install, session }: WebhookTarget) => ({
+  tenantId: install.tenantId,
+  installId: install.id,
+  installName: install.name,
+  appName: install.appName,
+  action: session.action,
+});
