@@ -3,11 +3,13 @@
 // required secrets, hosts and live cached values, the call's cache changes stored once the runner
 // answered (nothing when it failed) — but with no document token (a webhook's module reads none), no
 // circuit, quota or record, and 15 s, the runner's own time for handle_webhook. A delivery the module ran
-// on, or may have, is metered apart from calls (meterWebhook). A runner without capacity (busy, or no
-// runner took it) is asked again for a while, as a step's call waits, rather than failing the vendor's
-// delivery at the first refusal.
+// on, or may have, is metered apart from calls (meterWebhook).
+// A storm of one vendor's deliveries waits in this process for a place (the runner's own bounds, per
+// process and per tenant, as a worker's step calls do) instead of being refused `busy` by the runner; a
+// runner still without capacity (the worker's calls share it) is asked again after a growing wait. A
+// delivery that found no runner within WEBHOOK_CAPACITY_WAIT_MS answers 502 (reason busy or not_sent), and
+// the vendor's own retry brings it back.
 import { randomUUID } from 'node:crypto';
-import { setTimeout as delay } from 'node:timers/promises';
 import { openRequiredSecrets } from '../calls/admission.ts';
 import { capacityWaitMs } from '../calls/attempt-time.ts';
 import { meterWebhook } from '../calls/metering.ts';
@@ -21,7 +23,8 @@ import {
   type VersionRow,
   webhookUrl,
 } from '../installs/index.ts';
-import type { RunnerClient } from '../runner/index.ts';
+import type { RunnerClient, RunnerFailureResult } from '../runner/index.ts';
+import type { AttemptSlots } from '../runs/attempt-slots.ts';
 import type { SessionRow } from './sessions.ts';
 
 /** How long a delivery waits for a runner to take it (busy, not_sent) before answering 502. */
@@ -35,6 +38,8 @@ export interface WebhookCallDeps {
   cacheBudget: { entries: number; totalBytes: number };
   /** WEBHOOK_PUBLIC_URL: the call's callbackUrl is the install's webhook URL, as calls get it. */
   webhookBase: string | null;
+  /** Places for calls of the runner from this process (the runner's bounds), shared by its deliveries. */
+  slots: AttemptSlots;
   /** WEBHOOK_CAPACITY_WAIT_MS unless a test says otherwise. */
   capacityWaitMs?: number;
 }
@@ -68,7 +73,7 @@ export async function runHandleWebhook(
     openRequiredSecrets(deps.database.db, install, version, key),
     key ? readLiveCache(deps.database.db, key, install) : null,
   ]);
-  const sent = await sendWhileBusy(deps, {
+  const sent = await sendWhileBusy(deps, install.tenantId, {
     module: { sha256: version.sha256 },
     call: {
       id: randomUUID(),
@@ -101,16 +106,31 @@ export const webhookFailed = (reason: string): ApiError =>
 
 type WebhookBody = Parameters<RunnerClient['handleWebhook']>[0];
 
-/** Sends the call, and again after a growing wait while no runner takes it, until the wait is used up. */
-async function sendWhileBusy(deps: WebhookCallDeps, body: WebhookBody) {
+/** What a delivery that waited its whole time for a place answers: no runner took it. */
+const NO_PLACE: RunnerFailureResult = {
+  ok: false,
+  code: 'busy',
+  status: 429,
+  message: 'no place for the call before the wait for one was over',
+};
+
+/**
+ * Sends the call once the tenant has a place here, and again after a growing wait (the place given up
+ * meanwhile) while no runner takes it, until the wait for capacity is used up.
+ */
+function sendWhileBusy(deps: WebhookCallDeps, tenantId: string, body: WebhookBody) {
   const deadline = Date.now() + (deps.capacityWaitMs ?? WEBHOOK_CAPACITY_WAIT_MS);
-  for (let waits = 0; ; waits++) {
-    const sent = await deps.runner.handleWebhook(body);
-    if (sent.ok || runnerTook(sent.code)) return sent;
-    const waitMs = capacityWaitMs({ waits, random: Math.random(), now: Date.now(), deadline, minimumMs: 0 });
-    if (waitMs === null) return sent;
-    await delay(waitMs);
-  }
+  return deps.slots.run(tenantId, async (slot) => {
+    for (let waits = 0; ; waits++) {
+      if (Date.now() >= deadline) return NO_PLACE;
+      const sent = await deps.runner.handleWebhook(body);
+      if (sent.ok || runnerTook(sent.code)) return sent;
+      const now = Date.now();
+      const waitMs = capacityWaitMs({ waits, random: Math.random(), now, deadline, minimumMs: 0 });
+      if (waitMs === null) return sent;
+      await slot.pause(waitMs);
+    }
+  });
 }
 
 const meteredOf = ({ install, session }: WebhookTarget) => ({

@@ -10,6 +10,7 @@ import type { Database } from '../db/pool.ts';
 import { ApiError } from '../http/errors.ts';
 import { errors } from '../http/responses.ts';
 import type { RunnerClient } from '../runner/index.ts';
+import { AttemptSlots } from '../runs/attempt-slots.ts';
 import { receiveWebhook, type Wake } from './webhook.ts';
 
 /** The largest body a vendor may send (the module gets it byte for byte); more is 413 payload_too_large. */
@@ -52,7 +53,11 @@ const Received = Type.Union(
       { ...closed, title: 'Ignored', description: 'The app had nothing for the platform in it' },
     ),
   ],
-  { examples: [{ received: true, callbackId: '7d0f3c52-1a3e-4c1b-9a55-2b8f0e6c1d11', status: 'completed' }] },
+  {
+    description:
+      'The app took the delivery: an event recorded on the session (accepted, or settling it), or nothing for the platform (ignored)',
+    examples: [{ received: true, callbackId: '7d0f3c52-1a3e-4c1b-9a55-2b8f0e6c1d11', status: 'completed' }],
+  },
 );
 
 const NotReceived = Type.Union(
@@ -70,7 +75,11 @@ const NotReceived = Type.Union(
       },
     ),
   ],
-  { examples: [{ received: false, duplicate: true }] },
+  {
+    description:
+      'Nothing new: the install received this event id before (duplicate), or the session had settled (stale)',
+    examples: [{ received: false, duplicate: true }],
+  },
 );
 
 const Params = Type.Object({
@@ -88,6 +97,8 @@ const Query = Type.Object(
 
 export function webhookRoutes(deps: WebhookRouteDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
+    // This process's deliveries take turns for the runner within its bounds (webhook-call.ts).
+    const slots = new AttemptSlots(deps.config.runnerConcurrency, deps.config.runnerTenantConcurrency);
     // The module checks a signature over exactly the bytes the vendor sent: every body, JSON included,
     // reaches it unparsed (this scope only).
     app.removeAllContentTypeParsers();
@@ -134,6 +145,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): FastifyPluginAsyncTypebox
             secretStoreKey: deps.config.secretStoreKey,
             cacheBudget: deps.config.cacheBudget,
             webhookBase: deps.config.webhookPublicUrl,
+            slots,
             wake: deps.wake,
           },
           {
