@@ -118,6 +118,8 @@ export interface Delivery {
   secret?: string;
   query?: string;
   headers?: Record<string, string>;
+  /** The Content-Type sent (default application/json); null: none at all. */
+  contentType?: string | null;
 }
 
 /** POSTs a vendor's signed webhook of `body` (JSON text as given, or an object's JSON) to the install. */
@@ -132,11 +134,15 @@ export function deliver(
     body: typeof body === 'string' ? body : JSON.stringify(body),
     headers: options.headers,
   });
+  const headers = { ...signed.headers };
+  if (options.contentType === null) delete headers['content-type'];
+  else if (options.contentType) headers['content-type'] = options.contentType;
   return platform.fetch(`/webhooks/app-installs/${installId}${options.query ?? ''}`, {
     method: 'POST',
     token: null,
-    headers: signed.headers,
-    body: signed.body,
+    headers,
+    // As bytes: fetch names no type of its own for them (it would call text text/plain).
+    body: Buffer.from(signed.body),
   });
 }
 

@@ -297,6 +297,29 @@ describe('a delivery that records nothing', () => {
     expect(error.details).toEqual({ reason: 'output' });
   });
 
+  it('answers 409 install_not_configured while the module’s required secret has no value', async () => {
+    const admin = await platform.token({ tenant: 'hooks' });
+    const bare = await ok<{ id: string }>(
+      await platform.fetch('/app-installs', {
+        method: 'POST',
+        token: admin,
+        json: { name: 'no-secret', versionId, enabled: false, config: {} },
+      }),
+      201,
+    );
+    const session = await openSessionRow(platform, { tenantId, installId: bare.id, versionId });
+    const body = {
+      session: session.externalId,
+      answer: eventAnswer(session.externalId, 'evt-bare', 'completed'),
+    };
+    const error = await expectError(await deliver(platform, bare.id, body), 409, 'install_not_configured');
+    expect(error.details).toEqual({ missingSecrets: ['WEBHOOK_SECRET'] });
+    expect(await sessionState(platform, session.id)).toMatchObject({
+      session: { status: 'pending' },
+      events: [],
+    });
+  });
+
   it('answers 400 missing_external_id before any module code runs', async () => {
     const metered = await webhooksMetered(platform, installId);
     for (const body of [{ other: 'x' }, { session: '' }, { session: 'x'.repeat(201) }, 'not json']) {
