@@ -4,8 +4,8 @@
 // session (waits.ts): the step then ends `waiting`.
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import type { AttemptDeps } from '../calls/attempt.ts';
+import type { AttemptSlots } from '../calls/attempt-slots.ts';
 import { type AppCallEnd, type CallDriver, callApp, type InstallPart } from './app-call.ts';
-import type { AttemptSlots } from './attempt-slots.ts';
 import { countSends, whileUnsent } from './database-outage.ts';
 import { buildInput } from './input-mapping.ts';
 import type { CallAppStep, RunError } from './model.ts';

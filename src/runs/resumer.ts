@@ -6,8 +6,7 @@
 // leaves the run stranded: it ends failed `internal` here. Idle, a pass is two indexed queries.
 import { sql } from 'drizzle-orm';
 import type { Logger } from 'pino';
-import { markResumed, timeOutDueSessions } from '../callbacks/sessions.ts';
-import { appCallbacks } from '../callbacks/tables.ts';
+import { appCallbacks, markResumed, timeOutDueSessions } from '../callbacks/index.ts';
 import type { Database } from '../db/pool.ts';
 import { ENGINE_SCHEMA } from '../worker/engine.ts';
 import { failOpenRun } from './run-store.ts';

@@ -4,8 +4,7 @@
 // the session settles (webhook, timeout, forced removal, orphaning), a continuation workflow takes it
 // here, in one transaction, and runs the rest of the steps. A cancelled run takes no continuation.
 import { and, eq, sql } from 'drizzle-orm';
-import { markResumed, openSession, SESSION_ENDS, type SessionRow } from '../callbacks/sessions.ts';
-import { appCallbacks } from '../callbacks/tables.ts';
+import { appCallbacks, markResumed, openSession, SESSION_ENDS, type SessionRow } from '../callbacks/index.ts';
 import type { AttemptOptions } from '../calls/attempt.ts';
 import type { Database, Queryable } from '../db/pool.ts';
 import type { CallAppStep, RunError } from './model.ts';

@@ -8,11 +8,11 @@
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import type { Logger } from 'pino';
 import type { AttemptDeps } from '../calls/attempt.ts';
+import { AttemptSlots } from '../calls/attempt-slots.ts';
 import { whileDatabaseDown } from '../db/outage.ts';
 import type { Database } from '../db/pool.ts';
 import { ApiError } from '../http/errors.ts';
 import { type AppCallEnd, type CallDriver, callApp, type InstallPart } from './app-call.ts';
-import { AttemptSlots } from './attempt-slots.ts';
 import { placeOutput } from './bounds.ts';
 import {
   type CallAppArgs,
