@@ -4,6 +4,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { auditRoutes } from '../audit/routes.ts';
 import type { TokenVerifier } from '../auth/tokens.ts';
 import { callbackRoutes } from '../callbacks/callback-routes.ts';
+import { webhookRoutes } from '../callbacks/index.ts';
 import { appsHealthRoutes } from '../calls/health-routes.ts';
 import { meteringRoutes } from '../calls/metering-routes.ts';
 import { invocationRoutes } from '../calls/routes.ts';
@@ -107,6 +108,16 @@ export async function buildPublicApi(deps: ApiDeps) {
       database: deps.database,
       config: deps.config,
       runner: storage ? (deps.runner ?? null) : null,
+    }),
+  );
+  const runs = deps.runs;
+  await app.register(
+    webhookRoutes({
+      database: deps.database,
+      config: deps.config,
+      runner: storage ? (deps.runner ?? null) : null,
+      // A settled session's run continues at once; without an engine here, the worker's resumer moves it.
+      wake: runs ? (runId, sessionId) => runs.resume(runId, sessionId) : null,
     }),
   );
   await app.register(definitionRoutes({ database: deps.database, config: deps.config }));

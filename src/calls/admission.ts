@@ -107,7 +107,7 @@ export async function admit(
     version,
     action,
     secrets,
-    checkOutput: compiled(version.id, `${action.name}:output`, action.output),
+    checkOutput: outputCheckOf(version, action),
   };
 }
 
@@ -116,10 +116,15 @@ async function blockReasonOf(db: Queryable, version: VersionRow): Promise<string
   return (await findBlock(db, version))?.reason ?? null;
 }
 
+/** Checks an output against the version's action's output schema (compiled once per version and action). */
+export const outputCheckOf = (version: VersionRow, action: ActionDeclaration): ValidateFunction =>
+  compiled(version.id, `${action.name}:output`, action.output);
+
 /**
- * The install's required secrets, opened. A required secret without a stored value — or one that no
- * longer opens with the deployment's key — is 409 install_not_configured naming them all. The hand-off
- * opens them through here too (src/collections/handoff.ts), under the version handling its session.
+ * The install's required secrets under `version`, opened (an attempt's, a vendor webhook's and a
+ * hand-off's, whose session's version may not be the one the install runs). A required secret without a
+ * stored value — or one that no longer opens with the deployment's key — is 409 install_not_configured
+ * naming them all.
  */
 export async function openRequiredSecrets(
   db: Queryable,

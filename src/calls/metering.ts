@@ -82,44 +82,45 @@ export async function meterCall(db: Queryable, call: MeteredCall, now: Date = ne
     });
 }
 
-/** One install's hand-off, counted in its metering row of the session's action (docs/handoff.md "Audit and metering"). */
-export interface MeteredHandoff {
+/** An install's action a vendor webhook or a hand-off was for (the session's action). */
+export interface MeteredApart {
   tenantId: string;
   installId: string;
   installName: string;
   appName: string;
-  /** The asynchronous action whose session the applicant was handed off for. */
   action: string;
 }
 
 /**
- * Counts one hand-off the module ran on, or may have, in today's row: `handoffs` only. Hand-offs are
- * counted apart from calls: no call, no HTTP requests, no spend, so no quota or budget weighs them and
- * none ever refuses them.
+ * Counts one vendor webhook delivery or hand-off the module ran on (or may have) in today's row, under no
+ * currency. They are counted apart from calls and never limited: neither `calls` nor `http_requests`
+ * moves (those are what quotas and budgets weigh), so a vendor's deliveries or an applicant's hand-offs
+ * can never use up a tenant's calls.
  */
-export async function meterHandoff(
+export async function meterApart(
   db: Queryable,
-  handoff: MeteredHandoff,
+  row: MeteredApart,
+  counter: 'webhooks' | 'handoffs',
   now: Date = new Date(),
 ): Promise<void> {
   await db
     .insert(appMetering)
     .values({
-      tenantId: handoff.tenantId,
-      installId: handoff.installId,
-      installName: handoff.installName,
-      appName: handoff.appName,
-      action: handoff.action,
+      tenantId: row.tenantId,
+      installId: row.installId,
+      installName: row.installName,
+      appName: row.appName,
+      action: row.action,
       day: dayKey(now),
       currency: '',
-      handoffs: 1,
+      [counter]: 1,
     })
     .onConflictDoUpdate({
       target: [appMetering.installId, appMetering.day, appMetering.action, appMetering.currency],
       set: {
         installName: sql`excluded.install_name`,
         appName: sql`excluded.app_name`,
-        handoffs: sql`${appMetering.handoffs} + 1`,
+        [counter]: sql`${appMetering[counter]} + 1`,
       },
     });
 }

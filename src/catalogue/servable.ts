@@ -3,7 +3,7 @@
 // version keeps running for its installs and sessions until they move), and never a blocked one. An
 // upload never published, and bytes no version names, are not served.
 import { and, eq, inArray } from 'drizzle-orm';
-import { appCallbacks } from '../callbacks/tables.ts';
+import { appCallbacks } from '../callbacks/index.ts';
 import type { Queryable } from '../db/pool.ts';
 import { appInstalls } from '../installs/index.ts';
 import { findBlock } from './blocks.ts';

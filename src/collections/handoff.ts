@@ -17,7 +17,7 @@ import { randomUUID } from 'node:crypto';
 import { actorOf } from '../audit/actor.ts';
 import { recordAudit } from '../audit/trail.ts';
 import { openRequiredSecrets } from '../calls/admission.ts';
-import { meterHandoff } from '../calls/metering.ts';
+import { meterApart } from '../calls/metering.ts';
 import { mayHaveRun } from '../calls/outcome.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/pool.ts';
@@ -146,13 +146,9 @@ async function runHandoff(
     returnUrl,
   });
   if (sent.ok || mayHaveRun(sent.code)) {
-    await meterHandoff(deps.database.db, {
-      tenantId: install.tenantId,
-      installId: install.id,
-      installName: install.name,
-      appName: install.appName,
-      action: session.action,
-    });
+    const { tenantId, id: installId, name: installName, appName } = install;
+    const metered = { tenantId, installId, installName, appName, action: session.action };
+    await meterApart(deps.database.db, metered, 'handoffs');
   }
   if (!sent.ok) throw failed(`the runner could not hand off: ${sent.code}`, sent.code);
   // Whatever the module answered, what it changed in its cached values is kept (as after a call).

@@ -1,5 +1,6 @@
 // Every domain owns its tables; this file only gathers them for Drizzle and drizzle-kit.
 export * from '../audit/tables.ts';
+// Past the callbacks' front door, as for installs below.
 export * from '../callbacks/tables.ts';
 export * from '../calls/tables.ts';
 export * from '../catalogue/tables.ts';

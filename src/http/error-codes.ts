@@ -32,10 +32,21 @@ export const ERROR_CODES = {
     where: ['api', 'runner'],
     meaning: 'the request could not be processed as sent (the runner: it does not match its contract)',
   },
+  missing_external_id: {
+    status: 400,
+    where: API,
+    meaning:
+      'a vendor webhook carries no external id where the install reads it (?externalId=, or the source its version or config names)',
+  },
   unauthorized: {
     status: 401,
     where: ['api', 'runner'],
     meaning: 'no valid bearer token',
+  },
+  webhook_rejected: {
+    status: 401,
+    where: API,
+    meaning: 'the app refused the vendor webhook (its signature check), or the event names another session',
   },
   forbidden: { status: 403, where: API, meaning: 'the token lacks the permission the route needs' },
   four_eyes: {
@@ -52,7 +63,8 @@ export const ERROR_CODES = {
   unknown_install: {
     status: 404,
     where: API_AND_RUN,
-    meaning: 'no install of that name; details.renamedTo names the install a former name moved to',
+    meaning:
+      'no install of that name (details.renamedTo names the install a former name moved to), or of the id in a webhook URL',
   },
   method_not_allowed: {
     status: 405,
@@ -118,7 +130,7 @@ export const ERROR_CODES = {
   app_blocked: {
     status: 409,
     where: API_AND_RUN,
-    meaning: 'the module is blocked (details.sha256, details.reason)',
+    meaning: 'the module is blocked (details.sha256, details.reason; none on a vendor webhook)',
   },
   handoff_unavailable: {
     status: 409,
@@ -159,6 +171,12 @@ export const ERROR_CODES = {
     where: API,
     meaning:
       'the hand-off’s runner or module failed, a required secret has no value, or the page is not one applicants are sent to (details.reason)',
+  },
+  app_webhook_failed: {
+    status: 502,
+    where: API,
+    meaning:
+      'the app or the runner failed on a vendor webhook; details.reason names which (the runner’s codes, error, output)',
   },
   apps_unavailable: {
     status: 503,

@@ -13,6 +13,7 @@ import { checkSecretReferences, checkSecretVariables, requiredSecrets } from './
 import type { InstallContext, SaveBody } from './service.ts';
 import type { AutoUpgrade } from './tables.ts';
 import type { VersionRow } from './view.ts';
+import { webhookSourceIssues } from './webhook-source-rules.ts';
 
 /** The version a tenant may install: the platform's or its own; anything else is not a version it sees. */
 async function visibleVersion(tx: Tx, tenantId: string, versionId: string): Promise<VersionRow | null> {
@@ -37,7 +38,7 @@ export const sameApp = (a: VersionRow, b: VersionRow) =>
 
 /**
  * The config's issues under a manifest: its schema and its secret variables first (the variables' rules
- * point more precisely than a schema can), then its URLs and secret references.
+ * point more precisely than a schema can), then its URLs, secret references and webhook id source.
  */
 export function configIssues(
   manifest: Manifest,
@@ -49,7 +50,11 @@ export function configIssues(
   if (!validate(config)) {
     return { issues: withRuleIssues(schemaIssues(validate.errors ?? []), variables), hosts: [] as string[] };
   }
-  const issues = [...variables, ...checkSecretReferences(manifest, config)];
+  const issues = [
+    ...variables,
+    ...checkSecretReferences(manifest, config),
+    ...webhookSourceIssues(manifest, config),
+  ];
   const hosts = installHosts(manifest, config, hostRules);
   if (!hosts.ok) issues.push(...hosts.issues);
   return { issues, hosts: hosts.ok ? hosts.hosts : [] };

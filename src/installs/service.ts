@@ -11,6 +11,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { actorOf } from '../audit/actor.ts';
 import { recordAudit } from '../audit/trail.ts';
+// Past the callbacks' front door: its webhook reads installs, so its index.ts would close a circle.
 import { failPendingCallbacks, pendingCallbacksOf } from '../callbacks/sessions.ts';
 import { nameMeteringRows } from '../calls/metering.ts';
 import { appVersions } from '../catalogue/tables.ts';

@@ -1,7 +1,8 @@
-// Where a vendor webhook's external id is read (docs/callbacks.md "Vendor webhooks"), before any module code runs:
-// ?externalId=, else the source the running version declares (handles.webhookExternalId) or the one
-// the install's config holds at handles.webhookExternalIdFromConfig; text of 1 to 200 characters, or an
-// integer read as its decimal text. Pure: the api's webhook route and the author's conformance check
+// Where a vendor webhook's external id is read (docs/callbacks.md "Processing order", step 2), before
+// any module code runs: ?externalId=, else the source the running version declares
+// (handles.webhookExternalId) or the one the install's config holds at
+// handles.webhookExternalIdFromConfig; text of 1 to 200 characters, or an integer read as its decimal
+// text. Pure: the api's webhook route and the author's conformance check
 // both read it here.
 import type { Manifest, WebhookExternalIdSource } from './manifest-types.ts';
 import { pointerTokens } from './names.ts';

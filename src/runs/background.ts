@@ -1,5 +1,5 @@
 // What a worker runs beside its queues for runs: the sweep of stranded runs and the resumer of waiting
-// ones (docs/runs.md "How a run ends", "Waiting"). Started once the engine is up, stopped before it.
+// ones (docs/runs.md "How a run ends", "Waiting on a vendor session"). Started once the engine is up, stopped before it.
 import type { Logger } from 'pino';
 import type { Database } from '../db/pool.ts';
 import { startResumer } from './resumer.ts';

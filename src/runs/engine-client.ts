@@ -10,7 +10,7 @@ import { RESUME_WORKFLOW, RUN_WORKFLOW, resumeWorkflowId } from './workflows.ts'
 export interface RunsEngine {
   start(runId: string): Promise<void>;
   /**
-   * Starts the continuation of a run whose vendor session settled (docs/runs.md "Waiting"): idempotent,
+   * Starts the continuation of a run whose vendor session settled (docs/runs.md "Waiting on a vendor session"): idempotent,
    * its workflow id names the run and the session, so two deliveries or the resumer start it once.
    */
   resume(runId: string, sessionId: string): Promise<void>;

@@ -6,9 +6,9 @@
 // matches the value at resultPath.
 import { randomUUID } from 'node:crypto';
 import type { AttemptDeps } from '../calls/attempt.ts';
+import type { AttemptSlots } from '../calls/attempt-slots.ts';
 import type { Database } from '../db/pool.ts';
 import { type CallDriver, callApp } from './app-call.ts';
-import type { AttemptSlots } from './attempt-slots.ts';
 import { conditionHolds, matches } from './comparison.ts';
 import { buildInput, readPath } from './input-mapping.ts';
 import type { AppRule, Rule, RuleSetBody, RunError } from './model.ts';

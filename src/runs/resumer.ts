@@ -1,4 +1,4 @@
-// The resumer (docs/runs.md "Waiting"): what makes every waiting run end. Each worker, every second:
+// The resumer (docs/runs.md "Waiting on a vendor session"): what makes every waiting run end. Each worker, every second:
 // sessions whose run's wait is over time out (a conditional UPDATE, skipping rows another worker holds),
 // and every settled session whose run has not moved on gets its continuation started — idempotent by
 // workflow id, so the webhook that settled it, a second worker and this pass start it once. A
@@ -6,8 +6,7 @@
 // leaves the run stranded: it ends failed `internal` here. Idle, a pass is two indexed queries.
 import { sql } from 'drizzle-orm';
 import type { Logger } from 'pino';
-import { markResumed, timeOutDueSessions } from '../callbacks/sessions.ts';
-import { appCallbacks } from '../callbacks/tables.ts';
+import { appCallbacks, markResumed, timeOutDueSessions } from '../callbacks/index.ts';
 import type { Database } from '../db/pool.ts';
 import { ENGINE_SCHEMA } from '../worker/engine.ts';
 import { failOpenRun } from './run-store.ts';

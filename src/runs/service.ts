@@ -3,7 +3,7 @@
 // (workflows.ts); the api only writes the run's first rows and enqueues its DBOS workflow.
 
 import { and, desc, eq, inArray, type SQL, sql } from 'drizzle-orm';
-import { failRunSessions } from '../callbacks/sessions.ts';
+import { failRunSessions } from '../callbacks/index.ts';
 import type { Database, Tx } from '../db/pool.ts';
 import { ApiError } from '../http/errors.ts';
 import { countCapped, type Page } from '../http/paging.ts';

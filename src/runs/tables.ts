@@ -76,7 +76,7 @@ export const workflowRuns = pgTable(
     completedAt: timestamptz('completed_at'),
     /**
      * The DBOS workflow that moves the run now: null for the run's own (its id is the run's); after a
-     * vendor session settles, the continuation's (`<runId>:<sessionId>`, docs/runs.md "Waiting").
+     * vendor session settles, the continuation's (`<runId>:<sessionId>`, docs/runs.md "Waiting on a vendor session").
      */
     workflowId: text('workflow_id'),
   },

@@ -1,11 +1,10 @@
-// A run waiting on a vendor session (docs/runs.md "Waiting"). The run's workflow does not stay in
+// A run waiting on a vendor session (docs/runs.md "Waiting on a vendor session"). The run's workflow does not stay in
 // memory for the wait: the step's pending answer opens the session, moves the run to waiting_callback and
 // writes <outputKey>ExternalId in the transaction of its invocation record, and the workflow ends. When
 // the session settles (webhook, timeout, forced removal, orphaning), a continuation workflow takes it
 // here, in one transaction, and runs the rest of the steps. A cancelled run takes no continuation.
 import { and, eq, sql } from 'drizzle-orm';
-import { markResumed, openSession, SESSION_ENDS, type SessionRow } from '../callbacks/sessions.ts';
-import { appCallbacks } from '../callbacks/tables.ts';
+import { appCallbacks, markResumed, openSession, SESSION_ENDS, type SessionRow } from '../callbacks/index.ts';
 import type { AttemptOptions } from '../calls/attempt.ts';
 import type { Database, Queryable } from '../db/pool.ts';
 import type { CallAppStep, RunError } from './model.ts';

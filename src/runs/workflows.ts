@@ -8,18 +8,28 @@
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import type { Logger } from 'pino';
 import type { AttemptDeps } from '../calls/attempt.ts';
+import { AttemptSlots } from '../calls/attempt-slots.ts';
 import { whileDatabaseDown } from '../db/outage.ts';
 import type { Database } from '../db/pool.ts';
 import { ApiError } from '../http/errors.ts';
 import { type AppCallEnd, type CallDriver, callApp, type InstallPart } from './app-call.ts';
-import { AttemptSlots } from './attempt-slots.ts';
 import { placeOutput } from './bounds.ts';
+import {
+  type CallAppArgs,
+  callAppArgs,
+  callAppSteps,
+  STEP_DEADLINE_MS,
+  type StepEnd,
+} from './call-app-step.ts';
 import { conditionHolds } from './comparison.ts';
 import { countSends, whileUnsent } from './database-outage.ts';
 import { evaluateRuleSet } from './evaluation.ts';
 import { buildInput, readPath } from './input-mapping.ts';
 import type { CallAppStep, DecideStep, RunError, WorkflowStep } from './model.ts';
 import { failureOf, isEngineStop } from './run-failure.ts';
+
+export { STEP_DEADLINE_MS } from './call-app-step.ts';
+
 import {
   completeStep,
   countAttempt,
@@ -30,19 +40,14 @@ import {
   loadRun,
   startStep,
 } from './run-store.ts';
-import { sessionOpener, takeSettledSession } from './waits.ts';
+import { takeSettledSession } from './waits.ts';
 
 export const RUN_WORKFLOW = 'runs.workflow';
 export const CALL_APP_WORKFLOW = 'runs.callApp';
-/** A run's continuation after its vendor session settled (docs/runs.md "Waiting"). */
+/** A run's continuation after its vendor session settled (docs/runs.md "Waiting on a vendor session"). */
 export const RESUME_WORKFLOW = 'runs.resume';
 /** The continuation's workflow id: one per run and session, whoever starts it. */
 export const resumeWorkflowId = (runId: string, sessionId: string) => `${runId}:${sessionId}`;
-/**
- * A call_app step's deadline (2.5 minutes): its attempts and the policy's waits; a vendor's longer
- * wait (retryAfterMs, up to ten minutes) extends it by the difference (retry-rules.ts decideRetry).
- */
-export const STEP_DEADLINE_MS = 150_000;
 /** How often a run polls for its queued child's result (DBOS's default, 1000 ms, would add up to a second). */
 export const RESULT_POLLING_MS = 20;
 
@@ -107,28 +112,6 @@ export function registerRunWorkflows(given: RunsRuntime): void {
   resumeRegistered = DBOS.registerWorkflow(resumeWorkflow, { name: RESUME_WORKFLOW });
 }
 
-/** A step's end: its output, its error, or a vendor session it waits on (the workflow then ends). */
-type StepEnd =
-  | { status: 'completed'; output: unknown }
-  | { status: 'failed'; error: RunError }
-  | { status: 'waiting' };
-
-interface CallAppArgs {
-  tenantId: string;
-  runId: string;
-  stepId: string;
-  /** Where the step's output goes: its pending answer's external id is written beside it. */
-  outputKey: string;
-  subjectId: string;
-  named: InstallPart;
-  fallback?: InstallPart;
-}
-
-const appsUnavailable: RunError = {
-  code: 'apps_unavailable',
-  message: 'this deployment has no app runner or no module storage',
-};
-
 /** A DBOS step of the run's own row work, tried again while the database does not answer. */
 const rowStep = <T>(name: string, work: () => Promise<T>): Promise<T> =>
   DBOS.runStep(() => whileDatabaseDown(work), { name });
@@ -164,7 +147,7 @@ async function runSteps(runId: string): Promise<void> {
 }
 
 /**
- * A run's continuation once its vendor session settled (docs/runs.md "Waiting"): it takes the run, ends
+ * A run's continuation once its vendor session settled (docs/runs.md "Waiting on a vendor session"): it takes the run, ends
  * the waiting step with the session's outcome and runs the steps after it. Ends the run `internal` like
  * the run's own workflow when anything but the engine's errors escapes.
  */
@@ -279,7 +262,13 @@ async function stepEnd(
   deadline: number,
 ): Promise<StepEnd> {
   if (step.type === 'call_app' && (deps().callMode ?? 'inline') === 'inline') {
-    return callAppSteps(callAppArgs(run, step, context), `${step.id}:`, inlineSlots, deadline);
+    return callAppSteps(
+      deps().attempt,
+      callAppArgs(run, step, context),
+      `${step.id}:`,
+      inlineSlots,
+      deadline,
+    );
   }
   if (step.type === 'call_app') {
     if (!callAppChild) throw new Error('run workflows are not registered');
@@ -326,31 +315,6 @@ async function stepEnd(
   );
 }
 
-const callAppArgs = (run: LoadedRun, step: CallAppStep, context: Record<string, unknown>): CallAppArgs => ({
-  tenantId: run.tenantId,
-  runId: run.id,
-  stepId: step.id,
-  outputKey: step.outputKey,
-  subjectId: run.subjectId,
-  named: {
-    install: step.install,
-    action: step.action,
-    input: buildInput(step.input, step.inputMapping, context),
-    ...(step.inputMapping ? { inputMapping: step.inputMapping } : {}),
-    ...(step.retry ? { retry: step.retry } : {}),
-  },
-  ...(step.fallback
-    ? {
-        fallback: {
-          install: step.fallback.install,
-          action: step.fallback.action,
-          input: buildInput(step.fallback.input, step.fallback.inputMapping, context),
-          ...(step.fallback.inputMapping ? { inputMapping: step.fallback.inputMapping } : {}),
-        },
-      }
-    : {}),
-});
-
 /** The first branch whose condition holds, else otherwise; riskScore from the branch or riskScorePath. */
 export function decide(step: DecideStep, context: Record<string, unknown>) {
   const branch = step.branches.find((b) => conditionHolds(context, b.when));
@@ -359,62 +323,5 @@ export function decide(step: DecideStep, context: Record<string, unknown>) {
   return { outcome: branch?.outcome ?? step.otherwise, riskScore: branch?.riskScore ?? fromPath };
 }
 
-const callAppWorkflow = (args: CallAppArgs): Promise<StepEnd> => callAppSteps(args, '', null, null);
-
-/**
- * The attempts of one call_app step (callApp: the named install's, then its fallback's) as DBOS steps,
- * names prefixed when inline, with DBOS.sleep between them.
- */
-async function callAppSteps(
-  args: CallAppArgs,
-  prefix: string,
-  slots: AttemptSlots | null,
-  given: number | null,
-): Promise<StepEnd> {
-  // A child workflow checkpoints its own deadline; inline, the step's start gave it.
-  const deadline =
-    given ?? (await DBOS.runStep(async () => Date.now() + STEP_DEADLINE_MS, { name: `${prefix}deadline` }));
-  const { attempt } = deps();
-  if (!attempt) return { status: 'failed', error: appsUnavailable };
-  const sends = countSends(attempt.runner);
-  const attemptDeps = { ...attempt, runner: sends.runner };
-  const driver: CallDriver = {
-    // An attempt outlasts a database blip until its call is sent; a sent call is never sent again. Inline,
-    // it holds a place of the process's slots, given up while it waits for the runner's capacity.
-    attempt: (name, run) =>
-      DBOS.runStep(
-        () =>
-          whileUnsent(
-            slots
-              ? () => slots.run(args.tenantId, (slot) => run((ms) => slot.pause(ms)))
-              : () => run(capacityTimer),
-            sends,
-          ),
-        { name: `${prefix}${name}` },
-      ),
-    sleep: (ms) => DBOS.sleep(ms),
-    now: Date.now,
-  };
-  const end: AppCallEnd = await callApp(attemptDeps, driver, {
-    caller: 'step',
-    tenantId: args.tenantId,
-    subjectId: args.subjectId,
-    idempotencyKey: `${args.runId}:${args.stepId}`,
-    deadline,
-    origin: { workflowRunId: args.runId, stepId: args.stepId, ruleSetKey: null, ruleKey: null },
-    named: args.named,
-    ...(args.fallback ? { fallback: args.fallback } : {}),
-    openSession: sessionOpener({ id: args.runId }, { id: args.stepId, outputKey: args.outputKey }),
-    onAttempt: (n) => countAttempt(attemptDeps.database, args.runId, args.stepId, n),
-  });
-  if (end.ok && end.waiting) return { status: 'waiting' };
-  if (end.ok) return { status: 'completed', output: end.output };
-  // A step's error says how many attempts it took, the fallback's included.
-  return {
-    status: 'failed',
-    error: { ...end.error, details: { ...end.error.details, attempts: end.attempts } },
-  };
-}
-
-/** A wait for the runner's capacity within an attempt's DBOS step (a crash repeats the whole attempt). */
-const capacityTimer = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+const callAppWorkflow = (args: CallAppArgs): Promise<StepEnd> =>
+  callAppSteps(deps().attempt, args, '', null, null);

@@ -14,6 +14,7 @@ const FRONT_DOORS = [
   { folder: 'src/installs', door: 'src/installs/index.ts' },
   { folder: 'src/collections', door: 'src/collections/index.ts' },
   { folder: 'src/documents', door: 'src/documents/index.ts' },
+  { folder: 'src/callbacks', door: 'src/callbacks/index.ts' },
 ];
 
 /**
@@ -25,6 +26,9 @@ const PAST_THE_DOOR: readonly { file: string; target: string }[] = [
   { file: 'src/db/schema.ts', target: 'src/installs/tables.ts' },
   { file: 'src/db/schema.ts', target: 'src/collections/tables.ts' },
   { file: 'src/db/schema.ts', target: 'src/documents/tables.ts' },
+  { file: 'src/db/schema.ts', target: 'src/callbacks/tables.ts' },
+  // The vendor webhook reads installs; installs read and fail an install's sessions (install_in_use).
+  { file: 'src/installs/service.ts', target: 'src/callbacks/sessions.ts' },
   // Installs reads metering and the budget lists through these.
   { file: 'src/calls/metering.ts', target: 'src/installs/limits/limits-store.ts' },
   { file: 'src/calls/metering.ts', target: 'src/installs/tables.ts' },

@@ -9,7 +9,7 @@ import type { CallbackView } from '../../src/callbacks/session-view.ts';
 import { appInstalls } from '../../src/installs/index.ts';
 import { errorOf, ok } from '../installs/support.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
-import { insertInstall, insertSession } from './support.ts';
+import { insertInstall, insertSession } from './rows.ts';
 
 let platform: TestPlatform;
 beforeAll(async () => {

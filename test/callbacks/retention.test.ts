@@ -21,7 +21,7 @@ import { tenants } from '../../src/tenants/tables.ts';
 import type { Timer } from '../../src/worker/schedule.ts';
 import { ok } from '../installs/support.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
-import { insertEvent, insertSession } from './support.ts';
+import { insertEvent, insertSession } from './rows.ts';
 
 const NOW = new Date('2030-06-30T12:00:00.000Z');
 const DAY = 86_400_000;

@@ -7,6 +7,7 @@ import { appPublishRequests, appReviews, appVersions } from '../../src/catalogue
 import { loadConfig } from '../../src/config.ts';
 import type { Database } from '../../src/db/pool.ts';
 import { startRunnerFromConfig } from '../../src/runner/index.ts';
+import type { RunsEngine } from '../../src/runs/engine-client.ts';
 import { expectError } from '../http/expect.ts';
 import { buildFixture } from '../support/assemblyscript.ts';
 import { freePort } from '../support/free-port.ts';
@@ -23,6 +24,8 @@ export interface CataloguePlatformOptions {
   runnerEnv?: Record<string, string>;
   /** The URL the api reaches the runner by, given the runner's own (a link in between, for one). */
   runnerUrlFor?: (runnerUrl: string) => Promise<string>;
+  /** The engine the api starts and resumes runs with; absent, DBOS's client on the test database. */
+  runs?: RunsEngine;
 }
 
 export async function startCataloguePlatform(
@@ -45,12 +48,15 @@ export async function startCataloguePlatform(
     }),
     pino({ level: 'silent' }),
   );
-  const platform = await startTestPlatform({
-    APP_RUNNER_TOKEN: RUNNER_TOKEN,
-    APP_RUNNER_URL: options.runnerUrlFor ? await options.runnerUrlFor(runner.url) : runner.url,
-    API_INTERNAL_PORT: String(internalPort),
-    ...env,
-  });
+  const platform = await startTestPlatform(
+    {
+      APP_RUNNER_TOKEN: RUNNER_TOKEN,
+      APP_RUNNER_URL: options.runnerUrlFor ? await options.runnerUrlFor(runner.url) : runner.url,
+      API_INTERNAL_PORT: String(internalPort),
+      ...env,
+    },
+    options.runs ? { runs: options.runs } : {},
+  );
   return {
     ...platform,
     runnerUrl: runner.url,

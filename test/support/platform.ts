@@ -10,6 +10,7 @@ import { localVerifier, signLocalToken, type TokenVerifier } from '../../src/aut
 import { type Config, loadConfig } from '../../src/config.ts';
 import { type Database, openDatabase } from '../../src/db/pool.ts';
 import { createLogger } from '../../src/logging.ts';
+import type { RunsEngine } from '../../src/runs/engine-client.ts';
 import { ensureTenant } from '../../src/tenants/service.ts';
 import { type Contract, expectContractKept, fetchContract } from './contract.ts';
 import { createTestDatabase } from './database.ts';
@@ -38,7 +39,8 @@ export interface TestPlatform extends RunningApi {
 
 export async function startTestPlatform(
   env: Record<string, string> = {},
-  options: { verifier?: TokenVerifier } = {},
+  /** runs: the engine the api starts and resumes runs with (a recording one); absent, DBOS's client. */
+  options: { verifier?: TokenVerifier; runs?: RunsEngine } = {},
 ): Promise<TestPlatform> {
   const databaseUrl = await createTestDatabase();
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'apps-platform-data-'));
@@ -72,6 +74,7 @@ export async function startTestPlatform(
     config,
     database,
     verifier: options.verifier ?? localVerifier(local.signingKey),
+    ...(options.runs ? { runs: options.runs } : {}),
     logger,
   });
 

@@ -2,7 +2,7 @@
 // many of one tenant, in order, a tenant at its bound never holding up another, a place given up while
 // its holder waits for the runner. Every step is awaited on state (promises the test resolves), never time.
 import { describe, expect, it } from 'vitest';
-import { AttemptSlots, admitted, hasRoom } from '../../src/runs/attempt-slots.ts';
+import { AttemptSlots, admitted, hasRoom } from '../../src/calls/attempt-slots.ts';
 
 /** An attempt the test ends: started once it holds a place, ended when `end` is called. */
 function attempt(slots: AttemptSlots, tenantId: string, log: string[], name: string) {
