@@ -47,8 +47,15 @@ export interface ReadmeStack {
   client: ReturnType<typeof createClient<paths>>;
   /** Every answer's text, in order. */
   answers: string[];
-  /** Terminal 2, 4, …: `npx app vendor-double --port <port>` on a free port; its `host:port`. */
-  startVendor(): Promise<{ vendor: VendorProcess; host: string }>;
+  /**
+   * Terminal 2, 4, …: `npx app vendor-double --port <port> [args…]` on a free port; its `host:port`
+   * (`--idv --webhook-secret <s>` plays the identity-verification vendor).
+   */
+  startVendor(args?: readonly string[]): Promise<{ vendor: VendorProcess; host: string }>;
+  /** Another `npx platform <args>` in the same clone (an applicant's token, say), to its end. */
+  command(args: string[]): Promise<Result>;
+  /** A client like `client` acting with another token (an applicant's), its answers checked the same way. */
+  clientWith(token: string): ReturnType<typeof createClient<paths>>;
   /** Ctrl-C to the platform's process group, SIGTERM to every vendor double; their exits. */
   stop(): Promise<{ platform: Result; vendors: Result[] }>;
 }
@@ -71,12 +78,13 @@ export async function startReadmeStack(tenant: string, prefix: string): Promise<
   expect(api, platform.stdout).toBe(`http://127.0.0.1:${ports.PORT}`);
 
   const vendors: VendorProcess[] = [];
-  const startVendor = async () => {
+  const startVendor = async (args: readonly string[] = []) => {
     const port = await vendorPort(ports);
-    const vendor = await startVendorDoubleCommand(port, baseEnv({}));
+    const vendor = await startVendorDoubleCommand(port, baseEnv({}), args);
     vendors.push(vendor);
     const host = `127.0.0.1:${port}`;
-    expect(vendor.stdout()).toBe(`vendor double listening on http://${host} (approve host ${host})\n`);
+    const kind = args.includes('--idv') ? 'identity-verification vendor double' : 'vendor double';
+    expect(vendor.stdout()).toBe(`${kind} listening on http://${host} (approve host ${host})\n`);
     return { vendor, host };
   };
 
@@ -90,18 +98,22 @@ export async function startReadmeStack(tenant: string, prefix: string): Promise<
   // openapi-fetch): a tenant's generated client works; every answer also keeps the description.
   const answers: string[] = [];
   const contract = await fetchContract(api as string);
-  const client = createClient<paths>({
-    baseUrl: api,
-    headers: { authorization: `Bearer ${token}` },
-    // A hung step fails naming itself rather than running into the test's timeout.
-    fetch: (request) => fetch(request, { signal: AbortSignal.timeout(60_000) }),
-  });
-  client.use({
-    async onResponse({ request, response }) {
-      answers.push(await response.clone().text());
-      await expectContractKept(contract, request.method, response);
-    },
-  });
+  const clientWith = (bearer: string) => {
+    const made = createClient<paths>({
+      baseUrl: api,
+      headers: { authorization: `Bearer ${bearer}` },
+      // A hung step fails naming itself rather than running into the test's timeout.
+      fetch: (request) => fetch(request, { signal: AbortSignal.timeout(60_000) }),
+    });
+    made.use({
+      async onResponse({ request, response }) {
+        answers.push(await response.clone().text());
+        await expectContractKept(contract, request.method, response);
+      },
+    });
+    return made;
+  };
+  const client = clientWith(token);
 
   const stop = async () => {
     signal(platform, 'SIGINT');
@@ -109,7 +121,8 @@ export async function startReadmeStack(tenant: string, prefix: string): Promise<
     const [exit, ...vendorExits] = await Promise.all([platform.exited, ...vendors.map((v) => v.exited)]);
     return { platform: exit, vendors: vendorExits };
   };
-  return { platform, api: api as string, client, answers, startVendor, stop };
+  const command = (args: string[]) => run(args, env);
+  return { platform, api: api as string, client, answers, startVendor, command, clientWith, stop };
 }
 
 /** A free port that is none of the platform's (reserved by name only until each role binds). */
