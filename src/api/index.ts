@@ -3,8 +3,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { auditRoutes } from '../audit/routes.ts';
 import type { TokenVerifier } from '../auth/tokens.ts';
-import { callbackRoutes } from '../callbacks/callback-routes.ts';
-import { webhookRoutes } from '../callbacks/index.ts';
+import { callbackRoutes, webhookRoutes } from '../callbacks/index.ts';
 import { appsHealthRoutes } from '../calls/health-routes.ts';
 import { meteringRoutes } from '../calls/metering-routes.ts';
 import { invocationRoutes } from '../calls/routes.ts';

@@ -11,6 +11,14 @@
 export type { Wake } from './webhook.ts';
 export { MAX_WEBHOOK_BODY_BYTES, type WebhookRouteDeps, webhookRoutes } from './webhook-routes.ts';
 
+// The api: listing sessions (GET /app-callbacks), which answers where apps are off too.
+
+export { callbackRoutes } from './callback-routes.ts';
+
+// The worker: the retention sweep of sessions and webhook events.
+
+export { startRetentionSweep } from './retention.ts';
+
 // Sessions as runs open, settle, time out and resume them.
 
 export {

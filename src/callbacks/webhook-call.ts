@@ -1,29 +1,11 @@
-// Step 4 of a vendor webhook (docs/callbacks.md "Vendor webhooks"): the session's version's handle_webhook
-// through the runner, as an attempt calls invoke (src/calls/attempt.ts) — the install's config, its
-// required secrets, hosts and live cached values, the call's cache changes stored once the runner
-// answered (nothing when it failed) — but with no document token (a webhook's module reads none), no
-// circuit, quota or record, and 15 s, the runner's own time for handle_webhook. A delivery the module ran
-// on, or may have, is metered apart from calls (meterApart).
-// A storm of one vendor's deliveries waits in this process for a place (the runner's own bounds, per
-// process and per tenant, as a worker's step calls do) instead of being refused `busy` by the runner; a
-// runner still without capacity (the worker's calls share it) is asked again after a growing wait. A
-// delivery that found no runner within WEBHOOK_CAPACITY_WAIT_MS answers 502 (reason busy or not_sent), and
-// the vendor's own retry brings it back.
-import { randomUUID } from 'node:crypto';
 import { openRequiredSecrets } from '../calls/admission.ts';
 import type { AttemptSlots } from '../calls/attempt-slots.ts';
 import { capacityWaitMs } from '../calls/attempt-time.ts';
-import { meterApart } from '../calls/metering.ts';
-import { mayHaveRun, runnerTook } from '../calls/outcome.ts';
+import { runnerTook } from '../calls/outcome.ts';
+import { callSessionExport } from '../calls/session-export.ts';
 import type { Database } from '../db/pool.ts';
 import { ApiError } from '../http/errors.ts';
-import {
-  type InstallRow,
-  readLiveCache,
-  storeCacheChanges,
-  type VersionRow,
-  webhookUrl,
-} from '../installs/index.ts';
+import type { InstallRow, VersionRow } from '../installs/index.ts';
 import type { RunnerClient, RunnerFailureResult } from '../runner/index.ts';
 import type { SessionRow } from './sessions.ts';
 
@@ -67,36 +49,20 @@ export async function runHandleWebhook(
   target: WebhookTarget,
   delivery: Delivery,
 ): Promise<unknown> {
-  const { install, running, version } = target;
-  const key = deps.secretStoreKey;
-  const [secrets, cache] = await Promise.all([
-    openRequiredSecrets(deps.database.db, install, version, key),
-    key ? readLiveCache(deps.database.db, key, install) : null,
-  ]);
-  const sent = await sendWhileBusy(deps, install.tenantId, {
-    module: { sha256: version.sha256 },
-    call: {
-      id: randomUUID(),
-      tenantId: install.tenantId,
-      callbackUrl: webhookUrl(running.manifest, install.config, install.id, deps.webhookBase),
-    },
-    config: install.config,
-    secrets,
-    hosts: install.hosts,
-    cache: cache?.entries ?? null,
-    request: {
-      method: delivery.method,
-      headers: delivery.headers,
-      query: delivery.query,
-      bodyBase64: delivery.body.toString('base64'),
-    },
-  });
-  if (sent.ok || mayHaveRun(sent.code)) await meterApart(deps.database.db, meteredOf(target), 'webhooks');
+  const { install, version, session } = target;
+  const secrets = await openRequiredSecrets(deps.database.db, install, version, deps.secretStoreKey);
+  const request = {
+    method: delivery.method,
+    headers: delivery.headers,
+    query: delivery.query,
+    bodyBase64: delivery.body.toString('base64'),
+  };
+  const sent = await callSessionExport(
+    deps,
+    { install, version, action: session.action, secrets, counter: 'webhooks' },
+    (base) => sendWhileBusy(deps, install.tenantId, { ...base, request }),
+  );
   if (!sent.ok) throw webhookFailed(sent.code);
-  // Whatever the module answered, what it changed in the cache is stored (as for calls).
-  if (key && cache && sent.value.cacheChanges.length > 0) {
-    await storeCacheChanges(deps.database, key, install, cache, sent.value.cacheChanges, deps.cacheBudget);
-  }
   return sent.value.answer;
 }
 
@@ -132,11 +98,3 @@ function sendWhileBusy(deps: WebhookCallDeps, tenantId: string, body: WebhookBod
     }
   });
 }
-
-const meteredOf = ({ install, session }: WebhookTarget) => ({
-  tenantId: install.tenantId,
-  installId: install.id,
-  installName: install.name,
-  appName: install.appName,
-  action: session.action,
-});

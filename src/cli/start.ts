@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { startApi } from '../api/index.ts';
 import { type LocalKeys, withLocalSecrets } from '../auth/local-keys.ts';
 import { localVerifier, remoteVerifier } from '../auth/tokens.ts';
-import { startRetentionSweep } from '../callbacks/retention.ts';
+import { startRetentionSweep } from '../callbacks/index.ts';
 import { attemptDepsOf } from '../calls/attempt.ts';
 import { type Config, missingProductionSettings, type Role } from '../config.ts';
 import { DataDirInUse, lockHolder } from '../db/data-dir-lock.ts';

@@ -1,29 +1,11 @@
-// Handing an applicant off to the vendor's hosted page (docs/handoff.md), in the order the platform
-// takes the steps; each refusal names its answer:
-//   1. the caller: only the submission's applicant (403 forbidden);
-//   2. the submission, in the caller's tenant (404) and sent (409 handoff_unavailable);
-//   3. apps on: a runner and module storage (409 handoff_unavailable);
-//   4. the session: of the run's newest pending sessions while the run waits, the newest whose version
-//      hands off and is not blocked, on a present, enabled install (409 handoff_unavailable);
-//   5. the return address: the tenant's collection.flowUrl, else COLLECTION_FLOW_URL, then
-//      /flow/<submission id>, never from the request (409 handoff_unavailable when neither is set);
-//   6. the required secrets of the session's version, opened as calls open them (502 handoff_failed);
-//   7. the module's handoff export through the runner with the install's config, secrets, approved hosts,
-//      cached values, the session's external id and the return address, without a document token; the
-//      hand-off is metered (handoffs, never limited) once the module ran or may have;
-//   8. its answer: null (200, the run waits for its webhook), or a page the platform sends applicants to
-//      (200, audited collection.submission.handoff_started with its host); anything else 502 handoff_failed.
-import { randomUUID } from 'node:crypto';
 import { actorOf } from '../audit/actor.ts';
 import { recordAudit } from '../audit/trail.ts';
 import { openRequiredSecrets } from '../calls/admission.ts';
-import { meterApart } from '../calls/metering.ts';
-import { mayHaveRun } from '../calls/outcome.ts';
+import { callSessionExport } from '../calls/session-export.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/pool.ts';
 import type { AuthenticatedPrincipal } from '../http/auth.ts';
 import { ApiError } from '../http/errors.ts';
-import { readLiveCache, storeCacheChanges, webhookUrl } from '../installs/index.ts';
 import type { RunnerClient } from '../runner/index.ts';
 import { findTenantById } from '../tenants/service.ts';
 import { pageDecision, returnUrlOf } from './handoff-rules.ts';
@@ -129,39 +111,17 @@ async function runHandoff(
   secrets: Record<string, string>,
   returnUrl: string,
 ): Promise<unknown> {
-  const key = deps.config.secretStoreKey;
-  const cache = key ? await readLiveCache(deps.database.db, key, install) : null;
-  const sent = await runner.handoff({
-    module: { sha256: version.sha256 },
-    call: {
-      id: randomUUID(),
-      tenantId: install.tenantId,
-      callbackUrl: webhookUrl(version.manifest, install.config, install.id, deps.config.webhookPublicUrl),
+  const sent = await callSessionExport(
+    {
+      database: deps.database,
+      secretStoreKey: deps.config.secretStoreKey,
+      cacheBudget: deps.config.cacheBudget,
+      webhookBase: deps.config.webhookPublicUrl,
     },
-    config: install.config,
-    secrets,
-    hosts: install.hosts,
-    cache: cache?.entries ?? null,
-    externalId: session.externalId,
-    returnUrl,
-  });
-  if (sent.ok || mayHaveRun(sent.code)) {
-    const { tenantId, id: installId, name: installName, appName } = install;
-    const metered = { tenantId, installId, installName, appName, action: session.action };
-    await meterApart(deps.database.db, metered, 'handoffs');
-  }
+    { install, version, action: session.action, secrets, counter: 'handoffs' },
+    (base) => runner.handoff({ ...base, externalId: session.externalId, returnUrl }),
+  );
   if (!sent.ok) throw failed(`the runner could not hand off: ${sent.code}`, sent.code);
-  // Whatever the module answered, what it changed in its cached values is kept (as after a call).
-  if (key && cache && sent.value.cacheChanges.length > 0) {
-    await storeCacheChanges(
-      deps.database,
-      key,
-      install,
-      cache,
-      sent.value.cacheChanges,
-      deps.config.cacheBudget,
-    );
-  }
   return sent.value.answer;
 }
 

@@ -8,7 +8,14 @@ export { startRunnerFromConfig } from './from-config.ts';
 
 // The api's client of a runner, and what a call of a module answers besides its output.
 
-export { createRunnerClient, type RunnerClient, type RunnerFailureResult } from './client.ts';
+export {
+  createRunnerClient,
+  type RunnerAnswer,
+  type RunnerClient,
+  type RunnerExportRequest,
+  type RunnerFailureResult,
+  type RunnerResult,
+} from './client.ts';
 export { RunnerFailure } from './errors.ts';
 export { type CacheChange, type CacheEntry, type LogLine, noUsage, type Usage } from './host/call-state.ts';
 

@@ -12,7 +12,6 @@ import { AttemptSlots } from '../calls/attempt-slots.ts';
 import { whileDatabaseDown } from '../db/outage.ts';
 import type { Database } from '../db/pool.ts';
 import { ApiError } from '../http/errors.ts';
-import { type AppCallEnd, type CallDriver, callApp, type InstallPart } from './app-call.ts';
 import { placeOutput } from './bounds.ts';
 import {
   type CallAppArgs,
@@ -24,15 +23,14 @@ import {
 import { conditionHolds } from './comparison.ts';
 import { countSends, whileUnsent } from './database-outage.ts';
 import { evaluateRuleSet } from './evaluation.ts';
-import { buildInput, readPath } from './input-mapping.ts';
-import type { CallAppStep, DecideStep, RunError, WorkflowStep } from './model.ts';
+import { readPath } from './input-mapping.ts';
+import type { DecideStep, WorkflowStep } from './model.ts';
 import { failureOf, isEngineStop } from './run-failure.ts';
 
 export { STEP_DEADLINE_MS } from './call-app-step.ts';
 
 import {
   completeStep,
-  countAttempt,
   emitDecision,
   endRun,
   failOpenRun,
