@@ -124,10 +124,11 @@ export function registerVendorDouble(program: Command): void {
           onOutage,
         });
       }
-      const kind = flags.idv ? 'identity-verification vendor double' : 'vendor double';
-      process.stdout.write(`${kind} listening on ${vendor.url} (approve host ${vendor.host})\n`);
+      // Handlers before the line: whoever waits for it may signal at once, before a later line ran.
       const stop = () => void vendor.close().then(() => process.exit(0));
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);
+      const kind = flags.idv ? 'identity-verification vendor double' : 'vendor double';
+      process.stdout.write(`${kind} listening on ${vendor.url} (approve host ${vendor.host})\n`);
     });
 }

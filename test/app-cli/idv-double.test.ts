@@ -283,7 +283,8 @@ describe('npx app vendor-double --idv', () => {
       /^identity-verification vendor double listening on http:\/\/(127\.0\.0\.1:\d+) \(approve host \1\)\n$/,
     );
     signal(vendor.child, 'SIGTERM');
-    expect((await vendor.exited).code).toBe(0);
+    const exit = await vendor.exited;
+    expect(exit.code, JSON.stringify(exit)).toBe(0);
 
     for (const [args, message] of [
       [['--idv'], 'app: --idv needs --webhook-secret <secret>\n'],
