@@ -111,7 +111,7 @@ describe('README: try an asynchronous verification (identity-verification agains
       ok(
         await answer(
           client.PUT('/tenants/me/settings', {
-            body: { approvals: { required: false, fourEyes: false }, collection: { flowUrl: FLOW_URL } },
+            body: { approvals: { required: false, fourEyes: true }, collection: { flowUrl: FLOW_URL } },
           }),
         ),
       );
