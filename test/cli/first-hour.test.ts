@@ -30,7 +30,10 @@ describe('the README commands in the clone', () => {
 describe('usage errors', () => {
   it('exit 2 for a missing option, an unknown command or option, and a missing argument', async () => {
     const cases: [string, RegExp][] = [
-      ['node bin/platform.js token --tenant acme', /required option '--role <role>' not specified/],
+      [
+        'node bin/platform.js token --tenant acme',
+        /--role: admin or analyst \(or --applicant <submissionId> for an applicant\)/,
+      ],
       ['node bin/platform.js tokn', /unknown command 'tokn'/],
       ['node bin/platform.js start --rol all', /unknown option '--rol'/],
       ['node bin/app.js buld demo', /unknown command 'buld'/],
