@@ -84,6 +84,7 @@ export function collectionRoutes(deps: HandoffDeps): FastifyPluginAsyncTypebox {
     app.get(
       '/collection-submissions/:id/status',
       {
+        config: { applicant: true },
         schema: {
           tags,
           operationId: 'getCollectionSubmissionStatus',
@@ -99,6 +100,7 @@ export function collectionRoutes(deps: HandoffDeps): FastifyPluginAsyncTypebox {
     app.get(
       '/collection-submissions/:id/handoff',
       {
+        config: { applicant: true },
         schema: {
           tags,
           operationId: 'handOffCollectionSubmission',

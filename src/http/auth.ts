@@ -1,5 +1,7 @@
 // Bearer authentication and per-route permissions. Routes say `config: { public: true }` or
-// `config: { permission: 'apps:read' }`; every other route needs only a valid token.
+// `config: { permission: 'apps:read' }`; every other route needs only a valid token. An applicant's token
+// (kind applicant: the link of one collection submission) reaches only routes that say
+// `config: { applicant: true }`, and carries no permission whatever its claims say.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Principal } from '../auth/claims.ts';
 import type { Permission } from '../auth/permissions.ts';
@@ -11,6 +13,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     public?: boolean;
     permission?: Permission;
+    /** An applicant may call it (the route checks that the submission is theirs). */
+    applicant?: boolean;
   }
   interface FastifyRequest {
     principal?: AuthenticatedPrincipal;
@@ -54,9 +58,17 @@ export function installAuth(app: FastifyInstance, options: AuthOptions): void {
     }
     const tenant = await options.findTenant(principal.tenantId);
     if (!tenant) throw unauthorized('bearer token names an unknown tenant');
-    request.principal = { ...principal, tenantName: tenant.name };
+    const applicant = principal.kind === 'applicant';
+    request.principal = {
+      ...principal,
+      ...(applicant ? { permissions: new Set<Permission>(), roles: [] } : {}),
+      tenantName: tenant.name,
+    };
     request.log = request.log.child({ tenantId: tenant.id, principalKind: principal.kind });
-    if (config.permission && !principal.permissions.has(config.permission)) {
+    if (applicant && !config.applicant) {
+      throw forbidden('an applicant’s token reaches only its submission’s routes');
+    }
+    if (config.permission && !request.principal.permissions.has(config.permission)) {
       throw forbidden(`this route needs the ${config.permission} permission`, {
         permission: config.permission,
       });

@@ -19,7 +19,7 @@ export interface RouteTraits {
 const GENERIC: Record<number, string> = {
   400: 'The request is not valid: validation_error with the issues at their JSON Pointers',
   401: 'No valid bearer token: unauthorized',
-  403: 'The token lacks the permission this route needs: forbidden',
+  403: 'The token lacks the permission this route needs, or is an applicant’s on another route: forbidden',
   413: 'The body is larger than this route takes: payload_too_large',
   415: 'The body is not of the type this route takes: unsupported_media_type',
   429: 'Too many requests from this caller: rate_limited, with retryAfterSeconds',
@@ -49,7 +49,8 @@ export function genericStatuses(schema: RouteSchema, traits: RouteTraits): numbe
   const statuses = [500, 503];
   if (validates) statuses.push(400);
   if (!traits.public) statuses.push(401);
-  if (traits.permission) statuses.push(403);
+  // Every route a token reaches may refuse it: the permission, or an applicant's token off its routes.
+  if (!traits.public) statuses.push(403);
   if (takesBody) statuses.push(413, 415);
   if (!traits.public || traits.rateLimit !== false) statuses.push(429);
   return statuses.sort((a, b) => a - b);

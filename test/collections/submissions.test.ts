@@ -140,7 +140,18 @@ describe('the applicant routes: status and hand-off', () => {
       expect((await errorOf(await get(path, globexApplicant), 404)).code).toBe('not_found');
   });
 
-  it('gives an applicant none of the staff routes', async () => {
+  it('gives an applicant none of the staff routes, and no other route, whatever roles its claims name', async () => {
+    const withRoles = await platform.token({ kind: 'applicant', subject: submission.id, roles: ['admin'] });
+    for (const token of [applicant, withRoles]) {
+      for (const path of ['/tenants/me', '/notifications', '/app-installs', '/workflow-runs']) {
+        const refused = await errorOf(await get(path, token), 403);
+        expect(refused.message, path).toBe('an applicant’s token reaches only its submission’s routes');
+      }
+    }
+    // Its own routes still answer it (an admin role claimed changes nothing there either).
+    expect((await ok(await get(`/collection-submissions/${submission.id}/status`, withRoles))).id).toBe(
+      submission.id,
+    );
     await errorOf(await get(`/collection-submissions/${submission.id}`, applicant), 403);
     await errorOf(await post(`/collection-submissions/${submission.id}/send`, applicant), 403);
     await errorOf(
