@@ -61,13 +61,15 @@ export async function benchAdmin(database: Database, keys: LocalKeys) {
  * The api and a runner on one bench database, as a development stack runs them (private networks
  * allowed, so a loopback vendor double is callable; no rate limit; the release catalogue published).
  * The runner starts first (its port is drawn when it listens); it reaches the api's internal listener,
- * whose port is fixed here, only when a call needs the module. runnerEnv adds runner settings.
+ * whose port is fixed here, only when a call needs the module. runnerEnv adds runner settings, apiEnv the
+ * api's (say the runner's bounds, which the api's own deliveries keep to).
  */
 export async function startBenchStack(
   bench: BenchDatabase,
   database: Database,
   logger: Logger,
   runnerEnv: Record<string, string> = {},
+  apiEnv: Record<string, string> = {},
 ) {
   const { dir, url, closers } = bench;
   const internalPort = await freePort();
@@ -98,6 +100,7 @@ export async function startBenchStack(
     SECRET_STORE_KEY: randomBytes(32).toString('hex'),
     API_RATE_LIMIT_PER_MINUTE: '0',
     RELEASE_INDEX,
+    ...apiEnv,
   });
   const local = await readOrCreateLocalSecrets(dir);
   const api = await startApi({ config, database, verifier: localVerifier(local.signingKey), logger });

@@ -20,8 +20,17 @@ export interface Usage {
 }
 
 let statements = 0;
+let tallying = false;
 /** Statements by text (the first 150 characters), while counting with a tally. */
 export const statementTally = new Map<string, number>();
+
+/** The statements counted so far (a process that reports them to another: bench/webhooks-worker.ts). */
+export const statementsSent = (): number => statements;
+
+/** Starts or stops tallying by text (countStatements' `tally` is where it starts). */
+export function tallyStatements(on: boolean): void {
+  tallying = on;
+}
 
 /**
  * Counts every SQL statement this process sends through any pg client (a platform's pool and DBOS's
@@ -29,13 +38,14 @@ export const statementTally = new Map<string, number>();
  * Pool.query goes through Client.query, so each statement counts once. With `tally`, also by text.
  */
 export function countStatements(except: string, tally: boolean): void {
+  tallying = tally;
   const clientQuery = pg.Client.prototype.query;
   pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
     const params = (this as unknown as { connectionParameters?: { application_name?: string } })
       .connectionParameters;
     if (params?.application_name !== except) {
       statements++;
-      if (tally) {
+      if (tallying) {
         const [first] = args;
         const text = typeof first === 'string' ? first : ((first as { text?: string } | null)?.text ?? '?');
         const key = text.replace(/\s+/g, ' ').slice(0, 150);

@@ -1,0 +1,156 @@
+// What bench/webhooks.ts prints: its rows side by side with the floor, what many waiting runs cost the
+// worker, and each figure beside its goal (met or MISSED, never asserted).
+import os from 'node:os';
+import { quantile, type Stretch } from './webhooks-support.ts';
+
+export const GOAL = { perSecond: 400, rss: 1024 ** 3, restartMs: 60_000, probeP99: 250 };
+
+export interface Row {
+  name: string;
+  n: number;
+  seconds: number;
+  /** The webhook's (row 1: the runner's) answer, ms. */
+  answers: number[];
+  /** From the webhook's answer to the run completed, ms, in the order of `answers`; empty for the floor. */
+  toCompleted: number[];
+  stretch: Stretch;
+  load: number;
+}
+
+export interface Report {
+  rows: Row[];
+  /** Row 2: the completions warmed up first, and runs completed end to end a second. */
+  warm: number;
+  runsPerSecond: number;
+  probes: number;
+  probeInFlight: number;
+  setup: { realRuns: number; seconds: number; copied: number; copySeconds: number; waiting: number };
+  /** Rows of each table once the copies were made. */
+  tables: [string, number][];
+  memory: { fresh: number; waiting: number; many: number; restarted: number; peak: number };
+  idle: { stretch: Stretch; ownStatements: number; tally: [string, number][] };
+  /** One pass of the run sweep, run from this process with the waiting runs in place. */
+  sweep: Stretch;
+  restart: { waiting: number; stopMs: number; downAnswerMs: number; readyMs: number; completedMs: number };
+}
+
+const ms = (v: number) => (Number.isNaN(v) ? '—' : v.toFixed(1));
+const mib = (b: number) => `${(b / 1024 ** 2).toFixed(0)} MiB`;
+const verdict = (met: boolean) => (met ? 'met' : 'MISSED');
+const cores = (s: Stretch) => (s.others / s.wall).toFixed(2);
+
+export function printReport(report: Report): void {
+  const { rows, setup, memory, idle, sweep, restart } = report;
+  const header = [
+    'measurement'.padEnd(44),
+    'ops/s'.padStart(6),
+    'ans p50'.padStart(8),
+    'ans p99'.padStart(8),
+    '→done p50'.padStart(10),
+    '→done p99'.padStart(10),
+    'api+rnr ms'.padStart(11),
+    'worker ms'.padStart(10),
+    'PG ms'.padStart(6),
+    'SQL api+wkr'.padStart(12),
+    'others'.padStart(7),
+    'load'.padStart(6),
+  ].join(' ');
+  console.log(header);
+  console.log('-'.repeat(header.length));
+  for (const r of rows) {
+    const s = r.stretch;
+    console.log(
+      [
+        r.name.padEnd(44),
+        (r.n / r.seconds).toFixed(0).padStart(6),
+        ms(quantile(r.answers, 0.5)).padStart(8),
+        ms(quantile(r.answers, 0.99)).padStart(8),
+        ms(quantile(r.toCompleted, 0.5)).padStart(10),
+        ms(quantile(r.toCompleted, 0.99)).padStart(10),
+        (s.own / r.n).toFixed(2).padStart(11),
+        (s.worker / r.n).toFixed(2).padStart(10),
+        (s.postgres / r.n).toFixed(2).padStart(6),
+        `${(s.statements / r.n).toFixed(1)}+${(s.workerStatements / r.n).toFixed(1)}`.padStart(12),
+        `${((s.others / s.wall) * 100).toFixed(0)}%`.padStart(7),
+        r.load.toFixed(2).padStart(6),
+      ].join(' '),
+    );
+  }
+  const [, two, before, three] = rows;
+  console.log(
+    `\nops/s: webhook answers (row 1: the runner's) a second; ans: the webhook's answer, ms; →done: from the ` +
+      `answer to the run completed (the worker's clock as it writes the run's end), ms; api+rnr, worker, PG: CPU ms ` +
+      `an operation of this process (api, runner), the worker process and PostgreSQL, until the runs completed; ` +
+      `SQL api+wkr: statements this process and the worker sent an operation (DBOS's included, the bench's poller's ` +
+      `not); others: CPU of every other process, in cores; load: 1-minute load average at the row's start. Row 2: ` +
+      `${two?.n} completions (${report.warm} more warmed up first), runs completed end to end at ` +
+      `${report.runsPerSecond.toFixed(0)} a second. Rows 3a/3b: ${report.probes} completions, ` +
+      `${report.probeInFlight} in flight.`,
+  );
+  console.log(
+    `\nwaiting runs: ${setup.realRuns} real ones set up at ${(setup.realRuns / setup.seconds).toFixed(0)} a second; ` +
+      `${setup.copied} copied in SQL in ${setup.copySeconds.toFixed(1)} s (${(setup.copied / setup.copySeconds).toFixed(0)} ` +
+      `a second); ${setup.waiting} waiting for the idle stretch; rows then: ` +
+      report.tables.map(([table, n]) => `${table} ${n}`).join(', '),
+  );
+  console.log(
+    `worker resident memory: fresh ${mib(memory.fresh)}, ${setup.realRuns} waiting ${mib(memory.waiting)}, ` +
+      `${setup.waiting} waiting ${mib(memory.many)}, new worker after the restart ${mib(memory.restarted)}; ` +
+      `peak ${mib(memory.peak)}`,
+  );
+  const perSecond = (n: number) => ((n / idle.stretch.wall) * 1000).toFixed(1);
+  // The resumer's statements name the sessions' table; DBOS's its schema (its transactions' BEGIN and COMMIT
+  // too); the rest is the platform's other sweeps.
+  const kinds = { resumer: 0, engine: 0, other: 0 };
+  for (const [text, n] of idle.tally) {
+    if (text.includes('app_callbacks')) kinds.resumer += n;
+    else if (text.includes('workflow_runs'))
+      kinds.other += n; // the run sweep's, which joins DBOS's table
+    else if (text.includes('"dbos"') || text === 'BEGIN' || text === 'COMMIT') kinds.engine += n;
+    else kinds.other += n;
+  }
+  console.log(
+    `idle ${(idle.stretch.wall / 1000).toFixed(0)} s with ${setup.waiting} waiting: the worker sent ` +
+      `${perSecond(idle.stretch.workerStatements)} statements a second, this process (api, runner) ` +
+      `${perSecond(idle.ownStatements)}; CPU a second: worker ${perSecond(idle.stretch.worker)} ms, PostgreSQL ` +
+      `${perSecond(idle.stretch.postgres)} ms, this process ${perSecond(idle.stretch.own)} ms (others ` +
+      `${cores(idle.stretch)} cores). Of the worker's, a second: the resumer's ${perSecond(kinds.resumer)}, DBOS's ` +
+      `${perSecond(kinds.engine)}, others ${perSecond(kinds.other)}; by text:`,
+  );
+  for (const [text, n] of idle.tally.slice(0, 10)) console.log(`  ${perSecond(n).padStart(7)}  ${text}`);
+  console.log(
+    `one pass of the run sweep (each worker's, at start-up and every minute) with ${setup.waiting} waiting: ` +
+      `${sweep.wall.toFixed(0)} ms, ${sweep.statements} statements, PostgreSQL ${sweep.postgres.toFixed(0)} ms ` +
+      `and this process ${sweep.own.toFixed(0)} ms of CPU`,
+  );
+  console.log(
+    `restart with ${restart.waiting} waiting: the worker stopped (SIGTERM) in ${restart.stopMs.toFixed(0)} ms; a ` +
+      `completion delivered meanwhile answered in ${restart.downAnswerMs.toFixed(0)} ms; the new worker was ready ` +
+      `${(restart.readyMs / 1000).toFixed(1)} s after its spawn, and that run completed ` +
+      `${(restart.completedMs / 1000).toFixed(1)} s after it`,
+  );
+
+  const twoPerSecond = two ? two.n / two.seconds : Number.NaN;
+  const sentToDone = (row: Row | undefined) =>
+    row ? row.answers.map((a, i) => a + (row.toCompleted[i] as number)) : [];
+  const probeP99 = quantile(sentToDone(three), 0.99);
+  console.log(
+    `\ngoal: ≥ ${GOAL.perSecond} completions a second: ${verdict(twoPerSecond >= GOAL.perSecond)} ` +
+      `(${twoPerSecond.toFixed(0)}/s; other processes used ${two ? cores(two.stretch) : '—'} of ` +
+      `${os.cpus().length} cores)`,
+  );
+  console.log(
+    `goal: the worker ≤ 1 GiB resident with ${setup.waiting} waiting: ${verdict(memory.peak <= GOAL.rss)} ` +
+      `(peak ${mib(memory.peak)})`,
+  );
+  console.log(
+    `goal: a restarted worker completes a run within ${GOAL.restartMs / 1000} s: ` +
+      `${verdict(restart.completedMs <= GOAL.restartMs)} (${(restart.completedMs / 1000).toFixed(1)} s)`,
+  );
+  console.log(
+    `goal: p99 of a webhook completing its run (sent → run completed) ≤ ${GOAL.probeP99} ms while ` +
+      `${setup.waiting} wait: ${verdict(probeP99 <= GOAL.probeP99)} (${probeP99.toFixed(0)} ms, p50 ` +
+      `${quantile(sentToDone(three), 0.5).toFixed(0)} ms; other processes used ${three ? cores(three.stretch) : '—'} ` +
+      `cores; before the copies, row 3a: p99 ${quantile(sentToDone(before), 0.99).toFixed(0)} ms)\n`,
+  );
+}
