@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 import type { Database } from '../db/pool.ts';
 import { ENGINE_SCHEMA } from '../worker/engine.ts';
 import type { RunError } from './model.ts';
-import { failOpenRun, OPEN_RUN_STATUSES } from './run-store.ts';
+import { failOpenRun } from './run-store.ts';
 import { runKeyLapsed, workflowRunKeys, workflowRuns } from './tables.ts';
 
 export const SWEEP_INTERVAL_MS = 60_000;
@@ -80,12 +80,11 @@ export async function sweepStrandedRuns(deps: SweepDeps): Promise<string[]> {
   return ended;
 }
 
-/** Open runs after `after` (by id) with their workflow's status (workflow_runs_open_idx). */
+/**
+ * Running runs after `after` (by id) with their workflow's status (workflow_runs_running_idx). Runs
+ * waiting on a vendor session are not read: the resumer bounds them, and tens of thousands may wait.
+ */
 async function openRuns(database: Database, after: string | null): Promise<OpenRun[]> {
-  const statuses = sql.join(
-    OPEN_RUN_STATUSES.map((s) => sql`${s}`),
-    sql`, `,
-  );
   const result = await database.db.execute<{
     id: string;
     run_status: string;
@@ -96,7 +95,7 @@ async function openRuns(database: Database, after: string | null): Promise<OpenR
     from ${workflowRuns} r
     left join ${sql.identifier(ENGINE_SCHEMA)}.workflow_status w
       on w.workflow_uuid = coalesce(r.workflow_id, r.id::text)
-    where r.status in (${statuses}) ${after === null ? sql`` : sql`and r.id > ${after}`}
+    where r.status = 'running' ${after === null ? sql`` : sql`and r.id > ${after}`}
     order by r.id
     limit ${PAGE}`);
   return result.rows.map((row) => ({

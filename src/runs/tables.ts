@@ -83,10 +83,10 @@ export const workflowRuns = pgTable(
   (t) => [
     index('workflow_runs_tenant_created_idx').on(t.tenantId, t.createdAt),
     index('workflow_runs_tenant_status_idx').on(t.tenantId, t.status),
-    // The sweep's pages of open runs (sweep.ts): small, since runs end.
-    index('workflow_runs_open_idx')
+    // The sweep's pages of running runs (sweep.ts): small, since runs end; waiting runs are not in it.
+    index('workflow_runs_running_idx')
       .on(t.id)
-      .where(sql`${t.status} in ('running', 'waiting_callback')`),
+      .where(sql`${t.status} = 'running'`),
   ],
 );
 
