@@ -1,10 +1,12 @@
 import { sql } from 'drizzle-orm';
 import { bigserial, index, jsonb, pgTable, text, uuid } from 'drizzle-orm/pg-core';
-import { timestamptz } from '../db/columns.ts';
+import { timestamptz, xid8 } from '../db/columns.ts';
 
 /**
  * The audit trail: one row per recorded change, written in the change's own transaction.
- * tenant_id is null for the operator's instance trail. id only grows, so readers page by it.
+ * tenant_id is null for the operator's instance trail. id only grows, so readers page by it. xact_id is
+ * the writing transaction's id: ids are given out at insert and rows commit in another order, so a
+ * follower of the trail reads by transaction below the oldest one still running (outbound-webhooks/fanout.ts).
  */
 export const auditEvents = pgTable(
   'audit_events',
@@ -20,6 +22,7 @@ export const auditEvents = pgTable(
     data: jsonb('data').$type<Record<string, unknown>>().notNull().default({}),
     requestId: text('request_id'),
     occurredAt: timestamptz('occurred_at').notNull().defaultNow(),
+    xactId: xid8('xact_id').notNull().default(sql`pg_current_xact_id()`),
   },
   (table) => [
     index('audit_events_tenant_id_idx').on(table.tenantId, table.id.desc()),
@@ -29,5 +32,6 @@ export const auditEvents = pgTable(
       table.id,
     ),
     index('audit_events_occurred_at_idx').on(table.occurredAt),
+    index('audit_events_xact_id_idx').on(table.xactId),
   ],
 );

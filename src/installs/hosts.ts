@@ -1,6 +1,6 @@
 // The hosts an install may call (at most 20; docs/installs.md): the manifest's hosts
 // plus the exact host of each URL the config holds at a hostsFromConfig pointer. Pure: what the names
-// resolve to is the runner's business at connection (src/runner/egress/addresses.ts), never judged here.
+// resolve to is the runner's business at connection (src/net/addresses.ts), never judged here.
 
 import { type HostString, type Manifest, parseHostString } from '../module/index.ts';
 import { isIpLiteral, isLocalhostName } from '../runner/index.ts';

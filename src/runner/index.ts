@@ -27,7 +27,7 @@ export { type InspectionVerdict, inspectUpload } from './inspect.ts';
 // hosts, a secret's shortest redacted length, the limits of a cached value. The hand-off sends applicants
 // only to pages the same host check passes (src/collections/handoff-rules.ts).
 
-export { isIpLiteral } from './egress/addresses.ts';
+export { isIpLiteral } from '../net/addresses.ts';
 export { checkTarget, isLocalhostName } from './egress/hosts.ts';
 export { MAX_SETS_PER_CALL, MAX_TTL_SECONDS, MAX_VALUE_BYTES, MIN_VALUE_CHARS } from './host/cache.ts';
 export { MIN_REDACTED_LENGTH } from './redaction.ts';

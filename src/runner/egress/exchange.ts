@@ -3,7 +3,7 @@
 // up to its cap. Whether a failure may have reached the vendor follows from whether a connection was
 // ever open for the request, not from error codes.
 import dns from 'node:dns/promises';
-import { addressRefusal, parseIPv4 } from './addresses.ts';
+import { addressRefusal, parseIPv4 } from '../../net/addresses.ts';
 import {
   DEFAULT_MAX_REQUESTS,
   DEFAULT_MAX_RESPONSE_BYTES,

@@ -2,7 +2,10 @@
 // no credentials in the URL, an approved host at its own port. A private-network (development) stack
 // also takes http and any port of an approved hostname. Pure: the addresses behind a name are judged
 // after resolving it (addresses.ts), never here.
-import { parseIPv4 } from './addresses.ts';
+import { parseIPv4 } from '../../net/addresses.ts';
+import { isLocalhostName } from '../../net/names.ts';
+
+export { isLocalhostName };
 
 /** One approved host string: `api.vendor.com`, `api.vendor.com:8443`, `*.vendor.com`, `127.0.0.1:9000`. */
 export interface ApprovedHost {
@@ -44,12 +47,6 @@ export function parseApprovedHost(text: string): ApprovedHost | null {
 function nameMatches(approved: ApprovedHost, hostname: string): boolean {
   if (!approved.wildcard) return hostname === approved.hostname;
   return hostname.endsWith(`.${approved.hostname}`) && parseIPv4(hostname) === null;
-}
-
-/** Whether the name is localhost or below it: loopback by definition, whatever a resolver says. */
-export function isLocalhostName(hostname: string): boolean {
-  const name = hostname.endsWith('.') ? hostname.slice(0, -1) : hostname;
-  return name === 'localhost' || name.endsWith('.localhost');
 }
 
 /**

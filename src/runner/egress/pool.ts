@@ -4,18 +4,15 @@
 // may have reached the vendor at all), and each connection is made only to the addresses that request
 // checked: the connector's lookup answers them, never DNS, so a name cannot be re-pointed between the
 // check and the connect (DNS rebinding). Connections are never shared between tenants.
-import type { LookupAddress, LookupOneOptions } from 'node:dns';
 import type { Socket } from 'node:net';
 import { buildConnector, Client, type Dispatcher } from 'undici';
+import { type CheckedAddress, pinnedLookup } from '../../net/pinned-lookup.ts';
 
 export const DEFAULT_KEEPALIVE_MS = 4000;
 /** Idle connections kept per tenant and origin; more are closed when their request ends. */
 export const DEFAULT_MAX_IDLE_PER_ORIGIN = 4;
 
-export interface CheckedAddress {
-  address: string;
-  family: number;
-}
+export type { CheckedAddress };
 
 export interface AgentPoolOptions {
   /** How long an idle connection stays open (APP_RUNNER_KEEPALIVE_MS); a server's shorter hint wins. */
@@ -49,31 +46,6 @@ interface Entry {
 }
 
 const alive = (entry: Entry) => entry.link.socket !== null && !entry.link.socket.destroyed;
-
-type LookupCallback = (
-  err: NodeJS.ErrnoException | null,
-  address: string | LookupAddress[],
-  family?: number,
-) => void;
-
-/** A lookup that answers only the checked addresses (net.connect calls it instead of DNS). */
-function pinnedLookup(addresses: readonly CheckedAddress[]) {
-  return (_hostname: string, options: LookupOneOptions & { all?: boolean }, callback: LookupCallback) => {
-    const wanted = options.family === 4 || options.family === 6 ? options.family : 0;
-    const usable = addresses.filter((a) => wanted === 0 || a.family === wanted);
-    const first = usable[0];
-    if (!first) {
-      callback(Object.assign(new Error('no checked address of that family'), { code: 'ENOTFOUND' }), '');
-    } else if (options.all) {
-      callback(
-        null,
-        usable.map((a) => ({ address: a.address, family: a.family })),
-      );
-    } else {
-      callback(null, first.address, first.family);
-    }
-  };
-}
 
 export class AgentPool {
   readonly #keepAliveMs: number;

@@ -8,7 +8,7 @@ import {
   isIpLiteral,
   parseIPv4,
   parseIPv6,
-} from '../../../src/runner/egress/addresses.ts';
+} from '../../src/net/addresses.ts';
 
 describe('parsing', () => {
   it('reads canonical dotted quads only', () => {

@@ -1,0 +1,125 @@
+// One delivery on the wire (spec part 2 §6.1, §8.5): POST the body with its headers exactly, signed now,
+// to a checked address (src/net/checked-connector.ts: the name is resolved and judged at every new
+// connection), within 10 seconds, redirects never followed. Never throws: the answer says what happened
+// in words that never name the URL.
+import { Agent } from 'undici';
+import { AddressRefused, checkedConnector, type LookupAll } from '../net/checked-connector.ts';
+import { signatureHeader } from './signing.ts';
+
+export const DELIVERY_TIMEOUT_MS = 10_000;
+/** Keep-alive connections per endpoint origin: deliveries to one endpoint share them. */
+const CONNECTIONS_PER_ORIGIN = 16;
+
+export interface OutgoingDelivery {
+  url: string;
+  eventType: string;
+  deliveryId: string;
+  /** The raw JSON body, signed as these exact bytes. */
+  body: string;
+  /** The secrets in force: one v1 each. */
+  secrets: readonly string[];
+}
+
+export interface PostResult {
+  delivered: boolean;
+  responseCode: number | null;
+  latencyMs: number;
+  error?: string;
+}
+
+export interface PosterOptions {
+  allowPrivateNetworks: boolean;
+  lookup?: LookupAll;
+  /** Milliseconds since the epoch; the signature's t. */
+  now?: () => number;
+  timeoutMs?: number;
+}
+
+/** Why a URL is not sent to now (its scheme), or null. */
+function schemeRefusal(url: URL, allowPrivateNetworks: boolean): string | null {
+  if (url.protocol === 'https:') return null;
+  if (url.protocol === 'http:' && allowPrivateNetworks) return null;
+  return 'the endpoint URL must use https';
+}
+
+function describe(err: unknown, timedOut: boolean, timeoutMs: number): string {
+  if (timedOut) return `no answer within ${timeoutMs / 1000} s`;
+  if (err instanceof AddressRefused) return `refused: ${err.message}`;
+  const cause = (err as { cause?: unknown })?.cause ?? err;
+  const code = (cause as { code?: unknown })?.code;
+  if (code === 'ECONNREFUSED') return 'connection refused';
+  if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET') return 'connection reset';
+  if (typeof code === 'string' && code.startsWith('ERR_TLS')) return `TLS failed (${code})`;
+  if (cause instanceof AddressRefused) return `refused: ${cause.message}`;
+  return typeof code === 'string' ? `request failed (${code})` : 'request failed';
+}
+
+export class DeliveryPoster {
+  readonly #agent: Agent;
+  readonly #options: PosterOptions;
+
+  constructor(options: PosterOptions) {
+    this.#options = options;
+    const timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
+    this.#agent = new Agent({
+      connections: CONNECTIONS_PER_ORIGIN,
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+      connect: checkedConnector({
+        allowPrivateNetworks: options.allowPrivateNetworks,
+        ...(options.lookup ? { lookup: options.lookup } : {}),
+        connect: { timeout: timeoutMs },
+      }),
+    });
+  }
+
+  async post(delivery: OutgoingDelivery): Promise<PostResult> {
+    const timeoutMs = this.#options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
+    const started = performance.now();
+    const latency = () => Math.round(performance.now() - started);
+    let url: URL;
+    try {
+      url = new URL(delivery.url);
+    } catch {
+      return { delivered: false, responseCode: null, latencyMs: 0, error: 'the endpoint URL is not valid' };
+    }
+    const refusal = schemeRefusal(url, this.#options.allowPrivateNetworks);
+    if (refusal) return { delivered: false, responseCode: null, latencyMs: 0, error: refusal };
+    const t = Math.floor((this.#options.now?.() ?? Date.now()) / 1000);
+    const signal = AbortSignal.timeout(timeoutMs);
+    try {
+      const response = await this.#agent.request({
+        origin: url.origin,
+        path: `${url.pathname}${url.search}`,
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': 'Service-Webhooks/1',
+          'x-service-event': delivery.eventType,
+          'x-service-delivery': delivery.deliveryId,
+          'x-service-signature': signatureHeader(t, delivery.body, delivery.secrets),
+        },
+        body: delivery.body,
+        signal,
+      });
+      // The answer's body is not kept: read (bounded) so the connection can serve the next delivery.
+      await response.body.dump({ limit: 64 * 1024 }).catch(() => {});
+      const code = response.statusCode;
+      if (code >= 200 && code < 300) return { delivered: true, responseCode: code, latencyMs: latency() };
+      const error =
+        code >= 300 && code < 400 ? `redirect ${code} not followed` : `the endpoint answered ${code}`;
+      return { delivered: false, responseCode: code, latencyMs: latency(), error };
+    } catch (err) {
+      return {
+        delivered: false,
+        responseCode: null,
+        latencyMs: latency(),
+        error: describe(err, signal.aborted, timeoutMs),
+      };
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.#agent.close();
+  }
+}
