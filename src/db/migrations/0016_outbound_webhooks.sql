@@ -48,4 +48,7 @@ CREATE INDEX "webhook_deliveries_due_idx" ON "webhook_deliveries" USING btree ("
 CREATE INDEX "webhook_deliveries_tenant_idx" ON "webhook_deliveries" USING btree ("tenant_id","created_at");--> statement-breakpoint
 CREATE INDEX "webhook_deliveries_run_idx" ON "webhook_deliveries" USING btree ("tenant_id","workflow_run_id") WHERE "webhook_deliveries"."workflow_run_id" is not null;--> statement-breakpoint
 CREATE INDEX "webhook_endpoints_tenant_idx" ON "webhook_endpoints" USING btree ("tenant_id","created_at");--> statement-breakpoint
-CREATE INDEX "audit_events_xact_id_idx" ON "audit_events" USING btree ("xact_id");
+CREATE INDEX "audit_events_xact_id_idx" ON "audit_events" USING btree ("xact_id");--> statement-breakpoint
+-- The trail reader starts after this migration: rows written before it (all given this transaction's id
+-- by the column's addition) are never read.
+INSERT INTO "webhook_trail_cursor" ("id", "xact_id") VALUES (1, ((pg_current_xact_id()::text)::numeric + 1)::text::xid8);
