@@ -203,6 +203,7 @@ describe('loadConfig with settings', () => {
       runnerWarmIdleMs: 5000,
       runnerKeepAliveMs: 0,
       allowPrivateNetworks: true,
+      webhookAllowPrivateNetworks: false,
       appRunnerToken: 'runner-token',
       appCallTokenSecret: 'call-secret',
       secretStoreKey: Buffer.from(key, 'hex'),
