@@ -9,6 +9,7 @@ import { type Config, missingProductionSettings, type Role } from '../config.ts'
 import { DataDirInUse, lockHolder } from '../db/data-dir-lock.ts';
 import { openDatabase } from '../db/pool.ts';
 import { createLogger } from '../logging.ts';
+import { startOutboundWebhooks } from '../outbound-webhooks/background.ts';
 import { createRunnerClient, startRunnerFromConfig } from '../runner/index.ts';
 import { runsBackground } from '../runs/background.ts';
 import { type RunsRuntime, registerRunWorkflows } from '../runs/workflows.ts';
@@ -120,7 +121,8 @@ async function startParts(
       logger: workerLogger,
       registerWorkflows: () => registerRunWorkflows(runs.runtime),
       // The run sweep and the resumer at once (every minute, every second); the retention sweep within five
-      // minutes, then every RETENTION_INTERVAL_MINUTES (docs/retention.md).
+      // minutes, then every RETENTION_INTERVAL_MINUTES (docs/retention.md); outbound webhooks' trail reader
+      // and sender (docs/outbound-webhooks.md).
       startBackground: () =>
         together(
           runsBackground(runs.runtime.database, workerLogger),
@@ -128,6 +130,12 @@ async function startParts(
             database: runs.runtime.database,
             logger: workerLogger,
             settings: config.retention,
+          }),
+          startOutboundWebhooks({
+            database: runs.runtime.database,
+            logger: workerLogger,
+            secretStoreKey: config.secretStoreKey,
+            allowPrivateNetworks: config.webhookAllowPrivateNetworks,
           }),
         ),
       healthPort: config.workerHealthPort,

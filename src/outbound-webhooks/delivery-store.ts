@@ -4,7 +4,7 @@ import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
 import { auditEvents } from '../audit/tables.ts';
 import type { Database } from '../db/pool.ts';
 import { notify } from '../notifications/service.ts';
-import { type EventSource } from './event-body.ts';
+import type { EventSource } from './event-body.ts';
 import { afterFailure } from './retry-rules.ts';
 import { webhookDeliveries, webhookEndpoints } from './tables.ts';
 
@@ -153,7 +153,10 @@ export async function recordAttempts(database: Database, results: readonly Attem
   });
 }
 
-async function markFailing(tx: Parameters<Parameters<Database['db']['transaction']>[0]>[0], r: AttemptResult) {
+async function markFailing(
+  tx: Parameters<Parameters<Database['db']['transaction']>[0]>[0],
+  r: AttemptResult,
+) {
   const [turned] = await tx
     .update(webhookEndpoints)
     .set({ failingSince: r.at })

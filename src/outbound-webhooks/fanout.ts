@@ -18,8 +18,10 @@ export const ROWS_PER_PASS = 5000;
 /** The advisory lock that makes one worker at a time read the trail (any stable 64-bit number). */
 const TRAIL_LOCK = 7_214_590_331;
 
-const ACTIONS = [...EVENT_OF_ACTION.keys()];
-const TYPES = ACTIONS.map((action) => EVENT_OF_ACTION.get(action)?.type as string);
+/** A text[] parameter (drizzle spreads a JS array into a list): the names are dotted words, never quoted. */
+const textArray = (values: readonly string[]) => sql`${`{${values.join(',')}}`}::text[]`;
+const ACTIONS = textArray([...EVENT_OF_ACTION.keys()]);
+const TYPES = textArray([...EVENT_OF_ACTION.values()].map((e) => e.type));
 
 export interface FanoutOptions {
   holdMs?: number;
@@ -41,9 +43,11 @@ async function rangeEnd(
   heldAfter: Date,
   cap: number,
 ): Promise<{ end: string; capped: boolean }> {
-  const inRange = sql`xact_id >= ${from}::xid8 and xact_id < ${horizon}::xid8 and tenant_id is not null and action = any(${ACTIONS}::text[])`;
+  const inRange = sql`xact_id >= ${from}::xid8 and xact_id < ${horizon}::xid8 and tenant_id is not null and action = any(${ACTIONS})`;
   const held = first<{ x: string | null }>(
-    await tx.execute(sql`select min(xact_id)::text as x from audit_events where ${inRange} and occurred_at > ${heldAfter}`),
+    await tx.execute(
+      sql`select min(xact_id)::text as x from audit_events where ${inRange} and occurred_at > ${heldAfter}`,
+    ),
   );
   const end = held?.x ?? horizon;
   const beyondCap = first<{ x: string }>(
@@ -76,21 +80,27 @@ export async function fanoutPass(database: Database, options: FanoutOptions = {}
     );
     const from = cursor?.x ?? horizon;
     // The horizon never falls below the cursor in practice; if it did, the range is empty, not reversed.
-    if (BigInt(horizon) < BigInt(from)) return { ran: true, rows: 0, deliveries: 0, capped: false, cursor: from };
-    const { end, capped } = await rangeEnd(tx, from, horizon, heldAfter, options.rowsPerPass ?? ROWS_PER_PASS);
+    if (BigInt(horizon) < BigInt(from))
+      return { ran: true, rows: 0, deliveries: 0, capped: false, cursor: from };
+    const { end, capped } = await rangeEnd(
+      tx,
+      from,
+      horizon,
+      heldAfter,
+      options.rowsPerPass ?? ROWS_PER_PASS,
+    );
     const counts = first<{ rows: number; deliveries: number }>(
       await tx.execute(sql`
         with events as materialized (
           select a.*, m.type as event_type, gen_random_uuid() as event_id
           from audit_events a
-          join unnest(${ACTIONS}::text[], ${TYPES}::text[]) as m(action, type) on m.action = a.action
+          join unnest(${ACTIONS}, ${TYPES}) as m(action, type) on m.action = a.action
           where a.xact_id >= ${from}::xid8 and a.xact_id < ${end}::xid8 and a.tenant_id is not null
         ), inserted as (
           insert into webhook_deliveries
-            (tenant_id, endpoint_id, event_id, audit_event_id, event_type, occurred_at, workflow_run_id, next_attempt_at)
+            (tenant_id, endpoint_id, event_id, audit_event_id, event_type, occurred_at, workflow_run_id)
           select ev.tenant_id, e.id, ev.event_id, ev.id, ev.event_type, ev.occurred_at,
-            coalesce(case when ev.resource_type = 'workflow_run' then ev.resource_id end, ev.data->>'workflowRunId'),
-            ${now}
+            coalesce(case when ev.resource_type = 'workflow_run' then ev.resource_id end, ev.data->>'workflowRunId')
           from events ev
           join webhook_endpoints e on e.tenant_id = ev.tenant_id and e.enabled
             and ev.event_type = any(e.events) and e.created_at <= ev.occurred_at

@@ -3,7 +3,13 @@
 // and writes outcomes in batches. Without SECRET_STORE_KEY nothing is claimed: deliveries wait.
 import type { Logger } from 'pino';
 import type { Database } from '../db/pool.ts';
-import { type AttemptResult, type Claimed, type ClaimedEndpoint, claimDue, recordAttempts } from './delivery-store.ts';
+import {
+  type AttemptResult,
+  type Claimed,
+  type ClaimedEndpoint,
+  claimDue,
+  recordAttempts,
+} from './delivery-store.ts';
 import { signingSecrets } from './endpoint-secrets.ts';
 import { eventBody } from './event-body.ts';
 import type { DeliveryPoster } from './post.ts';
@@ -54,7 +60,9 @@ export function startDeliverySender(options: SenderOptions): DeliverySender {
     results = [];
     flushing = flushing
       .then(() => recordAttempts(options.database, batch))
-      .catch((error: unknown) => log.error({ err: error, count: batch.length }, 'writing delivery outcomes failed'))
+      .catch((error: unknown) =>
+        log.error({ err: error, count: batch.length }, 'writing delivery outcomes failed'),
+      )
       .finally(() => {
         if (stopped && inFlight === 0 && results.length === 0) done();
       });
