@@ -1,9 +1,10 @@
-// The `platform` command: start, migrate, token.
+// The `platform` command: start, migrate, token, webhooks listen.
 import { Command, Option } from 'commander';
 import { openDatabaseForCommand } from './cli/database.ts';
 import { start } from './cli/start.ts';
 import { mintToken, UsageError } from './cli/token.ts';
 import { exitUsage } from './cli/usage.ts';
+import { listen } from './cli/webhooks-listen.ts';
 import { ConfigError, loadConfig, type Role } from './config.ts';
 import { PLATFORM_VERSION } from './version.ts';
 
@@ -50,6 +51,32 @@ program
   .option('--expires-in <duration>', 'lifetime, e.g. 30m, 12h, 7d', '12h')
   .action(async (options) => {
     process.stdout.write(`${await mintToken(loadConfig(), options)}\n`);
+  });
+
+program
+  .command('webhooks')
+  .description('outbound webhooks for development')
+  .command('listen')
+  .description(
+    'receive outbound webhooks on loopback: creates an endpoint, prints each delivery verified, deletes it on Ctrl-C',
+  )
+  .requiredOption(
+    '--token <jwt>',
+    'a token with webhooks:write (npx platform token --tenant acme --role admin)',
+  )
+  .option('--api <url>', 'the API', 'http://127.0.0.1:3000')
+  .option(
+    '--events <types>',
+    'event types, comma separated (GET /webhook-events lists them)',
+    'run.completed,run.failed,decision.created',
+  )
+  .option('--port <port>', 'the listener’s port (0: any free one)', '0')
+  .action(async (options) => {
+    const stop = new Promise((resolve) => {
+      process.once('SIGINT', resolve);
+      process.once('SIGTERM', resolve);
+    });
+    await listen(options, process.stdout, stop);
   });
 
 program.parseAsync().catch((error: unknown) => {
