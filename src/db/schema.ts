@@ -14,5 +14,6 @@ export * from '../documents/tables.ts';
 // types from this schema) and close a circle.
 export * from '../installs/tables.ts';
 export * from '../notifications/tables.ts';
+export * from '../runs/definitions/approvals-tables.ts';
 export * from '../runs/tables.ts';
 export * from '../tenants/tables.ts';
