@@ -8,12 +8,10 @@ import type { ApprovalView } from './approvals-rules.ts';
 import { DefinitionKey } from './schemas.ts';
 
 const strict = { additionalProperties: false } as const;
-const Kind = Type.Union([Type.Literal('workflow'), Type.Literal('rule_set')]);
+// Enums, not unions of literals: a value outside them is one issue, not one per member.
+const Kind = Type.Enum(['workflow', 'rule_set']);
 const Status = (options: { default?: string; description?: string } = {}) =>
-  Type.Union(
-    [Type.Literal('open'), Type.Literal('approved'), Type.Literal('rejected'), Type.Literal('withdrawn')],
-    options,
-  );
+  Type.Enum(['open', 'approved', 'rejected', 'withdrawn'], options);
 
 export const ApprovalSchema = Type.Object(
   {
@@ -25,7 +23,7 @@ export const ApprovalSchema = Type.Object(
       description: 'The pinned version: the draft when requested, which approving publishes',
     }),
     status: Status(),
-    origin: Type.Union([Type.Literal('publish'), Type.Literal('rename')], {
+    origin: Type.Enum(['publish', 'rename'], {
       description: 'publish: a publish held for approval; rename: a rename’s rewrite publish',
     }),
     fourEyes: Type.Boolean({
@@ -67,6 +65,6 @@ export const ApprovalsQuery = Type.Object(
 export type ApprovalsQueryValue = Static<typeof ApprovalsQuery>;
 
 export const DecisionBody = Type.Object(
-  { comment: Type.Optional(Type.Union([Type.String({ maxLength: 2000 }), Type.Null()])) },
+  { comment: Type.Optional(Type.String({ maxLength: 2000, description: 'Kept with the decision' })) },
   { ...strict, examples: [{ comment: 'Checked the new screening threshold with compliance' }] },
 );
