@@ -255,7 +255,12 @@ function kindSchemas(kind: 'workflow' | 'rule_set', body: string, title: string)
   // A publish held for approval: the version pinned (seen as the publish answer shows it) and the request.
   const Held = Type.Object(
     { version: Published, approval: ref<ApprovalView>('DefinitionApproval') },
-    { ...strict, title: `${title}PublishHeld` },
+    {
+      ...strict,
+      title: `${title}PublishHeld`,
+      description:
+        'The draft the request pins (still a draft: published once approved) and the request opened',
+    },
   );
   const Definition = Type.Object(
     {
