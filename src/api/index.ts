@@ -20,6 +20,8 @@ import { createServer } from '../http/server.ts';
 import { installNamesOf, installRoutesScope } from '../installs/index.ts';
 import { notificationRoutes } from '../notifications/routes.ts';
 import { createRunnerClient, type RunnerClient } from '../runner/index.ts';
+import { definitionApprovalRoutes } from '../runs/definitions/approvals-routes.ts';
+import { approvalSchemas } from '../runs/definitions/approvals-schemas.ts';
 import { definitionCallers } from '../runs/definitions/callers.ts';
 import { definitionRoutes } from '../runs/definitions/routes.ts';
 import { definitionSchemas } from '../runs/definitions/schemas.ts';
@@ -65,7 +67,7 @@ export async function buildPublicApi(deps: ApiDeps) {
     openApi: true,
     auth: { verifier: deps.verifier, findTenant: (id) => findTenantById(deps.database.db, id) },
   });
-  for (const schema of definitionSchemas) app.addSchema(schema);
+  for (const schema of [...definitionSchemas, ...approvalSchemas]) app.addSchema(schema);
   await app.register(healthRoutes(deps.database));
   await app.register(tenantRoutes(deps.database, deps.config));
   await app.register(auditRoutes(deps.database));
@@ -120,6 +122,7 @@ export async function buildPublicApi(deps: ApiDeps) {
     }),
   );
   await app.register(definitionRoutes({ database: deps.database, config: deps.config }));
+  await app.register(definitionApprovalRoutes({ database: deps.database, config: deps.config }));
   if (deps.runs) {
     await app.register(
       runRoutes({

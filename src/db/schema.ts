@@ -15,5 +15,6 @@ export * from '../documents/tables.ts';
 export * from '../installs/tables.ts';
 export * from '../notifications/tables.ts';
 export * from '../outbound-webhooks/tables.ts';
+export * from '../runs/definitions/approvals-tables.ts';
 export * from '../runs/tables.ts';
 export * from '../tenants/tables.ts';

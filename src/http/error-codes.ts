@@ -52,12 +52,13 @@ export const ERROR_CODES = {
   four_eyes: {
     status: 403,
     where: API,
-    meaning: 'under four-eyes, the requester tried to approve their own request or change',
+    meaning:
+      'under four-eyes, the requester tried to approve their own request or change (or reject their own definition approval request)',
   },
   not_requester: {
     status: 403,
     where: API,
-    meaning: 'withdrawing another person’s change needs tenants:settings',
+    meaning: 'withdrawing another person’s change or definition approval request needs tenants:settings',
   },
   not_found: { status: 404, where: API, meaning: 'no such resource for this tenant (or no such route)' },
   unknown_install: {

@@ -26,8 +26,13 @@ export interface Usage extends DefinitionRef {
   actions: string[];
 }
 
+/**
+ * A definition a rename's rewrite wrote a draft of: left a draft, published, or held for approval
+ * (approval_requested, with the request's approvalId) when the tenant requires approval for definitions.
+ */
 export interface Rewritten extends DefinitionRef {
-  status: 'draft' | 'published';
+  status: 'draft' | 'published' | 'approval_requested';
+  approvalId?: string;
 }
 
 export interface Skipped {

@@ -39,7 +39,10 @@ export interface RenameResult {
   install: InstallView;
   /** The former name kept as an alias, or null. */
   alias: string | null;
-  /** The definitions the rewrite wrote a draft of (status published: it published it too). */
+  /**
+   * The definitions the rewrite wrote a draft of (status published: it published it too;
+   * approval_requested: it asked for its approval, approvalId).
+   */
   definitions: Rewritten[];
   /** The calling definitions it left alone: a draft newer than the published version exists. */
   skipped: Skipped[];
@@ -47,8 +50,9 @@ export interface RenameResult {
 
 /**
  * The rewrite of a rename, once it committed: the published definitions calling the install's former name
- * (or any name it keeps) get a new draft naming `to` (and publish publishes it); a definition with a
- * draft is skipped (draft_pending). A rewrite failing part way leaves the rename done.
+ * (or any name it keeps) get a new draft naming `to` (and publish publishes it, or requests its
+ * approval when the tenant requires one); a definition with a draft is skipped (draft_pending). A
+ * rewrite failing part way leaves the rename done.
  */
 export async function rewriteCallers(
   ctx: InstallContext,

@@ -267,7 +267,7 @@ export const installRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'renameInstall',
         summary: 'Rename an install, keeping its former name as an alias by default',
         description:
-          'Without an alias: 409 install_in_use while published definitions or runs in flight call the former name. rewrite drafts (definitions:write) writes a new draft of each calling definition naming the new name; publish (definitions:publish too) also publishes it.',
+          'Without an alias: 409 install_in_use while published definitions or runs in flight call the former name. rewrite drafts (definitions:write) writes a new draft of each calling definition naming the new name; publish (definitions:publish too) also publishes it, or opens its approval request when the tenant requires approval for definitions (status approval_requested with approvalId).',
         params: InstallParams,
         body: RenameBody,
         response: {

@@ -131,9 +131,16 @@ export const RenameResultSchema = Type.Object(
         {
           ...Definition,
           version: Type.Integer({ description: 'The draft the rewrite wrote' }),
-          status: Type.Union([Type.Literal('draft'), Type.Literal('published')], {
-            description: 'published: rewrite publish published it (a draft with errors stays a draft)',
-          }),
+          status: Type.Union(
+            [Type.Literal('draft'), Type.Literal('published'), Type.Literal('approval_requested')],
+            {
+              description:
+                'published: rewrite publish published it (a draft with errors stays a draft); approval_requested: the tenant requires approval for definitions, and the request opened (approvalId)',
+            },
+          ),
+          approvalId: Type.Optional(
+            Type.String({ format: 'uuid', description: 'With approval_requested: the request opened' }),
+          ),
         },
         { additionalProperties: false },
       ),

@@ -157,6 +157,9 @@ describe('the description of every operation', () => {
       'POST /app-installs/{install}/changes/{id}/reject',
       'POST /apps/{name}/versions/{id}/approve',
       'POST /apps/{name}/versions/{id}/reject',
+      'POST /definition-approvals/{id}/approve',
+      'POST /definition-approvals/{id}/reject',
+      'POST /definition-approvals/{id}/withdraw',
     ]);
     expect(bodies.length).toBeGreaterThan(optional.length);
   });

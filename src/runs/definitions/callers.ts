@@ -14,6 +14,7 @@ import {
 } from '../../installs/index.ts';
 import type { DefinitionBody } from '../model.ts';
 import { definitions, definitionVersions, workflowRuns } from '../tables.ts';
+import { publishSettings, requestApproval } from './approvals-store.ts';
 import {
   audit,
   type DefinitionContext,
@@ -87,9 +88,11 @@ export async function usageOf(db: Queryable, tenantId: string, names: readonly s
 
 /**
  * A rename's rewrite: every published definition calling one of `names` gets a new draft naming `to`
- * instead (drafts), which publish also publishes when it has no errors. A definition that already has a
- * draft (newer than its published version) is skipped: draft_pending. Each definition in a transaction
- * of its own, so a rewrite failing part way keeps what it wrote.
+ * instead (drafts), which publish also publishes when it has no errors — or, when the tenant requires
+ * approval for definitions, holds for approval (approval_requested, the renamer its requester). A
+ * definition that already has a draft (newer than its published version, pinned by an open request or
+ * not) is skipped: draft_pending. Each definition in a transaction of its own, so a rewrite failing part
+ * way keeps what it wrote.
  */
 export async function rewriteDefinitions(
   ctx: DefinitionContext,
@@ -123,6 +126,22 @@ export async function rewriteDefinitions(
         rename: { from: [...names].sort(), to },
       });
       if (rewrite === 'publish' && validation.errors.length === 0) {
+        // As a publish: when the tenant requires approval for definitions, the renamer's request opens.
+        const settings = await publishSettings(tx, tenantId);
+        if (settings.required) {
+          const approval = await requestApproval(tx, ctx, def, row, {
+            origin: 'rename',
+            fourEyes: settings.fourEyes,
+          });
+          result.definitions.push({
+            kind: def.kind,
+            key: def.key,
+            version: row.version,
+            status: 'approval_requested',
+            approvalId: approval.id,
+          });
+          return;
+        }
         row = await publishVersion(tx, ctx, def, row);
       }
       result.definitions.push({ kind: def.kind, key: def.key, version: row.version, status: row.status });

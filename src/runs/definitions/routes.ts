@@ -95,14 +95,20 @@ function withoutBody({ body: _body, installNames: _names, validation: _validatio
   return rest;
 }
 
+/** The definitions' context of a request: who asks, and what validation reads of the deployment. */
+export const definitionContextOf = (
+  deps: DefinitionRouteDeps,
+  request: FastifyRequest,
+): DefinitionContext => ({
+  database: deps.database,
+  principal: principalOf(request),
+  requestId: request.id,
+  settings: { webhookBase: deps.config.webhookPublicUrl },
+});
+
 export function definitionRoutes(deps: DefinitionRouteDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
-    const context = (request: FastifyRequest): DefinitionContext => ({
-      database: deps.database,
-      principal: principalOf(request),
-      requestId: request.id,
-      settings: { webhookBase: deps.config.webhookPublicUrl },
-    });
+    const context = (request: FastifyRequest) => definitionContextOf(deps, request);
 
     for (const k of KINDS) {
       const tags = ['definitions'];
@@ -173,10 +179,11 @@ export function definitionRoutes(deps: DefinitionRouteDeps): FastifyPluginAsyncT
             tags,
             operationId: `save${k.noun}Draft`,
             summary: `Write the ${k.text}’s draft: replaces it, or starts one after the published version`,
-            description: 'The body is the definition’s body. A published version never changes.',
+            description:
+              'The body is the definition’s body. A published version never changes. 409 conflict (details.approvalId) while an approval request pins the draft: withdraw it first.',
             params: KeyParams,
             body: k.schemas.bodyWithExample(k.example),
-            response: { 200: k.schemas.Version, ...errors('not_found') },
+            response: { 200: k.schemas.Version, ...errors('not_found', 'conflict') },
           },
         },
         async (request) =>
@@ -190,18 +197,27 @@ export function definitionRoutes(deps: DefinitionRouteDeps): FastifyPluginAsyncT
           schema: {
             tags,
             operationId: `publish${k.noun}`,
-            summary: `Publish the ${k.text}’s draft: it becomes the current published version`,
+            summary: `Publish the ${k.text}’s draft: it becomes the current published version, or waits for approval`,
             description:
-              '400 validation_error (details.issues with path, message and code) while the draft has validation errors; 409 conflict when there is no draft. The answer carries the body, installNames and validation only for a caller holding definitions:read.',
+              '400 validation_error (details.issues with path, message and code) while the draft has validation errors; 409 conflict when there is no draft, or while an approval request of the ' +
+              `${k.text} is open (details.approvalId). When the tenant requires approval for definitions the draft is not published: 202 { version, approval } with the request opened (GET /definition-approvals/:id). ` +
+              'The version carries the body, installNames and validation only for a caller holding definitions:read.',
             params: KeyParams,
-            response: { 200: k.schemas.Published, ...errors('not_found', 'conflict') },
+            response: {
+              200: k.schemas.Published,
+              202: k.schemas.Held,
+              ...errors('not_found', 'conflict'),
+            },
           },
         },
-        async (request) => {
-          const published = await publishDefinition(context(request), k.kind, request.params.key);
-          return principalOf(request).permissions.has('definitions:read')
-            ? published
-            : withoutBody(published);
+        async (request, reply) => {
+          const outcome = await publishDefinition(context(request), k.kind, request.params.key);
+          const seen = (version: VersionView) =>
+            principalOf(request).permissions.has('definitions:read') ? version : withoutBody(version);
+          if ('approval' in outcome) {
+            return reply.status(202).send({ version: seen(outcome.requested), approval: outcome.approval });
+          }
+          return seen(outcome.published);
         },
       );
     }

@@ -13,6 +13,7 @@ import type {
   WorkflowBody,
   WorkflowStep,
 } from '../model.ts';
+import type { ApprovalView } from './approvals-rules.ts';
 import { ERROR_CODES, type ValidationCode, WARNING_CODES } from './validation.ts';
 
 export const MAX_STEPS = 50;
@@ -251,6 +252,16 @@ function kindSchemas(kind: 'workflow' | 'rule_set', body: string, title: string)
         'The version published; body, installNames and validation only for a caller holding definitions:read',
     },
   );
+  // A publish held for approval: the version pinned (seen as the publish answer shows it) and the request.
+  const Held = Type.Object(
+    { version: Published, approval: ref<ApprovalView>('DefinitionApproval') },
+    {
+      ...strict,
+      title: `${title}PublishHeld`,
+      description:
+        'The draft the request pins (still a draft: published once approved) and the request opened',
+    },
+  );
   const Definition = Type.Object(
     {
       kind: Kind,
@@ -279,6 +290,7 @@ function kindSchemas(kind: 'workflow' | 'rule_set', body: string, title: string)
     VersionSchema,
     Version,
     Published,
+    Held,
     Definition,
     Page: pageOf(Summary),
     Body: ref<unknown>(body),

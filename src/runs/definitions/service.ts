@@ -11,6 +11,8 @@ import { ApiError, conflict, notFound, validationError } from '../../http/errors
 import { lockTenantInstalls } from '../../installs/index.ts';
 import type { DefinitionBody, DefinitionKind, DefinitionStatus } from '../model.ts';
 import { definitions, definitionVersions } from '../tables.ts';
+import { type ApprovalView, approvalView } from './approvals-rules.ts';
+import { assertNoOpenApproval, publishSettings, requestApproval } from './approvals-store.ts';
 import { loadSnapshot } from './snapshot.ts';
 import { installNamesOf, shapeIssues, type Validation, validateDefinition } from './validation.ts';
 
@@ -202,15 +204,47 @@ export async function writeDraft(
   return { row: row as VersionRow, replaced: false };
 }
 
-/** Makes a draft without errors the current published version, audited <kind>.published. */
-export async function publishVersion(tx: Tx, ctx: DefinitionContext, def: DefinitionRow, draft: VersionRow) {
+/**
+ * Makes a draft without errors the current published version, audited <kind>.published (with the
+ * approvalId when an approval published it).
+ */
+export async function publishVersion(
+  tx: Tx,
+  ctx: DefinitionContext,
+  def: DefinitionRow,
+  draft: VersionRow,
+  data: { approvalId?: string } = {},
+) {
   const [row] = await tx
     .update(definitionVersions)
     .set({ status: 'published', publishedAt: sql`now()`, publishedBy: ctx.principal.subject })
     .where(eq(definitionVersions.id, draft.id))
     .returning();
-  await audit(tx, ctx, `${def.kind}.published`, def, { version: draft.version });
+  await audit(tx, ctx, `${def.kind}.published`, def, { version: draft.version, ...data });
   return row as VersionRow;
+}
+
+/**
+ * 400 validation_error while the version's validation has errors (details.issues with path, message and
+ * code, pointers into the definition's body): a version with errors is never published, nor held for
+ * approval. `fix` says what the caller does about it.
+ */
+export function assertPublishable(
+  version: VersionRow,
+  validation: Validation,
+  fix = 'fix them in the draft before publishing',
+  details: Record<string, unknown> = {},
+) {
+  const n = validation.errors.length;
+  if (n === 0) return;
+  throw new ApiError(
+    'validation_error',
+    `version ${version.version} has ${n} error${n === 1 ? '' : 's'}: ${fix}`,
+    {
+      ...details,
+      issues: validation.errors.map(({ path, message, code }) => ({ path, message, code })),
+    },
+  );
 }
 
 // ---- the routes' services --------------------------------------------------------------------------
@@ -253,6 +287,8 @@ export async function saveDefinitionDraft(
   assertShape(kind, body, '');
   return ctx.database.db.transaction(async (tx) => {
     const def = await requireDefinition(tx, ctx.principal.tenantId, kind, key, true);
+    // The draft an open approval request pinned does not change until it is decided.
+    await assertNoOpenApproval(tx, def, 'save');
     const { row, replaced } = await writeDraft(tx, ctx, def, body);
     const validation = await validated(tx, ctx, kind, body);
     await audit(tx, ctx, 'definition.draft.saved', def, {
@@ -264,17 +300,24 @@ export async function saveDefinitionDraft(
   });
 }
 
-/** POST /…/:key/publish: the draft becomes the current published version, unless it has errors. */
+/** What a publish did: published the draft, or held it for approval (the request it opened). */
+export type PublishOutcome = { published: VersionView } | { requested: VersionView; approval: ApprovalView };
+
+/**
+ * POST /…/:key/publish: the draft becomes the current published version, unless it has errors; when the
+ * tenant requires approval for definitions, an approval request pinning it opens instead.
+ */
 export async function publishDefinition(
   ctx: DefinitionContext,
   kind: DefinitionKind,
   key: string,
-): Promise<VersionView> {
+): Promise<PublishOutcome> {
   return ctx.database.db.transaction(async (tx) => {
     // The tenant's install lock: a rename or an alias removal checking for callers and this publish
     // (validating the names it calls) take turns, so neither misses the other.
     await lockTenantInstalls(tx, ctx.principal.tenantId);
     const def = await requireDefinition(tx, ctx.principal.tenantId, kind, key, true);
+    await assertNoOpenApproval(tx, def, 'publish');
     const draft = await draftOf(tx, def);
     if (!draft) {
       const published = await publishedOf(tx, def);
@@ -285,14 +328,15 @@ export async function publishDefinition(
       });
     }
     const validation = await validated(tx, ctx, kind, draft.body);
-    if (validation.errors.length > 0) {
-      const n = validation.errors.length;
-      throw new ApiError(
-        'validation_error',
-        `version ${draft.version} has ${n} error${n === 1 ? '' : 's'}: fix ${n === 1 ? 'it' : 'them'} in the draft before publishing`,
-        { issues: validation.errors.map(({ path, message, code }) => ({ path, message, code })) },
-      );
+    assertPublishable(draft, validation);
+    const settings = await publishSettings(tx, ctx.principal.tenantId);
+    if (settings.required) {
+      const approval = await requestApproval(tx, ctx, def, draft, {
+        origin: 'publish',
+        fourEyes: settings.fourEyes,
+      });
+      return { requested: versionView(def, draft, validation), approval: approvalView(approval) };
     }
-    return versionView(def, await publishVersion(tx, ctx, def, draft), validation);
+    return { published: versionView(def, await publishVersion(tx, ctx, def, draft), validation) };
   });
 }
