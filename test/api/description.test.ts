@@ -29,6 +29,7 @@ const ROUTES: [string, string, string][] = [
   ['get', '/tenants/me/settings', 'getTenantSettings'],
   ['put', '/tenants/me/settings', 'replaceTenantSettings'],
   ['get', '/audit-events', 'listAuditEvents'],
+  ['get', '/activity', 'listActivity'],
   ['get', '/notifications', 'listNotifications'],
   ['post', '/notifications/{id}/read', 'markNotificationRead'],
   ['post', '/apps/uploads', 'uploadAppVersion'],
