@@ -30,6 +30,7 @@ const ROUTES: [string, string, string][] = [
   ['put', '/tenants/me/settings', 'replaceTenantSettings'],
   ['get', '/audit-events', 'listAuditEvents'],
   ['get', '/activity', 'listActivity'],
+  ['get', '/attention', 'getAttention'],
   ['get', '/notifications', 'listNotifications'],
   ['post', '/notifications/{id}/read', 'markNotificationRead'],
   ['post', '/apps/uploads', 'uploadAppVersion'],
