@@ -1,7 +1,7 @@
-// Home's attention list (docs/attention.md): what waits for someone in the tenant, gathered from a few
-// sources. Each source names the permission that shows it, the count it fills and how it reads its items;
-// a caller sees the sources its permissions show, and the counts of the others stay 0. Adding a source is
-// one entry of SOURCES (and its count in AttentionCounts and the route's schema).
+// Home's attention list (docs/notifications.md "Home's attention list"): what waits for someone in the
+// tenant, gathered from a few sources. Each source names the permission that shows it, the count it fills
+// and how it reads its items; a caller sees the sources its permissions show, and the counts of the others
+// stay 0. Adding a source is one entry of SOURCES (its count is in AttentionCounts and the route's schema).
 import type { Permission } from '../auth/permissions.ts';
 import type { Queryable } from '../db/pool.ts';
 import { type AttentionEntry, pendingInstallChanges, waitingUpgrades } from '../installs/index.ts';

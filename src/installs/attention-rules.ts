@@ -1,5 +1,6 @@
-// What Home's attention list says of installs (docs/attention.md): which release an opted-in install
-// could move to, and the title and console link of each item. Pure: rows in, texts out; attention.ts reads.
+// What Home's attention list says of installs (docs/notifications.md "Home's attention list"): which
+// release an opted-in install could move to, and the title and console link of each item. Pure: rows in,
+// texts out; attention.ts reads.
 import semver from 'semver';
 
 /**

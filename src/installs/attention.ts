@@ -1,5 +1,6 @@
-// Installs on Home's attention list (docs/attention.md): open install changes, and opted-in installs
-// whose upgrade waits. A tenant has at most 50 installs, so each reads every item it has.
+// Installs on Home's attention list (docs/notifications.md "Home's attention list"): open install
+// changes, and opted-in installs whose upgrade waits. A tenant has at most 50 installs, so each reads
+// every item it has.
 import { and, asc, eq, inArray, isNull, not, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import { blocksOfVersionRow } from '../catalogue/blocks.ts';
