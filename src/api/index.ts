@@ -1,6 +1,8 @@
 // The api role: the public listener (tenants' users, vendors, applicants) and the internal listener
 // (runners only, bound to loopback by default).
 import type { FastifyBaseLogger } from 'fastify';
+import { attentionRoutes } from '../attention/routes.ts';
+import { activityRoutes } from '../audit/activity-routes.ts';
 import { auditRoutes } from '../audit/routes.ts';
 import type { TokenVerifier } from '../auth/tokens.ts';
 import { callbackRoutes, webhookRoutes } from '../callbacks/index.ts';
@@ -71,6 +73,8 @@ export async function buildPublicApi(deps: ApiDeps) {
   await app.register(healthRoutes(deps.database));
   await app.register(tenantRoutes(deps.database, deps.config));
   await app.register(auditRoutes(deps.database));
+  await app.register(activityRoutes(deps.database));
+  await app.register(attentionRoutes(deps.database));
   await app.register(notificationRoutes(deps.database));
   const storage = optionalModuleStorage(deps);
   await app.register(

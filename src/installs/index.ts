@@ -13,6 +13,10 @@
 export { installRoutesScope } from './routes-scope.ts';
 export { installNamesOf } from './service.ts';
 
+// Home's attention list (src/attention): open install changes and upgrades that wait.
+
+export { type AttentionEntry, pendingInstallChanges, waitingUpgrades } from './attention.ts';
+
 // Routes other layers add to the scope (src/calls): the context the scope resolved, the parameters.
 
 export { type InstallRouteDeps, installContextOf } from './context.ts';

@@ -12,7 +12,7 @@ const Notification = Type.Object(
     id: Type.String({ format: 'uuid' }),
     kind: Type.String({
       description:
-        'approval_requested, approval_decided, app_degraded, app_blocked, app_quota_exceeded, app_upgraded, app_review_decided, …',
+        'approval_requested, approval_decided, install_change_pending, install_upgrade_waiting, app_upgraded, app_degraded, app_blocked, app_quota_exceeded, app_review_decided, webhook_endpoint_failing',
     }),
     resource: Type.Object({ type: Type.String(), id: Type.String() }, { additionalProperties: false }),
     data: Type.Record(Type.String(), Type.Unknown()),

@@ -29,6 +29,8 @@ const ROUTES: [string, string, string][] = [
   ['get', '/tenants/me/settings', 'getTenantSettings'],
   ['put', '/tenants/me/settings', 'replaceTenantSettings'],
   ['get', '/audit-events', 'listAuditEvents'],
+  ['get', '/activity', 'listActivity'],
+  ['get', '/attention', 'getAttention'],
   ['get', '/notifications', 'listNotifications'],
   ['post', '/notifications/{id}/read', 'markNotificationRead'],
   ['post', '/apps/uploads', 'uploadAppVersion'],

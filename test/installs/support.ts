@@ -59,26 +59,40 @@ export const publishEcho = (platform: CataloguePlatform, token: string, name: st
 
 /** Publishes platform versions of the echo fixture as a release would; answers their ids by version. */
 export async function publishPlatformApp(platform: CataloguePlatform, name: string, versions: string[]) {
+  return (await publishPlatformApps(platform, { [name]: versions })).get(name) as Map<string, string>;
+}
+
+/**
+ * Publishes several platform apps in one release (a release withdraws the platform versions it no longer
+ * carries); answers each app's version ids by version.
+ */
+export async function publishPlatformApps(platform: CataloguePlatform, apps: Record<string, string[]>) {
   const release: ReleaseModule[] = [];
-  for (const version of versions) {
-    const capped = capMemory(await appModule(name, version), 64);
-    if (!capped.ok) throw new Error(capped.message);
-    const manifest = parseManifest({
-      interface: 2,
-      name,
-      version,
-      configSchema: { type: 'object' },
-      secrets: [{ name: 'API_KEY' }],
-      actions: [{ name: 'echo', input: { type: 'object' }, output: { type: 'object' } }],
-      hosts: ['api.vendor.test'],
-      handles: { webhook: true, handoff: true },
-    });
-    if (!manifest.ok) throw new Error(manifest.message);
-    release.push({ manifest: manifest.manifest, bytes: capped.bytes, sha256: sha256Hex(capped.bytes) });
+  for (const [name, versions] of Object.entries(apps)) {
+    for (const version of versions) {
+      const capped = capMemory(await appModule(name, version), 64);
+      if (!capped.ok) throw new Error(capped.message);
+      const manifest = parseManifest({
+        interface: 2,
+        name,
+        version,
+        configSchema: { type: 'object' },
+        secrets: [{ name: 'API_KEY' }],
+        actions: [{ name: 'echo', input: { type: 'object' }, output: { type: 'object' } }],
+        hosts: ['api.vendor.test'],
+        handles: { webhook: true, handoff: true },
+      });
+      if (!manifest.ok) throw new Error(manifest.message);
+      release.push({ manifest: manifest.manifest, bytes: capped.bytes, sha256: sha256Hex(capped.bytes) });
+    }
   }
   await reconcileRelease(platform.database, moduleStorageOf(platform), release, pino({ level: 'silent' }));
-  const rows = (await (await platform.fetch(`/apps/${name}/versions`)).json()) as { items: Version[] };
-  return new Map(rows.items.map((v) => [v.version, v.id]));
+  const byApp = new Map<string, Map<string, string>>();
+  for (const name of Object.keys(apps)) {
+    const rows = (await (await platform.fetch(`/apps/${name}/versions`)).json()) as { items: Version[] };
+    byApp.set(name, new Map(rows.items.map((v) => [v.version, v.id])));
+  }
+  return byApp;
 }
 
 export async function errorOf(response: Response, status: number) {

@@ -91,8 +91,14 @@ describe('notifications', () => {
       total: 1,
       totalIsEstimate: false,
     });
-    // Ada sees the same notifications; grace's read is not hers.
-    expect((await list(ada, '?unread=true')).total).toBe(2);
+    // Ada sees the same approval requests; grace's read is not hers. As their requester she also has
+    // the two install_change_pending notifications of her changes (grace, who asked nothing, has none).
+    const adas = (await list(ada, '?unread=true')).items;
+    expect(adas.filter((n) => n.kind === 'approval_requested')).toHaveLength(2);
+    expect(adas.filter((n) => n.kind === 'install_change_pending').map((n) => n.data.changeId)).toEqual([
+      second.changeId,
+      first.changeId,
+    ]);
     expect((await list(grace, '?unread=false')).total).toBe(2);
   });
 

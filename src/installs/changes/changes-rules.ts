@@ -91,6 +91,26 @@ export const versionApprovable = (
   version.status === 'published' ||
   (version.status === 'withdrawn' && version.id === install.upgradedFromVersionId);
 
+/**
+ * Who is told that an install change waits (notification install_change_pending): the requester of a
+ * save, whose change it is (holders of apps:publish get approval_requested for it); for a change an
+ * automatic upgrade opens, which no one asked for, the holders of apps:write.
+ */
+export const changePendingAudience = (
+  change: Pick<ChangeRow, 'origin' | 'requestedBy'>,
+): { recipient: string } | { audiencePermission: 'apps:write' } =>
+  change.origin === 'save' ? { recipient: change.requestedBy } : { audiencePermission: 'apps:write' };
+
+/**
+ * Whether an approved change moved an existing install to another version (notification app_upgraded to
+ * holders of apps:write): a new install coming into service moves nothing.
+ */
+export const changeMovesVersion = (
+  change: Pick<ChangeRow, 'newInstall'>,
+  before: { versionId: string },
+  after: { versionId: string },
+) => !change.newInstall && before.versionId !== after.versionId;
+
 /** Whether two host lists hold the same hosts, in any order. */
 export function sameHosts(a: readonly string[], b: readonly string[]): boolean {
   const left = new Set(a);

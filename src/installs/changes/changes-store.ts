@@ -12,7 +12,7 @@ import { addedHosts, removedHosts } from '../hosts.ts';
 import { audit, type InstallContext } from '../service.ts';
 import { type AutoUpgrade, appInstallChanges, appInstalls, type ChangeDecision } from '../tables.ts';
 import type { InstallRow, VersionRow } from '../view.ts';
-import { type ChangeRow, SUPERSEDED } from './changes-rules.ts';
+import { type ChangeRow, changePendingAudience, SUPERSEDED } from './changes-rules.ts';
 
 export interface ApprovalSettings {
   /** The tenant requires approvals for apps (approvals.required with requiredFor unset or naming app). */
@@ -101,7 +101,8 @@ export interface ChangeRequest {
 /**
  * Opens the change a held save asks for: supersedes the install's open change, stores the asked state with
  * what it adds and the approval settings in force, audits app.install.change.requested (the data of the
- * app.install.change.requested event) and notifies holders of apps:publish (approval_requested).
+ * app.install.change.requested event), notifies holders of apps:publish (approval_requested) and the
+ * requester (install_change_pending: changePendingAudience).
  */
 export async function requestChange(tx: Tx, ctx: InstallContext, request: ChangeRequest): Promise<ChangeRow> {
   const { install, asked } = request;
@@ -169,6 +170,22 @@ export async function requestChange(tx: Tx, ctx: InstallContext, request: Change
       hostsAdded: change.hostsAdded,
       newInstall: change.newInstall,
       requestedBy: ctx.principal.name,
+    },
+  });
+  await notify(tx, {
+    tenantId: ctx.principal.tenantId,
+    kind: 'install_change_pending',
+    ...changePendingAudience(change),
+    resource: { type: 'app_install', id: install.id },
+    data: {
+      name: install.name,
+      appName: install.appName,
+      changeId: change.id,
+      versionId: asked.version.id,
+      version: asked.version.version,
+      origin: change.origin,
+      newInstall: change.newInstall,
+      hostsAdded: change.hostsAdded,
     },
   });
   return change;

@@ -9,6 +9,7 @@ import { assertNotBlocked } from '../../catalogue/blocks.ts';
 import type { Tx } from '../../db/pool.ts';
 import { ApiError, conflict, notFound } from '../../http/errors.ts';
 import { countCapped, type Page } from '../../http/paging.ts';
+import { notify } from '../../notifications/service.ts';
 import { clearCacheAfterSave } from '../cache/cache.ts';
 import { addedHosts, removedHosts } from '../hosts.ts';
 import { blockTarget, configIssues, missingSecrets, sameApp } from '../plan.ts';
@@ -28,6 +29,7 @@ import { type InstallRow, readStoredSecretNames } from '../view.ts';
 import {
   type ChangeRow,
   type ChangeView,
+  changeMovesVersion,
   changeView,
   fourEyesRefuses,
   mayWithdraw,
@@ -245,6 +247,28 @@ export async function approveChange(
       { manifest: version.manifest, config: applied.config },
       { via: 'change', changeId: change.id },
     );
+    // The install moved to another version through someone else's decision: holders of apps:write are told
+    // (app_upgraded; automatic false, as the app.install.upgraded event says of an approved move).
+    if (changeMovesVersion(change, install, applied)) {
+      await notify(tx, {
+        tenantId: ctx.principal.tenantId,
+        kind: 'app_upgraded',
+        audiencePermission: 'apps:write',
+        resource: { type: 'app_install', id: applied.id },
+        data: {
+          name: applied.name,
+          appName: applied.appName,
+          changeId: change.id,
+          fromVersionId: currentVersion.id,
+          fromVersion: currentVersion.version,
+          toVersionId: version.id,
+          toVersion: version.version,
+          automatic: false,
+          rollback: false,
+          hostsRemoved: state.hostsRemoved,
+        },
+      });
+    }
     // Seam for automatic upgrades: a decision on its change moves an opted-in install at once.
     return changeView(decided, applied.name);
   });

@@ -1,0 +1,86 @@
+// Home's attention list (docs/notifications.md "Home's attention list"): what waits for someone in the
+// tenant, gathered from a few sources. Each source names the permission that shows it, the count it fills
+// and how it reads its items; a caller sees the sources its permissions show, and the counts of the others
+// stay 0. Adding a source is one entry of SOURCES (its count is in AttentionCounts and the route's schema).
+import type { Permission } from '../auth/permissions.ts';
+import type { Queryable } from '../db/pool.ts';
+import { type AttentionEntry, pendingInstallChanges, waitingUpgrades } from '../installs/index.ts';
+
+export type AttentionKind = 'install_change_pending' | 'install_upgrade_waiting' | 'webhook_endpoint_failing';
+
+export interface AttentionCounts {
+  installChangesPending: number;
+  installUpgradesWaiting: number;
+  failingEndpoints: number;
+}
+
+export interface AttentionItem {
+  kind: AttentionKind;
+  resource: { type: string; id: string };
+  title: string;
+  href: string | null;
+  since: string;
+}
+
+export interface AttentionSource {
+  kind: AttentionKind;
+  /** The count its items fill. */
+  count: keyof AttentionCounts;
+  /** Only holders of it see the source. */
+  permission: Permission;
+  /** Every item of the tenant, oldest first. */
+  read(db: Queryable, tenantId: string): Promise<AttentionEntry[]>;
+}
+
+export const SOURCES: readonly AttentionSource[] = [
+  {
+    kind: 'install_change_pending',
+    count: 'installChangesPending',
+    permission: 'apps:read',
+    read: pendingInstallChanges,
+  },
+  {
+    kind: 'install_upgrade_waiting',
+    count: 'installUpgradesWaiting',
+    permission: 'apps:read',
+    read: waitingUpgrades,
+  },
+  // webhook_endpoint_failing plugs in here once outbound webhook endpoints exist in this service: an entry
+  // { kind: 'webhook_endpoint_failing', count: 'failingEndpoints', permission: 'webhooks:read', read }
+  // reading the tenant's endpoints whose state is failing (shown for a day after the delivery that
+  // exhausted its attempts). Until then failingEndpoints is always 0.
+];
+
+export interface Attention {
+  counts: AttentionCounts;
+  items: AttentionItem[];
+}
+
+/** The attention list a principal sees: its sources in SOURCES' order, each oldest first. */
+export async function readAttention(
+  db: Queryable,
+  principal: { tenantId: string; permissions: ReadonlySet<string> },
+  sources: readonly AttentionSource[] = SOURCES,
+): Promise<Attention> {
+  const counts: AttentionCounts = {
+    installChangesPending: 0,
+    installUpgradesWaiting: 0,
+    failingEndpoints: 0,
+  };
+  const items: AttentionItem[] = [];
+  for (const source of sources) {
+    if (!principal.permissions.has(source.permission)) continue;
+    const entries = await source.read(db, principal.tenantId);
+    counts[source.count] += entries.length;
+    for (const entry of entries) {
+      items.push({
+        kind: source.kind,
+        resource: entry.resource,
+        title: entry.title,
+        href: entry.href,
+        since: entry.since.toISOString(),
+      });
+    }
+  }
+  return { counts, items };
+}
