@@ -5,6 +5,7 @@
 import type { Permission } from '../auth/permissions.ts';
 import type { Queryable } from '../db/pool.ts';
 import { type AttentionEntry, pendingInstallChanges, waitingUpgrades } from '../installs/index.ts';
+import { failingEndpoints } from '../outbound-webhooks/attention.ts';
 
 export type AttentionKind = 'install_change_pending' | 'install_upgrade_waiting' | 'webhook_endpoint_failing';
 
@@ -45,10 +46,12 @@ export const SOURCES: readonly AttentionSource[] = [
     permission: 'apps:read',
     read: waitingUpgrades,
   },
-  // webhook_endpoint_failing plugs in here once outbound webhook endpoints exist in this service: an entry
-  // { kind: 'webhook_endpoint_failing', count: 'failingEndpoints', permission: 'webhooks:read', read }
-  // reading the tenant's endpoints whose state is failing (shown for a day after the delivery that
-  // exhausted its attempts). Until then failingEndpoints is always 0.
+  {
+    kind: 'webhook_endpoint_failing',
+    count: 'failingEndpoints',
+    permission: 'webhooks:read',
+    read: (db, tenantId) => failingEndpoints(db, tenantId),
+  },
 ];
 
 export interface Attention {
