@@ -1,5 +1,5 @@
 // Home's attention source for outbound webhooks: endpoints whose delivery was given up (exhausted) within
-// the last day (spec part 2 §6.1: "Home lists it for a day"), oldest first.
+// the last day (docs/outbound-webhooks.md: Home lists it for a day), oldest first.
 import { and, asc, eq, gt } from 'drizzle-orm';
 import type { Queryable } from '../db/pool.ts';
 import type { AttentionEntry } from '../installs/index.ts';

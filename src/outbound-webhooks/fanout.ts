@@ -11,7 +11,7 @@ import { sql } from 'drizzle-orm';
 import type { Database, Queryable } from '../db/pool.ts';
 import { EVENT_OF_ACTION } from './event-types.ts';
 
-/** Rows younger than this wait for a later pass (spec part 2 §6.1). */
+/** Rows younger than this wait for a later pass (docs/outbound-webhooks.md). */
 export const TRAIL_HOLD_MS = 10_000;
 /** Audit rows read by one pass at most; a capped pass is followed by another at once. */
 export const ROWS_PER_PASS = 5000;

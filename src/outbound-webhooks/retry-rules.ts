@@ -1,4 +1,4 @@
-// The retry ladder of a delivery (spec part 1 §3.6, part 2 §8.5). Pure.
+// The retry ladder of a delivery (docs/outbound-webhooks.md). Pure.
 
 /** Five attempts: the first, then 1 minute, 5 minutes, 30 minutes and 2 hours after each failure. */
 export const RETRY_DELAYS_MS: readonly number[] = [60_000, 300_000, 1_800_000, 7_200_000];

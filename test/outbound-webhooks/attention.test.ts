@@ -1,4 +1,4 @@
-// Home lists a failing endpoint for a day (spec part 2 §6.1) to holders of webhooks:read, per tenant:
+// Home lists a failing endpoint for a day (docs/outbound-webhooks.md) to holders of webhooks:read, per tenant:
 // GET /attention through the real api, endpoints written as the sender leaves them.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ok } from '../installs/support.ts';

@@ -1,4 +1,4 @@
-// Where a delivery may go (spec part 2 §8.5): a name resolving to a refused address is refused at
+// Where a delivery may go (docs/outbound-webhooks.md): a name resolving to a refused address is refused at
 // connection, and so is an address literal saved before the rules or by a development stack — zero
 // bytes reach a listener there. And the secrets that sign: during the 24 hours after a rotation a
 // receiver knowing only the old secret and one knowing only the new both verify; after it, only the new.

@@ -1,4 +1,4 @@
-// A tenant's receiver of outbound webhooks, written from the spec's words alone (part 2 §5 item 8), never
+// A tenant's receiver of outbound webhooks, written from the documented scheme alone (docs/outbound-webhooks.md), never
 // from the platform's signing code: the HMAC-SHA256, keyed with the secret's text, of "<t>.<raw body>"
 // recomputed over the raw bytes before parsing, every v1 compared in constant time, a timestamp more than
 // five minutes from now refused.
