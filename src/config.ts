@@ -60,6 +60,11 @@ export interface Config {
   runnerWarmIdleMs: number;
   runnerKeepAliveMs: number;
   allowPrivateNetworks: boolean;
+  /**
+   * WEBHOOK_ALLOW_PRIVATE_NETWORKS (development only; read by the api and the worker): outbound webhook
+   * endpoints may use http and localhost, private and other non-public addresses (docs/outbound-webhooks.md).
+   */
+  webhookAllowPrivateNetworks: boolean;
   appRunnerToken: string | null;
   appCallTokenSecret: string | null;
   secretStoreKey: Buffer | null;
@@ -157,6 +162,8 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     runnerKeepAliveMs: read.int('APP_RUNNER_KEEPALIVE_MS', 4_000, 0, 600_000),
     allowPrivateNetworks:
       read.oneOf('APP_RUNNER_ALLOW_PRIVATE_NETWORKS', ['true', 'false'], 'false') === 'true',
+    webhookAllowPrivateNetworks:
+      read.oneOf('WEBHOOK_ALLOW_PRIVATE_NETWORKS', ['true', 'false'], 'false') === 'true',
     appRunnerToken: read.text('APP_RUNNER_TOKEN'),
     appCallTokenSecret: read.text('APP_CALL_TOKEN_SECRET'),
     secretStoreKey: read.key('SECRET_STORE_KEY'),
