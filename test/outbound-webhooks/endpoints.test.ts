@@ -9,10 +9,12 @@ import { signingSecrets, webhookDeliveries, webhookEndpoints } from '../../src/o
 import { expectError } from '../http/expect.ts';
 import { ok } from '../installs/support.ts';
 import type { TestPlatform } from '../support/platform.ts';
+import { startListener } from './receiver.ts';
 import {
   auditOf,
   type EndpointAnswer,
   insertDelivery,
+  insertEndpoint,
   startWebhooksPlatform,
   webhooksCalls,
 } from './support.ts';
@@ -388,5 +390,33 @@ describe('GET /webhook-events', () => {
       resourceType: 'decision',
       sample: { resource: { type: 'decision' }, data: { outcome: 'review', source: 'decide' } },
     });
+  });
+});
+
+describe('the test ping without private networks', () => {
+  it('sends nothing to a loopback endpoint (saved under other rules): zero bytes reach a listener there', async () => {
+    const token = await api.token('loopback');
+    const tenantId = await platform.tenantId('loopback');
+    const listener = await startListener();
+    try {
+      for (const [url, error] of [
+        [`https://127.0.0.1:${listener.port}/in`, 'refused: the host resolves to a loopback address'],
+        [`https://localhost:${listener.port}/in`, 'refused: the host is local'],
+        [
+          `https://[::ffff:127.0.0.1]:${listener.port}/in`,
+          'refused: the host resolves to a loopback address',
+        ],
+        [`http://127.0.0.1:${listener.port}/in`, 'the endpoint URL must use https'],
+      ] as const) {
+        const id = await insertEndpoint(platform, { tenantId, url, secret: 'whsec_saved_before' });
+        const answer = await ok<{ delivered: boolean; responseCode: number | null; error?: string }>(
+          await api.call(`/webhook-endpoints/${id}/test`, token, 'POST'),
+        );
+        expect(answer, url).toMatchObject({ delivered: false, responseCode: null, error });
+      }
+      expect(listener.seen).toEqual({ connections: 0, bytes: 0 });
+    } finally {
+      await listener.close();
+    }
   });
 });
