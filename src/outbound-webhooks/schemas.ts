@@ -35,7 +35,18 @@ export const EndpointBody = Type.Object(
       }),
     ),
   },
-  { ...closed, title: 'WebhookEndpointInput' },
+  {
+    ...closed,
+    title: 'WebhookEndpointInput',
+    examples: [
+      {
+        url: 'https://hooks.example.com/platform',
+        description: 'CRM sync',
+        events: ['decision.created', 'run.failed'],
+        enabled: true,
+      },
+    ],
+  },
 );
 
 const endpointFields = {

@@ -420,3 +420,49 @@ describe('the test ping without private networks', () => {
     }
   });
 });
+
+describe('the description of the outbound webhook routes', () => {
+  it('names each operation, with the statuses it answers', async () => {
+    type Operations = Record<
+      string,
+      Record<string, { operationId: string; summary: string; tags: string[]; responses: object }>
+    >;
+    const { paths } = (await (await platform.fetch('/openapi.json', { token: null })).json()) as {
+      paths: Operations;
+    };
+    const described = (method: string, path: string) => {
+      const op = paths[path]?.[method];
+      return (
+        op && {
+          id: op.operationId,
+          tags: op.tags,
+          statuses: Object.keys(op.responses).sort(),
+          summary: op.summary,
+        }
+      );
+    };
+    const generic = ['400', '401', '403', '429', '500', '503'];
+    const withBody = [...generic, '400', '413', '415'];
+    const expected: [string, string, string, string[]][] = [
+      ['get', '/webhook-events', 'listWebhookEvents', ['200', ...generic]],
+      ['get', '/webhook-endpoints', 'listWebhookEndpoints', ['200', ...generic]],
+      ['post', '/webhook-endpoints', 'createWebhookEndpoint', ['201', '409', ...withBody]],
+      ['get', '/webhook-endpoints/{id}', 'getWebhookEndpoint', ['200', '400', '404', ...generic]],
+      ['put', '/webhook-endpoints/{id}', 'replaceWebhookEndpoint', ['200', '404', ...withBody]],
+      ['delete', '/webhook-endpoints/{id}', 'deleteWebhookEndpoint', ['204', '400', '404', ...generic]],
+      ['post', '/webhook-endpoints/{id}/rotate-secret', 'rotateWebhookSecret', ['200', '404', ...withBody]],
+      ['post', '/webhook-endpoints/{id}/test', 'testWebhookEndpoint', ['200', '404', ...withBody]],
+      ['get', '/webhook-deliveries', 'listWebhookDeliveries', ['200', '400', ...generic]],
+      ['post', '/webhook-deliveries/{id}/retry', 'retryWebhookDelivery', ['200', '404', '409', ...withBody]],
+      ['get', '/workflow-runs/{id}/related', 'listWorkflowRunDeliveries', ['200', '400', '404', ...generic]],
+    ];
+    for (const [method, path, id, statuses] of expected) {
+      expect(described(method, path), `${method} ${path}`).toEqual({
+        id,
+        tags: expect.any(Array),
+        statuses: [...new Set(statuses)].sort(),
+        summary: expect.any(String),
+      });
+    }
+  });
+});
