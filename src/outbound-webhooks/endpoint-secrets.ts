@@ -2,7 +2,7 @@
 // (src/crypto/seal.ts): a sealed secret copied to another endpoint or tenant never opens.
 import { open, type SealBinding, seal } from '../crypto/seal.ts';
 
-/** The overlap after a rotation, during which the previous secret signs too (spec part 2 §8.5). */
+/** The overlap after a rotation, during which the previous secret signs too (docs/outbound-webhooks.md "Secrets and rotation"). */
 export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
 
 const binding = (tenantId: string, endpointId: string): SealBinding => [

@@ -1,4 +1,4 @@
-// The delivery body (spec part 2 §6.1): { id, type, occurredAt, tenantId, resource { type, id }, data },
+// The delivery body (docs/outbound-webhooks.md "Events"): { id, type, occurredAt, tenantId, resource { type, id }, data },
 // built from the audit row the event came from, so every attempt sends the same bytes. Pure.
 
 export interface EventSource {

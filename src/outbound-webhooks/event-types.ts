@@ -1,4 +1,4 @@
-// The outbound webhook events (spec part 2 §6.1): which audit action raises which event, about which
+// The outbound webhook events (docs/outbound-webhooks.md "Events"): which audit action raises which event, about which
 // resource. Pure data; the trail reader (fanout.ts) and GET /webhook-events read it.
 
 export interface EventType {

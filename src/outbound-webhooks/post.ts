@@ -1,4 +1,4 @@
-// One delivery on the wire (spec part 2 §6.1, §8.5): POST the body with its headers exactly, signed now,
+// One delivery on the wire (docs/outbound-webhooks.md "Delivery"): POST the body with its headers exactly, signed now,
 // to a checked address (src/net/checked-connector.ts: the name is resolved and judged at every new
 // connection), within 10 seconds, redirects never followed. Never throws: the answer says what happened
 // in words that never name the URL.

@@ -1,4 +1,4 @@
-// The signature of a delivery (spec part 2 §5 item 8): X-Service-Signature `t=<unix seconds>,v1=<hex>`,
+// The signature of a delivery (docs/outbound-webhooks.md "Verifying a delivery"): X-Service-Signature `t=<unix seconds>,v1=<hex>`,
 // one v1 per active secret, each an HMAC-SHA256 keyed with the secret's text (its UTF-8 bytes, exactly as
 // it was shown) over `<t>.<raw body>`. Pure.
 import { createHmac, randomBytes } from 'node:crypto';
