@@ -60,7 +60,10 @@ export interface Config {
   runnerWarmIdleMs: number;
   runnerKeepAliveMs: number;
   allowPrivateNetworks: boolean;
-  /** WEBHOOK_ALLOW_PRIVATE_NETWORKS (development only): outbound webhooks may use http and private addresses. */
+  /**
+   * WEBHOOK_ALLOW_PRIVATE_NETWORKS (development only; read by the api and the worker): outbound webhook
+   * endpoints may use http and localhost, private and other non-public addresses (docs/outbound-webhooks.md).
+   */
   webhookAllowPrivateNetworks: boolean;
   appRunnerToken: string | null;
   appCallTokenSecret: string | null;

@@ -21,6 +21,7 @@ import { DocumentChecks, documentSourceOf, subjectDocumentRoutes } from '../docu
 import { createServer } from '../http/server.ts';
 import { installNamesOf, installRoutesScope } from '../installs/index.ts';
 import { notificationRoutes } from '../notifications/routes.ts';
+import { DeliveryPoster, outboundWebhookRoutes } from '../outbound-webhooks/index.ts';
 import { createRunnerClient, type RunnerClient } from '../runner/index.ts';
 import { definitionApprovalRoutes } from '../runs/definitions/approvals-routes.ts';
 import { approvalSchemas } from '../runs/definitions/approvals-schemas.ts';
@@ -57,6 +58,11 @@ export interface ApiDeps {
   runs?: RunsEngine;
   /** The engine's (DBOS) database; absent: DATABASE_URL. */
   engineDatabaseUrl?: string;
+  /**
+   * Sends outbound webhook test pings; absent: one built from the settings (WEBHOOK_ALLOW_PRIVATE_NETWORKS)
+   * for this api, closed with it.
+   */
+  webhookPoster?: DeliveryPoster;
 }
 
 export async function buildPublicApi(deps: ApiDeps) {
@@ -76,6 +82,12 @@ export async function buildPublicApi(deps: ApiDeps) {
   await app.register(activityRoutes(deps.database));
   await app.register(attentionRoutes(deps.database));
   await app.register(notificationRoutes(deps.database));
+  // One poster for the process's test pings: its connections are kept between them, closed with the api.
+  const poster =
+    deps.webhookPoster ??
+    new DeliveryPoster({ allowPrivateNetworks: deps.config.webhookAllowPrivateNetworks });
+  if (!deps.webhookPoster) app.addHook('onClose', () => poster.close());
+  await app.register(outboundWebhookRoutes({ database: deps.database, config: deps.config, poster }));
   const storage = optionalModuleStorage(deps);
   await app.register(
     catalogueRoutes({

@@ -5,7 +5,7 @@
 import type { Permission } from '../auth/permissions.ts';
 import type { Queryable } from '../db/pool.ts';
 import { type AttentionEntry, pendingInstallChanges, waitingUpgrades } from '../installs/index.ts';
-import { failingEndpoints } from '../outbound-webhooks/attention.ts';
+import { failingEndpoints } from '../outbound-webhooks/index.ts';
 
 export type AttentionKind = 'install_change_pending' | 'install_upgrade_waiting' | 'webhook_endpoint_failing';
 

@@ -9,7 +9,7 @@ import { type Config, missingProductionSettings, type Role } from '../config.ts'
 import { DataDirInUse, lockHolder } from '../db/data-dir-lock.ts';
 import { openDatabase } from '../db/pool.ts';
 import { createLogger } from '../logging.ts';
-import { startOutboundWebhooks } from '../outbound-webhooks/background.ts';
+import { startOutboundWebhooks } from '../outbound-webhooks/index.ts';
 import { createRunnerClient, startRunnerFromConfig } from '../runner/index.ts';
 import { runsBackground } from '../runs/background.ts';
 import { type RunsRuntime, registerRunWorkflows } from '../runs/workflows.ts';

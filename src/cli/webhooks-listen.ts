@@ -4,7 +4,7 @@
 // receiver would (src/outbound-webhooks/verify.ts), and deletes the endpoint when stopped.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { verifyDelivery } from '../outbound-webhooks/verify.ts';
+import { verifyDelivery } from '../outbound-webhooks/index.ts';
 import { UsageError } from './token.ts';
 
 export interface ListenOptions {

@@ -14,6 +14,7 @@ export * from '../documents/tables.ts';
 // types from this schema) and close a circle.
 export * from '../installs/tables.ts';
 export * from '../notifications/tables.ts';
+// Past the outbound webhooks' front door, as for installs above: its index.ts loads the routes and services.
 export * from '../outbound-webhooks/tables.ts';
 export * from '../runs/definitions/approvals-tables.ts';
 export * from '../runs/tables.ts';

@@ -15,6 +15,7 @@ const FRONT_DOORS = [
   { folder: 'src/collections', door: 'src/collections/index.ts' },
   { folder: 'src/documents', door: 'src/documents/index.ts' },
   { folder: 'src/callbacks', door: 'src/callbacks/index.ts' },
+  { folder: 'src/outbound-webhooks', door: 'src/outbound-webhooks/index.ts' },
 ];
 
 /**
@@ -27,6 +28,7 @@ const PAST_THE_DOOR: readonly { file: string; target: string }[] = [
   { file: 'src/db/schema.ts', target: 'src/collections/tables.ts' },
   { file: 'src/db/schema.ts', target: 'src/documents/tables.ts' },
   { file: 'src/db/schema.ts', target: 'src/callbacks/tables.ts' },
+  { file: 'src/db/schema.ts', target: 'src/outbound-webhooks/tables.ts' },
   // The vendor webhook reads installs; installs read and fail an install's sessions (install_in_use).
   { file: 'src/installs/service.ts', target: 'src/callbacks/sessions.ts' },
   // Installs reads metering and the budget lists through these.

@@ -56,6 +56,8 @@ describe('loadConfig defaults', () => {
 
   it('uses the documented limits, retention and log settings', () => {
     expect(config.rateLimitPerMinute).toBe(600);
+    expect(config.allowPrivateNetworks).toBe(false);
+    expect(config.webhookAllowPrivateNetworks).toBe(false);
     expect(config.retention).toEqual({ appCallbackDays: 90, submissionEventDays: 90, intervalMinutes: 60 });
     expect(config.runnerConcurrency).toBe(8);
     expect(config.logLevel).toBe('info');
@@ -144,6 +146,7 @@ describe('loadConfig with settings', () => {
         APP_RUNNER_WARM_IDLE_MS: '5000',
         APP_RUNNER_KEEPALIVE_MS: '0',
         APP_RUNNER_ALLOW_PRIVATE_NETWORKS: 'true',
+        WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
         APP_RUNNER_TOKEN: 'runner-token',
         APP_CALL_TOKEN_SECRET: 'call-secret',
         SECRET_STORE_KEY: key,
@@ -203,7 +206,7 @@ describe('loadConfig with settings', () => {
       runnerWarmIdleMs: 5000,
       runnerKeepAliveMs: 0,
       allowPrivateNetworks: true,
-      webhookAllowPrivateNetworks: false,
+      webhookAllowPrivateNetworks: true,
       appRunnerToken: 'runner-token',
       appCallTokenSecret: 'call-secret',
       secretStoreKey: Buffer.from(key, 'hex'),

@@ -125,10 +125,10 @@ describe('secrets after a rotation', () => {
         const got = receiver.received.at(-1);
         const header = got?.headers['x-service-signature'] as string;
         expect(header.match(/v1=/g)).toHaveLength(oldVerifies ? 2 : 1);
-        expect(verifySignature(header, got?.raw ?? '', after, at.getTime())).toBe(true);
-        expect(verifySignature(header, got?.raw ?? '', before, at.getTime())).toBe(oldVerifies);
+        expect(verifySignature(header, got?.body ?? '', after, at.getTime())).toBe(true);
+        expect(verifySignature(header, got?.body ?? '', before, at.getTime())).toBe(oldVerifies);
         // A receiver whose clock is more than five minutes off refuses it.
-        expect(verifySignature(header, got?.raw ?? '', after, at.getTime() + 301_000)).toBe(false);
+        expect(verifySignature(header, got?.body ?? '', after, at.getTime() + 301_000)).toBe(false);
       }
       // Sealed for another endpoint: does not open, so nothing is signed with it.
       expect(signingSecrets(KEY, { ...endpoint, id: tenantId }, rotatedAt)).toBeNull();

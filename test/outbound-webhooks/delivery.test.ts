@@ -107,12 +107,12 @@ describe('from the trail to a verified delivery', () => {
     ] as const) {
       if (!got) throw new Error('nothing received');
       expect(
-        verifySignature(got.headers['x-service-signature'] as string, got.raw, endpoint.secret, Date.now()),
+        verifySignature(got.headers['x-service-signature'] as string, got.body, endpoint.secret, Date.now()),
       ).toBe(true);
       expect(
         verifySignature(
           got.headers['x-service-signature'] as string,
-          got.raw,
+          got.body,
           a.secret === endpoint.secret ? b.secret : a.secret,
           Date.now(),
         ),
@@ -127,7 +127,7 @@ describe('from the trail to a verified delivery', () => {
           .filter((h) => h.startsWith('x-'))
           .sort(),
       ).toEqual(['x-service-delivery', 'x-service-event', 'x-service-signature']);
-      expect(got.body).toEqual({
+      expect(JSON.parse(got.body)).toEqual({
         id: expect.any(String),
         type: 'run.completed',
         occurredAt: expect.stringMatching(/Z$/),
@@ -136,7 +136,9 @@ describe('from the trail to a verified delivery', () => {
         data: { workflowRunId: runId, workflow: 'onboarding', version: 1, subjectId: 'subject-1' },
       });
     }
-    expect(first.received[0]?.body.id).toBe(second.received[0]?.body.id);
+    expect(JSON.parse(first.received[0]?.body ?? '{}').id).toBe(
+      JSON.parse(second.received[0]?.body ?? '{}').id,
+    );
     const [rowA] = await deliveriesOf(platform.database, a.id);
     expect(first.received[0]?.headers['x-service-delivery']).toBe(rowA?.id);
     await until('the outcome written', async () =>
@@ -168,7 +170,7 @@ describe('from the trail to a verified delivery', () => {
 describe('the retry ladder', () => {
   it('retries a failing endpoint 1 min, 5 min, 30 min and 2 h later, then exhausts it and tells admins once', async () => {
     const r = await receiver();
-    r.answer(500);
+    r.answer.status = 500;
     const endpoint = await addEndpoint(platform.database, alpha, r.url, ['run.completed']);
     await runCompleted(platform.database, alpha);
     await readTrail(afterHold);
@@ -202,7 +204,7 @@ describe('the retry ladder', () => {
     }
     // Every attempt carries the same delivery id and the same body.
     expect(new Set(r.received.map((got) => got.headers['x-service-delivery'])).size).toBe(1);
-    expect(new Set(r.received.map((got) => got.raw)).size).toBe(1);
+    expect(new Set(r.received.map((got) => got.body)).size).toBe(1);
     expect((await endpointRow(platform.database, endpoint.id))?.failingSince).toBeInstanceOf(Date);
     const told = await platform.database.db
       .select()
@@ -214,7 +216,7 @@ describe('the retry ladder', () => {
     expect(told[0]).toMatchObject({ tenantId: alpha, audiencePermission: 'webhooks:write' });
 
     // Made due again and answered: delivered, and the endpoint no longer failing.
-    r.answer(200);
+    r.answer.status = 200;
     await platform.database.db
       .update(webhookDeliveries)
       .set({ status: 'failed', nextAttemptAt: clock.now() })
@@ -227,7 +229,8 @@ describe('the retry ladder', () => {
   it('never follows a redirect: the redirected-to address receives nothing', async () => {
     const target = await receiver();
     const r = await receiver();
-    r.answer(302, { location: target.url });
+    r.answer.status = 302;
+    r.answer.location = target.url;
     const endpoint = await addEndpoint(platform.database, alpha, r.url, ['run.completed']);
     await runCompleted(platform.database, alpha);
     await readTrail(afterHold);

@@ -89,13 +89,13 @@ it('loses no event when the leader dies mid-pass, and another worker takes over'
     async () => (receiver.received.length >= EVENTS ? true : null),
     90_000,
   );
-  const ids = receiver.received.map((got) => got.body.id as string);
+  const ids = receiver.received.map((got) => JSON.parse(got.body).id as string);
   const duplicates = ids.length - new Set(ids).size;
   expect(new Set(ids).size).toBe(EVENTS);
   expect(duplicates).toBe(0);
   for (const got of receiver.received) {
     expect(
-      verifySignature(got.headers['x-service-signature'] as string, got.raw, endpoint.secret, Date.now()),
+      verifySignature(got.headers['x-service-signature'] as string, got.body, endpoint.secret, Date.now()),
     ).toBe(true);
   }
   const { rows } = await platform.database.db.execute<{ status: string; n: number }>(

@@ -1,70 +1,48 @@
-// A tenant's receiver of outbound webhooks, written from the documented scheme alone (docs/outbound-webhooks.md), never
-// from the platform's signing code: the HMAC-SHA256, keyed with the secret's text, of "<t>.<raw body>"
-// recomputed over the raw bytes before parsing, every v1 compared in constant time, a timestamp more than
-// five minutes from now refused.
+// A webhook receiver for the tests: an http server on 127.0.0.1 keeping each request (raw body and
+// headers) and answering the status it is told; and the signature check a receiver writes from the
+// documented rule, nothing borrowed from the platform's code.
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import http from 'node:http';
+import net from 'node:net';
 
 export interface Received {
-  headers: IncomingHttpHeaders;
-  raw: string;
-  body: Record<string, unknown>;
-}
-
-export function verifySignature(
-  header: string | undefined,
-  raw: string,
-  secret: string,
-  nowMs: number,
-): boolean {
-  if (!header) return false;
-  const parts = header.split(',').map((p) => p.split('=', 2) as [string, string]);
-  const t = parts.find(([k]) => k === 't')?.[1];
-  const signatures = parts.filter(([k]) => k === 'v1').map(([, v]) => v);
-  if (!t || !/^\d+$/.test(t) || signatures.length === 0) return false;
-  if (Math.abs(nowMs / 1000 - Number(t)) > 300) return false;
-  const expected = createHmac('sha256', Buffer.from(secret, 'utf8')).update(`${t}.${raw}`).digest();
-  return signatures.some((hex) => {
-    const given = Buffer.from(hex, 'hex');
-    return given.length === expected.length && timingSafeEqual(given, expected);
-  });
+  method: string;
+  url: string;
+  headers: http.IncomingHttpHeaders;
+  body: string;
 }
 
 export interface Receiver {
   url: string;
   received: Received[];
-  /** What the next requests are answered: a status (and headers). */
-  answer: (status: number, headers?: Record<string, string>) => void;
+  /** The status the next requests are answered with (204 to begin with). */
+  answer: { status: number; location?: string };
   close(): Promise<void>;
 }
 
-export async function startReceiver(host = '127.0.0.1'): Promise<Receiver> {
+export async function startReceiver(): Promise<Receiver> {
   const received: Received[] = [];
-  let status = 204;
-  let extra: Record<string, string> = {};
-  const server: Server = createServer((req, res) => {
+  const answer: Receiver['answer'] = { status: 204 };
+  const server = http.createServer((request, response) => {
     const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const raw = Buffer.concat(chunks).toString('utf8');
-      let body: Record<string, unknown> = {};
-      try {
-        body = JSON.parse(raw);
-      } catch {}
-      received.push({ headers: req.headers, raw, body });
-      res.writeHead(status, extra).end();
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      received.push({
+        method: request.method ?? '',
+        url: request.url ?? '',
+        headers: request.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      });
+      response.writeHead(answer.status, answer.location ? { location: answer.location } : {});
+      response.end();
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, host, resolve));
-  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
   return {
-    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}/hooks?tenant=alpha`,
+    url: `http://127.0.0.1:${port}`,
     received,
-    answer: (s, h = {}) => {
-      status = s;
-      extra = h;
-    },
+    answer,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
@@ -72,3 +50,44 @@ export async function startReceiver(host = '127.0.0.1'): Promise<Receiver> {
       }),
   };
 }
+
+/** A TCP listener counting the connections and bytes that reach it. */
+export async function startListener() {
+  const seen = { connections: 0, bytes: 0 };
+  const server = net.createServer((socket) => {
+    seen.connections++;
+    socket.on('data', (chunk) => {
+      seen.bytes += chunk.length;
+    });
+    socket.on('error', () => {});
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  return {
+    port,
+    seen,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/**
+ * X-Service-Signature is `t=<unix seconds>,v1=<hex>` with one v1 per active secret; each v1 is the hex
+ * HMAC-SHA256, keyed with the secret, of `<t>.<raw body>`. A receiver recomputes it over the raw body,
+ * compares each v1 in constant time, and refuses a t more than five minutes from now.
+ */
+export function verifySignature(header: string, rawBody: string, secret: string, nowMs = Date.now()) {
+  const parts = header.split(',').map((part) => part.split('=') as [string, string]);
+  const t = parts.find(([name]) => name === 't')?.[1];
+  if (t === undefined || !/^\d+$/.test(t)) return false;
+  if (Math.abs(nowMs / 1000 - Number(t)) > 300) return false;
+  const expected = createHmac('sha256', secret).update(`${t}.${rawBody}`).digest();
+  return parts
+    .filter(([name]) => name === 'v1')
+    .some(([, hex]) => {
+      const given = Buffer.from(hex, 'hex');
+      return given.length === expected.length && timingSafeEqual(given, expected);
+    });
+}
+
+/** The v1 values of a signature header. */
+export const v1Count = (header: string) => header.split(',').filter((part) => part.startsWith('v1=')).length;

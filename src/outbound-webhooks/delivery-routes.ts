@@ -1,0 +1,81 @@
+// GET /webhook-deliveries, POST /webhook-deliveries/:id/retry and GET /workflow-runs/:id/related
+// (deliveries.ts). The run's deliveries answer where runs are not served (no engine) too: they are read
+// from the database alone.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { principalOf } from '../http/auth.ts';
+import { validationError } from '../http/errors.ts';
+import { pageOf } from '../http/paging.ts';
+import { errors } from '../http/responses.ts';
+import { listDeliveries, retryDelivery, runDeliveries } from './deliveries.ts';
+import { type WebhookRouteDeps, webhookContextOf } from './route-context.ts';
+import { DeliveriesQuery, Delivery, DeliveryList, IdParams } from './schemas.ts';
+
+const tags = ['webhook-deliveries'];
+
+export function deliveryRoutes(deps: WebhookRouteDeps): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.get(
+      '/webhook-deliveries',
+      {
+        config: { permission: 'webhooks:read' },
+        schema: {
+          tags,
+          operationId: 'listWebhookDeliveries',
+          summary:
+            'The tenant’s webhook deliveries, newest first (filters endpointId, status, event, workflowRunId, from, to)',
+          querystring: DeliveriesQuery,
+          response: { 200: pageOf(Delivery) },
+        },
+      },
+      async (request) => {
+        const { from, to, ...query } = request.query;
+        const fromDate = from === undefined ? undefined : new Date(from);
+        const toDate = to === undefined ? undefined : new Date(to);
+        if (fromDate && toDate && fromDate >= toDate) {
+          throw validationError([{ path: 'query.to', message: 'must be after from' }]);
+        }
+        return listDeliveries(deps.database.db, {
+          ...query,
+          tenantId: principalOf(request).tenantId,
+          from: fromDate,
+          to: toDate,
+        });
+      },
+    );
+
+    app.post(
+      '/webhook-deliveries/:id/retry',
+      {
+        config: { permission: 'webhooks:write' },
+        schema: {
+          tags,
+          operationId: 'retryWebhookDelivery',
+          summary: 'Make a failed, exhausted or pending delivery due now (409 for a delivered one)',
+          description:
+            'Attempts are kept: an exhausted delivery gets one more attempt, and is exhausted again if that fails.',
+          params: IdParams,
+          response: { 200: Delivery, ...errors('not_found', 'conflict') },
+        },
+      },
+      async (request) => retryDelivery(webhookContextOf(deps, request), request.params.id),
+    );
+
+    app.get(
+      '/workflow-runs/:id/related',
+      {
+        config: { permission: 'webhooks:read' },
+        schema: {
+          tags: ['workflow-runs'],
+          operationId: 'listWorkflowRunDeliveries',
+          summary:
+            'The webhook deliveries of a run’s events (its end, its decisions, its cases), newest first',
+          params: IdParams,
+          response: { 200: DeliveryList, ...errors('not_found') },
+        },
+      },
+      async (request) => ({
+        items: await runDeliveries(deps.database.db, principalOf(request).tenantId, request.params.id),
+      }),
+    );
+  };
+}
