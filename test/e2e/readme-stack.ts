@@ -10,6 +10,7 @@ import type { paths } from '../support/api-types.ts';
 import { expectContractKept, fetchContract } from '../support/contract.ts';
 import { freePort } from '../support/free-port.ts';
 import {
+  BIN,
   baseEnv,
   dataDirs,
   freePorts,
@@ -19,6 +20,7 @@ import {
   run,
   signal,
   startPlatform,
+  startServingCommand,
   startVendorDoubleCommand,
   tempDir,
   type VendorProcess,
@@ -56,11 +58,20 @@ export interface ReadmeStack {
   command(args: string[]): Promise<Result>;
   /** A client like `client` acting with another token (an applicant's), its answers checked the same way. */
   clientWith(token: string): ReturnType<typeof createClient<paths>>;
+  /** Another `npx platform <args>` that serves until stopped (`webhooks listen`), once it is listening. */
+  serve(args: string[]): Promise<VendorProcess>;
+  /** The admin token of terminal 3. */
+  token: string;
   /** Ctrl-C to the platform's process group, SIGTERM to every vendor double; their exits. */
   stop(): Promise<{ platform: Result; vendors: Result[] }>;
 }
 
-export async function startReadmeStack(tenant: string, prefix: string): Promise<ReadmeStack> {
+export async function startReadmeStack(
+  tenant: string,
+  prefix: string,
+  /** More settings for terminal 1 (`WEBHOOK_ALLOW_PRIVATE_NETWORKS=true npm start`). */
+  settings: Record<string, string> = {},
+): Promise<ReadmeStack> {
   const dataDir = path.join(await tempDir(prefix), 'data');
   dataDirs.add(dataDir);
   const ports = await freePorts();
@@ -70,6 +81,7 @@ export async function startReadmeStack(tenant: string, prefix: string): Promise<
     DATA_DIR: dataDir,
     APP_RUNNER_ALLOW_PRIVATE_NETWORKS: 'true',
     LOG_LEVEL: 'info',
+    ...settings,
   });
 
   // Terminal 1: APP_RUNNER_ALLOW_PRIVATE_NETWORKS=true npm start
@@ -117,12 +129,30 @@ export async function startReadmeStack(tenant: string, prefix: string): Promise<
 
   const stop = async () => {
     signal(platform, 'SIGINT');
-    for (const vendor of vendors) signal(vendor.child, 'SIGTERM');
+    for (const vendor of vendors) {
+      if (vendor.child.exitCode === null && vendor.child.signalCode === null) signal(vendor.child, 'SIGTERM');
+    }
     const [exit, ...vendorExits] = await Promise.all([platform.exited, ...vendors.map((v) => v.exited)]);
     return { platform: exit, vendors: vendorExits };
   };
   const command = (args: string[]) => run(args, env);
-  return { platform, api: api as string, client, answers, startVendor, command, clientWith, stop };
+  const serve = async (args: string[]) => {
+    const serving = await startServingCommand(BIN, args, env, `platform ${args.join(' ')}`);
+    vendors.push(serving);
+    return serving;
+  };
+  return {
+    platform,
+    api: api as string,
+    client,
+    answers,
+    startVendor,
+    command,
+    serve,
+    token,
+    clientWith,
+    stop,
+  };
 }
 
 /** A free port that is none of the platform's (reserved by name only until each role binds). */

@@ -268,16 +268,30 @@ export interface VendorProcess {
  * `app vendor-double --port <port> [args…]` in its own process group, once it printed its "listening"
  * line (`--idv --webhook-secret <s>` plays the identity-verification vendor).
  */
-export async function startVendorDoubleCommand(
+export function startVendorDoubleCommand(
   port: number,
   env: Env,
   args: readonly string[] = [],
 ): Promise<VendorProcess> {
-  const child = spawn(process.execPath, [APP_BIN, 'vendor-double', '--port', String(port), ...args], {
-    cwd: ROOT,
+  return startServingCommand(
+    APP_BIN,
+    ['vendor-double', '--port', String(port), ...args],
     env,
-    detached: true,
-  });
+    'vendor double',
+  );
+}
+
+/**
+ * A command that serves until stopped (`bin` and its arguments), in its own process group, once it printed
+ * a line saying it is listening.
+ */
+export async function startServingCommand(
+  bin: string,
+  args: readonly string[],
+  env: Env,
+  what: string,
+): Promise<VendorProcess> {
+  const child = spawn(process.execPath, [bin, ...args], { cwd: ROOT, env, detached: true });
   children.add(child);
   child.stdin?.end();
   const { exited, out, err } = collect(child);
@@ -290,9 +304,9 @@ export async function startVendorDoubleCommand(
     };
     child.stdout?.on('data', onData);
     void exited.then((result) =>
-      reject(new Error(`vendor double exited (${result.code}) before listening:\n${result.stderr}`)),
+      reject(new Error(`${what} exited (${result.code}) before listening:\n${result.stderr}`)),
     );
-    setTimeout(() => reject(new Error(`vendor double not listening after 30 s:\n${err()}`)), 30_000).unref();
+    setTimeout(() => reject(new Error(`${what} not listening after 30 s:\n${err()}`)), 30_000).unref();
   });
   return { child, stdout: out, stderr: err, exited };
 }
