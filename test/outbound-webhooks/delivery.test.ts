@@ -7,6 +7,7 @@ import { sql } from 'drizzle-orm';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { notifications } from '../../src/notifications/tables.ts';
+import { startOutboundWebhooks } from '../../src/outbound-webhooks/background.ts';
 import { fanoutPass } from '../../src/outbound-webhooks/fanout.ts';
 import { DeliveryPoster } from '../../src/outbound-webhooks/post.ts';
 import { RETRY_DELAYS_MS } from '../../src/outbound-webhooks/retry-rules.ts';
@@ -245,5 +246,33 @@ describe('the retry ladder', () => {
       error: 'redirect 302 not followed',
     });
     expect(target.received).toHaveLength(0);
+  });
+});
+
+describe('without SECRET_STORE_KEY', () => {
+  it('reads the trail, so no event is lost, and sends nothing: deliveries wait', async () => {
+    const r = await receiver();
+    const endpoint = await addEndpoint(platform.database, alpha, r.url, ['run.completed']);
+    await runCompleted(platform.database, alpha);
+    const worker = startOutboundWebhooks({
+      database: platform.database,
+      logger: pino({ level: 'silent' }),
+      secretStoreKey: null,
+      allowPrivateNetworks: true,
+      fanoutIntervalMs: 20,
+      fanout: { holdMs: 0 },
+    });
+    open.push({ close: () => worker.stop() });
+    expect(worker.sender).toBeNull();
+    await until('the delivery queued', async () =>
+      (await deliveriesOf(platform.database, endpoint.id)).length === 1 ? true : null,
+    );
+    await worker.stop();
+    const [waiting] = await deliveriesOf(platform.database, endpoint.id);
+    expect(waiting).toMatchObject({ status: 'pending', attempts: 0 });
+    expect(r.received).toHaveLength(0);
+    // A worker with the key sends it.
+    sender(() => new Date());
+    await until('delivered once a worker has the key', async () => (r.received.length === 1 ? true : null));
   });
 });
