@@ -5,6 +5,8 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import { auditEvents } from '../../src/audit/tables.ts';
 import type { Queryable } from '../../src/db/pool.ts';
+import type { DeliveryView } from '../../src/outbound-webhooks/deliveries.ts';
+import type { EndpointView } from '../../src/outbound-webhooks/endpoints.ts';
 import {
   sealEndpointSecret,
   webhookDeliveries,
@@ -25,36 +27,9 @@ export async function startWebhooksPlatform(
   });
 }
 
-export interface EndpointAnswer {
-  id: string;
-  url: string;
-  description: string | null;
-  events: string[];
-  enabled: boolean;
-  lastDeliveryAt: string | null;
-  failing: boolean;
-  createdAt: string;
-  updatedAt: string;
-  secret?: string;
-}
-
-export interface DeliveryAnswer {
-  id: string;
-  endpointId: string;
-  eventId: string;
-  event: string;
-  workflowRunId: string | null;
-  status: string;
-  attempts: number;
-  nextAttemptAt: string | null;
-  lastAttemptAt: string | null;
-  responseCode: number | null;
-  latencyMs: number | null;
-  error: string | null;
-  deliveredAt: string | null;
-  createdAt: string;
-  occurredAt: string;
-}
+/** An endpoint as the API answers it (the secret only on create). */
+export type EndpointAnswer = EndpointView & { secret?: string };
+export type DeliveryAnswer = DeliveryView;
 
 export const webhooksCalls = (platform: TestPlatform) => ({
   token: (tenant = 'acme', permissions?: string[]) =>
