@@ -12,7 +12,7 @@ import { defaultTenantSettings } from '../../tenants/settings.ts';
 import { tenants } from '../../tenants/tables.ts';
 import { type ApprovalRow, publishSettingsOf } from './approvals-rules.ts';
 import { type ApprovalOrigin, definitionApprovals } from './approvals-tables.ts';
-import type { DefinitionContext, DefinitionRow, VersionRow } from './service.ts';
+import type { DefinitionContext, DefinitionRow, VersionRow } from './context.ts';
 
 /** The tenant's approval settings for definitions as they are now. */
 export async function publishSettings(db: Queryable, tenantId: string) {

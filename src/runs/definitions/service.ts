@@ -5,27 +5,18 @@
 import { and, desc, eq, max, sql } from 'drizzle-orm';
 import { auditedBy } from '../../audit/actor.ts';
 import { recordAudit } from '../../audit/trail.ts';
-import type { Database, Queryable, Tx } from '../../db/pool.ts';
-import type { AuthenticatedPrincipal } from '../../http/auth.ts';
+import type { Queryable, Tx } from '../../db/pool.ts';
 import { ApiError, conflict, notFound, validationError } from '../../http/errors.ts';
 import { lockTenantInstalls } from '../../installs/index.ts';
 import type { DefinitionBody, DefinitionKind, DefinitionStatus } from '../model.ts';
 import { definitions, definitionVersions } from '../tables.ts';
 import { type ApprovalView, approvalView } from './approvals-rules.ts';
 import { assertNoOpenApproval, publishSettings, requestApproval } from './approvals-store.ts';
+import type { DefinitionContext, DefinitionRow, VersionRow } from './context.ts';
 import { loadSnapshot } from './snapshot.ts';
 import { installNamesOf, shapeIssues, type Validation, validateDefinition } from './validation.ts';
 
-export interface DefinitionContext {
-  database: Database;
-  principal: AuthenticatedPrincipal;
-  requestId: string;
-  /** WEBHOOK_PUBLIC_URL, read by validation (install_no_webhook). */
-  settings: { webhookBase: string | null };
-}
-
-export type DefinitionRow = typeof definitions.$inferSelect;
-export type VersionRow = typeof definitionVersions.$inferSelect;
+export type { DefinitionContext, DefinitionRow, VersionRow };
 
 export const NOUN: Record<DefinitionKind, string> = { workflow: 'workflow', rule_set: 'rule set' };
 
