@@ -6,19 +6,11 @@ import { signingSecrets } from './endpoint-secrets.ts';
 import { auditEndpoint, requireEndpoint, requireKey, type WebhookContext } from './endpoints.ts';
 import type { EventBody } from './event-body.ts';
 import { PING } from './event-types.ts';
-import type { PostResult } from './post.ts';
+import type { DeliveryPoster, PostResult } from './post.ts';
 import { maskedUrl } from './url-mask.ts';
 
-/** The one thing of a poster a ping needs (DeliveryPoster). */
-export interface Poster {
-  post: (delivery: {
-    url: string;
-    eventType: string;
-    deliveryId: string;
-    body: string;
-    secrets: readonly string[];
-  }) => Promise<PostResult>;
-}
+/** The one thing of a poster a ping needs. */
+export type Poster = Pick<DeliveryPoster, 'post'>;
 
 export function pingBody(tenantId: string, endpointId: string, now: Date): EventBody {
   return {
