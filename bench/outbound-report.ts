@@ -34,6 +34,7 @@ export interface Report {
   buckets: number[];
   /** Row 3: the lag's p99 of the rows committed in each third of the measured seconds. */
   lagP99ByThird: number[];
+  /** Rows 3-4: arrivals beyond the first of a delivery (event and endpoint). */
   duplicates: number;
   badSignatures: number;
   /** Percentiles (to_pass_50 … latency_99) over the measured rows' deliveries, ms. */
@@ -45,6 +46,8 @@ export interface Report {
   burstStatements: StatementTime[];
   /** Row 4: from its last arrival to its last outcome written, ms. */
   outcomesBehindMs: number;
+  /** What each worker logged at level error. */
+  workerErrors: { name: string; count: number; messages: string[] }[];
 }
 
 const ms = (v: number) => (Number.isNaN(v) ? '—' : v.toFixed(0));
@@ -128,8 +131,7 @@ export function printReport(report: Report): void {
         `${ms(quantile(report.batchMs, 0.5))} ms, p99 ${ms(quantile(report.batchMs, 0.99))} ms): ` +
         `${report.warmupSeconds} s warm-up, ${report.seconds} s measured (${report.measuredRows} rows, ` +
         `${report.measuredRows * report.endpoints} deliveries), the hold's 10 s more; ${report.raisedRows} rows ` +
-        `in all, every delivery arrived (${report.duplicates} duplicates, ${report.badSignatures} bad signatures ` +
-        `over the run). Rate and CPU over the ${(s.wall / 1000).toFixed(0)} s from the measured rows' hold's ` +
+        `in all, every delivery arrived. Rate and CPU over the ${(s.wall / 1000).toFixed(0)} s from the measured rows' hold's ` +
         `end: cores used by the load generator ${cores(s.own)}, worker(s) ${cores(s.workers)}, receiver ` +
         `${cores(s.receiver)}, PostgreSQL ${cores(s.postgres)}, others ${cores(s.others)}; ` +
         `${((s.commits / s.wall) * 1000).toFixed(0)} commits a second.`,
@@ -152,7 +154,9 @@ export function printReport(report: Report): void {
   if (capacity) {
     console.log(
       `\nrow 4: ${capacity.n} deliveries, the last one's outcome written ` +
-        `${(report.outcomesBehindMs / 1000).toFixed(1)} s after the last arrival (each claimed delivery's lease: 60 s)`,
+        `${(report.outcomesBehindMs / 1000).toFixed(1)} s after the last arrival (each claimed delivery's lease: 60 s). ` +
+        `Over the run (rows 3 and 4): ${report.duplicates} deliveries arrived twice or more, ` +
+        `${report.badSignatures} signatures failed at the receiver.`,
     );
     printStatements(
       `row 4's ${(capacity.stretch.wall / 1000).toFixed(0)} s`,
@@ -160,6 +164,11 @@ export function printReport(report: Report): void {
       capacity.stretch.wall / 1000,
     );
   }
+
+  for (const w of report.workerErrors)
+    console.log(
+      `\n${w.name} logged ${w.count} errors${w.count ? `; the last: ${w.messages.join(' | ')}` : ''}`,
+    );
 
   const steadyRate = steady?.perSecond ?? Number.NaN;
   const offered = report.rate * report.endpoints;

@@ -23,6 +23,8 @@ const HERE = path.dirname(fileURLToPath(import.meta.url));
 interface Child<Q, M> {
   pid: number;
   first: M;
+  /** The error lines it logged (pino level 50 and up): how many, and the messages of the last few. */
+  errors: { count: number; messages: string[] };
   /** Sends a question; resolves with the next message. */
   ask(question: Q): Promise<M>;
   /** SIGTERM; resolves once it exited. */
@@ -37,8 +39,22 @@ async function spawnChild<Q, M>(file: string, env: Record<string, string>): Prom
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });
   let output = '';
+  let partial = '';
+  const errors = { count: 0, messages: [] as string[] };
   const keep = (chunk: Buffer) => {
-    output = (output + chunk.toString('utf8')).slice(-4000);
+    const text = chunk.toString('utf8');
+    output = (output + text).slice(-4000);
+    const lines = (partial + text).split('\n');
+    partial = lines.pop() ?? '';
+    for (const line of lines) {
+      const level = /"level":(\d+)/.exec(line)?.[1];
+      if (Number(level) < 50) continue;
+      errors.count += 1;
+      const msg = /"msg":"([^"]*)"/.exec(line)?.[1] ?? line.slice(0, 200);
+      // The innermost cause's message (the driver's, say `deadlock detected`) is the last one logged.
+      const err = [...line.matchAll(/"message":"((?:[^"\\]|\\.)*)"/g)].at(-1)?.[1]?.slice(0, 120);
+      errors.messages = [...errors.messages, err ? `${msg}: ${err}` : msg].slice(-5);
+    }
   };
   child.stdout?.on('data', keep);
   child.stderr?.on('data', keep);
@@ -58,6 +74,7 @@ async function spawnChild<Q, M>(file: string, env: Record<string, string>): Prom
   return {
     pid: child.pid as number,
     first: ready,
+    errors,
     ask: (question) =>
       new Promise((resolve) => {
         waiting.push(resolve);
@@ -72,6 +89,7 @@ async function spawnChild<Q, M>(file: string, env: Record<string, string>): Prom
 
 export interface WorkerProcess {
   name: string;
+  errors: { count: number; messages: string[] };
   /** CPU ms so far and the statement times since the last reset. */
   usage(reset?: boolean): Promise<{ cpuMs: number; statements: StatementTime[] }>;
   stop(): Promise<void>;
@@ -81,6 +99,7 @@ export async function startWorkerProcess(name: string, env: Record<string, strin
   const child = await spawnChild<{ reset: boolean }, OutboundWorkerMessage>('outbound-worker.ts', env);
   return {
     name,
+    errors: child.errors,
     usage: async (reset = false) => {
       const answer = await child.ask({ reset });
       if (answer.kind !== 'usage') throw new Error('the worker answered out of turn');

@@ -51,6 +51,7 @@ import {
   until,
   type WorkerProcess,
 } from './outbound-support.ts';
+import type { StatementTime } from './outbound-worker.ts';
 import { withBenchDatabase } from './support.ts';
 import { postmasterOf } from './usage.ts';
 import { inFlight } from './webhooks-support.ts';
@@ -68,6 +69,26 @@ const TICK_MS = 100;
 const IN_FLIGHT = 64; // the sender's default concurrency
 const HOLD = TRAIL_HOLD_MS;
 const epochNow = () => performance.timeOrigin + performance.now();
+
+/** The workers' statement times, summed by text. */
+function merged(usages: { statements: StatementTime[] }[]): StatementTime[] {
+  const byText = new Map<string, StatementTime>();
+  for (const t of usages.flatMap((u) => u.statements)) {
+    const seen = byText.get(t.text);
+    byText.set(
+      t.text,
+      seen
+        ? {
+            ...seen,
+            count: seen.count + t.count,
+            totalMs: seen.totalMs + t.totalMs,
+            maxMs: Math.max(seen.maxMs, t.maxMs),
+          }
+        : t,
+    );
+  }
+  return [...byText.values()];
+}
 
 async function main() {
   await withBenchDatabase('apps-platform-bench-outbound-', async ({ dir, url, closers }) => {
@@ -228,7 +249,7 @@ async function main() {
     await sleep(SECONDS * 1000);
     const windowEnd = epochNow();
     const steadyStretch = await stopSteady();
-    const statements = (await Promise.all(workers.map((w) => w.usage()))).flatMap((u) => u.statements);
+    const statements = merged(await Promise.all(workers.map((w) => w.usage())));
     await steady.stop();
     const loadSeconds = (epochNow() - loadStarted) / 1000;
     const raisedRows = steady.raised();
@@ -257,7 +278,7 @@ async function main() {
       load: steadyLoadAvg,
     });
     // Arrivals a second in each whole 5 s of the window, and the lag's trend across it.
-    const buckets = new Array(Math.floor((windowEnd - windowStart) / 5000)).fill(0) as number[];
+    const buckets = new Array(Math.round((windowEnd - windowStart) / 5000)).fill(0) as number[];
     for (const a of receiver.arrivals) {
       const bucket = Math.floor((a[3] - windowStart) / 5000);
       if (committed.has(a[0]) && bucket >= 0 && bucket < buckets.length)
@@ -274,8 +295,6 @@ async function main() {
         0.99,
       ),
     );
-    const eventKeys = receiver.arrivals.filter((a) => committed.has(a[0])).map((a) => `${a[1]}/${a[2]}`);
-    const duplicates = eventKeys.length - new Set(eventKeys).size;
 
     // Where the measured rows' time went, from the deliveries' own columns (the workers' and PostgreSQL's
     // clocks): the pass that wrote the delivery started (created_at) past the hold; it was sent (last_attempt_at,
@@ -322,7 +341,7 @@ async function main() {
     const stopBurst = await meter();
     await until('the backlog delivered', burstArrived, BURST_ROWS * ENDPOINTS, 10 * 60_000, 50);
     const burstStretch = await stopBurst();
-    const burstStatements = (await Promise.all(workers.map((w) => w.usage()))).flatMap((u) => u.statements);
+    const burstStatements = merged(await Promise.all(workers.map((w) => w.usage())));
     const burstTimes = receiver.arrivals.filter((a) => burst.has(a[0])).map((a) => a[3]);
     const burstSpan = Math.max(...burstTimes) - Math.min(...burstTimes);
     // The sender writes outcomes behind its posts: how long after the last arrival the last was written.
@@ -343,6 +362,11 @@ async function main() {
       load: burstLoad,
     });
     const { badSignatures } = await receiver.poll();
+    // Deliveries that arrived more than once (sent again once their lease ran out), over the whole run.
+    const eventKeys = receiver.arrivals
+      .filter((a) => committed.has(a[0]) || burst.has(a[0]))
+      .map((a) => `${a[1]}/${a[2]}`);
+    const duplicates = eventKeys.length - new Set(eventKeys).size;
 
     printReport({
       rows,
@@ -365,6 +389,7 @@ async function main() {
       statements,
       burstStatements,
       outcomesBehindMs,
+      workerErrors: workers.map((w) => ({ name: w.name, ...w.errors })),
     });
   });
 }
