@@ -44,8 +44,9 @@ export interface Report {
   /** The workers' statements in row 3's window, and in row 4's. */
   statements: StatementTime[];
   burstStatements: StatementTime[];
-  /** Row 4: from its last arrival to its last outcome written, ms. */
+  /** Row 4: from its last arrival to its last outcome written, ms; and the outcomes written at that arrival. */
   outcomesBehindMs: number;
+  writtenAtLastArrival: number;
   /** What each worker logged at level error. */
   workerErrors: { name: string; count: number; messages: string[] }[];
 }
@@ -68,7 +69,13 @@ function partOf(text: string): string {
     )
   )
     return 'claim';
-  if (/^update "webhook_(deliveries|endpoints)" set/.test(text)) return 'outcome writes';
+  // The outcome writes one by one (drizzle's, quoted) or a batch at once (with the endpoints' lock).
+  if (
+    /^update "?webhook_(deliveries|endpoints)"?( [de])? set|^select id from webhook_endpoints where/.test(
+      text,
+    )
+  )
+    return 'outcome writes';
   if (/^(begin|commit|rollback)$/i.test(text)) return 'begin/commit (passes, outcome writes)';
   return 'other (engine, sweeps)';
 }
@@ -153,7 +160,8 @@ export function printReport(report: Report): void {
   }
   if (capacity) {
     console.log(
-      `\nrow 4: ${capacity.n} deliveries, the last one's outcome written ` +
+      `\nrow 4: ${capacity.n} deliveries; as the last arrived, ${report.writtenAtLastArrival} outcomes of them were ` +
+        `written, the last one ` +
         `${(report.outcomesBehindMs / 1000).toFixed(1)} s after the last arrival (each claimed delivery's lease: 60 s). ` +
         `Over the run (rows 3 and 4): ${report.duplicates} deliveries arrived twice or more, ` +
         `${report.badSignatures} signatures failed at the receiver.`,

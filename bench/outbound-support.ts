@@ -48,7 +48,7 @@ async function spawnChild<Q, M>(file: string, env: Record<string, string>): Prom
     partial = lines.pop() ?? '';
     for (const line of lines) {
       const level = /"level":(\d+)/.exec(line)?.[1];
-      if (Number(level) < 50) continue;
+      if (level === undefined || Number(level) < 50) continue;
       errors.count += 1;
       const msg = /"msg":"([^"]*)"/.exec(line)?.[1] ?? line.slice(0, 200);
       // The innermost cause's message (the driver's, say `deadlock detected`) is the last one logged.

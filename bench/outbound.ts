@@ -340,6 +340,8 @@ async function main() {
     await Promise.all(workers.map((w) => w.usage(true)));
     const stopBurst = await meter();
     await until('the backlog delivered', burstArrived, BURST_ROWS * ENDPOINTS, 10 * 60_000, 50);
+    const delivered = sql`select count(*) as n from webhook_deliveries where status = 'delivered'`;
+    const writtenAtLastArrival = (await count(delivered)) - raisedRows * ENDPOINTS;
     const burstStretch = await stopBurst();
     const burstStatements = merged(await Promise.all(workers.map((w) => w.usage())));
     const burstTimes = receiver.arrivals.filter((a) => burst.has(a[0])).map((a) => a[3]);
@@ -347,7 +349,7 @@ async function main() {
     // The sender writes outcomes behind its posts: how long after the last arrival the last was written.
     await until(
       'the backlog’s outcomes written',
-      () => count(sql`select count(*) as n from webhook_deliveries where status = 'delivered'`),
+      () => count(delivered),
       (raisedRows + BURST_ROWS) * ENDPOINTS,
       10 * 60_000,
       20,
@@ -389,6 +391,7 @@ async function main() {
       statements,
       burstStatements,
       outcomesBehindMs,
+      writtenAtLastArrival,
       workerErrors: workers.map((w) => ({ name: w.name, ...w.errors })),
     });
   });
