@@ -204,13 +204,15 @@ async function main() {
         stretch,
         load: rowLoad,
       });
+      // Its audit rows go too: the trail's cursor stands where the migration put it, so a worker would read them.
       await database.db.execute(sql`delete from webhook_deliveries`);
+      await database.db.execute(sql`delete from audit_events where action = 'workflow.run.completed'`);
       await database.db.execute(sql`update webhook_endpoints set last_delivery_at = null`);
       await poller.db.execute(sql`vacuum analyze webhook_deliveries`);
       await poller.db.execute(sql`vacuum analyze webhook_endpoints`);
     }
 
-    // The workers: `platform start --role worker` each, its trail cursor in place before any row is raised.
+    // The workers: `platform start --role worker` each, the trail's cursor in place before any row is raised.
     for (let i = 0; i < WORKERS; i++) {
       workers.push(
         await startWorkerProcess(`worker-${i + 1}`, {
