@@ -1,6 +1,7 @@
 // What bench/outbound.ts stands on besides bench/support.ts and bench/usage.ts: its child processes (the
 // worker, bench/outbound-worker.ts, and the receiver, bench/outbound-receiver.ts) and what they used,
-// endpoints and audit rows written straight to the database, the steady load, and the floors' rows.
+// endpoints and audit rows written straight to the database, the steady load, the floors' rows, and the
+// figures (first arrivals, statement times summed, the deliveries' own timings).
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
@@ -23,7 +24,7 @@ const HERE = path.dirname(fileURLToPath(import.meta.url));
 interface Child<Q, M> {
   pid: number;
   first: M;
-  /** The error lines it logged (pino level 50 and up): how many, and the messages of the last few. */
+  /** The error lines it logged (level error or fatal): how many, and the messages of the last few. */
   errors: { count: number; messages: string[] };
   /** Sends a question; resolves with the next message. */
   ask(question: Q): Promise<M>;
@@ -47,8 +48,8 @@ async function spawnChild<Q, M>(file: string, env: Record<string, string>): Prom
     const lines = (partial + text).split('\n');
     partial = lines.pop() ?? '';
     for (const line of lines) {
-      const level = /"level":(\d+)/.exec(line)?.[1];
-      if (level === undefined || Number(level) < 50) continue;
+      // The platform logs the level's label (src/logging.ts); pino's number otherwise.
+      if (!/"level":("error"|"fatal"|5\d|60)\b/.test(line)) continue;
       errors.count += 1;
       const msg = /"msg":"([^"]*)"/.exec(line)?.[1] ?? line.slice(0, 200);
       // The innermost cause's message (the driver's, say `deadlock detected`) is the last one logged.
@@ -314,4 +315,67 @@ export async function until(
     if (performance.now() > giveUpAt) throw new Error(`${what}: ${now} of ${expected} after ${limitMs} ms`);
     await sleep(everyMs);
   }
+}
+
+/** The first arrival of each delivery (event and endpoint) of the runs in `of`. */
+export function firstArrivals(arrivals: Arrival[], of: Map<string, number>): Arrival[] {
+  const seen = new Set<string>();
+  return arrivals.filter((a) => {
+    const key = `${a[1]}/${a[2]}`;
+    if (!of.has(a[0]) || seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+/** The workers' statement times, summed by text. */
+export function merged(usages: { statements: StatementTime[] }[]): StatementTime[] {
+  const byText = new Map<string, StatementTime>();
+  for (const t of usages.flatMap((u) => u.statements)) {
+    const seen = byText.get(t.text);
+    byText.set(
+      t.text,
+      seen
+        ? {
+            ...seen,
+            count: seen.count + t.count,
+            totalMs: seen.totalMs + t.totalMs,
+            maxMs: Math.max(seen.maxMs, t.maxMs),
+          }
+        : t,
+    );
+  }
+  return [...byText.values()];
+}
+
+/**
+ * Where the rows' time went, from their deliveries' own columns (the workers' and PostgreSQL's clocks): from
+ * the hold's end to the start of the trail pass that wrote the delivery (created_at), from there to its send
+ * (last_attempt_at, the sender's clock at the send), and the poster's latency; p50/p95/p99 of each
+ * (to_pass_50 … latency_99), and the passes that wrote them.
+ */
+export async function deliveryBreakdown(database: Database, runIds: string[], holdMs: number) {
+  const breakdown = (
+    await database.db.execute<Record<string, number>>(sql`
+      with d as (
+        select extract(epoch from d.created_at - a.occurred_at) * 1000 - ${holdMs} as to_pass,
+          extract(epoch from d.last_attempt_at - d.created_at) * 1000 as to_send,
+          d.latency_ms::float8 as latency
+        from webhook_deliveries d join audit_events a on a.id = d.audit_event_id
+        where a.resource_id = any(${sql.param(runIds)}::text[]) and d.status = 'delivered'
+      )
+      select ${sql.raw(
+        ['to_pass', 'to_send', 'latency']
+          .flatMap((c) =>
+            [0.5, 0.95, 0.99].map(
+              (q) => `percentile_cont(${q}) within group (order by ${c}) as ${c}_${q * 100}`,
+            ),
+          )
+          .join(', '),
+      )} from d`)
+  ).rows[0] as Record<string, number>;
+  const passes = await database.db.execute<{ n: string }>(sql`
+    select count(distinct d.created_at) as n from webhook_deliveries d join audit_events a on a.id = d.audit_event_id
+    where a.resource_id = any(${sql.param(runIds)}::text[])`);
+  return { breakdown, passes: Number(passes.rows[0]?.n) };
 }

@@ -39,6 +39,9 @@ import { printReport, type Row } from './outbound-report.ts';
 import {
   addEndpoints,
   BENCH_EVENT,
+  deliveryBreakdown,
+  firstArrivals,
+  merged,
   meterStretch,
   pendingDeliveries,
   quantile,
@@ -51,7 +54,6 @@ import {
   until,
   type WorkerProcess,
 } from './outbound-support.ts';
-import type { StatementTime } from './outbound-worker.ts';
 import { withBenchDatabase } from './support.ts';
 import { postmasterOf } from './usage.ts';
 import { inFlight } from './webhooks-support.ts';
@@ -69,26 +71,6 @@ const TICK_MS = 100;
 const IN_FLIGHT = 64; // the sender's default concurrency
 const HOLD = TRAIL_HOLD_MS;
 const epochNow = () => performance.timeOrigin + performance.now();
-
-/** The workers' statement times, summed by text. */
-function merged(usages: { statements: StatementTime[] }[]): StatementTime[] {
-  const byText = new Map<string, StatementTime>();
-  for (const t of usages.flatMap((u) => u.statements)) {
-    const seen = byText.get(t.text);
-    byText.set(
-      t.text,
-      seen
-        ? {
-            ...seen,
-            count: seen.count + t.count,
-            totalMs: seen.totalMs + t.totalMs,
-            maxMs: Math.max(seen.maxMs, t.maxMs),
-          }
-        : t,
-    );
-  }
-  return [...byText.values()];
-}
 
 async function main() {
   await withBenchDatabase('apps-platform-bench-outbound-', async ({ dir, url, closers }) => {
@@ -259,18 +241,19 @@ async function main() {
       'every delivery of the steady load',
       async () => {
         await receiver.poll();
-        return receiver.arrivals.filter((a) => committed.has(a[0])).length;
+        return firstArrivals(receiver.arrivals, committed).length;
       },
       raisedRows * ENDPOINTS,
       3 * 60_000,
       250,
     );
     const inWindow = (at: number) => at >= t0 && at < t0 + SECONDS * 1000;
-    const measured = receiver.arrivals.filter((a) => inWindow(committed.get(a[0]) ?? 0));
+    // A delivery's first arrival: one sent again (its outcome lost, its lease run out) counts once, at its
+    // first; the repeats are counted at the end.
+    const firsts = firstArrivals(receiver.arrivals, committed);
+    const measured = firsts.filter((a) => inWindow(committed.get(a[0]) as number));
     const lags = measured.map((a) => a[3] - (committed.get(a[0]) as number) - HOLD);
-    const arrivedInWindow = receiver.arrivals.filter(
-      (a) => committed.has(a[0]) && a[3] >= windowStart && a[3] < windowEnd,
-    ).length;
+    const arrivedInWindow = firsts.filter((a) => a[3] >= windowStart && a[3] < windowEnd).length;
     rows.push({
       name: `3. sustained: ${RATE} rows/s × ${ENDPOINTS} endpoints`,
       n: arrivedInWindow,
@@ -281,10 +264,9 @@ async function main() {
     });
     // Arrivals a second in each whole 5 s of the window, and the lag's trend across it.
     const buckets = new Array(Math.round((windowEnd - windowStart) / 5000)).fill(0) as number[];
-    for (const a of receiver.arrivals) {
+    for (const a of firsts) {
       const bucket = Math.floor((a[3] - windowStart) / 5000);
-      if (committed.has(a[0]) && bucket >= 0 && bucket < buckets.length)
-        buckets[bucket] = (buckets[bucket] ?? 0) + 1;
+      if (bucket >= 0 && bucket < buckets.length) buckets[bucket] = (buckets[bucket] ?? 0) + 1;
     }
     const thirds = [0, 1, 2].map((k) =>
       quantile(
@@ -298,34 +280,9 @@ async function main() {
       ),
     );
 
-    // Where the measured rows' time went, from the deliveries' own columns (the workers' and PostgreSQL's
-    // clocks): the pass that wrote the delivery started (created_at) past the hold; it was sent (last_attempt_at,
-    // the sender's clock at the send) after that; the poster's latency.
+    // Where the measured rows' time went, from the deliveries' own columns.
     const ids = [...committed.entries()].filter(([, at]) => inWindow(at)).map(([id]) => id);
-    const breakdown = (
-      await poller.db.execute<Record<string, number>>(sql`
-        with d as (
-          select extract(epoch from d.created_at - a.occurred_at) * 1000 - ${HOLD} as to_pass,
-            extract(epoch from d.last_attempt_at - d.created_at) * 1000 as to_send,
-            d.latency_ms::float8 as latency
-          from webhook_deliveries d join audit_events a on a.id = d.audit_event_id
-          where a.resource_id = any(${sql.param(ids)}::text[]) and d.status = 'delivered'
-        )
-        select ${sql.raw(
-          ['to_pass', 'to_send', 'latency']
-            .flatMap((c) =>
-              [0.5, 0.95, 0.99].map(
-                (q) => `percentile_cont(${q}) within group (order by ${c}) as ${c}_${q * 100}`,
-              ),
-            )
-            .join(', '),
-        )} from d`)
-    ).rows[0] as Record<string, number>;
-    const passes = (
-      await poller.db.execute<{ n: string }>(sql`
-        select count(distinct d.created_at) as n from webhook_deliveries d join audit_events a on a.id = d.audit_event_id
-        where a.resource_id = any(${sql.param(ids)}::text[])`)
-    ).rows[0]?.n;
+    const { breakdown, passes } = await deliveryBreakdown(poller, ids, HOLD);
 
     // 4. Capacity: a backlog of BURST rows raised at once; from its first arrival to its last.
     const burst = new Map<string, number>();
@@ -335,7 +292,7 @@ async function main() {
     }
     const burstArrived = async () => {
       await receiver.poll();
-      return receiver.arrivals.filter((a) => burst.has(a[0])).length;
+      return firstArrivals(receiver.arrivals, burst).length;
     };
     await until('the backlog’s first delivery', burstArrived, 1, 60_000, 20);
     const burstLoad = load();
@@ -346,7 +303,7 @@ async function main() {
     const writtenAtLastArrival = (await count(delivered)) - raisedRows * ENDPOINTS;
     const burstStretch = await stopBurst();
     const burstStatements = merged(await Promise.all(workers.map((w) => w.usage())));
-    const burstTimes = receiver.arrivals.filter((a) => burst.has(a[0])).map((a) => a[3]);
+    const burstTimes = firstArrivals(receiver.arrivals, burst).map((a) => a[3]);
     const burstSpan = Math.max(...burstTimes) - Math.min(...burstTimes);
     // The sender writes outcomes behind its posts: how long after the last arrival the last was written.
     await until(
@@ -389,7 +346,7 @@ async function main() {
       duplicates,
       badSignatures,
       breakdown,
-      passes: Number(passes),
+      passes,
       statements,
       burstStatements,
       outcomesBehindMs,
