@@ -49,7 +49,7 @@ async function spawnChild<Q, M>(file: string, env: Record<string, string>): Prom
     partial = lines.pop() ?? '';
     for (const line of lines) {
       // The platform logs the level's label (src/logging.ts); pino's number otherwise.
-      if (!/"level":("error"|"fatal"|5\d|60)\b/.test(line)) continue;
+      if (!/"level":("error"|"fatal"|(5\d|60)\b)/.test(line)) continue;
       errors.count += 1;
       const msg = /"msg":"([^"]*)"/.exec(line)?.[1] ?? line.slice(0, 200);
       // The innermost cause's message (the driver's, say `deadlock detected`) is the last one logged.
