@@ -27,12 +27,14 @@ import { performance } from 'node:perf_hooks';
 import { sql } from 'drizzle-orm';
 import pino from 'pino';
 import { openDatabase } from '../src/db/pool.ts';
-import { signingSecrets } from '../src/outbound-webhooks/endpoint-secrets.ts';
-import { eventBody } from '../src/outbound-webhooks/event-body.ts';
-import { TRAIL_HOLD_MS } from '../src/outbound-webhooks/fanout.ts';
-import { DeliveryPoster } from '../src/outbound-webhooks/post.ts';
-import { startDeliverySender } from '../src/outbound-webhooks/sender.ts';
-import { webhookEndpoints } from '../src/outbound-webhooks/tables.ts';
+import {
+  DeliveryPoster,
+  eventBody,
+  signingSecrets,
+  startDeliverySender,
+  TRAIL_HOLD_MS,
+  webhookEndpoints,
+} from '../src/outbound-webhooks/index.ts';
 import { ensureTenant } from '../src/tenants/service.ts';
 import { freePort } from '../test/support/free-port.ts';
 import { printReport, type Row } from './outbound-report.ts';
