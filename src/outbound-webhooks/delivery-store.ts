@@ -6,7 +6,7 @@ import type { Database } from '../db/pool.ts';
 import { notify } from '../notifications/service.ts';
 import type { EventSource } from './event-body.ts';
 import { afterFailure } from './retry-rules.ts';
-import { webhookDeliveries, webhookEndpoints } from './tables.ts';
+import { webhookEndpoints } from './tables.ts';
 
 /** How long a claimed delivery is the claimer's: past it, a sender that died has left it due again. */
 export const CLAIM_LEASE_MS = 60_000;
@@ -103,53 +103,75 @@ export interface AttemptResult {
   error: string | null;
 }
 
+const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
 /**
  * Writes attempts' outcomes in one transaction: delivered ones end; failed ones move along the ladder;
  * the fifth failure exhausts the delivery, marks its endpoint failing and, when the endpoint was not
  * failing yet, notifies the tenant's holders of webhooks:write. A delivered one clears failing.
+ *
+ * A few statements whatever the batch's size: the deliveries in one update, then the endpoints the batch
+ * touches locked in id order before any is written. Every worker's sender writes its outcomes so, and the
+ * same endpoints are in many workers' batches: taken in one order, their locks never deadlock (a deadlock
+ * would lose the batch, and its deliveries would be sent again when their leases ran out).
  */
 export async function recordAttempts(database: Database, results: readonly AttemptResult[]): Promise<void> {
   if (results.length === 0) return;
-  await database.db.transaction(async (tx) => {
-    for (const r of results) {
+  // One row a delivery, its last result in the batch (as if each were written in turn), in id order.
+  const last = new Map<string, AttemptResult>();
+  for (const r of results) last.set(r.deliveryId, r);
+  const rows = [...last.values()]
+    .sort((a, b) => compare(a.deliveryId, b.deliveryId))
+    .map((r) => {
       const attempts = r.attemptsBefore + 1;
-      const common = {
+      const next = r.delivered ? null : afterFailure(attempts, r.at);
+      return {
+        id: r.deliveryId,
+        status: next ? next.status : 'delivered',
         attempts,
-        lastAttemptAt: r.at,
+        at: r.at.toISOString(),
         responseCode: r.responseCode,
         latencyMs: r.latencyMs,
         error: r.error,
+        nextAttemptAt: next?.status === 'failed' ? next.nextAttemptAt.toISOString() : null,
       };
-      if (r.delivered) {
-        await tx
-          .update(webhookDeliveries)
-          .set({ ...common, status: 'delivered', deliveredAt: r.at })
-          .where(eq(webhookDeliveries.id, r.deliveryId));
-        continue;
-      }
-      const next = afterFailure(attempts, r.at);
-      await tx
-        .update(webhookDeliveries)
-        .set({
-          ...common,
-          status: next.status,
-          ...(next.status === 'failed' ? { nextAttemptAt: next.nextAttemptAt } : {}),
-        })
-        .where(eq(webhookDeliveries.id, r.deliveryId));
-      if (next.status === 'exhausted') await markFailing(tx, r);
-    }
-    const delivered = results.filter((r) => r.delivered);
-    const latest = new Map<string, Date>();
-    for (const r of delivered) {
-      const seen = latest.get(r.endpointId);
-      if (!seen || seen < r.at) latest.set(r.endpointId, r.at);
-    }
-    for (const [endpointId, at] of latest) {
-      await tx
-        .update(webhookEndpoints)
-        .set({ lastDeliveryAt: sql`greatest(${webhookEndpoints.lastDeliveryAt}, ${at})`, failingSince: null })
-        .where(eq(webhookEndpoints.id, endpointId));
-    }
+    });
+  const column = <K extends keyof (typeof rows)[number]>(key: K) => sql.param(rows.map((row) => row[key]));
+  const exhausted = results.filter(
+    (r) => !r.delivered && afterFailure(r.attemptsBefore + 1, r.at).status === 'exhausted',
+  );
+  const latest = new Map<string, Date>();
+  for (const r of results) {
+    if (!r.delivered) continue;
+    const seen = latest.get(r.endpointId);
+    if (!seen || seen < r.at) latest.set(r.endpointId, r.at);
+  }
+  const endpointIds = [...new Set([...exhausted.map((r) => r.endpointId), ...latest.keys()])].sort(compare);
+  await database.db.transaction(async (tx) => {
+    // A failed one's next attempt is set, an exhausted one's left as it was; a delivered one's delivered_at set.
+    await tx.execute(sql`
+      update webhook_deliveries d set status = v.status, attempts = v.attempts, last_attempt_at = v.at,
+        response_code = v.response_code, latency_ms = v.latency_ms, error = v.error,
+        delivered_at = case when v.status = 'delivered' then v.at else d.delivered_at end,
+        next_attempt_at = coalesce(v.next_attempt_at, d.next_attempt_at)
+      from unnest(${column('id')}::uuid[], ${column('status')}::text[], ${column('attempts')}::smallint[],
+        ${column('at')}::timestamptz[], ${column('responseCode')}::integer[], ${column('latencyMs')}::integer[],
+        ${column('error')}::text[], ${column('nextAttemptAt')}::timestamptz[])
+        as v(id, status, attempts, at, response_code, latency_ms, error, next_attempt_at)
+      where d.id = v.id`);
+    if (endpointIds.length === 0) return;
+    await tx.execute(sql`
+      select id from webhook_endpoints where id = any(${sql.param(endpointIds)}::uuid[])
+      order by id for no key update`);
+    for (const r of exhausted) await markFailing(tx, r);
+    if (latest.size === 0) return;
+    const delivered = [...latest.keys()].sort(compare);
+    await tx.execute(sql`
+      update webhook_endpoints e
+      set last_delivery_at = greatest(e.last_delivery_at, v.at), failing_since = null
+      from unnest(${sql.param(delivered)}::uuid[],
+        ${sql.param(delivered.map((id) => (latest.get(id) as Date).toISOString()))}::timestamptz[]) as v(id, at)
+      where e.id = v.id`);
   });
 }
 

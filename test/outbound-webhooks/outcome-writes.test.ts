@@ -1,0 +1,157 @@
+// The sender's outcome writes (src/outbound-webhooks/delivery-store.ts recordAttempts) on real PostgreSQL:
+// a batch mixing every outcome leaves each delivery and endpoint as writing them one by one would, and two
+// senders writing batches for the same endpoints at once (each worker has one) never deadlock — a
+// deadlock would lose a batch, and its deliveries would be sent again once their leases ran out.
+import { randomUUID } from 'node:crypto';
+import { eq, inArray, sql } from 'drizzle-orm';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { notifications } from '../../src/notifications/tables.ts';
+import { type AttemptResult, recordAttempts } from '../../src/outbound-webhooks/delivery-store.ts';
+import { webhookDeliveries } from '../../src/outbound-webhooks/tables.ts';
+import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
+import { addEndpoint, endpointRow, runCompleted } from './rows.ts';
+
+let platform: TestPlatform;
+let alpha: string;
+beforeAll(async () => {
+  platform = await startTestPlatform();
+  alpha = await platform.tenantId('alpha');
+}, 120_000);
+afterAll(async () => platform?.close());
+
+const lease = () => new Date(Date.now() + 60_000);
+
+/** A claimed delivery of a new run's end to the endpoint, `attempts` tried already. */
+async function claimedDelivery(endpointId: string, attempts = 0) {
+  const { auditId } = await runCompleted(platform.database, alpha);
+  const [row] = await platform.database.db
+    .insert(webhookDeliveries)
+    .values({
+      tenantId: alpha,
+      endpointId,
+      eventId: randomUUID(),
+      auditEventId: auditId,
+      eventType: 'run.completed',
+      occurredAt: new Date(),
+      status: attempts === 0 ? 'pending' : 'failed',
+      attempts,
+      nextAttemptAt: lease(),
+    })
+    .returning();
+  if (!row) throw new Error('no delivery');
+  return row;
+}
+
+const result = (
+  delivery: { id: string; endpointId: string; attempts: number },
+  at: Date,
+  answer: Partial<AttemptResult> = {},
+): AttemptResult => ({
+  deliveryId: delivery.id,
+  endpointId: delivery.endpointId,
+  tenantId: alpha,
+  eventType: 'run.completed',
+  attemptsBefore: delivery.attempts,
+  at,
+  delivered: true,
+  responseCode: 204,
+  latencyMs: 12,
+  error: null,
+  ...answer,
+});
+
+const failedAnswer = { delivered: false, responseCode: 500, error: 'the endpoint answered 500' };
+const row = async (id: string) =>
+  (await platform.database.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, id)))[0];
+
+it('writes a batch of every outcome as one by one: delivered, a step along the ladder, exhausted and told once', async () => {
+  const good = await addEndpoint(platform.database, alpha, 'https://example.com/good', ['run.completed']);
+  const bad = await addEndpoint(platform.database, alpha, 'https://example.com/bad', ['run.completed']);
+  const delivered = await claimedDelivery(good.id);
+  const failing = await claimedDelivery(good.id, 1);
+  const exhausted = [await claimedDelivery(bad.id, 4), await claimedDelivery(bad.id, 4)];
+  const at = new Date(Date.now() - 1000);
+  const later = new Date(at.getTime() + 500);
+  await recordAttempts(platform.database, [
+    result(delivered, at),
+    result(failing, at, failedAnswer),
+    result(exhausted[0] as typeof delivered, at, {
+      ...failedAnswer,
+      responseCode: null,
+      error: 'connection refused',
+    }),
+    result(exhausted[1] as typeof delivered, later, failedAnswer),
+  ]);
+
+  expect(await row(delivered.id)).toMatchObject({
+    status: 'delivered',
+    attempts: 1,
+    lastAttemptAt: at,
+    deliveredAt: at,
+    responseCode: 204,
+    latencyMs: 12,
+    error: null,
+    nextAttemptAt: delivered.nextAttemptAt,
+  });
+  expect(await row(failing.id)).toMatchObject({
+    status: 'failed',
+    attempts: 2,
+    responseCode: 500,
+    error: 'the endpoint answered 500',
+    deliveredAt: null,
+    nextAttemptAt: new Date(at.getTime() + 5 * 60_000),
+  });
+  expect(await row(exhausted[0]?.id as string)).toMatchObject({
+    status: 'exhausted',
+    attempts: 5,
+    responseCode: null,
+    error: 'connection refused',
+    nextAttemptAt: exhausted[0]?.nextAttemptAt,
+  });
+  expect(await endpointRow(platform.database, good.id)).toMatchObject({
+    lastDeliveryAt: at,
+    failingSince: null,
+  });
+  expect((await endpointRow(platform.database, bad.id))?.failingSince).toEqual(at);
+  const told = async () =>
+    platform.database.db.select().from(notifications).where(eq(notifications.resourceId, bad.id));
+  expect(await told()).toHaveLength(1);
+
+  // A delivered one clears failing; the last delivery time never goes back.
+  const recovered = await claimedDelivery(bad.id);
+  const before = await claimedDelivery(good.id);
+  await recordAttempts(platform.database, [
+    result(recovered, later),
+    result(before, new Date(at.getTime() - 60_000)),
+  ]);
+  expect(await endpointRow(platform.database, bad.id)).toMatchObject({
+    lastDeliveryAt: later,
+    failingSince: null,
+  });
+  expect((await endpointRow(platform.database, good.id))?.lastDeliveryAt).toEqual(at);
+  expect(await told()).toHaveLength(1);
+});
+
+it('writes two senders’ batches for the same endpoints at once without a deadlock', async () => {
+  const endpoints = [];
+  for (let i = 0; i < 8; i++)
+    endpoints.push(
+      await addEndpoint(platform.database, alpha, `https://example.com/${i}`, ['run.completed']),
+    );
+  for (let round = 0; round < 5; round++) {
+    // Each sender's batch names the endpoints in the other's reverse order.
+    const batches: AttemptResult[][] = [[], []];
+    for (const [i, batch] of batches.entries()) {
+      const order = i === 0 ? endpoints : [...endpoints].reverse();
+      for (let k = 0; k < 4; k++)
+        for (const endpoint of order) batch.push(result(await claimedDelivery(endpoint.id), new Date()));
+    }
+    await Promise.all(batches.map((batch) => recordAttempts(platform.database, batch)));
+    const ids = batches.flat().map((r) => r.deliveryId);
+    const delivered = await platform.database.db
+      .select({ n: sql<number>`count(*)::int` })
+      .from(webhookDeliveries)
+      .where(sql`${inArray(webhookDeliveries.id, ids)} and ${webhookDeliveries.status} = 'delivered'`);
+    expect(delivered[0]?.n).toBe(ids.length);
+  }
+});
