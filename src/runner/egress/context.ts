@@ -1,14 +1,16 @@
 // What one call's http_request works with, and what it answers. The shapes are documented for app
 // authors at the top of http.ts.
+
+import type { LookupAll } from '../../net/checked-connector.ts';
 import type { Redactor } from '../redaction.ts';
-import type { AgentPool, CheckedAddress } from './pool.ts';
+import type { AgentPool } from './pool.ts';
 
 export const DEFAULT_MAX_REQUESTS = 25;
 export const DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
 export const MAX_REDIRECTS = 5;
 
-/** Resolves a name to all its addresses (the outside world; tests pass their own). */
-export type LookupAll = (hostname: string) => Promise<readonly CheckedAddress[]>;
+/** Resolves a name to all its addresses (the outside world; tests pass their own): the shared type. */
+export type { LookupAll };
 
 export interface EgressUsage {
   /** Requests handed to the network: redirects followed and digest's challenge round trip included. */

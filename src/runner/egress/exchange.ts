@@ -2,8 +2,8 @@
 // and every address checked, the connection made to a checked address only (pool.ts), the response read
 // up to its cap. Whether a failure may have reached the vendor follows from whether a connection was
 // ever open for the request, not from error codes.
-import dns from 'node:dns/promises';
 import { addressRefusal, parseIPv4 } from '../../net/addresses.ts';
+import { systemLookup } from '../../net/checked-connector.ts';
 import {
   DEFAULT_MAX_REQUESTS,
   DEFAULT_MAX_RESPONSE_BYTES,
@@ -31,8 +31,6 @@ export interface Exchange {
 }
 
 export type Sent = Exchange | NetworkFailure | Refusal;
-
-export const systemLookup: LookupAll = (hostname) => dns.lookup(hostname, { all: true });
 
 class Expired extends Error {}
 
