@@ -7,6 +7,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { recordAudit } from '../../src/audit/trail.ts';
 import { fanoutPass } from '../../src/outbound-webhooks/fanout.ts';
 import { webhookDeliveries } from '../../src/outbound-webhooks/tables.ts';
+import { until } from '../runs/worker-process.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { addEndpoint, deliveriesOf, runCompleted } from './rows.ts';
 
@@ -58,10 +59,12 @@ it('delivers the event of a transaction that commits 15 s after later rows were 
   await slow;
   // Another 15 s on, the slow transaction's row is read, and the later one too if it was not yet.
   const at30 = () => new Date(Date.now() + 30_000);
-  for (let i = 0; i < 100 && ids.length < 2; i++) {
+  // Passes until both are read: another test's open transaction on the cluster holds every horizon back.
+  await until('both rows read', async () => {
     pass = await fanoutPass(platform.database, { now: at30 });
     ids = (await deliveriesOf(platform.database, endpoint.id)).map((d) => d.auditEventId);
-  }
+    return ids.length >= 2 ? true : null;
+  });
   expect(ids.sort()).toEqual([lateId, early.auditId].sort());
   // Further passes read nothing again.
   await fanoutPass(platform.database, { now: at30 });
@@ -81,10 +84,11 @@ it('reads one transaction’s rows together and a capped pass leaves the rest fo
   for (let i = 0; i < 5; i++) await runCompleted(platform.database, beta);
   const later = () => new Date(Date.now() + 11_000);
   const seen: number[] = [];
-  for (let i = 0; i < 100 && seen.reduce((a, b) => a + b, 0) < 5; i++) {
+  await until('all five rows read', async () => {
     const pass = await fanoutPass(platform.database, { now: later, rowsPerPass: 2 });
     if (pass.ran && pass.rows > 0) seen.push(pass.rows);
-  }
+    return seen.reduce((a, b) => a + b, 0) >= 5 ? true : null;
+  });
   expect(seen.every((n) => n <= 2)).toBe(true);
   expect(await deliveriesOf(platform.database, endpoint.id)).toHaveLength(5);
 });
