@@ -1,6 +1,6 @@
 // The audit trail's one write helper and its reader. Writers pass their open transaction so the
 // record commits or rolls back with the change it describes.
-import { and, desc, eq, gte, like, lt, type SQL, sql } from 'drizzle-orm';
+import { and, desc, eq, gte, isNull, like, lt, type SQL, sql } from 'drizzle-orm';
 import type { Queryable } from '../db/pool.ts';
 import { countCapped, type Page } from '../http/paging.ts';
 import { auditEvents } from './tables.ts';
@@ -71,8 +71,9 @@ export function actionFilter(action: string): { prefix: string } | { exact: stri
 
 const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
 
-export async function listAuditEvents(db: Queryable, query: AuditQuery): Promise<Page<AuditEvent>> {
-  const conditions: SQL[] = [eq(auditEvents.tenantId, query.tenantId)];
+/** The conditions a trail's reader shares: the action (exact or prefix) and the time window. */
+function windowConditions(query: { action?: string; from?: Date; to?: Date }): SQL[] {
+  const conditions: SQL[] = [];
   if (query.action) {
     const filter = actionFilter(query.action);
     conditions.push(
@@ -83,7 +84,11 @@ export async function listAuditEvents(db: Queryable, query: AuditQuery): Promise
   }
   if (query.from) conditions.push(gte(auditEvents.occurredAt, query.from));
   if (query.to) conditions.push(lt(auditEvents.occurredAt, query.to));
-  const where = and(...conditions);
+  return conditions;
+}
+
+export async function listAuditEvents(db: Queryable, query: AuditQuery): Promise<Page<AuditEvent>> {
+  const where = and(eq(auditEvents.tenantId, query.tenantId), ...windowConditions(query));
   const rows = await db
     .select()
     .from(auditEvents)
@@ -93,6 +98,30 @@ export async function listAuditEvents(db: Queryable, query: AuditQuery): Promise
     .offset(query.offset);
   const counted = await countCapped(db, auditEvents, where);
   return { items: rows.map(toAuditEvent), ...counted };
+}
+
+export interface InstanceTrailQuery {
+  action?: string;
+  from?: Date;
+  /** Only the records concerning this tenant (an operator's change names it as data.tenantId). */
+  tenantId?: string;
+  limit: number;
+}
+
+/**
+ * The instance's own trail (tenant_id null: the operator's changes and the platform's own), newest first.
+ * No tenant reads it.
+ */
+export async function listInstanceTrail(db: Queryable, query: InstanceTrailQuery): Promise<AuditEvent[]> {
+  const conditions = [isNull(auditEvents.tenantId), ...windowConditions(query)];
+  if (query.tenantId) conditions.push(sql`${auditEvents.data}->>'tenantId' = ${query.tenantId}`);
+  const rows = await db
+    .select()
+    .from(auditEvents)
+    .where(and(...conditions))
+    .orderBy(desc(auditEvents.id))
+    .limit(query.limit);
+  return rows.map(toAuditEvent);
 }
 
 function toAuditEvent(row: typeof auditEvents.$inferSelect): AuditEvent {

@@ -42,6 +42,23 @@ export async function openDatabaseForCommand(config: Config): Promise<DatabaseHa
   return { url: running(EMBEDDED_DATABASE), embedded: true, stop: nothingToStop };
 }
 
+/**
+ * The operator's commands: the database as it is, never migrated (a schema behind the command's migrations
+ * is the caller's to refuse). A running platform's embedded server is used and left running; otherwise the
+ * embedded server under DATA_DIR is started for the command and stopped after it.
+ */
+export async function openDatabaseAsFound(config: Config): Promise<DatabaseHandle> {
+  if (config.databaseUrl) return { url: config.databaseUrl, embedded: false, stop: nothingToStop };
+  const running = await runningEmbeddedUrl(config);
+  if (running !== null) return { url: running(EMBEDDED_DATABASE), embedded: true, stop: nothingToStop };
+  const server = await startEmbeddedPostgres({
+    dataDir: config.dataDir,
+    port: config.embeddedPostgresPort,
+    adoptOrphan: false,
+  });
+  return { url: server.url(EMBEDDED_DATABASE), embedded: true, stop: server.stop };
+}
+
 /** The running embedded server's URLs, from the pid file PostgreSQL keeps in DATA_DIR, if it answers. */
 async function runningEmbeddedUrl(config: Config): Promise<((database: string) => string) | null> {
   const port = await runningPort(config.dataDir);

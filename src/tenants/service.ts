@@ -16,6 +16,11 @@ export async function findTenantById(db: Queryable, id: string): Promise<Tenant 
   return row ?? null;
 }
 
+export async function findTenantByName(db: Queryable, name: string): Promise<Tenant | null> {
+  const [row] = await db.select().from(tenants).where(eq(tenants.name, name));
+  return row ?? null;
+}
+
 /**
  * Returns the tenant of that name, creating it with default settings when new (races end in one row).
  * New tenants start under the operator's review as APP_REVIEW_DEFAULT says.
