@@ -14,6 +14,7 @@ import {
   baseEnv,
   dataDirs,
   freePorts,
+  OPS_BIN,
   type Ports,
   type Result,
   type Running,
@@ -56,6 +57,8 @@ export interface ReadmeStack {
   startVendor(args?: readonly string[]): Promise<{ vendor: VendorProcess; host: string }>;
   /** Another `npx platform <args>` in the same clone (an applicant's token, say), to its end. */
   command(args: string[]): Promise<Result>;
+  /** `npx ops <args>` in the same clone, on the running platform's database, to its end. */
+  ops(args: string[]): Promise<Result>;
   /** A client like `client` acting with another token (an applicant's), its answers checked the same way. */
   clientWith(token: string): ReturnType<typeof createClient<paths>>;
   /** Another `npx platform <args>` that serves until stopped (`webhooks listen`), once it is listening. */
@@ -136,6 +139,7 @@ export async function startReadmeStack(
     return { platform: exit, vendors: vendorExits };
   };
   const command = (args: string[]) => run(args, env);
+  const ops = (args: string[]) => run(args, env, { bin: OPS_BIN });
   const serve = async (args: string[]) => {
     const serving = await startServingCommand(BIN, args, env, `platform ${args.join(' ')}`);
     vendors.push(serving);
@@ -148,6 +152,7 @@ export async function startReadmeStack(
     answers,
     startVendor,
     command,
+    ops,
     serve,
     token,
     clientWith,

@@ -17,6 +17,8 @@ export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 export const BIN = path.join(ROOT, 'bin', 'platform.js');
 /** The `app` command (`npx app`). */
 export const APP_BIN = path.join(ROOT, 'bin', 'app.js');
+/** The `ops` command (`npx ops`). */
+export const OPS_BIN = path.join(ROOT, 'bin', 'ops.js');
 
 export type Env = Record<string, string>;
 
@@ -195,11 +197,11 @@ export function collect(child: ChildProcess): {
 export async function run(
   args: string[],
   env: Env,
-  options: { cwd?: string; shell?: string } = {},
+  options: { cwd?: string; shell?: string; bin?: string } = {},
 ): Promise<Result> {
   const child = options.shell
     ? spawn('/bin/sh', ['-c', options.shell], { cwd: options.cwd ?? ROOT, env, detached: true })
-    : spawn(process.execPath, [BIN, ...args], { cwd: options.cwd ?? ROOT, env, detached: true });
+    : spawn(process.execPath, [options.bin ?? BIN, ...args], { cwd: options.cwd ?? ROOT, env, detached: true });
   children.add(child);
   child.stdin?.end();
   return collect(child).exited;

@@ -1,0 +1,236 @@
+// An operator's work through the real `ops` command against a running platform (docs/operations.md "The
+// ops command"): `npm start` as a newcomer runs it, the identity-verification app installed against its
+// vendor double, then `npx ops apps block` on the running platform's embedded database. From the block's
+// commit its test calls, its runs and its vendor webhooks answer app_blocked; the tenant reads
+// app.module.blocked in its trail, gets the app_blocked notification and an outbound event. `npx ops apps
+// unblock` frees the calls again, and `npx ops tenants usage --json` is GET /apps/metering for the month.
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { freePort } from '../support/free-port.ts';
+import { cleanUpProcesses, removeTempDirs } from '../support/processes.ts';
+import { type Answer, answer, type ReadmeStack, startReadmeStack } from './readme-stack.ts';
+
+const SLOW = 240_000;
+const API_KEY = 'idv-ops-1234';
+const WEBHOOK_SECRET = 'whsec-ops-5678';
+const TENANT = 'ops-demo';
+const OPERATOR = 'Olga Operator';
+
+afterEach(cleanUpProcesses);
+afterAll(removeTempDirs);
+
+const ok = (reply: Answer, status = 200) => expect(reply.status, reply.text).toBe(status);
+
+/** `npx ops <args> --json`, which must exit 0: its JSON. */
+async function opsJson(stack: ReadmeStack, args: string[]) {
+  const result = await stack.ops([...args, '--json']);
+  expect(result.code, `ops ${args.join(' ')}: ${result.stderr}`).toBe(0);
+  return JSON.parse(result.stdout);
+}
+
+/** identity-verification installed as `idv` against the double, its secrets stored, enabled. */
+async function installIdv(stack: ReadmeStack, host: string) {
+  const { client } = stack;
+  const versions = await answer(
+    client.GET('/apps/{name}/versions', { params: { path: { name: 'identity-verification' } } }),
+  );
+  ok(versions);
+  const versionId = versions.body.items[0].id as string;
+  const config = { baseUrl: `http://${host}` };
+  ok(
+    await answer(
+      client.POST('/app-installs', {
+        body: { name: 'idv', versionId, enabled: false, config, approveHosts: [host] },
+      }),
+    ),
+    201,
+  );
+  for (const [secret, value] of [
+    ['API_KEY', API_KEY],
+    ['WEBHOOK_SECRET', WEBHOOK_SECRET],
+  ] as const) {
+    ok(
+      await answer(
+        client.POST('/app-installs/{install}/secrets/{secret}', {
+          params: { path: { install: 'idv', secret } },
+          body: { value },
+        }),
+      ),
+    );
+  }
+  const enabled = await answer(
+    client.PUT('/app-installs/{install}', {
+      params: { path: { install: 'idv' } },
+      body: { versionId, enabled: true, config },
+    }),
+  );
+  ok(enabled);
+  return enabled.body as { id: string; webhookUrl: string; version: { sha256: string } };
+}
+
+const testCall = (stack: ReadmeStack) =>
+  answer(
+    stack.client.POST('/app-installs/{install}/test', {
+      params: { path: { install: 'idv' } },
+      body: { action: 'start_verification', input: { firstName: 'Ada', lastName: 'Lovelace' } },
+    }),
+  );
+
+describe('the operator blocks and unblocks a module through `npx ops` on the running platform', () => {
+  it(
+    'test calls, runs and vendor webhooks answer app_blocked from the block on; the tenant reads it in its trail, notifications and events; unblock frees calls; usage is the metering report',
+    async () => {
+      const stack = await startReadmeStack(TENANT, 'apps-platform-e2e-ops-', {
+        WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      });
+      const { client } = stack;
+      const { host } = await stack.startVendor([
+        '--idv',
+        '--webhook-secret',
+        WEBHOOK_SECRET,
+        '--api-key',
+        API_KEY,
+      ]);
+      const install = await installIdv(stack, host);
+      ok(await testCall(stack));
+
+      // The tenant receives app.module.blocked events (an endpoint nobody listens on: the delivery row is
+      // what shows the event was raised).
+      const endpoint = await answer(
+        client.POST('/webhook-endpoints', {
+          body: { url: `http://127.0.0.1:${await freePort()}/hooks`, events: ['app.module.blocked'] },
+        }),
+      );
+      ok(endpoint, 201);
+      // A workflow calling the install, published before the block.
+      ok(
+        await answer(
+          client.POST('/workflow-definitions', {
+            body: {
+              key: 'kyc',
+              body: {
+                steps: [
+                  {
+                    id: 'verify',
+                    type: 'call_app',
+                    install: 'idv',
+                    action: 'start_verification',
+                    inputMapping: { firstName: 'applicant.firstName', lastName: 'applicant.lastName' },
+                    outputKey: 'verification',
+                  },
+                ],
+              },
+            },
+          }),
+        ),
+        201,
+      );
+      ok(
+        await answer(
+          client.POST('/workflow-definitions/{key}/publish', { params: { path: { key: 'kyc' } } }),
+        ),
+      );
+
+      // The operator blocks every version of the platform's identity-verification.
+      const reason = 'vendor SDK leaks applicant data';
+      const blocked = await opsJson(stack, [
+        'apps',
+        'block',
+        '--app',
+        'identity-verification',
+        '--platform',
+        '--reason',
+        reason,
+        '--by',
+        OPERATOR,
+      ]);
+      const blockId = blocked.block.id as string;
+      expect(blocked.block).toMatchObject({ scope: 'app', reason, createdBy: OPERATOR });
+
+      // At once, no restart: the test call, a run and the vendor's webhook are refused.
+      const refused = await testCall(stack);
+      ok(refused, 409);
+      expect(refused.body.error).toMatchObject({
+        code: 'app_blocked',
+        details: { sha256: install.version.sha256, reason },
+      });
+      const started = await answer(
+        client.POST('/workflow-runs', {
+          body: { workflow: 'kyc', subjectId: 'applicant-9', context: { applicant: { firstName: 'A' } } },
+        }),
+      );
+      ok(started, 201);
+      let run: Answer | undefined;
+      await expect
+        .poll(
+          async () => {
+            run = await answer(
+              client.GET('/workflow-runs/{id}', { params: { path: { id: started.body.id } } }),
+            );
+            return run.body.status;
+          },
+          { timeout: 60_000, interval: 50 },
+        )
+        .toBe('failed');
+      expect(run?.body.error).toMatchObject({ code: 'app_blocked' });
+      const webhook = await fetch(install.webhookUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ sessionId: 'sess_000000000000', status: 'approved' }),
+      });
+      expect(webhook.status).toBe(409);
+      expect((await webhook.json()).error).toEqual({ code: 'app_blocked', message: expect.any(String) });
+
+      // The tenant's trail, its notification, and the outbound event.
+      const trail = await answer(client.GET('/audit-events', { params: { query: { action: 'app.module.' } } }));
+      ok(trail);
+      expect(trail.body.items).toEqual([
+        expect.objectContaining({
+          action: 'app.module.blocked',
+          actor: { type: 'operator', id: OPERATOR, name: OPERATOR },
+          resource: { type: 'app_install', id: install.id },
+          data: expect.objectContaining({
+            name: 'idv',
+            appName: 'identity-verification',
+            sha256: install.version.sha256,
+            scope: 'app',
+            reason,
+          }),
+        }),
+      ]);
+      const notifications = await answer(client.GET('/notifications', { params: { query: {} } }));
+      ok(notifications);
+      expect(notifications.body.items.map((n: { kind: string }) => n.kind)).toContain('app_blocked');
+      await expect
+        .poll(
+          async () => {
+            const listed = await answer(
+              client.GET('/webhook-deliveries', { params: { query: { event: 'app.module.blocked' } } }),
+            );
+            return listed.body.items.length;
+          },
+          { timeout: 60_000, interval: 200 },
+        )
+        .toBe(1);
+
+      // The operator lifts the block: calls work again; the lift is in the instance trail.
+      const lifted = await opsJson(stack, ['apps', 'unblock', blockId, '--by', OPERATOR]);
+      expect(lifted.block).toMatchObject({ id: blockId, liftedBy: OPERATOR });
+      ok(await testCall(stack));
+      const audit = await opsJson(stack, ['audit', '--action', 'app.module.', '--tenant', TENANT]);
+      expect(audit.items.map((e: { action: string }) => e.action)).toEqual([
+        'app.module.unblocked',
+        'app.module.blocked',
+      ]);
+
+      // The billing export is the tenant's own month report.
+      const usage = await opsJson(stack, ['tenants', 'usage', TENANT]);
+      const metering = await answer(client.GET('/apps/metering', { params: { query: {} } }));
+      ok(metering);
+      expect(usage).toEqual(metering.body);
+
+      const { platform } = await stack.stop();
+      expect(platform.code).toBe(0);
+    },
+    SLOW,
+  );
+});
