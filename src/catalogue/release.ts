@@ -55,6 +55,31 @@ export async function loadRelease(indexFile: string): Promise<ReleaseModule[]> {
   return modules;
 }
 
+/**
+ * The manifest the release index carries for that name and version, or null (no index, or not in it).
+ * Reads the index and the manifest only: the operator's restore asks whether the running release carries
+ * a version with the same manifest, without loading every module.
+ */
+export async function releaseManifest(
+  indexFile: string,
+  name: string,
+  version: string,
+): Promise<Manifest | null> {
+  let index: { modules: { file: string; name?: string; version?: string }[] };
+  try {
+    index = JSON.parse(await fs.readFile(indexFile, 'utf8'));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+  const entry = index.modules.find((m) => m.name === name && m.version === version);
+  if (!entry) return null;
+  const manifestFile = path.resolve(path.dirname(indexFile), entry.file.replace(/\.wasm$/, '.manifest.json'));
+  const parsed = parseManifest(JSON.parse(await fs.readFile(manifestFile, 'utf8')));
+  if (!parsed.ok) throw new Error(`release module ${entry.file}: ${parsed.message}`);
+  return parsed.manifest;
+}
+
 /** A release version published, first or again, in the instance trail. */
 const auditPublished = (
   tx: Tx,

@@ -102,7 +102,10 @@ export async function decideReview(database: Database, d: ReviewDecision) {
   });
 }
 
-/** Turns one tenant's operator review on or off; off withdraws its pending reviews (the tenant publishes itself). */
+/**
+ * Turns one tenant's operator review on or off; off withdraws its pending reviews (the tenant publishes
+ * itself). Audited tenant.app_review.set in the tenant's trail and the instance trail (with data.tenantId).
+ */
 export async function setTenantReview(
   database: Database,
   tenantId: string,
@@ -124,8 +127,7 @@ export async function setTenantReview(
             .where(and(eq(appReviews.tenantId, tenantId), eq(appReviews.status, 'pending')))
             .returning({ id: appReviews.id })
         : [];
-    await recordAudit(tx, {
-      tenantId: null,
+    await auditBoth(tx, tenantId, {
       action: 'tenant.app_review.set',
       actor: operator(by),
       resource: { type: 'tenant', id: tenantId },

@@ -17,7 +17,7 @@ export { MANIFEST_LIMITS, parseManifest } from './manifest.ts';
 // Names, config pointers and host strings as a manifest and an install spell them.
 
 export { type HostString, parseHostString } from './hosts.ts';
-export { ACTION_NAME, nameProblem, pointerTokens, SECRET_NAME } from './names.ts';
+export { ACTION_NAME, nameProblem, pointerTokens, SECRET_NAME, versionProblem } from './names.ts';
 
 // The JSON Schemas of a manifest, and the input keys that no input mapping can reach.
 

@@ -31,7 +31,11 @@ export function runs<Options extends { json?: boolean; by?: string }>(
     const command = received.at(-1) as Command;
     const options = command.opts<Options>();
     if (options.by !== undefined) operatorName(options.by);
-    const args = received.slice(0, -2).map(String);
+    // An optional argument left out comes as undefined: left out here too (optional ones come last).
+    const args = received
+      .slice(0, -2)
+      .filter((arg) => arg !== undefined)
+      .map(String);
     await withSession(io, options, (session) => handler(session, args, options));
   };
 }
