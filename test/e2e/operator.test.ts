@@ -181,7 +181,9 @@ describe('the operator blocks and unblocks a module through `npx ops` on the run
       expect((await webhook.json()).error).toEqual({ code: 'app_blocked', message: expect.any(String) });
 
       // The tenant's trail, its notification, and the outbound event.
-      const trail = await answer(client.GET('/audit-events', { params: { query: { action: 'app.module.' } } }));
+      const trail = await answer(
+        client.GET('/audit-events', { params: { query: { action: 'app.module.' } } }),
+      );
       ok(trail);
       expect(trail.body.items).toEqual([
         expect.objectContaining({

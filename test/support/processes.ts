@@ -201,7 +201,11 @@ export async function run(
 ): Promise<Result> {
   const child = options.shell
     ? spawn('/bin/sh', ['-c', options.shell], { cwd: options.cwd ?? ROOT, env, detached: true })
-    : spawn(process.execPath, [options.bin ?? BIN, ...args], { cwd: options.cwd ?? ROOT, env, detached: true });
+    : spawn(process.execPath, [options.bin ?? BIN, ...args], {
+        cwd: options.cwd ?? ROOT,
+        env,
+        detached: true,
+      });
   children.add(child);
   child.stdin?.end();
   return collect(child).exited;
