@@ -3,7 +3,7 @@
 // the blocks as it runs.
 import { type Command, Option } from 'commander';
 import { type BlockTargetInput, liftBlock, listBlocks, setBlock } from '../catalogue/operator-blocks.ts';
-import { blockTarget } from './apps-format.ts';
+import { blockTarget, installsCount } from './apps-format.ts';
 import { changeCommand, opsCommand, runs, tenantArg } from './commands.ts';
 import { type OpsHooks, runHook } from './hooks.ts';
 import { escapeText, table } from './output.ts';
@@ -35,8 +35,6 @@ async function targetOf(session: OpsSession, options: BlockOptions): Promise<Blo
   const tenant = await tenantArg(session.database.db, options.tenant);
   return { publisher: 'tenant', tenantId: tenant.id, appName: options.app };
 }
-
-const installsCount = (n: number) => `${n} install${n === 1 ? '' : 's'}`;
 
 export function registerAppsBlocks(apps: Command, io: OpsIO, hooks: OpsHooks): void {
   opsCommand(apps, 'blocks', 'the blocks, newest first: the unlifted ones, or every one with --all')

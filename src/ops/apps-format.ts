@@ -51,3 +51,6 @@ export function blockTarget(block: {
   if (block.sha256) return block.sha256;
   return `${block.publisher === 'platform' ? 'platform' : (block.tenant ?? '?')}/${block.appName}`;
 }
+
+/** `1 install`, `2 installs`. */
+export const installsCount = (n: number): string => `${n} install${n === 1 ? '' : 's'}`;

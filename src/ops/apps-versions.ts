@@ -3,6 +3,7 @@
 // platform version is `ops platform withdraw`'s.
 import { type Command, Option } from 'commander';
 import { withdrawByOperator } from '../catalogue/operator-withdraw.ts';
+import { installsCount } from './apps-format.ts';
 import { changeCommand, runs } from './commands.ts';
 import { type OpsHooks, runHook } from './hooks.ts';
 import { escapeText } from './output.ts';
@@ -32,7 +33,7 @@ export function registerAppsVersions(apps: Command, io: OpsIO, hooks: OpsHooks):
         session.print(
           outcome,
           () =>
-            `withdrew ${escapeText(version.name)} ${escapeText(version.version)} (${version.id}); ${outcome.installs.length} install(s) still run it\n`,
+            `withdrew ${escapeText(version.name)} ${escapeText(version.version)} (${version.id}): ${installsCount(outcome.installs.length)} still run it\n`,
         );
       }),
     );

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   blockTarget,
   blockText,
+  installsCount,
   installsSummary,
   provenanceText,
   publisherText,
@@ -61,4 +62,12 @@ describe('blockTarget', () => {
     [{ sha256: null, publisher: 'platform', tenant: null, appName: 'kyc' }, 'platform/kyc'],
     [{ sha256: null, publisher: 'tenant', tenant: 'acme', appName: 'kyc' }, 'acme/kyc'],
   ])('%j: %s', (block, text) => expect(blockTarget(block)).toBe(text));
+});
+
+describe('installsCount', () => {
+  it.each([
+    [0, '0 installs'],
+    [1, '1 install'],
+    [2, '2 installs'],
+  ])('%d: %s', (n, text) => expect(installsCount(n)).toBe(text));
 });

@@ -115,7 +115,7 @@ describe('ops apps versions withdraw', () => {
       'olga',
     ]);
     expect(result.code).toBe(0);
-    expect(result.stdout).toBe(`withdrew requested-app 1.0.0 (${version.id}); 0 install(s) still run it\n`);
+    expect(result.stdout).toBe(`withdrew requested-app 1.0.0 (${version.id}): 0 installs still run it\n`);
     const [request] = await suite.platform.database.db
       .select()
       .from(appPublishRequests)
