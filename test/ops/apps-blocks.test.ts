@@ -1,10 +1,9 @@
 // `ops apps block`, `apps unblock` and `apps blocks` through the real command on the platform's database
 // (docs/operations.md "ops apps block"): a block stops a test call at once, writes the tenant's trail, its
 // notification and the outbound event, rolls back nothing itself but hands the automatic upgrades the
-// installs to move; a lift frees the calls again; refusals exit with their codes.
+// installs to move; a lift frees the calls again (its refusals: apps-block-refusals.test.ts).
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { appBlocks } from '../../src/catalogue/tables.ts';
 import { fanoutPass } from '../../src/outbound-webhooks/fanout.ts';
 import { webhookDeliveries } from '../../src/outbound-webhooks/tables.ts';
 import { appModule } from '../catalogue/support.ts';
@@ -301,115 +300,6 @@ describe('ops apps block --app', () => {
       await suite.as('blk-t'),
     );
     expect((await errorOf(upload, 409)).code).toBe('app_blocked');
-  });
-});
-
-describe('refusals', () => {
-  it('a second block of what an unlifted block stops: exit 1, conflict naming the block', async () => {
-    const version = await suite.published('blk-twice', 'twice');
-    const first = await suite.json<Outcome>([
-      'apps',
-      'block',
-      '--sha256',
-      version.sha256,
-      '--reason',
-      'r',
-      '--by',
-      'o',
-    ]);
-    const again = await suite.run([
-      'apps',
-      'block',
-      '--sha256',
-      version.sha256,
-      '--reason',
-      'r2',
-      '--by',
-      'o',
-    ]);
-    expect(again.code).toBe(1);
-    expect(again.stderr).toBe('conflict: an unlifted block already stops this\n');
-    const asJson = await suite.run([
-      'apps',
-      'block',
-      '--sha256',
-      version.sha256,
-      '--reason',
-      'r',
-      '--by',
-      'o',
-      '--json',
-    ]);
-    expect(JSON.parse(asJson.stderr)).toEqual({
-      error: { code: 'conflict', message: expect.any(String), details: { blockId: first.block.id } },
-    });
-    expect(
-      await suite.platform.database.db.select().from(appBlocks).where(eq(appBlocks.sha256, version.sha256)),
-    ).toHaveLength(1);
-  });
-
-  it('unknown and lifted blocks: exit 1, not_found and conflict', async () => {
-    const version = await suite.published('blk-lift', 'lifty');
-    const { block } = await suite.json<Outcome>([
-      'apps',
-      'block',
-      '--sha256',
-      version.sha256,
-      '--reason',
-      'r',
-      '--by',
-      'o',
-    ]);
-    await suite.json(['apps', 'unblock', block.id, '--by', 'o']);
-    const twice = await suite.run(['apps', 'unblock', block.id, '--by', 'o']);
-    expect([twice.code, twice.stderr]).toEqual([1, 'conflict: the block was already lifted by o\n']);
-    for (const id of ['00000000-0000-4000-8000-000000000000', 'not-an-id']) {
-      const unknown = await suite.run(['apps', 'unblock', id, '--by', 'o']);
-      expect([unknown.code, unknown.stderr]).toEqual([1, 'not_found: no block has that id\n']);
-    }
-    const tenant = await suite.run([
-      'apps',
-      'block',
-      '--app',
-      'x',
-      '--tenant',
-      'nobody-here',
-      '--reason',
-      'r',
-      '--by',
-      'o',
-    ]);
-    expect([tenant.code, tenant.stderr]).toEqual([1, 'not_found: no tenant is named nobody-here\n']);
-  });
-
-  it.each([
-    ['no --by', ['apps', 'block', '--sha256', 'a'.repeat(64), '--reason', 'r']],
-    [
-      'a --by of 101 characters',
-      ['apps', 'block', '--sha256', 'a'.repeat(64), '--reason', 'r', '--by', 'b'.repeat(101)],
-    ],
-    ['no --reason', ['apps', 'block', '--sha256', 'a'.repeat(64), '--by', 'o']],
-    ['an empty --reason', ['apps', 'block', '--sha256', 'a'.repeat(64), '--reason', ' ', '--by', 'o']],
-    ['no target', ['apps', 'block', '--reason', 'r', '--by', 'o']],
-    ['a hash that is not one', ['apps', 'block', '--sha256', 'abc', '--reason', 'r', '--by', 'o']],
-    [
-      '--sha256 with --app',
-      ['apps', 'block', '--sha256', 'a'.repeat(64), '--app', 'x', '--reason', 'r', '--by', 'o'],
-    ],
-    ['--app without its publisher', ['apps', 'block', '--app', 'x', '--reason', 'r', '--by', 'o']],
-    [
-      '--tenant with --platform',
-      ['apps', 'block', '--app', 'x', '--tenant', 't', '--platform', '--reason', 'r', '--by', 'o'],
-    ],
-    ['unblock without --by', ['apps', 'unblock', '00000000-0000-4000-8000-000000000000']],
-    ['unblock without an id', ['apps', 'unblock', '--by', 'o']],
-  ])('%s is a usage error: exit 2, nothing blocked', async (_case, argv) => {
-    const before = await suite.platform.database.db.select().from(appBlocks);
-    const result = await suite.run(argv);
-    expect(result.code).toBe(2);
-    expect(result.stderr).not.toBe('');
-    expect(result.stdout).toBe('');
-    expect(await suite.platform.database.db.select().from(appBlocks)).toEqual(before);
   });
 });
 
