@@ -16,7 +16,7 @@ import { conflict, notFound, validationError } from '../http/errors.ts';
 import { notify } from '../notifications/service.ts';
 import { tenants } from '../tenants/tables.ts';
 import { installsRunning, type RunningInstall, versionsCoveredBy } from './operator-installs.ts';
-import { type BlockScope, rollbackCandidates, sameTarget, scopeOf } from './operator-rules.ts';
+import { type BlockScope, isUuid, rollbackCandidates, sameTarget, scopeOf } from './operator-rules.ts';
 import { appBlocks, appVersions } from './tables.ts';
 
 type BlockRow = typeof appBlocks.$inferSelect;
@@ -63,7 +63,6 @@ export type Progress = (done: number, total: number) => void;
 
 const SHA256 = /^[0-9a-f]{64}$/;
 const APP_NAME = /^[a-z0-9][a-z0-9-]{0,99}$/;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 export const MAX_REASON_LENGTH = 1000;
 
 /** Serializes the operator's block writes, so two equal blocks set at once cannot both pass the check. */
@@ -206,7 +205,7 @@ export async function liftBlock(
   request: { blockId: string; by: string },
   progress: Progress = () => {},
 ): Promise<BlockOutcome> {
-  if (!UUID.test(request.blockId)) throw notFound('no block has that id');
+  if (!isUuid(request.blockId)) throw notFound('no block has that id');
   return database.db.transaction(async (tx) => {
     const [found] = await tx.select().from(appBlocks).where(eq(appBlocks.id, request.blockId)).for('update');
     if (!found) throw notFound('no block has that id');

@@ -10,11 +10,9 @@ import { conflict, notFound, validationError } from '../http/errors.ts';
 import { withdrawLocked } from './lifecycle.ts';
 import { MAX_REASON_LENGTH } from './operator-blocks.ts';
 import { installsOfVersions, type RunningInstall } from './operator-installs.ts';
-import { rollbackCandidates } from './operator-rules.ts';
+import { isUuid, rollbackCandidates } from './operator-rules.ts';
 import { appVersions } from './tables.ts';
 import { type VersionSummary, versionSummary } from './views.ts';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 export interface OperatorWithdrawal {
   versionId: string;
@@ -48,7 +46,7 @@ export async function withdrawByOperator(
       [{ path: '/reason', message: `must be 1 to ${MAX_REASON_LENGTH} characters` }],
       'not a withdrawal',
     );
-  if (!UUID.test(request.versionId)) throw notFound('no version has that id');
+  if (!isUuid(request.versionId)) throw notFound('no version has that id');
   return database.db.transaction(async (tx) => {
     const [version] = await tx
       .select()

@@ -9,10 +9,8 @@ import { ApiError, conflict, notFound } from '../http/errors.ts';
 import { notify } from '../notifications/service.ts';
 import { tenants } from '../tenants/tables.ts';
 import { assertNotBlocked } from './blocks.ts';
-import { provenanceRefusal } from './operator-rules.ts';
+import { isUuid, provenanceRefusal } from './operator-rules.ts';
 import { appReviews, appVersions } from './tables.ts';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 export interface ReviewDecision {
   reviewId: string;
@@ -36,7 +34,7 @@ function assertDecision(d: Omit<ReviewDecision, 'reviewId'>) {
 /** Decides a review by its id: 404 not_found for none, 409 conflict once decided. */
 export async function decideReview(database: Database, d: ReviewDecision) {
   assertDecision(d);
-  if (!UUID.test(d.reviewId)) throw notFound('no review has that id');
+  if (!isUuid(d.reviewId)) throw notFound('no review has that id');
   return database.db.transaction(async (tx) => {
     const [review] = await tx.select().from(appReviews).where(eq(appReviews.id, d.reviewId)).for('update');
     if (!review) throw notFound('no review has that id');
@@ -54,7 +52,7 @@ export async function decideReviewOfVersion(
   d: Omit<ReviewDecision, 'reviewId'> & { versionId: string },
 ) {
   assertDecision(d);
-  if (!UUID.test(d.versionId)) throw notFound('no pending review of a version with that id');
+  if (!isUuid(d.versionId)) throw notFound('no pending review of a version with that id');
   return database.db.transaction(async (tx) => {
     const [review] = await tx
       .select()

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   type BlockTargetRow,
   covers,
+  isUuid,
   provenanceMatches,
   provenanceRefusal,
   rollbackCandidates,
@@ -131,4 +132,15 @@ describe('rollbackCandidates', () => {
       rollbackCandidates([install('a', 'off'), install('b', 'compatible'), install('c', 'compatible')]),
     ).toEqual(['b', 'c']);
   });
+});
+
+describe('isUuid', () => {
+  it.each([
+    ['5c41491e-ebd2-49ee-8244-9e5109223e46', true],
+    ['5C41491E-EBD2-49EE-8244-9E5109223E46', true],
+    ['5c41491e-ebd2-49ee-8244-9e5109223e4', false],
+    ['not-an-id', false],
+    ['', false],
+    ["5c41491e-ebd2-49ee-8244-9e5109223e46'", false],
+  ])('%s: %s', (text, valid) => expect(isUuid(text)).toBe(valid));
 });
