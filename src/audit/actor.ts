@@ -14,3 +14,6 @@ export const auditedBy = (ctx: { principal: AuthenticatedPrincipal; requestId: s
   actor: actorOf(ctx.principal),
   requestId: ctx.requestId,
 });
+
+/** The actor an operator's change is recorded under, in both trails: the name given with --by. */
+export const operatorActor = (by: string): Actor => ({ type: 'operator', id: by, name: by });

@@ -103,7 +103,10 @@ export async function listAuditEvents(db: Queryable, query: AuditQuery): Promise
 export interface InstanceTrailQuery {
   action?: string;
   from?: Date;
-  /** Only the records concerning this tenant (an operator's change names it as data.tenantId). */
+  /**
+   * Only the records concerning this tenant: an operator's change names it as data.tenantId, or among
+   * data.tenantIds when it concerns several (a block).
+   */
   tenantId?: string;
   limit: number;
 }
@@ -114,7 +117,10 @@ export interface InstanceTrailQuery {
  */
 export async function listInstanceTrail(db: Queryable, query: InstanceTrailQuery): Promise<AuditEvent[]> {
   const conditions = [isNull(auditEvents.tenantId), ...windowConditions(query)];
-  if (query.tenantId) conditions.push(sql`${auditEvents.data}->>'tenantId' = ${query.tenantId}`);
+  if (query.tenantId)
+    conditions.push(
+      sql`(${auditEvents.data}->>'tenantId' = ${query.tenantId} or ${auditEvents.data}->'tenantIds' @> ${JSON.stringify([query.tenantId])}::jsonb)`,
+    );
   const rows = await db
     .select()
     .from(auditEvents)

@@ -2,8 +2,9 @@
 // calls or http_requests per UTC day or month over all the tenant's installs, read-only for tenants.
 // The ops command calls these; a change applies from the next call (the check reads quotas every time).
 import { and, asc, eq, sql } from 'drizzle-orm';
-import { type Actor, recordAudit } from '../audit/trail.ts';
-import type { Queryable, Tx } from '../db/pool.ts';
+import { recordInBothTrails } from '../audit/both-trails.ts';
+import type { Actor } from '../audit/trail.ts';
+import type { Queryable } from '../db/pool.ts';
 import { validationError } from '../http/errors.ts';
 import type { BudgetPeriod } from '../installs/index.ts';
 import { BUDGET_PERIODS, QUOTA_METRICS, type QuotaMetric, type TenantQuota } from './quotas.ts';
@@ -27,15 +28,14 @@ function assertQuotaKey(metric: string, period: string) {
   if (issues.length > 0) throw validationError(issues, 'not a tenant quota');
 }
 
-/**
- * Both trails: the instance's own (the operator's record) and the tenant's, where the tenant sees the
- * operator's change too.
- */
-async function auditBoth(tx: Tx, tenantId: string, action: string, actor: Actor, data: object) {
-  const resource = { type: 'tenant', id: tenantId };
-  await recordAudit(tx, { tenantId, action, actor, resource, data: { ...data } });
-  await recordAudit(tx, { tenantId: null, action, actor, resource, data: { tenantId, ...data } });
-}
+/** Both trails (the tenant's and the instance's own), about the tenant. */
+const auditBoth = (tx: Queryable, tenantId: string, action: string, actor: Actor, data: object) =>
+  recordInBothTrails(tx, tenantId, {
+    action,
+    actor,
+    resource: { type: 'tenant', id: tenantId },
+    data: { ...data },
+  });
 
 /** Sets one quota (replacing its max); audited tenant.app_quota.set with the previous max or null. */
 export async function setTenantQuota(

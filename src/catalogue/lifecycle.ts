@@ -219,37 +219,52 @@ export const approveVersion = (ctx: LifecycleContext, name: string, id: string, 
 export const rejectVersion = (ctx: LifecycleContext, name: string, id: string, comment: string | null) =>
   decide(ctx, name, id, 'rejected', comment);
 
+/**
+ * Withdraws a version locked by the caller, with its open publish request and pending review (both become
+ * withdrawn, decided by `decidedBy`): what the tenant's own withdraw and the operator's share. Answers
+ * the withdrawn row, the ids of the request and review it closed (or null), and the latest review.
+ */
+export async function withdrawLocked(tx: Tx, version: VersionRow, decidedBy: string) {
+  if (version.status === 'withdrawn') throw conflict('version is already withdrawn');
+  const now = new Date();
+  const [request] = await tx
+    .update(appPublishRequests)
+    .set({ status: 'withdrawn', decidedBy, decidedAt: now })
+    .where(and(eq(appPublishRequests.versionId, version.id), eq(appPublishRequests.status, 'pending')))
+    .returning({ id: appPublishRequests.id });
+  const [review] = await tx
+    .update(appReviews)
+    .set({ status: 'withdrawn', decidedBy, decidedAt: now })
+    .where(and(eq(appReviews.versionId, version.id), eq(appReviews.status, 'pending')))
+    .returning({ id: appReviews.id });
+  const [withdrawn] = await tx
+    .update(appVersions)
+    .set({ status: 'withdrawn', withdrawnAt: now })
+    .where(eq(appVersions.id, version.id))
+    .returning();
+  const [latestReview] = await tx
+    .select()
+    .from(appReviews)
+    .where(eq(appReviews.versionId, version.id))
+    .orderBy(desc(appReviews.requestedAt))
+    .limit(1);
+  return {
+    withdrawn: withdrawn as VersionRow,
+    approvalId: request?.id ?? null,
+    reviewId: review?.id ?? null,
+    latestReview: latestReview ?? null,
+  };
+}
+
 /** Withdraws a tenant's own version; its open request and pending review are withdrawn with it. */
 export async function withdrawVersion(ctx: LifecycleContext, name: string, id: string) {
   return ctx.database.db.transaction(async (tx) => {
     const version = await lockOwnVersion(tx, ctx.principal.tenantId, name, id);
-    if (version.status === 'withdrawn') throw conflict('version is already withdrawn');
-    const now = new Date();
-    const [request] = await tx
-      .update(appPublishRequests)
-      .set({ status: 'withdrawn', decidedBy: ctx.principal.subject, decidedAt: now })
-      .where(and(eq(appPublishRequests.versionId, version.id), eq(appPublishRequests.status, 'pending')))
-      .returning({ id: appPublishRequests.id });
-    const [review] = await tx
-      .update(appReviews)
-      .set({ status: 'withdrawn', decidedBy: ctx.principal.subject, decidedAt: now })
-      .where(and(eq(appReviews.versionId, version.id), eq(appReviews.status, 'pending')))
-      .returning({ id: appReviews.id });
-    const [withdrawn] = await tx
-      .update(appVersions)
-      .set({ status: 'withdrawn', withdrawnAt: now })
-      .where(eq(appVersions.id, version.id))
-      .returning();
+    const done = await withdrawLocked(tx, version, ctx.principal.subject);
     await auditVersion(tx, ctx, 'app.withdrawn', version, {
-      approvalId: request?.id ?? null,
-      reviewId: review?.id ?? null,
+      approvalId: done.approvalId,
+      reviewId: done.reviewId,
     });
-    const [latestReview] = await tx
-      .select()
-      .from(appReviews)
-      .where(eq(appReviews.versionId, version.id))
-      .orderBy(desc(appReviews.requestedAt))
-      .limit(1);
-    return versionSummary(withdrawn as VersionRow, latestReview ?? null);
+    return versionSummary(done.withdrawn, done.latestReview);
   });
 }

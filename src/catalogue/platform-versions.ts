@@ -2,7 +2,8 @@
 // withdraw and restore. Each change is one transaction with its audit records: the instance trail, and
 // the trail of every tenant with an install on the version (actor operator), where the tenant sees it.
 import { and, asc, count, eq, inArray, isNull, type SQL } from 'drizzle-orm';
-import { type Actor, recordAudit } from '../audit/trail.ts';
+import { operatorActor } from '../audit/actor.ts';
+import { recordAudit } from '../audit/trail.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import type { Database, Queryable, Tx } from '../db/pool.ts';
 import { conflict, notFound } from '../http/errors.ts';
@@ -65,7 +66,6 @@ export interface WithdrawnPlatformVersion {
 /** The manifest the running release catalogue carries for a name and version, or null. */
 export type ReleaseLookup = (name: string, version: string) => Promise<Manifest | null>;
 
-const operator = (by: string): Actor => ({ type: 'operator', id: by, name: by });
 const refused = (refusal: Refusal) =>
   refusal.code === 'conflict' ? conflict(refusal.message, refusal.details) : notFound(refusal.message);
 
@@ -175,7 +175,7 @@ export async function publishPlatformVersion(
       await recordAudit(tx, {
         tenantId: null,
         action: 'app.published',
-        actor: operator(options.by),
+        actor: operatorActor(options.by),
         resource: { type: 'app_version', id: row.id },
         data: {
           name,
@@ -233,7 +233,7 @@ async function auditMove(
   data: Record<string, unknown>,
   installs: readonly InstallOnVersion[],
 ) {
-  const entry = { action, actor: operator(by), resource: { type: 'app_version', id: row.id } };
+  const entry = { action, actor: operatorActor(by), resource: { type: 'app_version', id: row.id } };
   const base = { name: row.name, version: row.version, sha256: row.sha256, via: 'operator', ...data };
   await recordAudit(tx, { ...entry, tenantId: null, data: { ...base, installs: installs.length } });
   const byTenant = new Map<string, string[]>();

@@ -133,6 +133,12 @@ export const ERROR_CODES = {
     where: API_AND_RUN,
     meaning: 'the module is blocked (details.sha256, details.reason; none on a vendor webhook)',
   },
+  provenance_required: {
+    status: 409,
+    where: API,
+    meaning:
+      'APP_SIGNATURES is required and the version has no trusted signer (details.reason unsigned or untrusted); the operator’s review approve answers it too',
+  },
   handoff_unavailable: {
     status: 409,
     where: API,

@@ -1,7 +1,19 @@
-// `ops apps`: being built.
+// `ops apps`: the operator's view of the catalogue and its changes (docs/operations.md "ops apps …") —
+// every version with its installs, blocks, reviews, and the withdraw of a tenant's version.
 import type { Command } from 'commander';
+import { registerAppsBlocks } from './apps-blocks.ts';
+import { registerAppsList } from './apps-list.ts';
+import { registerAppsReviews } from './apps-reviews.ts';
+import { registerAppsVersions } from './apps-versions.ts';
+import { DEFAULT_HOOKS, type OpsHooks } from './hooks.ts';
 import type { OpsIO } from './runtime.ts';
 
-export function registerApps(program: Command, _io: OpsIO): void {
-  program.command('apps').description('apps');
+export function registerApps(program: Command, io: OpsIO, hooks: OpsHooks = DEFAULT_HOOKS): void {
+  const apps = program
+    .command('apps')
+    .description('the app catalogue: versions with their installs, blocks, operator reviews, withdraws');
+  registerAppsList(apps, io);
+  registerAppsBlocks(apps, io, hooks);
+  registerAppsReviews(apps, io);
+  registerAppsVersions(apps, io, hooks);
 }

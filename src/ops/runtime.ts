@@ -62,8 +62,7 @@ export function operatorName(by: string): string {
   return by;
 }
 
-/** The actor an operator's change is recorded under, in both trails. */
-export const operatorActor = (by: string) => ({ type: 'operator' as const, id: by, name: by });
+export { operatorActor } from '../audit/actor.ts';
 
 /** Opens the deployment's database (refusing one behind the migrations), runs `action`, closes it. */
 export async function withSession<T>(

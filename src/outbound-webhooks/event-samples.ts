@@ -1,7 +1,7 @@
 // A sample body per event type for GET /webhook-events: { id, type, occurredAt, tenantId, resource,
 // data }, data as the audit row behind the event writes it (the delivery body is built from that row,
 // event-body.ts), with made-up values. Where nothing writes the action yet (cases,
-// link requests, blocks, upgrades) the data is the shape the event is documented with
+// link requests, upgrades) the data is the shape the event is documented with
 // (docs/outbound-webhooks.md "Events"). Pure.
 import { type EventBody, eventBody } from './event-body.ts';
 import { EVENT_TYPES, PING } from './event-types.ts';
@@ -146,6 +146,7 @@ const SAMPLES: Readonly<Record<string, Sample>> = {
       hostsRemoved: [],
     },
   },
+  // src/catalogue/operator-blocks.ts setBlock: one per install running a version the block covers.
   'app.module.blocked': {
     resourceId: INSTALL,
     data: {

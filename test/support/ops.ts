@@ -1,5 +1,6 @@
 // The real `ops` command run in-process on a test's database: the exit code and what it printed.
 import { PassThrough, Readable } from 'node:stream';
+import type { OpsHooks } from '../../src/ops/hooks.ts';
 import { runOps } from '../../src/ops/program.ts';
 
 export interface OpsResult {
@@ -19,6 +20,14 @@ function collector(tty = false) {
   return { stream, text: () => text };
 }
 
+export interface OpsOptions {
+  env?: Record<string, string>;
+  stdin?: Buffer;
+  tty?: boolean;
+  /** What runs after a change (the rollback seam); absent, the command's defaults. */
+  hooks?: OpsHooks;
+}
+
 /**
  * Runs `ops <argv>` against `databaseUrl` (DATABASE_URL), with `env` added. `stdin` feeds `-`; `tty`
  * makes standard error a terminal (progress lines).
@@ -26,16 +35,20 @@ function collector(tty = false) {
 export async function ops(
   databaseUrl: string,
   argv: readonly string[],
-  options: { env?: Record<string, string>; stdin?: Buffer; tty?: boolean } = {},
+  options: OpsOptions = {},
 ): Promise<OpsResult> {
   const stdout = collector();
   const stderr = collector(options.tty);
-  const code = await runOps(argv, {
-    stdout: stdout.stream,
-    stderr: stderr.stream,
-    env: { DATABASE_URL: databaseUrl, ...options.env },
-    ...(options.stdin ? { stdin: Readable.from([options.stdin]) } : {}),
-  });
+  const code = await runOps(
+    argv,
+    {
+      stdout: stdout.stream,
+      stderr: stderr.stream,
+      env: { DATABASE_URL: databaseUrl, ...options.env },
+      ...(options.stdin ? { stdin: Readable.from([options.stdin]) } : {}),
+    },
+    options.hooks,
+  );
   return { code, stdout: stdout.text(), stderr: stderr.text() };
 }
 
@@ -43,7 +56,7 @@ export async function ops(
 export async function opsJson<T = unknown>(
   databaseUrl: string,
   argv: readonly string[],
-  options: { env?: Record<string, string>; stdin?: Buffer } = {},
+  options: Omit<OpsOptions, 'tty'> = {},
 ): Promise<T> {
   const result = await ops(databaseUrl, [...argv, '--json'], options);
   if (result.code !== 0) throw new Error(`ops ${argv.join(' ')} exited ${result.code}: ${result.stderr}`);

@@ -1,0 +1,103 @@
+// Pure rules of the operator's catalogue commands (docs/operations.md "ops apps …"): what a block covers
+// and is called, which versions the provenance filters of `apps list` keep, whether a review may publish
+// under APP_SIGNATURES, and which stopped installs the automatic upgrades must roll back.
+
+export type BlockScope = 'module' | 'app';
+
+/** An id as the operator may type it (any case): anything else names nothing (404, never a query error). */
+export const isUuid = (text: string): boolean =>
+  /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(text);
+
+/** A block's target as stored: a module hash, or a publisher's app (tenant id, or null for the platform). */
+export interface BlockTargetRow {
+  sha256: string | null;
+  publisher: 'platform' | 'tenant' | null;
+  publisherTenantId: string | null;
+  appName: string | null;
+}
+
+/** `module` for a block by hash, `app` for one over every version of a publisher's app. */
+export const scopeOf = (block: BlockTargetRow): BlockScope => (block.sha256 !== null ? 'module' : 'app');
+
+/** Whether two blocks stop the same thing: the same hash, or the same publisher's same app. */
+export function sameTarget(a: BlockTargetRow, b: BlockTargetRow): boolean {
+  if (scopeOf(a) !== scopeOf(b)) return false;
+  if (scopeOf(a) === 'module') return a.sha256 === b.sha256;
+  return (
+    a.publisher === b.publisher && a.publisherTenantId === b.publisherTenantId && a.appName === b.appName
+  );
+}
+
+/** Whether a block covers a version: by its hash, or by its publisher and app name. */
+export function covers(
+  block: BlockTargetRow,
+  version: { sha256: string; publisher: 'platform' | 'tenant'; tenantId: string | null; name: string },
+): boolean {
+  if (block.sha256 !== null) return block.sha256 === version.sha256;
+  return (
+    block.publisher === version.publisher &&
+    block.publisherTenantId === version.tenantId &&
+    block.appName === version.name
+  );
+}
+
+/** The provenance a version records (null until provenance lands): `{ kind, signer, trusted, … }`. */
+export type Provenance = Record<string, unknown> | null;
+
+export interface ProvenanceFilter {
+  /** Only versions without provenance. */
+  unsigned?: boolean;
+  /** Only versions whose provenance names a signer the policy does not trust. */
+  untrusted?: boolean;
+  /** Only versions signed by this signer. */
+  signer?: string;
+}
+
+/** The signer a provenance names: a string, or an object's name, identity or subject. */
+export function signerOf(provenance: Provenance): string | null {
+  const signer = provenance?.signer;
+  if (typeof signer === 'string') return signer;
+  if (signer && typeof signer === 'object') {
+    for (const key of ['name', 'identity', 'subject'] as const) {
+      const value = (signer as Record<string, unknown>)[key];
+      if (typeof value === 'string') return value;
+    }
+  }
+  return null;
+}
+
+/** Whether a version's provenance passes every provenance filter given (all must hold). */
+export function provenanceMatches(provenance: Provenance, filter: ProvenanceFilter): boolean {
+  if (filter.unsigned && provenance !== null) return false;
+  if (filter.untrusted && (provenance === null || provenance.trusted === true)) return false;
+  if (filter.signer !== undefined && signerOf(provenance) !== filter.signer) return false;
+  return true;
+}
+
+/**
+ * Why a version may not publish under the deployment's APP_SIGNATURES, or null when it may: only
+ * `required` gates, and only a tenant's version (platform versions are never gated).
+ */
+export function provenanceRefusal(
+  signatures: 'off' | 'optional' | 'required',
+  version: { publisher: 'platform' | 'tenant'; provenance: Provenance },
+): 'unsigned' | 'untrusted' | null {
+  if (signatures !== 'required' || version.publisher === 'platform') return null;
+  if (version.provenance === null) return 'unsigned';
+  return version.provenance.trusted === true ? null : 'untrusted';
+}
+
+/** An install a block or an operator's withdraw left on a version it may no longer move to. */
+export interface StoppedInstall {
+  id: string;
+  tenantId: string;
+  name: string;
+  autoUpgrade: 'off' | 'compatible';
+}
+
+/**
+ * The installs the automatic upgrades must move back (rollback): those that upgrade automatically. The
+ * others stay on their version until someone moves them.
+ */
+export const rollbackCandidates = (installs: readonly StoppedInstall[]): string[] =>
+  installs.filter((install) => install.autoUpgrade === 'compatible').map((install) => install.id);

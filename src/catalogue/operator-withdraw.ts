@@ -1,0 +1,83 @@
+// The operator's withdraw of a tenant's version (docs/operations.md "ops apps …"), whatever its status:
+// the same change as the tenant's own withdraw (lifecycle.ts withdrawLocked: its open publish request and
+// pending review become withdrawn), audited `app.withdrawn` with `via: "operator"` and the reason in both
+// trails. A platform version is withdrawn with `ops platform withdraw` (409 conflict here).
+import { eq } from 'drizzle-orm';
+import { operatorActor } from '../audit/actor.ts';
+import { recordInBothTrails } from '../audit/both-trails.ts';
+import type { Database } from '../db/pool.ts';
+import { conflict, notFound, validationError } from '../http/errors.ts';
+import { withdrawLocked } from './lifecycle.ts';
+import { MAX_REASON_LENGTH } from './operator-blocks.ts';
+import { installsOfVersions, type RunningInstall } from './operator-installs.ts';
+import { isUuid, rollbackCandidates } from './operator-rules.ts';
+import { appVersions } from './tables.ts';
+import { type VersionSummary, versionSummary } from './views.ts';
+
+export interface OperatorWithdrawal {
+  versionId: string;
+  reason: string;
+  /** The operator's name, as given with --by. */
+  by: string;
+}
+
+export interface WithdrawOutcome {
+  version: VersionSummary;
+  tenantId: string;
+  approvalId: string | null;
+  reviewId: string | null;
+  /** The installs still running the version (a withdrawn version keeps running for them). */
+  installs: RunningInstall[];
+  /** Of those, the installs the automatic upgrades must roll back. */
+  rollback: string[];
+}
+
+/**
+ * 404 not_found for an unknown version, 409 conflict for a platform version or one already withdrawn,
+ * 400 validation_error for a reason that is empty or longer than 1000 characters.
+ */
+export async function withdrawByOperator(
+  database: Database,
+  request: OperatorWithdrawal,
+): Promise<WithdrawOutcome> {
+  const length = [...request.reason].length;
+  if (length < 1 || length > MAX_REASON_LENGTH)
+    throw validationError(
+      [{ path: '/reason', message: `must be 1 to ${MAX_REASON_LENGTH} characters` }],
+      'not a withdrawal',
+    );
+  if (!isUuid(request.versionId)) throw notFound('no version has that id');
+  return database.db.transaction(async (tx) => {
+    const [version] = await tx
+      .select()
+      .from(appVersions)
+      .where(eq(appVersions.id, request.versionId))
+      .for('update');
+    if (!version) throw notFound('no version has that id');
+    if (version.publisher === 'platform' || version.tenantId === null)
+      throw conflict('a platform version: use ops platform withdraw');
+    const done = await withdrawLocked(tx, version, request.by);
+    await recordInBothTrails(tx, version.tenantId, {
+      action: 'app.withdrawn',
+      actor: operatorActor(request.by),
+      resource: { type: 'app_version', id: version.id },
+      data: {
+        name: version.name,
+        version: version.version,
+        via: 'operator',
+        reason: request.reason,
+        approvalId: done.approvalId,
+        reviewId: done.reviewId,
+      },
+    });
+    const installs = await installsOfVersions(tx, [version.id]);
+    return {
+      version: versionSummary(done.withdrawn, done.latestReview),
+      tenantId: version.tenantId,
+      approvalId: done.approvalId,
+      reviewId: done.reviewId,
+      installs,
+      rollback: rollbackCandidates(installs),
+    };
+  });
+}

@@ -1,0 +1,40 @@
+// `ops apps versions withdraw <versionId>` (docs/operations.md "ops apps versions withdraw"): withdraws a
+// tenant's version whatever its status, with a reason, audited in both trails with via operator. A
+// platform version is `ops platform withdraw`'s.
+import { type Command, Option } from 'commander';
+import { withdrawByOperator } from '../catalogue/operator-withdraw.ts';
+import { installsCount } from './apps-format.ts';
+import { changeCommand, runs } from './commands.ts';
+import { type OpsHooks, runHook } from './hooks.ts';
+import { escapeText } from './output.ts';
+import { type OpsIO, OpsUsageError } from './runtime.ts';
+
+export function registerAppsVersions(apps: Command, io: OpsIO, hooks: OpsHooks): void {
+  const versions = apps.command('versions').description("changes to a tenant's versions");
+  changeCommand(
+    versions,
+    'withdraw',
+    "withdraws a tenant's version whatever its status; its open publish request and pending review are withdrawn with it (installs keep running it)",
+  )
+    .argument('<versionId>', 'the id of the version (apps list shows it)')
+    .addOption(
+      new Option('--reason <text>', 'why (1 to 1000 characters; the tenant reads it)').makeOptionMandatory(),
+    )
+    .action(
+      runs<{ json?: boolean; by: string; reason: string }>(io, async (session, [versionId], options) => {
+        if (options.reason.trim() === '') throw new OpsUsageError('--reason: a reason is required');
+        const outcome = await withdrawByOperator(session.database, {
+          versionId: versionId as string,
+          reason: options.reason,
+          by: options.by,
+        });
+        await runHook(hooks.afterWithdraw, session, outcome.rollback);
+        const { version } = outcome;
+        session.print(
+          outcome,
+          () =>
+            `withdrew ${escapeText(version.name)} ${escapeText(version.version)} (${version.id}): ${installsCount(outcome.installs.length)} still run it\n`,
+        );
+      }),
+    );
+}

@@ -1,0 +1,146 @@
+// The pure rules of the operator's catalogue commands (src/catalogue/operator-rules.ts), as tables.
+import { describe, expect, it } from 'vitest';
+import {
+  type BlockTargetRow,
+  covers,
+  isUuid,
+  provenanceMatches,
+  provenanceRefusal,
+  rollbackCandidates,
+  sameTarget,
+  scopeOf,
+  signerOf,
+} from '../../src/catalogue/operator-rules.ts';
+
+const T1 = '11111111-1111-4111-8111-111111111111';
+const T2 = '22222222-2222-4222-8222-222222222222';
+const HASH = 'a'.repeat(64);
+const OTHER = 'b'.repeat(64);
+
+const byHash = (sha256: string): BlockTargetRow => ({
+  sha256,
+  publisher: null,
+  publisherTenantId: null,
+  appName: null,
+});
+const byApp = (
+  publisher: 'platform' | 'tenant',
+  tenantId: string | null,
+  appName: string,
+): BlockTargetRow => ({
+  sha256: null,
+  publisher,
+  publisherTenantId: tenantId,
+  appName,
+});
+
+describe('scopeOf', () => {
+  it.each([
+    [byHash(HASH), 'module'],
+    [byApp('tenant', T1, 'kyc'), 'app'],
+    [byApp('platform', null, 'kyc'), 'app'],
+  ])('%j is %s', (block, scope) => expect(scopeOf(block)).toBe(scope));
+});
+
+describe('sameTarget', () => {
+  it.each([
+    [byHash(HASH), byHash(HASH), true],
+    [byHash(HASH), byHash(OTHER), false],
+    [byApp('tenant', T1, 'kyc'), byApp('tenant', T1, 'kyc'), true],
+    [byApp('tenant', T1, 'kyc'), byApp('tenant', T2, 'kyc'), false],
+    [byApp('tenant', T1, 'kyc'), byApp('tenant', T1, 'aml'), false],
+    [byApp('platform', null, 'kyc'), byApp('tenant', T1, 'kyc'), false],
+    [byApp('platform', null, 'kyc'), byApp('platform', null, 'kyc'), true],
+    [byHash(HASH), byApp('platform', null, 'kyc'), false],
+  ])('%j and %j: %s', (a, b, same) => expect(sameTarget(a, b)).toBe(same));
+});
+
+describe('covers', () => {
+  const tenantVersion = { sha256: HASH, publisher: 'tenant' as const, tenantId: T1, name: 'kyc' };
+  const platformVersion = { sha256: HASH, publisher: 'platform' as const, tenantId: null, name: 'kyc' };
+  it.each([
+    [byHash(HASH), tenantVersion, true],
+    [byHash(HASH), platformVersion, true],
+    [byHash(OTHER), tenantVersion, false],
+    [byApp('tenant', T1, 'kyc'), tenantVersion, true],
+    [byApp('tenant', T2, 'kyc'), tenantVersion, false],
+    [byApp('tenant', T1, 'aml'), tenantVersion, false],
+    [byApp('platform', null, 'kyc'), tenantVersion, false],
+    [byApp('platform', null, 'kyc'), platformVersion, true],
+    [byApp('tenant', T1, 'kyc'), platformVersion, false],
+  ])('%j over %j: %s', (block, version, covered) => expect(covers(block, version)).toBe(covered));
+});
+
+describe('signerOf', () => {
+  it.each([
+    [null, null],
+    [{ kind: 'signature' }, null],
+    [{ signer: 'ci@acme' }, 'ci@acme'],
+    [{ signer: { name: 'Acme CI' } }, 'Acme CI'],
+    [{ signer: { identity: 'https://ci.acme/build' } }, 'https://ci.acme/build'],
+    [{ signer: { subject: 'repo:acme/kyc' } }, 'repo:acme/kyc'],
+    [{ signer: 42 }, null],
+  ])('%j: %s', (provenance, signer) => expect(signerOf(provenance)).toBe(signer));
+});
+
+describe('provenanceMatches', () => {
+  const trusted = { kind: 'signature', signer: 'ci', trusted: true };
+  const untrusted = { kind: 'signature', signer: 'someone', trusted: false };
+  it.each([
+    [null, {}, true],
+    [trusted, {}, true],
+    [null, { unsigned: true }, true],
+    [trusted, { unsigned: true }, false],
+    [null, { untrusted: true }, false],
+    [trusted, { untrusted: true }, false],
+    [untrusted, { untrusted: true }, true],
+    [{ signer: 'x' }, { untrusted: true }, true],
+    [null, { signer: 'ci' }, false],
+    [trusted, { signer: 'ci' }, true],
+    [untrusted, { signer: 'ci' }, false],
+    [untrusted, { untrusted: true, signer: 'someone' }, true],
+    [trusted, { untrusted: true, signer: 'ci' }, false],
+  ])('%j with %j: %s', (provenance, filter, kept) =>
+    expect(provenanceMatches(provenance, filter)).toBe(kept));
+});
+
+describe('provenanceRefusal', () => {
+  const trusted = { trusted: true, signer: 'ci' };
+  const untrusted = { trusted: false, signer: 'x' };
+  it.each([
+    ['off', 'tenant', null, null],
+    ['optional', 'tenant', null, null],
+    ['required', 'tenant', null, 'unsigned'],
+    ['required', 'tenant', untrusted, 'untrusted'],
+    ['required', 'tenant', trusted, null],
+    ['required', 'platform', null, null],
+    ['optional', 'tenant', untrusted, null],
+  ] as const)('%s, a %s version with %j: %s', (signatures, publisher, provenance, refusal) =>
+    expect(provenanceRefusal(signatures, { publisher, provenance })).toBe(refusal));
+});
+
+describe('rollbackCandidates', () => {
+  it('keeps the installs that upgrade automatically, in order', () => {
+    const install = (id: string, autoUpgrade: 'off' | 'compatible') => ({
+      id,
+      tenantId: T1,
+      name: id,
+      autoUpgrade,
+    });
+    expect(rollbackCandidates([])).toEqual([]);
+    expect(
+      rollbackCandidates([install('a', 'off'), install('b', 'compatible'), install('c', 'compatible')]),
+    ).toEqual(['b', 'c']);
+  });
+});
+
+describe('isUuid', () => {
+  it.each([
+    ['5c41491e-ebd2-49ee-8244-9e5109223e46', true],
+    ['5C41491E-EBD2-49EE-8244-9E5109223E46', true],
+    ['5c41491e-ebd2-49ee-8244-9e5109223e4', false],
+    ['not-an-id', false],
+    ['', false],
+    ["5c41491e-ebd2-49ee-8244-9e5109223e46'", false],
+  ])('%s: %s', (text, valid) => expect(isUuid(text)).toBe(valid));
+});
