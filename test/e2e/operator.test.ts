@@ -67,6 +67,55 @@ async function installIdv(stack: ReadmeStack, host: string) {
   return enabled.body as { id: string; webhookUrl: string; version: { sha256: string } };
 }
 
+/** `curl -X POST <double>/__double/sessions/<id>/decide`: the double signs and sends its webhook. */
+async function decide(host: string, sessionId: string, verdict: Record<string, unknown>) {
+  const response = await fetch(`http://${host}/__double/sessions/${sessionId}/decide`, {
+    method: 'POST',
+    body: JSON.stringify(verdict),
+  });
+  return { status: response.status, body: await response.json() };
+}
+
+async function startRun(stack: ReadmeStack, subjectId: string): Promise<string> {
+  const started = await answer(
+    stack.client.POST('/workflow-runs', {
+      body: {
+        workflow: 'kyc',
+        subjectId,
+        context: { applicant: { firstName: 'Ada', lastName: 'Lovelace' } },
+      },
+    }),
+  );
+  ok(started, 201);
+  return started.body.id as string;
+}
+
+/** Polls a run until `done` holds for its status; that status. */
+async function runStatus(stack: ReadmeStack, runId: string, done: (status: string) => boolean) {
+  let status = 'running';
+  await expect
+    .poll(
+      async () => {
+        const polled = await answer(
+          stack.client.GET('/workflow-runs/{id}', { params: { path: { id: runId } } }),
+        );
+        status = polled.body.status;
+        return done(status);
+      },
+      { timeout: 60_000, interval: 50 },
+    )
+    .toBe(true);
+  return status;
+}
+
+/** A run of kyc waiting on the vendor's session: its id and the session's. */
+async function waitingRun(stack: ReadmeStack, subjectId: string) {
+  const runId = await startRun(stack, subjectId);
+  expect(await runStatus(stack, runId, (status) => status !== 'running')).toBe('waiting_callback');
+  const run = await answer(stack.client.GET('/workflow-runs/{id}', { params: { path: { id: runId } } }));
+  return { runId, sessionId: run.body.context.verificationExternalId as string };
+}
+
 const testCall = (stack: ReadmeStack) =>
   answer(
     stack.client.POST('/app-installs/{install}/test', {
@@ -130,6 +179,9 @@ describe('the operator blocks and unblocks a module through `npx ops` on the run
         ),
       );
 
+      // A run waiting on the vendor's session, opened before the block.
+      const waiting = await waitingRun(stack, 'applicant-7');
+
       // The operator blocks every version of the platform's identity-verification.
       const reason = 'vendor SDK leaks applicant data';
       const blocked = await opsJson(stack, [
@@ -153,32 +205,18 @@ describe('the operator blocks and unblocks a module through `npx ops` on the run
         code: 'app_blocked',
         details: { sha256: install.version.sha256, reason },
       });
-      const started = await answer(
-        client.POST('/workflow-runs', {
-          body: { workflow: 'kyc', subjectId: 'applicant-9', context: { applicant: { firstName: 'A' } } },
-        }),
+      const refusedRun = await startRun(stack, 'applicant-9');
+      expect(await runStatus(stack, refusedRun, (status) => status !== 'running')).toBe('failed');
+      const failed = await answer(
+        client.GET('/workflow-runs/{id}', { params: { path: { id: refusedRun } } }),
       );
-      ok(started, 201);
-      let run: Answer | undefined;
-      await expect
-        .poll(
-          async () => {
-            run = await answer(
-              client.GET('/workflow-runs/{id}', { params: { path: { id: started.body.id } } }),
-            );
-            return run.body.status;
-          },
-          { timeout: 60_000, interval: 50 },
-        )
-        .toBe('failed');
-      expect(run?.body.error).toMatchObject({ code: 'app_blocked' });
-      const webhook = await fetch(install.webhookUrl, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ sessionId: 'sess_000000000000', status: 'approved' }),
+      expect(failed.body.error).toMatchObject({ code: 'app_blocked' });
+      // The vendor's signed webhook for the session opened before the block: refused, without details.
+      const refusedHook = await decide(host, waiting.sessionId, { decision: 'approved' });
+      expect(refusedHook.body.platform).toEqual({
+        status: 409,
+        body: { error: { code: 'app_blocked', message: expect.any(String), requestId: expect.any(String) } },
       });
-      expect(webhook.status).toBe(409);
-      expect((await webhook.json()).error).toEqual({ code: 'app_blocked', message: expect.any(String) });
 
       // The tenant's trail, its notification, and the outbound event.
       const trail = await answer(
@@ -218,6 +256,11 @@ describe('the operator blocks and unblocks a module through `npx ops` on the run
       const lifted = await opsJson(stack, ['apps', 'unblock', blockId, '--by', OPERATOR]);
       expect(lifted.block).toMatchObject({ id: blockId, liftedBy: OPERATOR });
       ok(await testCall(stack));
+      const freedHook = await decide(host, waiting.sessionId, { decision: 'approved' });
+      expect(freedHook.body.platform).toMatchObject({ status: 202, body: { status: 'completed' } });
+      expect(await runStatus(stack, waiting.runId, (status) => status !== 'waiting_callback')).toBe(
+        'completed',
+      );
       const audit = await opsJson(stack, ['audit', '--action', 'app.module.', '--tenant', TENANT]);
       expect(audit.items.map((e: { action: string }) => e.action)).toEqual([
         'app.module.unblocked',
