@@ -10,6 +10,7 @@
 // it with a run that asks for a short one. Every wait polls the run; nothing sleeps.
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { cleanUpProcesses, removeTempDirs } from '../support/processes.ts';
+import { installIdv } from './idv-install.ts';
 import { type Answer, answer, type ReadmeStack, startReadmeStack } from './readme-stack.ts';
 
 const SLOW = 240_000;
@@ -62,21 +63,12 @@ describe('README: try an asynchronous verification (identity-verification agains
         '--api-key',
         API_KEY,
       ]);
-      const config = { baseUrl: `http://${host}` };
-
       // 1. the release version of identity-verification, installed disabled against the double; its
       // secrets; enabled
-      const versions = await answer(
-        client.GET('/apps/{name}/versions', { params: { path: { name: 'identity-verification' } } }),
-      );
-      ok(versions);
-      const versionId = versions.body.items[0].id as string;
-      const installed = await answer(
-        client.POST('/app-installs', {
-          body: { name: 'idv', versionId, enabled: false, config, approveHosts: [host] },
-        }),
-      );
-      ok(installed, 201);
+      const { installed, enabled } = await installIdv(stack, host, {
+        apiKey: API_KEY,
+        webhookSecret: WEBHOOK_SECRET,
+      });
       expect(installed.body).toMatchObject({
         name: 'idv',
         enabled: false,
@@ -85,26 +77,6 @@ describe('README: try an asynchronous verification (identity-verification agains
         webhookUrl: `${api}/webhooks/app-installs/${installed.body.id}`,
       });
       const webhookUrl = installed.body.webhookUrl as string;
-      for (const [secret, value] of [
-        ['API_KEY', API_KEY],
-        ['WEBHOOK_SECRET', WEBHOOK_SECRET],
-      ] as const) {
-        ok(
-          await answer(
-            client.POST('/app-installs/{install}/secrets/{secret}', {
-              params: { path: { install: 'idv', secret } },
-              body: { value },
-            }),
-          ),
-        );
-      }
-      const enabled = await answer(
-        client.PUT('/app-installs/{install}', {
-          params: { path: { install: 'idv' } },
-          body: { versionId, enabled: true, config },
-        }),
-      );
-      ok(enabled);
       expect(enabled.body).toMatchObject({ name: 'idv', enabled: true, missingSecrets: [] });
 
       // 2. where the vendor's page sends the applicant back: the tenant's collection flow

@@ -7,6 +7,7 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { freePort } from '../support/free-port.ts';
 import { cleanUpProcesses, removeTempDirs } from '../support/processes.ts';
+import { installIdv } from './idv-install.ts';
 import { type Answer, answer, type ReadmeStack, startReadmeStack } from './readme-stack.ts';
 
 const SLOW = 240_000;
@@ -25,46 +26,6 @@ async function opsJson(stack: ReadmeStack, args: string[]) {
   const result = await stack.ops([...args, '--json']);
   expect(result.code, `ops ${args.join(' ')}: ${result.stderr}`).toBe(0);
   return JSON.parse(result.stdout);
-}
-
-/** identity-verification installed as `idv` against the double, its secrets stored, enabled. */
-async function installIdv(stack: ReadmeStack, host: string) {
-  const { client } = stack;
-  const versions = await answer(
-    client.GET('/apps/{name}/versions', { params: { path: { name: 'identity-verification' } } }),
-  );
-  ok(versions);
-  const versionId = versions.body.items[0].id as string;
-  const config = { baseUrl: `http://${host}` };
-  ok(
-    await answer(
-      client.POST('/app-installs', {
-        body: { name: 'idv', versionId, enabled: false, config, approveHosts: [host] },
-      }),
-    ),
-    201,
-  );
-  for (const [secret, value] of [
-    ['API_KEY', API_KEY],
-    ['WEBHOOK_SECRET', WEBHOOK_SECRET],
-  ] as const) {
-    ok(
-      await answer(
-        client.POST('/app-installs/{install}/secrets/{secret}', {
-          params: { path: { install: 'idv', secret } },
-          body: { value },
-        }),
-      ),
-    );
-  }
-  const enabled = await answer(
-    client.PUT('/app-installs/{install}', {
-      params: { path: { install: 'idv' } },
-      body: { versionId, enabled: true, config },
-    }),
-  );
-  ok(enabled);
-  return enabled.body as { id: string; webhookUrl: string; version: { sha256: string } };
 }
 
 /** `curl -X POST <double>/__double/sessions/<id>/decide`: the double signs and sends its webhook. */
@@ -139,7 +100,8 @@ describe('the operator blocks and unblocks a module through `npx ops` on the run
         '--api-key',
         API_KEY,
       ]);
-      const install = await installIdv(stack, host);
+      const install = (await installIdv(stack, host, { apiKey: API_KEY, webhookSecret: WEBHOOK_SECRET }))
+        .enabled.body as { id: string; version: { sha256: string } };
       ok(await testCall(stack));
 
       // The tenant receives app.module.blocked events (an endpoint nobody listens on: the delivery row is
