@@ -197,6 +197,11 @@ describe('decideMove', () => {
       { action: 'wait', waitingFor: 'approval', supersedesOpenChange: false },
     ],
     [
+      'waits for approval of its own change for the target even when a secret went missing since',
+      { missingSecrets: ['API_KEY'], openChange: { origin: 'auto_upgrade', versionId: 'target' } },
+      { action: 'wait', waitingFor: 'approval', missingSecrets: ['API_KEY'] },
+    ],
+    [
       'opens a new change, superseding its own for another version',
       {
         targetHosts: [VENDOR, 'new.vendor.test'],

@@ -148,12 +148,12 @@ export interface MoveDecision {
 }
 
 /**
- * Whether and how the install moves to the target, in this order: a saved change awaiting approval holds
- * the move (approval); a rejected automatic upgrade to this target is not asked again (declined); a config
+ * Whether and how the install moves to the target, in this order: a saved change awaiting approval, or the
+ * platform's own change for this target, holds the move (approval); a rejected automatic upgrade to this target is not asked again (declined); a config
  * the target refuses (config, with its issues), a required secret missing (secrets), an action the target
  * lacks or answers through a webhook where a rule calls it (actions) wait for an administrator; a move that
- * adds hosts or capabilities (needs documents, webhook handling, hand-off) is held for approval — an
- * automatic-upgrade change opens (hold), or is open already (approval); anything else applies at once,
+ * adds hosts or capabilities (needs documents, webhook handling, hand-off) is held for approval — a change
+ * with origin auto_upgrade opens (hold); anything else applies at once,
  * dropping the hosts the target no longer calls. Whether the tenant requires approvals plays no part.
  */
 export function decideMove(facts: MoveFacts): MoveDecision {
@@ -179,16 +179,15 @@ export function decideMove(facts: MoveFacts): MoveDecision {
     waitingFor,
     supersedesOpenChange: stale,
   });
-  if (openChange?.origin === 'save') return { ...wait('approval'), supersedesOpenChange: false };
+  if (openChange?.origin === 'save' || (ownOpen && !stale)) {
+    return { ...wait('approval'), supersedesOpenChange: false };
+  }
   if (facts.declined) return wait('declined');
   if (details.issues.length > 0) return wait('config');
   if (details.missingSecrets.length > 0) return wait('secrets');
   if (details.missingActions.length > 0) return wait('actions');
   const adds = details.hostsAdded.length + details.needsAdded.length + details.handlesAdded.length > 0;
-  if (adds) {
-    if (ownOpen && !stale) return wait('approval');
-    return { ...details, action: 'hold', waitingFor: 'approval', supersedesOpenChange: stale };
-  }
+  if (adds) return { ...details, action: 'hold', waitingFor: 'approval', supersedesOpenChange: stale };
   return { ...details, action: 'apply', waitingFor: null, supersedesOpenChange: ownOpen !== null };
 }
 
