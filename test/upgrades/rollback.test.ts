@@ -7,27 +7,19 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { appBlocks, appVersions } from '../../src/catalogue/tables.ts';
 import type { CataloguePlatform } from '../catalogue/support.ts';
 import { expectError } from '../http/expect.ts';
-import { type ChangeCalls, changesPlatform } from '../installs/changes-support.ts';
+import type { ChangeCalls } from '../installs/changes-support.ts';
 import { ok } from '../installs/support.ts';
-import { type InstallView, optIn, platformRelease, sweep } from './support.ts';
+import { type InstallView, optIn, upgradeSuite } from './support.ts';
 
 let platform: CataloguePlatform;
 let api: ChangeCalls;
-changesPlatform((started, calls) => {
-  platform = started;
-  api = calls;
-});
-const release = platformRelease(() => platform);
-
 let ada: string;
 let tenantId: string;
-beforeAll(async () => {
-  ada = await api.admin('rollbacks');
-  tenantId = await platform.tenantId('rollbacks');
+const suite = upgradeSuite('rollbacks');
+const { release, view, sweepApp } = suite;
+beforeAll(() => {
+  ({ platform, api, admin: ada, tenantId } = suite);
 });
-
-const view = async (name: string) => ok<InstallView>(await api.call(`/app-installs/${name}`, ada));
-const sweepApp = (appName: string) => sweep(platform.database, platform.config, { appName });
 const save = (name: string, versionId: string, more: Record<string, unknown> = {}) =>
   api.save(ada, name, { versionId, enabled: false, ...more });
 
@@ -43,12 +35,8 @@ async function block(versionId: string): Promise<string> {
   return row?.id as string;
 }
 
-async function upgradedAudits(installId: string) {
-  const page = await ok<{ items: { resource: { id: string }; data: Record<string, unknown> }[] }>(
-    await api.call('/audit-events?action=app.install.upgraded&limit=100', ada),
-  );
-  return page.items.filter((item) => item.resource.id === installId).map((item) => item.data);
-}
+const upgradedAudits = async (installId: string) =>
+  (await suite.upgradedAudits(installId)).map((item) => item.data);
 
 describe('a withdrawn version', () => {
   it('is left for the highest release of the range below it (rollback true); a save moves back to it with autoUpgrade off', async () => {

@@ -5,6 +5,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { and, eq, isNull } from 'drizzle-orm';
 import pino from 'pino';
+import { beforeAll } from 'vitest';
 import { moduleStorageOf } from '../../src/api/index.ts';
 import { type ReleaseModule, reconcileRelease } from '../../src/catalogue/release.ts';
 import { appVersions } from '../../src/catalogue/tables.ts';
@@ -14,7 +15,7 @@ import { capMemory, sha256Hex } from '../../src/module/wasm.ts';
 import { definitionCallers } from '../../src/runs/definitions/callers.ts';
 import { type SweepScope, sweepUpgrades, upgradeDepsOf } from '../../src/upgrades/index.ts';
 import { appModule, type CataloguePlatform } from '../catalogue/support.ts';
-import type { ChangeCalls } from '../installs/changes-support.ts';
+import { type ChangeCalls, changesPlatform } from '../installs/changes-support.ts';
 import { ok } from '../installs/support.ts';
 
 export const VENDOR = 'api.vendor.test';
@@ -209,4 +210,55 @@ export async function writeReleaseIndex(
   const index = path.join(dir, 'release.json');
   await fs.writeFile(index, JSON.stringify({ modules: entries }));
   return index;
+}
+
+export interface AuditItem {
+  actor: { type: string; id: string; name: string | null };
+  resource: { type: string; id: string };
+  data: Record<string, unknown>;
+}
+
+/**
+ * One platform for a test file (changesPlatform: a secret-store key, the change calls), its release, an
+ * administrator of `tenant`, and the reads the upgrade tests repeat.
+ */
+export interface UpgradeSuite {
+  platform: CataloguePlatform;
+  api: ChangeCalls;
+  /** An administrator's token in the suite's tenant. */
+  admin: string;
+  tenantId: string;
+  release: ReturnType<typeof platformRelease>;
+  view(name: string): Promise<InstallView>;
+  /** The sweep of one app's opted-in installs (as after a block or a withdraw of it). */
+  sweepApp(appName: string): ReturnType<typeof sweepUpgrades>;
+  /** The install's app.install.upgraded records, newest first. */
+  upgradedAudits(installId: string): Promise<AuditItem[]>;
+}
+
+export function upgradeSuite(tenant: string): UpgradeSuite {
+  const suite: UpgradeSuite = {
+    platform: undefined as unknown as CataloguePlatform,
+    api: undefined as unknown as ChangeCalls,
+    admin: '',
+    tenantId: '',
+    release: platformRelease(() => suite.platform),
+    view: async (name: string) => ok<InstallView>(await suite.api.call(`/app-installs/${name}`, suite.admin)),
+    sweepApp: (appName: string) => sweep(suite.platform.database, suite.platform.config, { appName }),
+    async upgradedAudits(installId: string): Promise<AuditItem[]> {
+      const page = await ok<{ items: AuditItem[] }>(
+        await suite.api.call('/audit-events?action=app.install.upgraded&limit=100', suite.admin),
+      );
+      return page.items.filter((item) => item.resource.id === installId);
+    },
+  };
+  changesPlatform((platform, api) => {
+    suite.platform = platform;
+    suite.api = api;
+  });
+  beforeAll(async () => {
+    suite.admin = await suite.api.admin(tenant);
+    suite.tenantId = await suite.platform.tenantId(tenant);
+  });
+  return suite;
 }
