@@ -5,7 +5,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ChangeCalls } from '../installs/changes-support.ts';
 import { ok } from '../installs/support.ts';
-import { notes, optIn, upgradeSuite, VENDOR } from './support.ts';
+import { type InstallView, notes, optIn, upgradeSuite, VENDOR } from './support.ts';
 
 let api: ChangeCalls;
 let ada: string;
@@ -239,5 +239,26 @@ describe('a move adding hosts or capabilities', () => {
     const asked = await sweepApp('up-decline');
     expect(asked.held).toEqual([expect.objectContaining({ installId: install.id, toVersion: '1.2.0' })]);
     expect((await view('decline')).pendingChange?.versionId).toBe(later['1.2.0']);
+  });
+
+  it('withdrawn by an administrator is declined too; superseded by a save it is asked again', async () => {
+    const first = await release.publish({ name: 'up-withdraw', version: '1.0.0' });
+    await optIn(api, ada, 'withdrawn', first['1.0.0'] as string);
+    const wider = { hosts: [VENDOR, 'status.vendor.test'] };
+    await release.publish({ name: 'up-withdraw', version: '1.1.0', manifest: wider });
+    const [asked] = (await sweepApp('up-withdraw')).held;
+    await ok(await api.withdraw(ada, 'withdrawn', asked?.changeId as string));
+    expect((await view('withdrawn')).upgrade).toMatchObject({ waitingFor: 'declined' });
+    expect((await sweepApp('up-withdraw')).held).toEqual([]);
+
+    const later = await release.publish({ name: 'up-withdraw', version: '1.2.0', manifest: wider });
+    const [again] = (await sweepApp('up-withdraw')).held;
+    expect(again?.toVersion).toBe('1.2.0');
+    // A save supersedes the platform's change; the move right after it asks again.
+    const saved = await ok<InstallView>(
+      await api.save(ada, 'withdrawn', { versionId: first['1.0.0'], enabled: false, config: { note: 'x' } }),
+    );
+    expect(saved.pendingChange).toMatchObject({ origin: 'auto_upgrade', versionId: later['1.2.0'] });
+    expect(saved.pendingChange?.id).not.toBe(again?.changeId);
   });
 });

@@ -119,7 +119,10 @@ export interface MoveFacts {
   calls: readonly CallingDefinition[];
   /** The install's open change, if any. */
   openChange: { origin: 'save' | 'auto_upgrade'; versionId: string } | null;
-  /** A change with origin auto_upgrade asking for the target was rejected: it is not asked again. */
+  /**
+   * A change with origin auto_upgrade asking for the target was rejected (or withdrawn by someone): it is
+   * not asked again.
+   */
   declined: boolean;
 }
 

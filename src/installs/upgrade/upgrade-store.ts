@@ -8,9 +8,9 @@ import { blocksOfVersionRow } from '../../catalogue/blocks.ts';
 import { appBlocks, appVersions } from '../../catalogue/tables.ts';
 import type { Queryable } from '../../db/pool.ts';
 import type { InstallCallers } from '../callers.ts';
-import type { ChangeRow } from '../changes/changes-rules.ts';
+import { type ChangeRow, SUPERSEDED } from '../changes/changes-rules.ts';
 import type { HostRuleOptions } from '../hosts.ts';
-import { configIssues, missingSecrets } from '../plan.ts';
+import { configIssues, missingSecrets, sameApp } from '../plan.ts';
 import { appInstallChanges } from '../tables.ts';
 import { aliasesByInstall, type InstallRow, readStoredSecretNames, type VersionRow } from '../view.ts';
 import {
@@ -71,17 +71,28 @@ async function movableVersions(db: Queryable, names: readonly string[]) {
     );
 }
 
-/** The open change of each install, and the versions of its rejected automatic upgrades. */
+/**
+ * The open change of each install, and the versions of its declined automatic upgrades: a change with
+ * origin auto_upgrade that was rejected, or withdrawn by someone (not superseded by a save or by the
+ * platform's own newer request) — asking again at once would undo the withdrawal.
+ */
 async function changesOf(db: Queryable, installIds: readonly string[]) {
+  const c = appInstallChanges;
   const rows = await db
     .select()
-    .from(appInstallChanges)
+    .from(c)
     .where(
       and(
-        inArray(appInstallChanges.installId, [...installIds]),
+        inArray(c.installId, [...installIds]),
         or(
-          isNull(appInstallChanges.decision),
-          and(eq(appInstallChanges.origin, 'auto_upgrade'), eq(appInstallChanges.decision, 'rejected')),
+          isNull(c.decision),
+          and(
+            eq(c.origin, 'auto_upgrade'),
+            or(
+              eq(c.decision, 'rejected'),
+              and(eq(c.decision, 'withdrawn'), sql`${c.decisionComment} is distinct from ${SUPERSEDED}`),
+            ),
+          ),
         ),
       ),
     );
@@ -94,9 +105,6 @@ async function changesOf(db: Queryable, installIds: readonly string[]) {
   }
   return { open, declined };
 }
-
-const sameApp = (a: VersionRow, b: VersionRow) =>
-  a.name === b.name && a.publisher === b.publisher && a.tenantId === b.tenantId;
 
 /**
  * The upgrade plan of each of these installs that is opted in (autoUpgrade compatible), by install id;
