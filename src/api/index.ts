@@ -38,6 +38,14 @@ import {
 } from '../storage/index.ts';
 import { tenantRoutes } from '../tenants/routes.ts';
 import { findTenantById } from '../tenants/service.ts';
+import {
+  startUpgradeSweeps,
+  sweepUpgrades,
+  type UpgradeDeps,
+  type UpgradeSweeps,
+  upgradeDepsOf,
+  upgradeTrigger,
+} from '../upgrades/index.ts';
 import { healthRoutes } from './health.ts';
 import { documentRoutes, internalRoutes } from './internal.ts';
 
@@ -63,7 +71,18 @@ export interface ApiDeps {
    * for this api, closed with it.
    */
   webhookPoster?: DeliveryPoster;
+  /** How often the api sweeps automatic upgrades after the start-up's; absent: every five minutes. */
+  upgradeSweepIntervalMs?: number;
 }
+
+/** What this api's automatic upgrades read and log with: the definitions layer answers who calls an install. */
+const upgradeDeps = (deps: ApiDeps): UpgradeDeps =>
+  upgradeDepsOf({
+    config: deps.config,
+    database: deps.database,
+    callers: definitionCallers,
+    logger: deps.logger,
+  });
 
 export async function buildPublicApi(deps: ApiDeps) {
   const app = await createServer({
@@ -80,7 +99,12 @@ export async function buildPublicApi(deps: ApiDeps) {
   await app.register(tenantRoutes(deps.database, deps.config));
   await app.register(auditRoutes(deps.database));
   await app.register(activityRoutes(deps.database));
-  await app.register(attentionRoutes(deps.database));
+  await app.register(
+    attentionRoutes(deps.database, {
+      callers: definitionCallers,
+      hostRules: upgradeDeps(deps).hostRules,
+    }),
+  );
   await app.register(notificationRoutes(deps.database));
   // One poster for the process's test pings: its connections are kept between them, closed with the api.
   const poster =
@@ -104,6 +128,8 @@ export async function buildPublicApi(deps: ApiDeps) {
     available: Boolean(deps.runner && storage),
     // The definitions layer answers who calls an install (renames, alias removal, usage).
     callers: definitionCallers,
+    // A save of an install, a decision on its change or a secret stored for it moves it at once.
+    upgrades: upgradeTrigger(upgradeDeps(deps)),
   };
   // The routes that read an install: one scope that answers 503 apps_unavailable where apps are off.
   await app.register(
@@ -233,9 +259,17 @@ export async function startApi(deps: ApiDeps): Promise<RunningApi> {
   // One store for both listeners; the api closes it only when it made it.
   const modules = optionalModuleStorage(deps);
   const ownedModules = deps.modules === undefined ? modules : null;
+  let sweeps: UpgradeSweeps | null = null;
   if (runner && modules) {
     const release = await loadRelease(deps.config.releaseIndex);
     await reconcileRelease(deps.database, modules, release, deps.logger);
+    // Opted-in installs move to what the release brought (or back from what it withdrew), then every
+    // five minutes. A failure is logged per install; the api starts all the same.
+    const upgrades = upgradeDeps(deps);
+    await sweepUpgrades(upgrades).catch((err: unknown) =>
+      deps.logger.error({ err }, 'the start-up sweep of automatic upgrades failed'),
+    );
+    sweeps = startUpgradeSweeps(upgrades, deps.upgradeSweepIntervalMs);
   }
   const engineUrl = deps.engineDatabaseUrl ?? deps.config.databaseUrl;
   const ownedRuns = deps.runs === undefined && engineUrl ? dbosRunsEngine(engineUrl) : null;
@@ -268,6 +302,7 @@ export async function startApi(deps: ApiDeps): Promise<RunningApi> {
     url,
     internalUrl,
     close: async () => {
+      await sweeps?.close();
       await Promise.all([publicApp.close(), internalApp.close()]);
       // Checks under way end before the caller closes the database.
       if (!deps.documentChecks) await documentChecks?.close();

@@ -1,10 +1,15 @@
 // Home's attention list (docs/notifications.md "Home's attention list"): what waits for someone in the
 // tenant, gathered from a few sources. Each source names the permission that shows it, the count it fills
 // and how it reads its items; a caller sees the sources its permissions show, and the counts of the others
-// stay 0. Adding a source is one entry of SOURCES (its count is in AttentionCounts and the route's schema).
+// stay 0. Adding a source is one entry of sourcesOf (its count is in AttentionCounts and the route's schema).
 import type { Permission } from '../auth/permissions.ts';
 import type { Queryable } from '../db/pool.ts';
-import { type AttentionEntry, pendingInstallChanges, waitingUpgrades } from '../installs/index.ts';
+import {
+  type AttentionEntry,
+  pendingInstallChanges,
+  type UpgradeReading,
+  waitingUpgrades,
+} from '../installs/index.ts';
 import { failingEndpoints } from '../outbound-webhooks/index.ts';
 
 export type AttentionKind = 'install_change_pending' | 'install_upgrade_waiting' | 'webhook_endpoint_failing';
@@ -33,7 +38,11 @@ export interface AttentionSource {
   read(db: Queryable, tenantId: string): Promise<AttentionEntry[]>;
 }
 
-export const SOURCES: readonly AttentionSource[] = [
+/**
+ * The sources, in the list's order. Waiting upgrades are decided as the sweep decides them, which reads who
+ * calls each install and the deployment's host rules (`upgrades`).
+ */
+export const sourcesOf = (upgrades: UpgradeReading): readonly AttentionSource[] => [
   {
     kind: 'install_change_pending',
     count: 'installChangesPending',
@@ -44,7 +53,7 @@ export const SOURCES: readonly AttentionSource[] = [
     kind: 'install_upgrade_waiting',
     count: 'installUpgradesWaiting',
     permission: 'apps:read',
-    read: waitingUpgrades,
+    read: (db, tenantId) => waitingUpgrades(db, tenantId, upgrades),
   },
   {
     kind: 'webhook_endpoint_failing',
@@ -59,11 +68,11 @@ export interface Attention {
   items: AttentionItem[];
 }
 
-/** The attention list a principal sees: its sources in SOURCES' order, each oldest first. */
+/** The attention list a principal sees: its sources in their order, each oldest first. */
 export async function readAttention(
   db: Queryable,
   principal: { tenantId: string; permissions: ReadonlySet<string> },
-  sources: readonly AttentionSource[] = SOURCES,
+  sources: readonly AttentionSource[],
 ): Promise<Attention> {
   const counts: AttentionCounts = {
     installChangesPending: 0,

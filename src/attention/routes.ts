@@ -3,7 +3,8 @@ import { Type } from 'typebox';
 import type { Database } from '../db/pool.ts';
 import { principalOf } from '../http/auth.ts';
 import { nullable } from '../http/responses.ts';
-import { readAttention } from './attention.ts';
+import type { UpgradeReading } from '../installs/index.ts';
+import { readAttention, sourcesOf } from './attention.ts';
 
 const Count = (description: string) => Type.Integer({ minimum: 0, description });
 
@@ -51,7 +52,9 @@ export const AttentionSchema = Type.Object(
   { additionalProperties: false, title: 'Attention' },
 );
 
-export function attentionRoutes(database: Database): FastifyPluginAsyncTypebox {
+/** GET /attention; `upgrades`: what deciding a waiting upgrade reads (who calls installs, host rules). */
+export function attentionRoutes(database: Database, upgrades: UpgradeReading): FastifyPluginAsyncTypebox {
+  const sources = sourcesOf(upgrades);
   return async (app) => {
     app.get(
       '/attention',
@@ -63,7 +66,7 @@ export function attentionRoutes(database: Database): FastifyPluginAsyncTypebox {
           response: { 200: AttentionSchema },
         },
       },
-      async (request) => readAttention(database.db, principalOf(request)),
+      async (request) => readAttention(database.db, principalOf(request), sources),
     );
   };
 }

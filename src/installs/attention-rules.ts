@@ -1,30 +1,6 @@
-// What Home's attention list says of installs (docs/notifications.md "Home's attention list"): which
-// release an opted-in install could move to, and the title and console link of each item. Pure: rows in,
-// texts out; attention.ts reads.
-import semver from 'semver';
-
-/**
- * The highest release an install running `running` may move to automatically: the same major from 1.0.0,
- * the same minor on 0.x, never a prerelease, higher than what it runs. Null when there is none (or the
- * running version is no semver). The caller passes only published versions no block stops.
- */
-export function compatibleTarget<T extends { version: string }>(
-  running: string,
-  candidates: readonly T[],
-): T | null {
-  const from = semver.parse(running);
-  if (!from) return null;
-  let best: T | null = null;
-  for (const candidate of candidates) {
-    const to = semver.parse(candidate.version);
-    if (!to || to.prerelease.length > 0 || to.major !== from.major) continue;
-    if (from.major === 0 && to.minor !== from.minor) continue;
-    if (!semver.gt(to, from)) continue;
-    if (!best || semver.gt(to, best.version)) best = candidate;
-  }
-  return best;
-}
-
+// What Home's attention list says of installs (docs/notifications.md "Home's attention list"): the title
+// and console link of each item. Pure: rows in, texts out; attention.ts reads (which upgrades wait is
+// upgrade/upgrade-rules.ts's to decide).
 /** Console paths (relative to the console's root) of an install and of one of its changes. */
 export const installHref = (name: string) => `/apps/installs/${encodeURIComponent(name)}`;
 export const changeHref = (name: string, changeId: string) =>
@@ -56,11 +32,24 @@ export function pendingChangeTitle(change: PendingChangeFacts): string {
   return `${who} asked to change install ${change.installName}${to}; it waits for approval`;
 }
 
-/** The title of an install whose upgrade waits. */
+/** Why an upgrade waits, as its title ends. */
+const WAITS: Record<'approval' | 'secrets' | 'config' | 'actions' | 'declined', string> = {
+  approval: 'waits for approval',
+  secrets: 'waits for its required secrets to be stored',
+  config: 'waits for a config the new version accepts',
+  actions: 'waits: published definitions call actions it no longer answers',
+  declined: 'was declined and is not asked again',
+};
+
+/** The title of an install whose upgrade waits for an administrator. */
 export const upgradeWaitingTitle = (install: {
   name: string;
   appName: string;
   running: string;
   target: string;
-}) =>
-  `Install ${install.name} runs ${install.appName} ${install.running}; ${install.target} waits to be applied`;
+  rollback: boolean;
+  waitingFor: keyof typeof WAITS;
+}) => {
+  const move = install.rollback ? `the rollback to ${install.target}` : `the upgrade to ${install.target}`;
+  return `Install ${install.name} runs ${install.appName} ${install.running}; ${move} ${WAITS[install.waitingFor]}`;
+};

@@ -9,6 +9,7 @@ import { ApiError } from '../http/errors.ts';
 import type { RunnerClient } from '../runner/index.ts';
 import { type InstallCallers, NO_CALLERS } from './callers.ts';
 import type { InstallContext } from './service.ts';
+import { NO_UPGRADE_TRIGGER, type UpgradeTrigger } from './upgrade/trigger.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -26,6 +27,8 @@ export interface InstallRouteDeps {
   available: boolean;
   /** Who calls an install's names: the definitions layer, wired in by the api. */
   callers?: InstallCallers;
+  /** Moves an install at once after a write of it: the upgrades layer, wired in by the api. */
+  upgrades?: UpgradeTrigger;
 }
 
 /** The install context of a request: its caller and id, with the deployment's settings. */
@@ -35,6 +38,7 @@ export function buildInstallContext(deps: InstallRouteDeps, request: FastifyRequ
     principal: principalOf(request),
     requestId: request.id,
     callers: deps.callers ?? NO_CALLERS,
+    upgrades: deps.upgrades ?? NO_UPGRADE_TRIGGER,
     settings: {
       // Never from the request: its Host header is the caller's to choose (vendors' webhooks would follow).
       webhookBase: deps.config.webhookPublicUrl,

@@ -17,6 +17,20 @@ export { installNamesOf } from './service.ts';
 
 export { type AttentionEntry, pendingInstallChanges, waitingUpgrades } from './attention.ts';
 
+// Automatic upgrades (src/upgrades sweeps and moves; installs decide and write): the plan of an opted-in
+// install as the view shows it, the platform's writes of it, and the port a write of an install moves it
+// through at once.
+
+export { NO_UPGRADE_TRIGGER, type UpgradeTrigger } from './upgrade/trigger.ts';
+export {
+  AUTO_UPGRADE_SUBJECT,
+  applyUpgrade,
+  holdUpgrade,
+  withdrawStaleUpgrade,
+} from './upgrade/upgrade-moves.ts';
+export type { MoveAction, UpgradeView, WaitingFor } from './upgrade/upgrade-rules.ts';
+export { readUpgradePlans, type UpgradePlan, type UpgradeReading } from './upgrade/upgrade-store.ts';
+
 // Routes other layers add to the scope (src/calls): the context the scope resolved, the parameters.
 
 export { type InstallRouteDeps, installContextOf } from './context.ts';
@@ -77,7 +91,7 @@ export { requiredSecrets } from './secrets/secrets-rules.ts';
 
 // The ports browsers refuse (the hand-off's page rule refuses them as config URLs do).
 
-export { BAD_PORTS } from './hosts.ts';
+export { BAD_PORTS, type HostRuleOptions } from './hosts.ts';
 
 // The rules of cached values, which packages/app-testing applies as the platform does.
 

@@ -69,6 +69,19 @@ export interface Planned {
 }
 
 /**
+ * Whether a save may ask for a version of this status: published; or withdrawn when it is the version the
+ * install's last automatic upgrade left (upgradedFromVersionId) and autoUpgrade is off once saved. Blocks
+ * are checked apart (a blocked version is refused whatever its status).
+ */
+export const saveMayAsk = (
+  version: Pick<VersionRow, 'id' | 'status'>,
+  upgradedFromVersionId: string | null,
+  autoUpgrade: AutoUpgrade,
+) =>
+  version.status === 'published' ||
+  (version.status === 'withdrawn' && version.id === upgradedFromVersionId && autoUpgrade === 'off');
+
+/**
  * Checks a save of `body` against the rules shared by create and PUT, from the install's current hosts:
  * the version, autoUpgrade, the config, and that approveHosts lists every host the save adds. Whether the
  * save then waits for approval, and whether its required secrets are stored, the caller decides
@@ -79,15 +92,21 @@ export async function plan(
   ctx: InstallContext,
   body: SaveBody,
   autoUpgrade: AutoUpgrade,
-  current: { hosts: string[]; version?: VersionRow },
+  current: { hosts: string[]; version?: VersionRow; upgradedFromVersionId?: string | null },
 ): Promise<Planned> {
   const version = await visibleVersion(tx, ctx.principal.tenantId, body.versionId);
   if (!version) throw versionIssue('no version of that id is available to this tenant');
   if (current.version && !sameApp(version, current.version)) {
     throw versionIssue(`the version must be a version of the install's own app ${current.version.name}`);
   }
-  if (version.status !== 'published')
-    throw versionIssue(`version ${version.version} is ${version.status}, not published`);
+  const upgradedFrom = current.upgradedFromVersionId ?? null;
+  if (!saveMayAsk(version, upgradedFrom, autoUpgrade)) {
+    throw versionIssue(
+      version.id === upgradedFrom && version.status === 'withdrawn'
+        ? `version ${version.version} is withdrawn: moving back to the version the last automatic upgrade left needs autoUpgrade off in the same save`
+        : `version ${version.version} is ${version.status}, not published`,
+    );
+  }
   await assertNotBlocked(tx, blockTarget(version));
   if (autoUpgrade === 'compatible') {
     if (version.publisher !== 'platform') {

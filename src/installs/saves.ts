@@ -34,6 +34,8 @@ import {
   readView,
   requireInstall,
   type SaveBody,
+  viewOfId,
+  type WrittenBy,
 } from './service.ts';
 import { type AutoUpgrade, appInstalls } from './tables.ts';
 import { type InstallRow, type InstallView, readStoredSecretNames, type VersionRow } from './view.ts';
@@ -54,7 +56,7 @@ const stateOf = (version: VersionRow, config: Record<string, unknown>): InstallS
  */
 export async function auditDocumentsMove(
   tx: Tx,
-  ctx: InstallContext,
+  by: WrittenBy,
   install: InstallRow,
   before: InstallState | null,
   after: InstallState | null,
@@ -62,7 +64,7 @@ export async function auditDocumentsMove(
 ) {
   const move = documentsMove(before, after);
   if (move)
-    await audit(tx, ctx, `app.install.documents.${move}`, install, { versionId: install.versionId, ...data });
+    await audit(tx, by, `app.install.documents.${move}`, install, { versionId: install.versionId, ...data });
 }
 
 const heldOutcome = async (tx: Tx, ctx: InstallContext, install: InstallRow, change: ChangeRow) =>
@@ -71,7 +73,15 @@ const heldOutcome = async (tx: Tx, ctx: InstallContext, install: InstallRow, cha
     body: { install: await readView(tx, ctx, install), change: changeView(change, install.name) },
   }) as const;
 
-// Strictly later than the write before, even when both transactions started in the same instant.
+/**
+ * After a save commits: an opted-in install moves at once when its upgrade applies (docs/upgrades.md),
+ * and the answer shows it as it is then. A save that waits for approval holds any move (its change does).
+ */
+async function afterSave<S extends SaveOutcome>(ctx: InstallContext, saved: S): Promise<S> {
+  if (saved.status === 202 || saved.body.autoUpgrade !== 'compatible') return saved;
+  if (!(await ctx.upgrades.afterWrite(saved.body.id))) return saved;
+  return { ...saved, body: await viewOfId(ctx, saved.body.id) };
+}
 
 export async function createInstall(ctx: InstallContext, body: CreateBody): Promise<SaveOutcome<201>> {
   const tenantId = ctx.principal.tenantId;
@@ -82,7 +92,7 @@ export async function createInstall(ctx: InstallContext, body: CreateBody): Prom
     );
   }
   try {
-    return await ctx.database.db.transaction(async (tx) => {
+    const saved = await ctx.database.db.transaction(async (tx): Promise<SaveOutcome<201>> => {
       await lockTenantInstalls(tx, tenantId);
       await assertNameFree(tx, tenantId, body.name);
       const [counted] = await tx
@@ -127,6 +137,7 @@ export async function createInstall(ctx: InstallContext, body: CreateBody): Prom
           newInstall: true,
           settings: approvals,
           comment: body.comment,
+          origin: 'save',
         });
         return heldOutcome(tx, ctx, install, change);
       }
@@ -139,6 +150,7 @@ export async function createInstall(ctx: InstallContext, body: CreateBody): Prom
       });
       return { status: 201, body: await readView(tx, ctx, install) };
     });
+    return await afterSave(ctx, saved);
   } catch (error) {
     // The advisory lock makes this unreachable in practice; the unique index still has the last word.
     if (isUniqueViolation(error)) {
@@ -172,7 +184,7 @@ export async function saveInstall(
   body: SaveBody,
 ): Promise<SaveOutcome<200>> {
   const tenantId = ctx.principal.tenantId;
-  return ctx.database.db.transaction(async (tx) => {
+  const saved = await ctx.database.db.transaction(async (tx) => {
     const current = await requireInstall(tx, tenantId, name, true);
     const currentVersion = await readVersion(tx, current.versionId);
     const open = await openChangeOf(tx, current.id);
@@ -202,6 +214,7 @@ export async function saveInstall(
     const planned = await plan(tx, ctx, body, saving.autoUpgrade, {
       hosts: current.hosts,
       version: currentVersion,
+      upgradedFromVersionId: current.upgradedFromVersionId,
     });
     const approvals = await approvalSettingsOf(tx, tenantId);
     if (approvals.required && planned.added.length > 0) return heldSave(tx, ctx, saving, planned, approvals);
@@ -213,6 +226,7 @@ export async function saveInstall(
       config: body.config,
     });
   });
+  return afterSave(ctx, saved);
 }
 
 async function appliedSave(
@@ -302,6 +316,7 @@ async function heldSave(
     newInstall: waitingNew,
     settings: approvals,
     comment: body.comment,
+    origin: 'save',
   });
   if (!waitingNew && install !== current) {
     // The documents switch is config: when it moved, cached values go as for any save changing config.

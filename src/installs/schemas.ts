@@ -69,6 +69,74 @@ export const CircuitSchema = Type.Object(
   { additionalProperties: false },
 );
 
+const DefinitionRef = Type.Object(
+  {
+    kind: Type.Union([Type.Literal('workflow'), Type.Literal('rule_set')]),
+    key: Type.String(),
+    version: Type.Integer({ description: 'The current published version' }),
+  },
+  { additionalProperties: false },
+);
+
+/** The install's automatic upgrade (docs/upgrades.md); upgrade/upgrade-rules.ts upgradeView. */
+export const UpgradeSchema = Type.Object(
+  {
+    target: nullable(Type.Object({ id: Uuid, version: Type.String() }, { additionalProperties: false }), {
+      description: 'The version the platform moves the install to next; null: nothing to move to',
+    }),
+    rollback: Type.Boolean({
+      description: 'The target is below the version the install runs, which is withdrawn or blocked',
+    }),
+    hostsAdded: Type.Array(Type.String(), { description: 'Hosts the move adds to the approved ones' }),
+    hostsRemoved: Type.Array(Type.String(), {
+      description: 'Approved hosts the target no longer calls: dropped with the move',
+    }),
+    needsAdded: Type.Array(Type.Literal('documents'), { description: 'Needs the move adds' }),
+    handlesAdded: Type.Array(Type.Union([Type.Literal('webhook'), Type.Literal('handoff')]), {
+      description: 'Handlers the move adds',
+    }),
+    waitingFor: nullable(
+      Type.Union([
+        Type.Literal('approval'),
+        Type.Literal('secrets'),
+        Type.Literal('config'),
+        Type.Literal('actions'),
+        Type.Literal('declined'),
+      ]),
+      { description: 'What the move waits for; null: the next sweep moves it (or there is no target)' },
+    ),
+    issues: Type.Array(
+      Type.Object({ path: Type.String(), message: Type.String() }, { additionalProperties: false }),
+      { description: 'What the target refuses in the install’s config (waitingFor config)' },
+    ),
+    missingSecrets: Type.Array(Type.String(), {
+      description: 'Secrets the target requires that are not stored (waitingFor secrets)',
+    }),
+    missingActions: Type.Array(
+      Type.Object(
+        {
+          action: Type.String(),
+          reason: Type.Union([Type.Literal('absent'), Type.Literal('asynchronous')], {
+            description:
+              'absent: the target has no such action; asynchronous: a rule calls it and the target answers it through a webhook',
+          }),
+          calledBy: Type.Array(DefinitionRef),
+        },
+        { additionalProperties: false },
+      ),
+      {
+        description:
+          'Actions published definitions call that the target no longer answers (waitingFor actions)',
+      },
+    ),
+  },
+  {
+    additionalProperties: false,
+    title: 'InstallUpgrade',
+    description: 'Present when autoUpgrade is compatible',
+  },
+);
+
 /** The install view: the install unfolded with its version, secrets, change and circuit. */
 export const InstallViewSchema = Type.Object(
   {
@@ -92,16 +160,7 @@ export const InstallViewSchema = Type.Object(
     webhookUrl: nullable(Type.String()),
     pendingChange: nullable(ChangeViewSchema),
     aliases: Names,
-    upgrade: Type.Optional(
-      Type.Object(
-        {
-          // No automatic upgrade computes a target yet: the platform answers nulls until one does.
-          target: Type.Null(),
-          waitingFor: Type.Null(),
-        },
-        { additionalProperties: false, description: 'Present when autoUpgrade is compatible' },
-      ),
-    ),
+    upgrade: Type.Optional(UpgradeSchema),
     circuit: CircuitSchema,
   },
   { additionalProperties: false, title: 'InstallView' },

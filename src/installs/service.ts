@@ -10,7 +10,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { actorOf } from '../audit/actor.ts';
-import { recordAudit } from '../audit/trail.ts';
+import { type Actor, recordAudit } from '../audit/trail.ts';
 // Past the callbacks' front door: its webhook reads installs, so its index.ts would close a circle.
 import { failPendingCallbacks, pendingCallbacksOf } from '../callbacks/sessions.ts';
 import { nameMeteringRows } from '../calls/metering.ts';
@@ -27,6 +27,8 @@ import {
   appInstallSecrets,
   appInstalls,
 } from './tables.ts';
+import type { UpgradeTrigger } from './upgrade/trigger.ts';
+import { readUpgradePlans } from './upgrade/upgrade-store.ts';
 import { type InstallRow, type InstallView, type VersionRow, type ViewSettings, viewsOf } from './view.ts';
 
 export const MAX_INSTALLS_PER_TENANT = 50;
@@ -48,6 +50,8 @@ export interface InstallContext {
   settings: InstallSettings;
   /** Who calls an install's names (the definitions layer; NO_CALLERS without it). */
   callers: InstallCallers;
+  /** Moves an install at once after a write of it (the upgrades layer; NO_UPGRADE_TRIGGER without it). */
+  upgrades: UpgradeTrigger;
 }
 
 export interface SaveBody {
@@ -121,24 +125,57 @@ export const configuredData = (before: InstallRow, after: InstallRow, version: V
   hostsRemoved: removedHosts(before.hosts, after.hosts),
 });
 
+/**
+ * Who writes to an install: a request's principal, or the platform itself (an automatic upgrade,
+ * src/upgrades). Audit records name its actor; changes record its subject as requester or decider.
+ */
+export interface Writer {
+  tenantId: string;
+  actor: Actor;
+  /** The token's subject, or the platform's own subject (docs/upgrades.md "Who asks"). */
+  subject: string;
+  /** The display name recorded beside the subject. */
+  name: string | null;
+  requestId: string | null;
+}
+
+/** A request's install context, or a writer that is no request (the platform). */
+export type WrittenBy = InstallContext | Writer;
+
+export const writerOf = (by: WrittenBy): Writer =>
+  'principal' in by
+    ? {
+        tenantId: by.principal.tenantId,
+        actor: actorOf(by.principal),
+        subject: by.principal.subject,
+        name: by.principal.name,
+        requestId: by.requestId,
+      }
+    : by;
+
 /** Who a request's side effects are audited as: its principal and request id. */
-export const auditBy = (ctx: InstallContext) => ({ actor: actorOf(ctx.principal), requestId: ctx.requestId });
+export const auditBy = (by: WrittenBy) => {
+  const writer = writerOf(by);
+  return { actor: writer.actor, requestId: writer.requestId };
+};
 
 export const audit = (
   tx: Queryable,
-  ctx: InstallContext,
+  by: WrittenBy,
   action: string,
   install: Pick<InstallRow, 'id' | 'name' | 'appName'>,
   data: Record<string, unknown>,
-) =>
-  recordAudit(tx, {
-    tenantId: ctx.principal.tenantId,
+) => {
+  const writer = writerOf(by);
+  return recordAudit(tx, {
+    tenantId: writer.tenantId,
     action,
-    actor: actorOf(ctx.principal),
+    actor: writer.actor,
     resource: { type: 'app_install', id: install.id },
     data: { name: install.name, appName: install.appName, ...data },
-    requestId: ctx.requestId,
+    requestId: writer.requestId,
   });
+};
 
 // ---- reading ----------------------------------------------------------------------------------------
 
@@ -148,7 +185,7 @@ export async function listInstalls(ctx: InstallContext, appName?: string): Promi
     ? and(eq(appInstalls.tenantId, ctx.principal.tenantId), eq(appInstalls.appName, appName))
     : eq(appInstalls.tenantId, ctx.principal.tenantId);
   const rows = await db.select().from(appInstalls).where(where).orderBy(asc(appInstalls.name));
-  return viewsOf(db, rows, ctx.settings);
+  return installViews(db, ctx, rows);
 }
 
 export async function findInstall(db: Queryable, tenantId: string, name: string, lock: boolean) {
@@ -163,7 +200,15 @@ export async function findInstall(db: Queryable, tenantId: string, name: string,
 export async function getInstall(ctx: InstallContext, name: string): Promise<InstallView> {
   const db = ctx.database.db;
   const row = await requireInstall(db, ctx.principal.tenantId, name, false);
-  return (await viewsOf(db, [row], ctx.settings))[0] as InstallView;
+  return (await installViews(db, ctx, [row]))[0] as InstallView;
+}
+
+/** The view of the install of that id (it exists: the caller just wrote it). */
+export async function viewOfId(ctx: InstallContext, id: string): Promise<InstallView> {
+  const db = ctx.database.db;
+  const [row] = await db.select().from(appInstalls).where(eq(appInstalls.id, id));
+  if (!row) throw new Error(`install ${id} does not exist`);
+  return (await installViews(db, ctx, [row]))[0] as InstallView;
 }
 
 /** Install names of the tenant by app name, for the catalogue's entries (GET /apps). */
@@ -211,7 +256,17 @@ export async function assertNameFree(tx: Tx, tenantId: string, name: string) {
 }
 
 export const readView = async (tx: Tx, ctx: InstallContext, row: InstallRow) =>
-  (await viewsOf(tx, [row], ctx.settings))[0] as InstallView;
+  (await installViews(tx, ctx, [row]))[0] as InstallView;
+
+/** The views of these installs with their automatic upgrades, decided as the sweep decides them. */
+async function installViews(db: Queryable, ctx: InstallContext, rows: readonly InstallRow[]) {
+  const plans = await readUpgradePlans(db, rows, {
+    callers: ctx.callers,
+    hostRules: ctx.settings.hostRules,
+  });
+  const upgrades = new Map([...plans].map(([id, plan]) => [id, plan.view]));
+  return viewsOf(db, rows, ctx.settings, upgrades);
+}
 
 export async function readVersion(tx: Queryable, id: string): Promise<VersionRow> {
   const [row] = await tx.select().from(appVersions).where(eq(appVersions.id, id));

@@ -13,6 +13,7 @@ import { type CircuitRow, settingsInForce, shownCircuit } from './circuit/circui
 import { readCircuits } from './circuit/circuit-store.ts';
 import { requiredSecrets } from './secrets/secrets-rules.ts';
 import { appInstallAliases, appInstallChanges, appInstallSecrets, type appInstalls } from './tables.ts';
+import { NO_UPGRADE, type UpgradeView } from './upgrade/upgrade-rules.ts';
 
 export type InstallRow = typeof appInstalls.$inferSelect;
 export type VersionRow = typeof appVersions.$inferSelect;
@@ -47,11 +48,8 @@ export interface InstallView {
   /** The open install change (a save waiting for approval), or null. */
   pendingChange: ChangeView | null;
   aliases: string[];
-  /**
-   * Present when autoUpgrade is compatible. Until automatic upgrades land (their own issue) the platform
-   * computes no target: { target: null, waitingFor: null } says "nothing to move to yet".
-   */
-  upgrade?: { target: null; waitingFor: null };
+  /** Present when autoUpgrade is compatible: where the platform moves it next (docs/upgrades.md). */
+  upgrade?: UpgradeView;
   circuit: {
     state: 'closed' | 'open' | 'half_open';
     failures: number;
@@ -72,6 +70,8 @@ export interface ViewParts {
   pendingChange?: ChangeRow | null;
   /** Its circuit row (null: none yet) and the database's now, which decides an open time's end. */
   circuit?: { row: CircuitRow | null; now: Date };
+  /** Its automatic upgrade (upgrade/upgrade-store.ts); absent: nothing to move to. */
+  upgrade?: UpgradeView;
 }
 
 /**
@@ -129,7 +129,7 @@ export function installView(row: InstallRow, parts: ViewParts, settings: ViewSet
     webhookUrl: webhookUrl(manifest, row.config, row.id, settings.webhookBase),
     pendingChange: parts.pendingChange ? changeView(parts.pendingChange, row.name) : null,
     aliases: [...parts.aliases],
-    ...(row.autoUpgrade === 'compatible' ? { upgrade: { target: null, waitingFor: null } } : {}),
+    ...(row.autoUpgrade === 'compatible' ? { upgrade: parts.upgrade ?? NO_UPGRADE } : {}),
     circuit: {
       ...circuitShown(row, parts.circuit, settings),
       settings: own,
@@ -175,7 +175,7 @@ export async function readStoredSecretNames(db: Queryable, installIds: readonly 
 }
 
 /** The open change of each install, by install id. */
-async function openChangesOf(db: Queryable, installIds: readonly string[]) {
+export async function openChangesOf(db: Queryable, installIds: readonly string[]) {
   const byInstall = new Map<string, ChangeRow>();
   if (installIds.length === 0) return byInstall;
   const rows = await db
@@ -186,7 +186,8 @@ async function openChangesOf(db: Queryable, installIds: readonly string[]) {
   return byInstall;
 }
 
-async function aliasesOf(db: Queryable, installIds: readonly string[]) {
+/** The aliases of each install, oldest first, by install id. */
+export async function aliasesByInstall(db: Queryable, installIds: readonly string[]) {
   const byInstall = new Map<string, string[]>();
   if (installIds.length === 0) return byInstall;
   const rows = await db
@@ -198,11 +199,15 @@ async function aliasesOf(db: Queryable, installIds: readonly string[]) {
   return byInstall;
 }
 
-/** The views of these installs, in their order, reading what they need in a few queries. */
+/**
+ * The views of these installs, in their order, reading what they need in a few queries; `upgrades` are
+ * their automatic upgrades by install id (upgrade/upgrade-store.ts readUpgradePlans).
+ */
 export async function viewsOf(
   db: Queryable,
   rows: readonly InstallRow[],
   settings: ViewSettings,
+  upgrades: ReadonlyMap<string, UpgradeView> = new Map(),
 ): Promise<InstallView[]> {
   if (rows.length === 0) return [];
   const ids = rows.map((r) => r.id);
@@ -214,7 +219,7 @@ export async function viewsOf(
   const publishedByVersion = new Map<string, VersionRow[]>();
   for (const version of versions) publishedByVersion.set(version.id, await publishedVersionsOf(db, version));
   const secrets = await readStoredSecretNames(db, ids);
-  const aliases = await aliasesOf(db, ids);
+  const aliases = await aliasesByInstall(db, ids);
   const changes = await openChangesOf(db, ids);
   const circuits = await readCircuits(db, ids);
   return rows.map((row) => {
@@ -229,6 +234,7 @@ export async function viewsOf(
         aliases: aliases.get(row.id) ?? [],
         pendingChange: changes.get(row.id) ?? null,
         circuit: { row: circuits.byInstall.get(row.id) ?? null, now: circuits.now },
+        ...(upgrades.has(row.id) ? { upgrade: upgrades.get(row.id) } : {}),
       },
       settings,
     );

@@ -1,7 +1,7 @@
 // A sample body per event type for GET /webhook-events: { id, type, occurredAt, tenantId, resource,
 // data }, data as the audit row behind the event writes it (the delivery body is built from that row,
 // event-body.ts), with made-up values. Where nothing writes the action yet (cases,
-// link requests, upgrades) the data is the shape the event is documented with
+// link requests) the data is the shape the event is documented with
 // (docs/outbound-webhooks.md "Events"). Pure.
 import { type EventBody, eventBody } from './event-body.ts';
 import { EVENT_TYPES, PING } from './event-types.ts';
@@ -133,6 +133,7 @@ const SAMPLES: Readonly<Record<string, Sample>> = {
       comment: 'EU data residency',
     },
   },
+  // src/installs/upgrade/upgrade-moves.ts recordUpgraded (the platform's move, and an approved change's).
   'app.install.upgraded': {
     resourceId: INSTALL,
     data: {

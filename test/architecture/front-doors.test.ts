@@ -16,6 +16,15 @@ const FRONT_DOORS = [
   { folder: 'src/documents', door: 'src/documents/index.ts' },
   { folder: 'src/callbacks', door: 'src/callbacks/index.ts' },
   { folder: 'src/outbound-webhooks', door: 'src/outbound-webhooks/index.ts' },
+  { folder: 'src/upgrades', door: 'src/upgrades/index.ts' },
+];
+
+/**
+ * Layers a subsystem must never import, even through its door: the layer built on top of it reaches it
+ * through a port it answers (installs ask the upgrades layer through UpgradeTrigger).
+ */
+const NEVER: readonly { folder: string; above: string }[] = [
+  { folder: 'src/installs', above: 'src/upgrades' },
 ];
 
 /**
@@ -91,6 +100,17 @@ describe('front doors', () => {
 
   it('no file outside a subsystem imports its inside', () => {
     expect(offences(files)).toEqual([]);
+  });
+
+  it('no subsystem imports a layer built on top of it', () => {
+    const upward = files.flatMap((source) =>
+      imports(source)
+        .filter(({ target }) =>
+          NEVER.some(({ folder, above }) => inside(source.file, folder) && inside(target, above)),
+        )
+        .map(({ specifier }) => `${source.file}: '${specifier}'`),
+    );
+    expect(upward).toEqual([]);
   });
 
   it('each front door is used, so the scan sees the imports it checks', () => {

@@ -1,42 +1,16 @@
-// The attention list's pure parts: the release an opted-in install may move to, the titles and console
-// links of install items, who hears of a waiting change, and how sources gather by permission.
+// The attention list's pure parts: the titles and console links of install items, who hears of a waiting
+// change, and how sources gather by permission. (Which release an opted-in install moves to, and whether
+// it waits: test/upgrades/upgrade-rules.test.ts.)
 import { describe, expect, it } from 'vitest';
 import { type AttentionSource, readAttention } from '../../src/attention/attention.ts';
 import type { Queryable } from '../../src/db/pool.ts';
 import {
   changeHref,
-  compatibleTarget,
   installHref,
   pendingChangeTitle,
   upgradeWaitingTitle,
 } from '../../src/installs/attention-rules.ts';
 import { changeMovesVersion, changePendingAudience } from '../../src/installs/changes/changes-rules.ts';
-
-const versions = (...list: string[]) => list.map((version) => ({ version }));
-
-describe('compatibleTarget', () => {
-  it.each([
-    ['1.0.0', ['1.0.1', '1.1.0', '1.2.3'], '1.2.3'],
-    ['1.2.0', ['2.0.0', '3.1.0'], null],
-    ['1.2.0', ['1.1.0', '1.2.0'], null],
-    ['1.2.0', ['1.3.0-beta.1', '1.2.1'], '1.2.1'],
-    ['1.2.0', ['1.3.0-beta.1'], null],
-    ['1.2.0-beta.1', ['1.2.0'], '1.2.0'],
-    ['0.3.1', ['0.3.4', '0.4.0', '1.0.0'], '0.3.4'],
-    ['0.3.1', ['0.4.0'], null],
-    ['1.0.0', ['1.10.0', '1.9.0'], '1.10.0'],
-    ['1.0.0', [], null],
-    ['not-semver', ['1.0.0'], null],
-    ['1.0.0', ['junk', '1.0.1'], '1.0.1'],
-  ])('from %s among %j: %s', (running, candidates, target) => {
-    expect(compatibleTarget(running, versions(...candidates))?.version ?? null).toBe(target);
-  });
-
-  it('answers the candidate itself, with whatever else it carries', () => {
-    const newest = { version: '1.1.0', id: 'v-11' };
-    expect(compatibleTarget('1.0.0', [{ version: '1.0.5', id: 'v-105' }, newest])).toBe(newest);
-  });
-});
 
 describe('titles and links of install items', () => {
   const change = {
@@ -63,10 +37,33 @@ describe('titles and links of install items', () => {
     expect(pendingChangeTitle({ ...change, ...over })).toBe(title);
   });
 
-  it('names the running and the waiting version of an upgrade', () => {
-    expect(upgradeWaitingTitle({ name: 'kyc', appName: 'idv', running: '1.0.0', target: '1.2.0' })).toBe(
-      'Install kyc runs idv 1.0.0; 1.2.0 waits to be applied',
-    );
+  const waiting = { name: 'kyc', appName: 'idv', running: '1.0.0', target: '1.2.0', rollback: false };
+  it.each([
+    ['approval', 'Install kyc runs idv 1.0.0; the upgrade to 1.2.0 waits for approval'],
+    [
+      'secrets',
+      'Install kyc runs idv 1.0.0; the upgrade to 1.2.0 waits for its required secrets to be stored',
+    ],
+    ['config', 'Install kyc runs idv 1.0.0; the upgrade to 1.2.0 waits for a config the new version accepts'],
+    [
+      'actions',
+      'Install kyc runs idv 1.0.0; the upgrade to 1.2.0 waits: published definitions call actions it no longer answers',
+    ],
+    ['declined', 'Install kyc runs idv 1.0.0; the upgrade to 1.2.0 was declined and is not asked again'],
+  ] as const)('names the running and the waiting version of an upgrade waiting for %s', (waitingFor, title) => {
+    expect(upgradeWaitingTitle({ ...waiting, waitingFor })).toBe(title);
+  });
+
+  it('names a rollback as such', () => {
+    expect(
+      upgradeWaitingTitle({
+        ...waiting,
+        running: '1.3.0',
+        target: '1.2.0',
+        rollback: true,
+        waitingFor: 'secrets',
+      }),
+    ).toBe('Install kyc runs idv 1.3.0; the rollback to 1.2.0 waits for its required secrets to be stored');
   });
 
   it('links to the install and its change in the console', () => {

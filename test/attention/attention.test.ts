@@ -104,10 +104,11 @@ const changeItems = () => [
     since: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
   },
 ];
+/** An opted-in install whose upgrade waits: these are installed disabled, without their secret. */
 const upgradeItem = (name: string, app: string, running: string, target: string) => ({
   kind: 'install_upgrade_waiting',
   resource: { type: 'app_install', id: ids[name] },
-  title: `Install ${name} runs ${app} ${running}; ${target} waits to be applied`,
+  title: `Install ${name} runs ${app} ${running}; the upgrade to ${target} waits for its required secrets to be stored`,
   href: `/apps/installs/${name}`,
   since: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
 });

@@ -9,8 +9,14 @@ import { approvalRequired } from '../../tenants/settings.ts';
 import { tenants } from '../../tenants/tables.ts';
 import { handlesAdded, needsAdded, readsDocuments, receivesWebhooks } from '../capabilities.ts';
 import { addedHosts, removedHosts } from '../hosts.ts';
-import { audit, type InstallContext } from '../service.ts';
-import { type AutoUpgrade, appInstallChanges, appInstalls, type ChangeDecision } from '../tables.ts';
+import { audit, type WrittenBy, writerOf } from '../service.ts';
+import {
+  type AutoUpgrade,
+  appInstallChanges,
+  appInstalls,
+  type ChangeDecision,
+  type ChangeOrigin,
+} from '../tables.ts';
 import type { InstallRow, VersionRow } from '../view.ts';
 import { type ChangeRow, changePendingAudience, SUPERSEDED } from './changes-rules.ts';
 
@@ -43,22 +49,22 @@ export async function openChangeOf(db: Queryable, installId: string): Promise<Ch
 }
 
 /** The columns a decision writes: who decided, when, how and why. */
-export const decisionBy = (ctx: InstallContext, decision: ChangeDecision, comment: string | null) => ({
+export const decisionBy = (by: WrittenBy, decision: ChangeDecision, comment: string | null) => ({
   decision,
   decisionComment: comment,
-  decidedBy: ctx.principal.subject,
+  decidedBy: writerOf(by).subject,
   decidedAt: new Date(),
 });
 
 /** Audits a decision on a change (app.install.change.decided), against the install it belongs to. */
 export const auditDecided = (
   tx: Tx,
-  ctx: InstallContext,
+  by: WrittenBy,
   install: Pick<InstallRow, 'id' | 'name' | 'appName'>,
   change: ChangeRow,
   data: Record<string, unknown> = {},
 ) =>
-  audit(tx, ctx, 'app.install.change.decided', install, {
+  audit(tx, by, 'app.install.change.decided', install, {
     changeId: change.id,
     decision: change.decision,
     comment: change.decisionComment,
@@ -71,13 +77,13 @@ export const auditDecided = (
  * is withdrawn with decisionComment superseded (by whoever saved), and audited. Answers it, or null.
  * The caller holds the install's row lock.
  */
-export async function supersedeOpenChange(tx: Tx, ctx: InstallContext, install: InstallRow) {
+export async function supersedeOpenChange(tx: Tx, by: WrittenBy, install: InstallRow) {
   const [superseded] = await tx
     .update(appInstallChanges)
-    .set(decisionBy(ctx, 'withdrawn', SUPERSEDED))
+    .set(decisionBy(by, 'withdrawn', SUPERSEDED))
     .where(and(eq(appInstallChanges.installId, install.id), isNull(appInstallChanges.decision)))
     .returning();
-  if (superseded) await auditDecided(tx, ctx, install, superseded);
+  if (superseded) await auditDecided(tx, by, install, superseded);
   return superseded ?? null;
 }
 
@@ -96,17 +102,20 @@ export interface ChangeRequest {
   newInstall: boolean;
   settings: ApprovalSettings;
   comment: string | null;
+  /** save: a held save; auto_upgrade: an automatic upgrade adding hosts or capabilities (the platform asks). */
+  origin: ChangeOrigin;
 }
 
 /**
- * Opens the change a held save asks for: supersedes the install's open change, stores the asked state with
+ * Opens the change a held save (or an automatic upgrade) asks for: supersedes the install's open change, stores the asked state with
  * what it adds and the approval settings in force, audits app.install.change.requested (the data of the
  * app.install.change.requested event), notifies holders of apps:publish (approval_requested) and the
  * requester (install_change_pending: changePendingAudience).
  */
-export async function requestChange(tx: Tx, ctx: InstallContext, request: ChangeRequest): Promise<ChangeRow> {
+export async function requestChange(tx: Tx, by: WrittenBy, request: ChangeRequest): Promise<ChangeRow> {
   const { install, asked } = request;
-  await supersedeOpenChange(tx, ctx, install);
+  const writer = writerOf(by);
+  await supersedeOpenChange(tx, writer, install);
   const current =
     request.newInstall || request.currentVersion === null
       ? null
@@ -124,7 +133,7 @@ export async function requestChange(tx: Tx, ctx: InstallContext, request: Change
       autoUpgrade: asked.autoUpgrade,
       hosts: asked.hosts,
       hostsAdded: addedHosts(install.hosts, asked.hosts),
-      origin: 'save',
+      origin: request.origin,
       needsAdded: needsAdded(current, askedState),
       handlesAdded: handlesAdded(current, askedState),
       newInstall: request.newInstall,
@@ -134,13 +143,13 @@ export async function requestChange(tx: Tx, ctx: InstallContext, request: Change
       installRevision: sql`(select ${appInstalls.revision} from ${appInstalls} where ${appInstalls.id} = ${install.id})`,
       approvalRequired: request.settings.required,
       fourEyes: request.settings.fourEyes,
-      requestedBy: ctx.principal.subject,
-      requestedByName: ctx.principal.name,
+      requestedBy: writer.subject,
+      requestedByName: writer.name,
       comment: request.comment,
     })
     .returning();
   const change = row as ChangeRow;
-  await audit(tx, ctx, 'app.install.change.requested', install, {
+  await audit(tx, writer, 'app.install.change.requested', install, {
     changeId: change.id,
     versionId: asked.version.id,
     version: asked.version.version,
@@ -159,7 +168,7 @@ export async function requestChange(tx: Tx, ctx: InstallContext, request: Change
     comment: request.comment,
   });
   await notify(tx, {
-    tenantId: ctx.principal.tenantId,
+    tenantId: writer.tenantId,
     kind: 'approval_requested',
     audiencePermission: 'apps:publish',
     resource: { type: 'app_install', id: install.id },
@@ -169,11 +178,11 @@ export async function requestChange(tx: Tx, ctx: InstallContext, request: Change
       changeId: change.id,
       hostsAdded: change.hostsAdded,
       newInstall: change.newInstall,
-      requestedBy: ctx.principal.name,
+      requestedBy: writer.name,
     },
   });
   await notify(tx, {
-    tenantId: ctx.principal.tenantId,
+    tenantId: writer.tenantId,
     kind: 'install_change_pending',
     ...changePendingAudience(change),
     resource: { type: 'app_install', id: install.id },

@@ -4,12 +4,12 @@
 // the same order a save takes, so a decision and a save of one install take turns and neither is lost.
 import { isDeepStrictEqual } from 'node:util';
 import { and, asc, desc, eq, inArray, isNotNull, isNull, or, type SQL, sql } from 'drizzle-orm';
+import semver from 'semver';
 import { nameMeteringRows } from '../../calls/metering.ts';
 import { assertNotBlocked } from '../../catalogue/blocks.ts';
 import type { Tx } from '../../db/pool.ts';
 import { ApiError, conflict, notFound } from '../../http/errors.ts';
 import { countCapped, type Page } from '../../http/paging.ts';
-import { notify } from '../../notifications/service.ts';
 import { clearCacheAfterSave } from '../cache/cache.ts';
 import { addedHosts, removedHosts } from '../hosts.ts';
 import { blockTarget, configIssues, missingSecrets, sameApp } from '../plan.ts';
@@ -25,6 +25,7 @@ import {
   requireInstall,
 } from '../service.ts';
 import { appInstallChanges, appInstallSecrets, appInstalls, type ChangeDecision } from '../tables.ts';
+import { recordUpgraded } from '../upgrade/upgrade-moves.ts';
 import { type InstallRow, readStoredSecretNames } from '../view.ts';
 import {
   type ChangeRow,
@@ -153,7 +154,7 @@ export async function approveChange(
   changeId: string,
   comment: string | null,
 ): Promise<ChangeView> {
-  return ctx.database.db.transaction(async (tx) => {
+  const approved = await ctx.database.db.transaction(async (tx) => {
     const { install, change } = await lockedChange(tx, ctx, installName, changeId);
     if (fourEyesRefuses(change, ctx.principal.subject)) {
       throw new ApiError('four_eyes', 'under four-eyes the requester may not approve their own change', {
@@ -201,6 +202,8 @@ export async function approveChange(
         hosts: change.hosts,
         autoUpgrade: change.autoUpgrade,
         enabled: change.enabled && missing.length === 0,
+        // The platform asked for this move: the version it leaves is one a save may move back to.
+        ...(change.origin === 'auto_upgrade' ? { upgradedFromVersionId: install.versionId } : {}),
         updatedAt: nextUpdatedAt(),
       })
       .where(eq(appInstalls.id, install.id))
@@ -247,31 +250,24 @@ export async function approveChange(
       { manifest: version.manifest, config: applied.config },
       { via: 'change', changeId: change.id },
     );
-    // The install moved to another version through someone else's decision: holders of apps:write are told
-    // (app_upgraded; automatic false, as the app.install.upgraded event says of an approved move).
+    // The install moved to another version through someone else's decision: app.install.upgraded with
+    // automatic false, and holders of apps:write are told (app_upgraded). A rollback only when the platform
+    // asked for a lower version (it does so only below a withdrawn or blocked one).
     if (changeMovesVersion(change, install, applied)) {
-      await notify(tx, {
-        tenantId: ctx.principal.tenantId,
-        kind: 'app_upgraded',
-        audiencePermission: 'apps:write',
-        resource: { type: 'app_install', id: applied.id },
-        data: {
-          name: applied.name,
-          appName: applied.appName,
-          changeId: change.id,
-          fromVersionId: currentVersion.id,
-          fromVersion: currentVersion.version,
-          toVersionId: version.id,
-          toVersion: version.version,
-          automatic: false,
-          rollback: false,
-          hostsRemoved: state.hostsRemoved,
-        },
+      await recordUpgraded(tx, ctx, applied, {
+        from: currentVersion,
+        to: version,
+        automatic: false,
+        rollback: change.origin === 'auto_upgrade' && semver.lt(version.version, currentVersion.version),
+        hostsRemoved: state.hostsRemoved,
+        changeId: change.id,
       });
     }
-    // Seam for automatic upgrades: a decision on its change moves an opted-in install at once.
     return changeView(decided, applied.name);
   });
+  // A decision on its change moves an opted-in install at once when its upgrade applies.
+  if (approved.installId) await ctx.upgrades.afterWrite(approved.installId);
+  return approved;
 }
 
 /**
@@ -285,7 +281,7 @@ async function closeChange(
   decision: 'rejected' | 'withdrawn',
   comment: string | null,
 ): Promise<ChangeView> {
-  return ctx.database.db.transaction(async (tx) => {
+  const closed = await ctx.database.db.transaction(async (tx) => {
     const { install, change } = await lockedChange(tx, ctx, installName, changeId);
     if (decision === 'withdrawn' && !mayWithdraw(change, ctx.principal)) {
       throw new ApiError(
@@ -314,6 +310,10 @@ async function closeChange(
     const [kept] = await tx.select().from(appInstallChanges).where(eq(appInstallChanges.id, change.id));
     return changeView(kept as ChangeRow);
   });
+  // A decision on its change moves an opted-in install at once when its upgrade applies (a rejected
+  // automatic upgrade is declined, not asked again); a new install that went with its change is gone.
+  if (closed.installId) await ctx.upgrades.afterWrite(closed.installId);
+  return closed;
 }
 
 /** POST …/changes/:id/reject (apps:publish), { comment? }. */

@@ -6,7 +6,15 @@ import type { Tx } from '../../db/pool.ts';
 import { ApiError, notFound, validationError } from '../../http/errors.ts';
 import { clearInstallCache } from '../cache/cache.ts';
 import { openChangeOf } from '../changes/changes-store.ts';
-import { audit, auditBy, type InstallContext, readVersion, readView, requireInstall } from '../service.ts';
+import {
+  audit,
+  auditBy,
+  type InstallContext,
+  readVersion,
+  readView,
+  requireInstall,
+  viewOfId,
+} from '../service.ts';
 import { appInstallSecrets } from '../tables.ts';
 import { type InstallRow, type InstallView, publishedVersionsOf } from '../view.ts';
 import { seal } from './seal.ts';
@@ -50,7 +58,7 @@ export async function storeSecret(
   if (issue) throw validationError([issue], 'this value is too short to be kept secret');
   const key = ctx.settings.secretStoreKey;
   if (!key) throw secretStoreUnavailable();
-  return ctx.database.db.transaction(async (tx) => {
+  const stored = await ctx.database.db.transaction(async (tx) => {
     const install = await requireInstall(tx, ctx.principal.tenantId, name, true);
     if (!(await storable(tx, install, secret))) {
       throw validationError(
@@ -79,6 +87,10 @@ export async function storeSecret(
     await audit(tx, ctx, 'app.secret.stored', install, { secret, replaced: existing !== undefined });
     return readView(tx, ctx, install);
   });
+  // A secret written for an opted-in install moves it at once when its upgrade applies (it may have waited
+  // on that secret); the answer shows the install as it is then.
+  if (stored.autoUpgrade !== 'compatible' || !(await ctx.upgrades.afterWrite(stored.id))) return stored;
+  return viewOfId(ctx, stored.id);
 }
 
 export async function removeSecret(ctx: InstallContext, name: string, secret: string): Promise<InstallView> {
