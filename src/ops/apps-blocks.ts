@@ -5,8 +5,8 @@ import { type Command, Option } from 'commander';
 import { type BlockTargetInput, liftBlock, listBlocks, setBlock } from '../catalogue/operator-blocks.ts';
 import { blockTarget, installsCount } from './apps-format.ts';
 import { changeCommand, opsCommand, runs, tenantArg } from './commands.ts';
-import { type OpsHooks, runHook } from './hooks.ts';
 import { escapeText, table } from './output.ts';
+import { rollBack, rollbackText } from './rollback.ts';
 import { type OpsIO, type OpsSession, OpsUsageError } from './runtime.ts';
 
 interface BlockOptions {
@@ -36,7 +36,7 @@ async function targetOf(session: OpsSession, options: BlockOptions): Promise<Blo
   return { publisher: 'tenant', tenantId: tenant.id, appName: options.app };
 }
 
-export function registerAppsBlocks(apps: Command, io: OpsIO, hooks: OpsHooks): void {
+export function registerAppsBlocks(apps: Command, io: OpsIO): void {
   opsCommand(apps, 'blocks', 'the blocks, newest first: the unlifted ones, or every one with --all')
     .option('--all', 'include lifted blocks')
     .action(
@@ -89,11 +89,11 @@ export function registerAppsBlocks(apps: Command, io: OpsIO, hooks: OpsHooks): v
           { target, reason: options.reason, by: options.by },
           (done, total) => session.progress('blocking installs', done, total),
         );
-        await runHook(hooks.afterBlock, session, outcome.rollback);
+        const rollback = await rollBack(session, outcome.rollback);
         session.print(
-          outcome,
+          { ...outcome, rollback },
           () =>
-            `blocked ${escapeText(blockTarget(outcome.block))} (block ${outcome.block.id}): ${installsCount(outcome.installs.length)} stopped\n`,
+            `blocked ${escapeText(blockTarget(outcome.block))} (block ${outcome.block.id}): ${installsCount(outcome.installs.length)} stopped\n${rollbackText(rollback)}`,
         );
       }),
     );

@@ -5,11 +5,11 @@ import { type Command, Option } from 'commander';
 import { withdrawByOperator } from '../catalogue/operator-withdraw.ts';
 import { installsCount } from './apps-format.ts';
 import { changeCommand, runs } from './commands.ts';
-import { type OpsHooks, runHook } from './hooks.ts';
 import { escapeText } from './output.ts';
+import { rollBack, rollbackText } from './rollback.ts';
 import { type OpsIO, OpsUsageError } from './runtime.ts';
 
-export function registerAppsVersions(apps: Command, io: OpsIO, hooks: OpsHooks): void {
+export function registerAppsVersions(apps: Command, io: OpsIO): void {
   const versions = apps.command('versions').description("changes to a tenant's versions");
   changeCommand(
     versions,
@@ -28,12 +28,12 @@ export function registerAppsVersions(apps: Command, io: OpsIO, hooks: OpsHooks):
           reason: options.reason,
           by: options.by,
         });
-        await runHook(hooks.afterWithdraw, session, outcome.rollback);
+        const rollback = await rollBack(session, outcome.rollback);
         const { version } = outcome;
         session.print(
-          outcome,
+          { ...outcome, rollback },
           () =>
-            `withdrew ${escapeText(version.name)} ${escapeText(version.version)} (${version.id}): ${installsCount(outcome.installs.length)} still run it\n`,
+            `withdrew ${escapeText(version.name)} ${escapeText(version.version)} (${version.id}): ${installsCount(outcome.installs.length)} still run it\n${rollbackText(rollback)}`,
         );
       }),
     );

@@ -5,15 +5,14 @@ import { registerAppsBlocks } from './apps-blocks.ts';
 import { registerAppsList } from './apps-list.ts';
 import { registerAppsReviews } from './apps-reviews.ts';
 import { registerAppsVersions } from './apps-versions.ts';
-import { DEFAULT_HOOKS, type OpsHooks } from './hooks.ts';
 import type { OpsIO } from './runtime.ts';
 
-export function registerApps(program: Command, io: OpsIO, hooks: OpsHooks = DEFAULT_HOOKS): void {
+export function registerApps(program: Command, io: OpsIO): void {
   const apps = program
     .command('apps')
     .description('the app catalogue: versions with their installs, blocks, operator reviews, withdraws');
   registerAppsList(apps, io);
-  registerAppsBlocks(apps, io, hooks);
+  registerAppsBlocks(apps, io);
   registerAppsReviews(apps, io);
-  registerAppsVersions(apps, io, hooks);
+  registerAppsVersions(apps, io);
 }

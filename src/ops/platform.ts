@@ -15,7 +15,7 @@ import { nameAtVersion } from './args.ts';
 import { changeCommand, opsCommand, runs } from './commands.ts';
 import { record, table } from './output.ts';
 import { inspectPlatformModule, readModuleArgument } from './platform-module.ts';
-import { afterPlatformWithdraw } from './platform-withdraw-hook.ts';
+import { rollBack, rollbackText } from './rollback.ts';
 import { OpsFailure, type OpsIO, type OpsSession } from './runtime.ts';
 
 interface ListOptions {
@@ -163,14 +163,17 @@ function registerWithdraw(platform: Command, io: OpsIO) {
           by: options.by,
           reason: options.reason ?? null,
         });
-        const rollback = await afterPlatformWithdraw(session, withdrawn);
+        const rollback = await rollBack(
+          session,
+          withdrawn.installs.filter((i) => i.autoUpgrade === 'compatible').map((i) => i.installId),
+        );
         session.print(
           { version: withdrawn.version, installs: withdrawn.installs, rollback },
           () =>
             `withdrawn ${target.name}@${target.version}; no release start-up republishes it\n${versionRecord(
               withdrawn.version,
               [['withdrawn by operator', withdrawn.version.withdrawnByOperator]],
-            )}`,
+            )}${rollbackText(rollback)}`,
         );
       }),
     )

@@ -5,15 +5,14 @@ import { Command, CommanderError } from 'commander';
 import { PLATFORM_VERSION } from '../version.ts';
 import { registerApps } from './apps.ts';
 import { registerAudit } from './audit.ts';
-import { DEFAULT_HOOKS, type OpsHooks } from './hooks.ts';
 import { registerPlatform } from './platform.ts';
 import { failureOf, type OpsIO } from './runtime.ts';
 import { registerTenants } from './tenants.ts';
 
-/** Registers a group of commands on the program; each action runs through `io`, with the hooks. */
-export type Register = (program: Command, io: OpsIO, hooks: OpsHooks) => void;
+/** Registers a group of commands on the program; each action runs through `io`. */
+export type Register = (program: Command, io: OpsIO) => void;
 
-function buildProgram(io: OpsIO, hooks: OpsHooks): Command {
+function buildProgram(io: OpsIO): Command {
   const program = new Command('ops')
     .version(PLATFORM_VERSION)
     .description(
@@ -26,7 +25,7 @@ function buildProgram(io: OpsIO, hooks: OpsHooks): Command {
     .showHelpAfterError()
     .exitOverride();
   for (const register of [registerApps, registerPlatform, registerTenants, registerAudit])
-    register(program, io, hooks);
+    register(program, io);
   // Every subcommand inherits the program's output and its exit override.
   const inherit = (command: Command) => {
     for (const sub of command.commands) {
@@ -38,16 +37,9 @@ function buildProgram(io: OpsIO, hooks: OpsHooks): Command {
   return program;
 }
 
-/**
- * Runs one command line (without the node and script arguments); answers the exit code. `hooks`: what
- * other subsystems run after a change (hooks.ts).
- */
-export async function runOps(
-  argv: readonly string[],
-  io: OpsIO,
-  hooks: OpsHooks = DEFAULT_HOOKS,
-): Promise<number> {
-  const program = buildProgram(io, hooks);
+/** Runs one command line (without the node and script arguments); answers the exit code. */
+export async function runOps(argv: readonly string[], io: OpsIO): Promise<number> {
+  const program = buildProgram(io);
   try {
     await program.parseAsync([...argv], { from: 'user' });
     return 0;

@@ -1,9 +1,10 @@
 // `ops apps block`, `apps unblock` and `apps blocks` through the real command on the platform's database
 // (docs/operations.md "ops apps block"): a block stops a test call at once, writes the tenant's trail, its
-// notification and the outbound event, rolls back nothing itself but hands the automatic upgrades the
-// installs to move; a lift frees the calls again (its refusals: apps-block-refusals.test.ts).
+// notification and the outbound event, and rolls the installs that upgrade automatically back through
+// the upgrades' sweep; a lift frees the calls again (its refusals: apps-block-refusals.test.ts).
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+import { appVersions } from '../../src/catalogue/tables.ts';
 import { fanoutPass } from '../../src/outbound-webhooks/fanout.ts';
 import { webhookDeliveries } from '../../src/outbound-webhooks/tables.ts';
 import { appModule } from '../catalogue/support.ts';
@@ -17,7 +18,13 @@ const suite = appsSuite();
 interface Outcome {
   block: Record<string, unknown> & { id: string };
   installs: { id: string; tenant: string; name: string }[];
-  rollback: string[];
+  rollback: {
+    rolledBack: { installId: string; fromVersion: string; toVersion: string; toVersionId: string }[];
+    waiting: unknown[];
+    held: unknown[];
+    upgraded: unknown[];
+    failed: unknown[];
+  } | null;
 }
 
 async function notificationsOf(tenant: string) {
@@ -77,7 +84,7 @@ describe('ops apps block --sha256 and unblock', () => {
           sha256: version.sha256,
         },
       ],
-      rollback: [],
+      rollback: null,
     });
 
     // Effective at its commit: the next call, and an upload of the same module, are refused.
@@ -205,17 +212,23 @@ describe('ops apps block --sha256 and unblock', () => {
 });
 
 describe('ops apps block --app', () => {
-  it('blocks every version of the platform app across tenants, and hands the auto-upgrading installs to the rollback hook', async () => {
+  it('blocks every version of the platform app across tenants; an auto-upgrading install has nowhere to roll back to', async () => {
     const ids = await suite.platformApp('plat-blk', ['1.0.0', '1.1.0']);
     const plain = await suite.install('blk-p1', 'p1', ids.get('1.0.0') as string);
     const auto = await suite.install('blk-p2', 'p2', ids.get('1.1.0') as string, {
       autoUpgrade: 'compatible',
     });
-    const handed: string[][] = [];
-    const outcome = await suite.json<Outcome>(
-      ['apps', 'block', '--app', 'plat-blk', '--platform', '--reason', 'vendor breach', '--by', 'olga'],
-      { hooks: { afterBlock: async (_session, installIds) => void handed.push([...installIds]) } },
-    );
+    const outcome = await suite.json<Outcome>([
+      'apps',
+      'block',
+      '--app',
+      'plat-blk',
+      '--platform',
+      '--reason',
+      'vendor breach',
+      '--by',
+      'olga',
+    ]);
     expect(outcome.block).toMatchObject({
       scope: 'app',
       publisher: 'platform',
@@ -226,8 +239,8 @@ describe('ops apps block --app', () => {
       ['blk-p1', 'p1'],
       ['blk-p2', 'p2'],
     ]);
-    expect(outcome.rollback).toEqual([auto]);
-    expect(handed).toEqual([[auto]]);
+    // Every version of its app is blocked: the sweep finds no release of the range to move to.
+    expect(outcome.rollback).toEqual({ upgraded: [], rolledBack: [], held: [], waiting: [], failed: [] });
     for (const [tenant, id] of [
       ['blk-p1', plain],
       ['blk-p2', auto],
@@ -255,8 +268,46 @@ describe('ops apps block --app', () => {
         resource: { type: 'app_block', id: outcome.block.id },
       }),
     ]);
-    // Without the hook set, the block still commits (the default runs nothing).
     await suite.json(['apps', 'unblock', outcome.block.id, '--by', 'olga']);
+  });
+
+  it('a block of the version an auto-upgrading install runs rolls it back at once to the highest release left', async () => {
+    const ids = await suite.platformApp('plat-rb', ['1.0.0', '1.1.0', '1.2.0']);
+    const auto = await suite.install('rb-t', 'rb', ids.get('1.2.0') as string, { autoUpgrade: 'compatible' });
+    const [sha256] = (
+      await suite.platform.database.db
+        .select({ sha256: appVersions.sha256 })
+        .from(appVersions)
+        .where(eq(appVersions.id, ids.get('1.2.0') as string))
+    ).map((v) => v.sha256);
+    const outcome = await suite.json<Outcome>([
+      'apps',
+      'block',
+      '--sha256',
+      sha256 as string,
+      '--reason',
+      'broken build',
+      '--by',
+      'olga',
+    ]);
+    expect(outcome.rollback?.rolledBack).toEqual([
+      expect.objectContaining({
+        installId: auto,
+        fromVersion: '1.2.0',
+        toVersion: '1.1.0',
+        toVersionId: ids.get('1.1.0'),
+      }),
+    ]);
+    const [upgraded] = await suite.trail('rb-t', 'app.install.upgraded');
+    expect(upgraded?.data).toMatchObject({
+      fromVersion: '1.2.0',
+      toVersion: '1.1.0',
+      automatic: true,
+      rollback: true,
+    });
+    expect((await ok<{ status: string }>(await suite.testCall('rb-t', 'rb'))).status).toBe('success');
+    const human = await suite.run(['apps', 'unblock', outcome.block.id, '--by', 'olga']);
+    expect(human.code).toBe(0);
   });
 
   it("blocks a tenant's app by name (scope app), with progress on a terminal", async () => {

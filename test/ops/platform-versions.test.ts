@@ -1,12 +1,11 @@
 // `ops platform list`, `withdraw` and `restore` through the real command on a real database
 // (docs/operations.md "ops platform …"): the listing with its filters and install counts, a withdrawal
 // that installs outlive (audited in the instance trail and the trails of the tenants running it, then
-// handed to the rollback seam), and a restore as the release's version or the operator's.
+// the install that upgrades automatically rolled back at once), and a restore as the release's version or the operator's.
 import { eq } from 'drizzle-orm';
 import pino from 'pino';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { moduleStorageOf } from '../../src/api/index.ts';
-import type { WithdrawnPlatformVersion } from '../../src/catalogue/platform-versions.ts';
 import { reconcileRelease } from '../../src/catalogue/release.ts';
 import { appBlocks } from '../../src/catalogue/tables.ts';
 import { appInstalls } from '../../src/installs/tables.ts';
@@ -21,15 +20,6 @@ import {
   platformRow,
   writeRelease,
 } from './platform-support.ts';
-
-// The seam the upgrades' rollback is wired to: here it records what it was handed.
-const hook = vi.hoisted(() => ({ withdrawn: [] as unknown[] }));
-vi.mock('../../src/ops/platform-withdraw-hook.ts', () => ({
-  afterPlatformWithdraw: async (_session: unknown, withdrawn: WithdrawnPlatformVersion) => {
-    hook.withdrawn.push(withdrawn);
-    return { rolledBack: withdrawn.installs.filter((i) => i.autoUpgrade === 'compatible').length };
-  },
-}));
 
 let platform: TestPlatform;
 const ops = opsOn(() => platform);
@@ -145,9 +135,34 @@ describe('ops platform withdraw', () => {
         { installId: expect.any(String), tenantId: beta, installName: 'identity', autoUpgrade: 'off' },
       ]),
     );
-    // The seam hands the withdrawal to the rollback; its answer is the command's `rollback`.
-    expect(hook.withdrawn).toEqual([{ version: result.version, installs: result.installs }]);
-    expect(result.rollback).toEqual({ rolledBack: 1 });
+    // The install that upgrades automatically is swept at once (docs/upgrades.md "Rollback"): its move
+    // back to 1.0.0 waits for the secret it lacks, and it keeps running the withdrawn version meanwhile.
+    const kycEu = (result.installs as { installId: string; installName: string }[]).find(
+      (i) => i.installName === 'kyc-eu',
+    )?.installId;
+    expect(result.rollback).toEqual({
+      upgraded: [],
+      rolledBack: [],
+      held: [],
+      waiting: [
+        {
+          installId: kycEu,
+          tenantId: acme,
+          name: 'kyc-eu',
+          appName: 'kyc-vendor',
+          fromVersion: '1.1.0',
+          toVersion: '1.0.0',
+          rollback: true,
+          waitingFor: 'secrets',
+        },
+      ],
+      failed: [],
+    });
+    const [kept] = await platform.database.db
+      .select()
+      .from(appInstalls)
+      .where(eq(appInstalls.id, kycEu as string));
+    expect(kept).toMatchObject({ versionId: ids.kycNext });
 
     const common = {
       name: 'kyc-vendor',

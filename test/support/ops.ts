@@ -1,6 +1,5 @@
 // The real `ops` command run in-process on a test's database: the exit code and what it printed.
 import { PassThrough, Readable } from 'node:stream';
-import type { OpsHooks } from '../../src/ops/hooks.ts';
 import { runOps } from '../../src/ops/program.ts';
 
 export interface OpsResult {
@@ -24,8 +23,6 @@ export interface OpsOptions {
   env?: Record<string, string>;
   stdin?: Buffer;
   tty?: boolean;
-  /** What runs after a change (the rollback seam); absent, the command's defaults. */
-  hooks?: OpsHooks;
 }
 
 /**
@@ -39,16 +36,12 @@ export async function ops(
 ): Promise<OpsResult> {
   const stdout = collector();
   const stderr = collector(options.tty);
-  const code = await runOps(
-    argv,
-    {
-      stdout: stdout.stream,
-      stderr: stderr.stream,
-      env: { DATABASE_URL: databaseUrl, ...options.env },
-      ...(options.stdin ? { stdin: Readable.from([options.stdin]) } : {}),
-    },
-    options.hooks,
-  );
+  const code = await runOps(argv, {
+    stdout: stdout.stream,
+    stderr: stderr.stream,
+    env: { DATABASE_URL: databaseUrl, ...options.env },
+    ...(options.stdin ? { stdin: Readable.from([options.stdin]) } : {}),
+  });
   return { code, stdout: stdout.text(), stderr: stderr.text() };
 }
 

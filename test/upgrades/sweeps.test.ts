@@ -1,12 +1,12 @@
 // When installs move (docs/upgrades.md "When installs move", "Two processes"): the release scenario — an
 // api started with a release carrying http-connector 1.0.0, an install opted in, an api started with a
 // release adding 1.0.1 moves it at start-up, one with 1.1.0 adding a host opens a change with origin
-// auto_upgrade — the api's sweep every few moments (an interval a test may shorten), and two sweepers at
+// auto_upgrade, and `ops platform withdraw` of 1.0.1 rolls it back to 1.0.0 — the api's sweep every few moments (an interval a test may shorten), and two sweepers at
 // once moving each install once.
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { and, count, eq, sql } from 'drizzle-orm';
+import { and, count, desc, eq, sql } from 'drizzle-orm';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningApi, startApi } from '../../src/api/index.ts';
@@ -21,6 +21,7 @@ import { type CataloguePlatform, startCataloguePlatform } from '../catalogue/sup
 import { type ChangeCalls, changeCalls } from '../installs/changes-support.ts';
 import { ok, SECRET_KEY_HEX } from '../installs/support.ts';
 import { until } from '../runs/worker-process.ts';
+import { opsJson } from '../support/ops.ts';
 import { type InstallView, optIn, platformRelease, sweep, withLabel, writeReleaseIndex } from './support.ts';
 
 const BUILD = path.resolve(import.meta.dirname, '../../apps/build');
@@ -126,6 +127,36 @@ describe('the release scenario', () => {
     });
     expect(held.upgrade).toMatchObject({ target: { id: v110.id, version: '1.1.0' }, waitingFor: 'approval' });
     expect(await upgradedRows(installed.id)).toBe(1);
+
+    // The operator withdraws 1.0.1: the install rolls back to 1.0.0 at once, not waiting for someone to
+    // approve 1.1.0 (whose change the move supersedes).
+    const withdrawn = await opsJson<{ rollback: { rolledBack: { installId: string; toVersion: string }[] } }>(
+      platform.config.databaseUrl as string,
+      ['platform', 'withdraw', `${CONNECTOR}@1.0.1`, '--reason', 'bad build', '--by', 'grace'],
+      { env: { DATA_DIR: platform.config.dataDir } },
+    );
+    expect(withdrawn.rollback.rolledBack).toEqual([
+      expect.objectContaining({ installId: installed.id, toVersion: '1.0.0' }),
+    ]);
+    const back = await view('conn');
+    expect(back).toMatchObject({
+      versionId: v100.id,
+      upgradedFromVersionId: v101.id,
+      hosts: ['api.vendor.example'],
+    });
+    const [rolledBack] = await platform.database.db
+      .select({ data: auditEvents.data })
+      .from(auditEvents)
+      .where(and(eq(auditEvents.action, 'app.install.upgraded'), eq(auditEvents.resourceId, installed.id)))
+      .orderBy(desc(auditEvents.id))
+      .limit(1);
+    expect(rolledBack?.data).toMatchObject({
+      fromVersion: '1.0.1',
+      toVersion: '1.0.0',
+      automatic: true,
+      rollback: true,
+      hostsRemoved: [],
+    });
   });
 
   it('sweeps again every interval: a block of the version its change asks for withdraws that change', async () => {

@@ -1,17 +1,20 @@
 // The pure rules of automatic upgrades (docs/upgrades.md): which release an opted-in install moves to
-// (upgradeTarget), and whether the move applies at once, is held for approval or waits (decideMove), one
+// (upgradeTargets, best first), and whether the move applies at once, is held for approval or waits (decideMove), one
 // row per sentence of the rule.
 import { describe, expect, it } from 'vitest';
 import {
   decideMove,
   type MoveFacts,
   missingActions,
-  upgradeTarget,
+  upgradeTargets,
 } from '../../src/installs/upgrade/upgrade-rules.ts';
 
 const versions = (...list: string[]) => list.map((version) => ({ version, id: `v-${version}` }));
 
-describe('upgradeTarget', () => {
+const upgradeTarget = (running: string, stopped: boolean, candidates: { version: string; id: string }[]) =>
+  upgradeTargets(running, stopped, candidates)[0] ?? null;
+
+describe('upgradeTargets', () => {
   it.each([
     // The same major from 1.0.0: the highest release of the range above what it runs.
     ['1.0.0', ['1.0.1', '1.1.0', '1.2.3'], '1.2.3'],
@@ -48,6 +51,18 @@ describe('upgradeTarget', () => {
     const found = upgradeTarget(running, true, versions(...candidates));
     expect(found?.target.version ?? null).toBe(target);
     expect(found?.rollback ?? false).toBe(rollback);
+  });
+
+  it.each([
+    // Off a withdrawn or blocked version, every release of the range, highest first: the store takes the
+    // first the install can move to at once (docs/upgrades.md "Rollback").
+    ['1.0.1', true, ['1.0.0', '1.1.0', '2.0.0', '1.1.1-rc.1'], ['1.1.0', '1.0.0']],
+    // While it stands, only those above it, highest first.
+    ['1.0.1', false, ['1.0.0', '1.1.0', '1.0.2'], ['1.1.0', '1.0.2']],
+  ])('running %s (stopped %s) among %j, in order: %j', (running, stopped, candidates, order) => {
+    expect(upgradeTargets(running, stopped, versions(...candidates)).map((t) => t.target.version)).toEqual(
+      order,
+    );
   });
 
   it('answers the candidate itself, with whatever else it carries', () => {

@@ -24,28 +24,29 @@ export interface UpgradeTarget<T> {
 }
 
 /**
- * The release an opted-in install running `running` moves to, among `candidates`: the published versions
- * of its app that no block stops (the caller filters them). Normally the highest release of the range
- * above what it runs. When the running version is withdrawn or blocked (`stopped`), the highest release of
- * the range whatever its number, lower if need be: a rollback when lower. Null when there is none, or the
- * running version is no semantic version.
+ * The releases an opted-in install running `running` may move to, among `candidates` (the published
+ * versions of its app that no block stops; the caller filters them), best first. Normally the releases of
+ * the range above what it runs, highest first. When the running version is withdrawn or blocked
+ * (`stopped`), every release of the range whatever its number, highest first, lower ones too (a rollback
+ * when lower). Empty when there is none, or the running version is no semantic version.
  */
-export function upgradeTarget<T extends { version: string }>(
+export function upgradeTargets<T extends { version: string }>(
   running: string,
   stopped: boolean,
   candidates: readonly T[],
-): UpgradeTarget<T> | null {
+): UpgradeTarget<T>[] {
   const from = semver.parse(running);
-  if (!from) return null;
-  let best: { candidate: T; version: semver.SemVer } | null = null;
+  if (!from) return [];
+  const inReach: { candidate: T; version: semver.SemVer }[] = [];
   for (const candidate of candidates) {
     const to = semver.parse(candidate.version);
     if (!to || !inRange(from, to) || semver.eq(to, from)) continue;
     if (!stopped && !semver.gt(to, from)) continue;
-    if (!best || semver.gt(to, best.version)) best = { candidate, version: to };
+    inReach.push({ candidate, version: to });
   }
-  if (!best) return null;
-  return { target: best.candidate, rollback: semver.lt(best.version, from) };
+  return inReach
+    .sort((a, b) => semver.rcompare(a.version, b.version))
+    .map(({ candidate, version }) => ({ target: candidate, rollback: semver.lt(version, from) }));
 }
 
 export type WaitingFor = 'approval' | 'secrets' | 'config' | 'actions' | 'declined';

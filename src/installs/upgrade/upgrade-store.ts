@@ -18,7 +18,7 @@ import {
   type MoveDecision,
   NO_UPGRADE,
   type UpgradeView,
-  upgradeTarget,
+  upgradeTargets,
   upgradeView,
 } from './upgrade-rules.ts';
 
@@ -132,12 +132,12 @@ export async function readUpgradePlans(
     const openChange = changes.open.get(install.id) ?? null;
     const ownOpen = openChange?.origin === 'auto_upgrade';
     const stopped = runs.version.status === 'withdrawn' || runs.blocked;
-    const found = upgradeTarget(
+    const targets = upgradeTargets(
       runs.version.version,
       stopped,
       candidates.filter((c) => sameApp(c, runs.version)),
     );
-    if (!found) {
+    if (targets.length === 0) {
       plans.set(install.id, {
         install,
         running: runs.version,
@@ -151,22 +151,36 @@ export async function readUpgradePlans(
       });
       continue;
     }
-    const target = found.target;
-    const checked = configIssues(target.manifest, install.config, reading.hostRules);
     const names = [install.name, ...(aliases.get(install.id) ?? [])];
     const usage = await reading.callers.usage(db, install.tenantId, names);
-    const decision = decideMove({
-      current: { manifest: runs.version.manifest, config: install.config, hosts: install.hosts },
-      target: {
-        id: target.id,
-        manifest: target.manifest,
-        checked,
-        missingSecrets: missingSecrets(target.manifest, install.config, secrets.get(install.id) ?? []),
-      },
-      calls: usage.map(({ kind, key, version, actions }) => ({ kind, key, version, actions })),
-      openChange: openChange ? { origin: openChange.origin, versionId: openChange.versionId } : null,
-      declined: changes.declined.has(`${install.id}/${target.id}`),
-    });
+    const decided = (found: (typeof targets)[number]) => {
+      const checked = configIssues(found.target.manifest, install.config, reading.hostRules);
+      const decision = decideMove({
+        current: { manifest: runs.version.manifest, config: install.config, hosts: install.hosts },
+        target: {
+          id: found.target.id,
+          manifest: found.target.manifest,
+          checked,
+          missingSecrets: missingSecrets(
+            found.target.manifest,
+            install.config,
+            secrets.get(install.id) ?? [],
+          ),
+        },
+        calls: usage.map(({ kind, key, version, actions }) => ({ kind, key, version, actions })),
+        openChange: openChange ? { origin: openChange.origin, versionId: openChange.versionId } : null,
+        declined: changes.declined.has(`${install.id}/${found.target.id}`),
+      });
+      return { ...found, checked, decision };
+    };
+    // Off a withdrawn or blocked version, the highest release the install can move to at once, lower if
+    // need be (a higher one waiting for approval or an administrator would leave it running the stopped
+    // version meanwhile); when none can, the highest, waiting or held as decided.
+    const choices = stopped ? targets.map(decided) : [decided(targets[0] as (typeof targets)[number])];
+    const chosen =
+      choices.find((c) => c.decision.action === 'apply') ?? (choices[0] as (typeof choices)[number]);
+    const { target, checked, decision } = chosen;
+    const found = chosen;
     plans.set(install.id, {
       install,
       running: runs.version,
