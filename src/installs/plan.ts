@@ -10,10 +10,30 @@ import { createSchemaAjv, type Manifest } from '../module/index.ts';
 import { addedHosts, type HostRuleOptions, installHosts } from './hosts.ts';
 import { schemaIssues, withRuleIssues } from './schema-issues.ts';
 import { checkSecretReferences, checkSecretVariables, requiredSecrets } from './secrets/secrets-rules.ts';
-import type { InstallContext, SaveBody } from './service.ts';
 import type { AutoUpgrade } from './tables.ts';
 import type { VersionRow } from './view.ts';
 import { webhookSourceIssues } from './webhook-source-rules.ts';
+
+/** What a save of an install asks for (POST and PUT /app-installs bodies, as the routes read them). */
+export interface SaveBody {
+  versionId: string;
+  enabled: boolean;
+  config: Record<string, unknown>;
+  approveHosts: string[];
+  comment: string | null;
+  /** Absent on PUT: keep the install's current value. */
+  autoUpgrade?: AutoUpgrade;
+}
+
+export interface CreateBody extends SaveBody {
+  name: string;
+}
+
+/** What of an install route's context the rules read (an InstallContext is one). */
+export interface PlanContext {
+  principal: { tenantId: string };
+  settings: { hostRules: HostRuleOptions };
+}
 
 /** The version a tenant may install: the platform's or its own; anything else is not a version it sees. */
 async function visibleVersion(tx: Tx, tenantId: string, versionId: string): Promise<VersionRow | null> {
@@ -89,7 +109,7 @@ export const saveMayAsk = (
  */
 export async function plan(
   tx: Tx,
-  ctx: InstallContext,
+  ctx: PlanContext,
   body: SaveBody,
   autoUpgrade: AutoUpgrade,
   current: { hosts: string[]; version?: VersionRow; upgradedFromVersionId?: string | null },

@@ -20,13 +20,7 @@ import type { AuthenticatedPrincipal } from '../http/auth.ts';
 import { ApiError } from '../http/errors.ts';
 import type { InstallCallers } from './callers.ts';
 import { addedHosts, type HostRuleOptions, removedHosts } from './hosts.ts';
-import {
-  type AutoUpgrade,
-  appInstallAliases,
-  appInstallChanges,
-  appInstallSecrets,
-  appInstalls,
-} from './tables.ts';
+import { appInstallAliases, appInstallChanges, appInstallSecrets, appInstalls } from './tables.ts';
 import type { UpgradeTrigger } from './upgrade/trigger.ts';
 import { readUpgradePlans } from './upgrade/upgrade-store.ts';
 import { type InstallRow, type InstallView, type VersionRow, type ViewSettings, viewsOf } from './view.ts';
@@ -54,19 +48,7 @@ export interface InstallContext {
   upgrades: UpgradeTrigger;
 }
 
-export interface SaveBody {
-  versionId: string;
-  enabled: boolean;
-  config: Record<string, unknown>;
-  approveHosts: string[];
-  comment: string | null;
-  /** Absent on PUT: keep the install's current value. */
-  autoUpgrade?: AutoUpgrade;
-}
-
-export interface CreateBody extends SaveBody {
-  name: string;
-}
+export type { CreateBody, SaveBody } from './plan.ts';
 
 export const unknownInstall = (name: string, renamedTo?: string) =>
   renamedTo === undefined

@@ -9,7 +9,7 @@
 // with deliveries in flight (they fail as connection errors, and the test delivers them again, as a
 // vendor retries). After the restarts every session settled once, every run ended once with its
 // session's output, and no continuation did its work twice.
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { and, eq, inArray, sql } from 'drizzle-orm';
@@ -23,20 +23,11 @@ import { ENGINE_SCHEMA } from '../../src/worker/engine.ts';
 import { type CataloguePlatform, startCataloguePlatform } from '../catalogue/support.ts';
 import { ok, published, SECRET_KEY_HEX } from '../installs/support.ts';
 import { freePort } from '../support/free-port.ts';
-import {
-  BIN,
-  baseEnv,
-  children,
-  cleanUpProcesses,
-  collect,
-  ROOT,
-  removeTempDirs,
-  tempDir,
-} from '../support/processes.ts';
+import { cleanUpProcesses, removeTempDirs, tempDir } from '../support/processes.ts';
 import { RUNNER_TOKEN } from '../support/runner.ts';
 import { publishDefinitionRows } from './definitions.ts';
 import { CONNECTOR } from './stack.ts';
-import { startWorkerProcess, until } from './worker-process.ts';
+import { startApiProcess, startWorkerProcess, until } from './worker-process.ts';
 
 const SLOW = 180_000;
 const RUNS = 50;
@@ -112,40 +103,18 @@ const startWorker = () => startWorkerProcess({ ...sharedEnv(), WORKER_EXECUTOR_I
  * `platform start --role api` on `port` (production settings: no token is ever checked here, the vendor's
  * webhook route is public); resolves once /health answers 200.
  */
-async function startApiProcess(port: number, dataDir: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [BIN, 'start', '--role', 'api'], {
-    cwd: ROOT,
-    detached: true,
-    env: baseEnv({
+const startApi = (port: number, dataDir: string) =>
+  startApiProcess(
+    {
       ...sharedEnv(),
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      API_INTERNAL_PORT: String(await freePort()),
       DATA_DIR: dataDir,
       RELEASE_INDEX: path.join(dataDir, 'release.json'),
-      API_RATE_LIMIT_PER_MINUTE: '0',
       AUTH_JWKS_URL: 'http://127.0.0.1:9/jwks.json',
       AUTH_ISSUER: 'waiting-crash-test',
       AUTH_AUDIENCE: 'apps-platform',
-    }),
-  });
-  children.add(child);
-  const { exited, err } = collect(child);
-  let gone = false;
-  void exited.then(() => {
-    gone = true;
-  });
-  await until(
-    'the webhook api’s health',
-    async () => {
-      if (gone) throw new Error(`the api exited before it was healthy:\n${err()}`);
-      const health = await fetch(`http://127.0.0.1:${port}/health`).catch(() => null);
-      return health?.status === 200 ? true : null;
     },
-    90_000,
+    port,
   );
-  return child;
-}
 
 async function kill(child: ChildProcess): Promise<void> {
   const closed = new Promise((resolve) => child.once('close', resolve));
@@ -257,7 +226,7 @@ it(
     // which the api's start of a run writes into.
     const apiPort = await freePort();
     const apiDataDir = await tempDir('waiting-crash-api-');
-    const firstApi = startApiProcess(apiPort, apiDataDir);
+    const firstApi = startApi(apiPort, apiDataDir);
     let worker = await startWorker();
     const startRun = async (n: number) =>
       (
@@ -338,7 +307,7 @@ it(
         });
         const killed = kill(current);
         // From now on deliveries wait for the new api, then go again.
-        apiUp = killed.then(() => startApiProcess(apiPort, apiDataDir));
+        apiUp = killed.then(() => startApi(apiPort, apiDataDir));
         await killed;
         return held;
       } finally {
