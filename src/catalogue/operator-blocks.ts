@@ -14,6 +14,7 @@ import { recordAudit } from '../audit/trail.ts';
 import type { Database, Queryable, Tx } from '../db/pool.ts';
 import { conflict, notFound, validationError } from '../http/errors.ts';
 import { notify } from '../notifications/service.ts';
+import { findTenantById } from '../tenants/service.ts';
 import { tenants } from '../tenants/tables.ts';
 import { installsRunning, type RunningInstall, versionsCoveredBy } from './operator-installs.ts';
 import { type BlockScope, isUuid, rollbackCandidates, sameTarget, scopeOf } from './operator-rules.ts';
@@ -99,7 +100,7 @@ function assertNewBlock(request: NewBlock) {
 }
 
 const tenantName = async (db: Queryable, id: string | null) =>
-  id === null ? null : ((await db.select().from(tenants).where(eq(tenants.id, id)))[0]?.name ?? null);
+  id === null ? null : ((await findTenantById(db, id))?.name ?? null);
 
 /**
  * Every tenant a block concerns (the instance record's data.tenantIds): those publishing a version it

@@ -12,6 +12,8 @@ import type { Manifest } from '../module/index.ts';
 import type { ModuleStorage } from '../storage/index.ts';
 import { assertNotBlocked } from './blocks.ts';
 import { byVersionDescending, type VersionStatus } from './catalogue-rules.ts';
+import { installsRunning, type RunningInstall } from './operator-installs.ts';
+import { rollbackCandidates } from './operator-rules.ts';
 import { moveRefusal, publishRefusal, type Refusal, restoredSource } from './platform-rules.ts';
 import { appVersions } from './tables.ts';
 
@@ -61,6 +63,8 @@ export interface InstallOnVersion {
 export interface WithdrawnPlatformVersion {
   version: PlatformVersion;
   installs: InstallOnVersion[];
+  /** Of those, the installs the automatic upgrades must roll back (as a block's, rollbackCandidates). */
+  rollback: string[];
 }
 
 /** The manifest the running release catalogue carries for a name and version, or null. */
@@ -208,18 +212,16 @@ async function lockPlatformVersion(tx: Tx, name: string, version: string): Promi
   return row;
 }
 
-async function installsOn(tx: Tx, versionId: string): Promise<InstallOnVersion[]> {
-  return tx
-    .select({
-      installId: appInstalls.id,
-      tenantId: appInstalls.tenantId,
-      installName: appInstalls.name,
-      autoUpgrade: appInstalls.autoUpgrade,
-    })
-    .from(appInstalls)
-    .where(eq(appInstalls.versionId, versionId))
-    .orderBy(asc(appInstalls.tenantId), asc(appInstalls.name));
-}
+const installOnVersion = (i: RunningInstall): InstallOnVersion => ({
+  installId: i.id,
+  tenantId: i.tenantId,
+  installName: i.name,
+  autoUpgrade: i.autoUpgrade,
+});
+
+/** The installs running a version, by tenant name then install name. */
+const installsOn = async (tx: Tx, versionId: string) =>
+  (await installsRunning(tx, eq(appVersions.id, versionId))).map(installOnVersion);
 
 /**
  * The instance trail's record, and one in the trail of each tenant with installs on the version (naming
@@ -262,7 +264,8 @@ export async function withdrawPlatformVersion(
       .set({ status: 'withdrawn', withdrawnAt: new Date(), withdrawnByOperator: true })
       .where(eq(appVersions.id, row.id))
       .returning();
-    const installs = await installsOn(tx, row.id);
+    const running = await installsRunning(tx, eq(appVersions.id, row.id));
+    const installs = running.map(installOnVersion);
     await auditMove(
       tx,
       'app.withdrawn',
@@ -271,7 +274,11 @@ export async function withdrawPlatformVersion(
       { platformSource: row.platformSource, reason: options.reason },
       installs,
     );
-    return { version: platformVersion(withdrawn as VersionRow, installs.length), installs };
+    return {
+      version: platformVersion(withdrawn as VersionRow, installs.length),
+      installs,
+      rollback: rollbackCandidates(running),
+    };
   });
 }
 

@@ -1,6 +1,7 @@
 // The shape every operator command shares: --json on every one, --by on every change, and an action that
 // runs inside a session on the deployment's database.
 import { type Command, Option } from 'commander';
+import { isUuid } from '../catalogue/operator-rules.ts';
 import type { Queryable } from '../db/pool.ts';
 import { notFound } from '../http/errors.ts';
 import { findTenantById, findTenantByName, type Tenant } from '../tenants/service.ts';
@@ -40,11 +41,9 @@ export function runs<Options extends { json?: boolean; by?: string }>(
   };
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** A tenant named on the command line by its name or its id; 404 not_found when none. */
 export async function tenantArg(db: Queryable, text: string): Promise<Tenant> {
-  const tenant = UUID.test(text)
+  const tenant = isUuid(text)
     ? await findTenantById(db, text.toLowerCase())
     : await findTenantByName(db, text);
   if (!tenant) throw notFound(`no tenant is named ${text}`);

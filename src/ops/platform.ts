@@ -163,10 +163,7 @@ function registerWithdraw(platform: Command, io: OpsIO) {
           by: options.by,
           reason: options.reason ?? null,
         });
-        const rollback = await rollBack(
-          session,
-          withdrawn.installs.filter((i) => i.autoUpgrade === 'compatible').map((i) => i.installId),
-        );
+        const rollback = await rollBack(session, withdrawn.rollback);
         session.print(
           { version: withdrawn.version, installs: withdrawn.installs, rollback },
           () =>
