@@ -3,4 +3,6 @@
 import { register } from 'tsx/esm/api';
 
 register();
+// Before anything imports `pg`: its client is instrumented as it loads (only when telemetry is on).
+await import('../src/telemetry/preload.ts');
 await import('../src/main.ts');

@@ -11,8 +11,9 @@ import {
   type TrustProxy,
 } from './config/reader.ts';
 import { readStorage, type StorageSettings } from './config/storage.ts';
+import { readTelemetry, type TelemetrySettings } from './config/telemetry.ts';
 
-export { ConfigError, type StorageSettings, type TrustProxy };
+export { ConfigError, type StorageSettings, type TelemetrySettings, type TrustProxy };
 
 /** The repository (or installed package) root: the release catalogue is built under it. */
 const PACKAGE_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -107,6 +108,8 @@ export interface Config {
    * STORAGE_PUBLIC_ENDPOINT. An install's config URL may name none of them, at any port (docs/installs.md).
    */
   ownHosts: string[];
+  /** Traces, metrics and their settings (OTEL_*, METRICS_PORT, TRACE_URL_TEMPLATE; docs/telemetry.md). */
+  telemetry: TelemetrySettings;
 }
 
 export interface HttpSettings {
@@ -205,6 +208,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     storageCorsOrigins: read.origins('STORAGE_CORS_ORIGINS'),
     storagePublicEndpoint: read.url('STORAGE_PUBLIC_ENDPOINT', HTTP_SCHEMES),
     ownHosts: [],
+    telemetry: readTelemetry(read),
   };
   if (read.problems.length > 0) throw new ConfigError(read.problems);
   config.ownHosts = ownHostsOf([

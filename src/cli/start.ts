@@ -13,6 +13,7 @@ import { startOutboundWebhooks } from '../outbound-webhooks/index.ts';
 import { createRunnerClient, startRunnerFromConfig } from '../runner/index.ts';
 import { runsBackground } from '../runs/background.ts';
 import { type RunsRuntime, registerRunWorkflows } from '../runs/workflows.ts';
+import { startTelemetry } from '../telemetry/index.ts';
 import { startWorker } from '../worker/index.ts';
 import { together } from '../worker/schedule.ts';
 import { openPlatformDatabase } from './database.ts';
@@ -102,10 +103,16 @@ async function startParts(
   logger: Logger,
   parts: Parts,
 ): Promise<string[] | null> {
+  const lines: string[] = [];
+  const telemetry = await startTelemetry(config.telemetry, { serviceName: `apps-platform-${role}` });
+  if (telemetry) {
+    // Stopped last: what the other parts record while stopping is still flushed.
+    parts.add({ name: 'telemetry', stop: telemetry.shutdown });
+    if (telemetry.metricsUrl) lines.push(`  Metrics    ${telemetry.metricsUrl}`);
+  }
   const db = await openPlatformDatabase(config, logger);
   parts.add({ name: db.embedded ? 'embedded postgres' : 'database', stop: db.stop });
   if (parts.stopRequested) return null;
-  const lines: string[] = [];
   if (role === 'runner' || role === 'all') {
     const runner = await startRunnerFromConfig(config, logger.child({ role: 'runner' }));
     parts.add({ name: 'runner', stop: runner.close });
@@ -143,6 +150,7 @@ async function startParts(
       appsPerTenant: config.runnerTenantConcurrency,
       // Same interface as the api: loopback in embedded mode, every interface in production unless HOST says.
       healthHost: config.host,
+      tracing: telemetry !== null,
     });
     parts.add({ name: 'worker', stop: worker.close });
     if (worker.healthUrl) lines.push(`  Worker     ${worker.healthUrl}/healthz`);

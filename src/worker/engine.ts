@@ -29,6 +29,8 @@ export interface EngineOptions {
   executorId?: string;
   /** A tenant's app calls at once on the apps queue (APP_RUNNER_TENANT_CONCURRENCY; default 4). */
   appsPerTenant?: number;
+  /** The engine's workflow and step spans, through the process's tracer provider (telemetry on). */
+  tracing?: boolean;
 }
 
 export async function launchEngine(options: EngineOptions): Promise<void> {
@@ -40,6 +42,7 @@ export async function launchEngine(options: EngineOptions): Promise<void> {
     systemDatabasePoolSize: 24,
     applicationVersion: PLATFORM_VERSION,
     executorID: options.executorId ?? defaultExecutorId(),
+    tracingEnabled: options.tracing ?? false,
     logger: {
       // The engine's start-up chatter is debug detail for the platform.
       info: (entry) => log.debug({ entry: engineEntry(entry) }, 'dbos'),

@@ -24,6 +24,8 @@ export interface WorkerOptions {
   executorId?: string;
   /** A tenant's app calls at once on the apps queue (APP_RUNNER_TENANT_CONCURRENCY). */
   appsPerTenant?: number;
+  /** The engine's workflow and step spans, through the process's tracer provider (telemetry on). */
+  tracing?: boolean;
 }
 
 export interface RunningWorker {
@@ -42,6 +44,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     logger: options.logger,
     ...(options.executorId ? { executorId: options.executorId } : {}),
     ...(options.appsPerTenant ? { appsPerTenant: options.appsPerTenant } : {}),
+    tracing: options.tracing ?? false,
   });
   await Promise.all(
     TASK_QUEUES.map(async (queue) => {

@@ -180,6 +180,13 @@ describe('loadConfig with settings', () => {
         WEBHOOK_PUBLIC_URL: 'https://hooks.example.com/apps',
         COLLECTION_FLOW_URL: 'https://collect.example.com',
         SIGNUP_CONSOLE_URL: 'https://signup.example.com/start',
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector.internal:4318',
+        METRICS_PORT: '9464',
+        OTEL_SERVICE_NAME: 'kyc-apps',
+        OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+        OTEL_TRACES_SAMPLER_ARG: '0.25',
+        OTEL_PG_STATEMENTS: 'true',
+        TRACE_URL_TEMPLATE: 'https://traces.example.com/trace/{traceId}',
       },
       CWD,
     );
@@ -253,6 +260,16 @@ describe('loadConfig with settings', () => {
         'minio.internal',
         'files.example.com',
       ],
+      telemetry: {
+        enabled: true,
+        otlpEndpoint: 'http://collector.internal:4318',
+        metricsPort: 9464,
+        serviceName: 'kyc-apps',
+        sampler: 'parentbased_traceidratio',
+        samplerRatio: 0.25,
+        pgStatements: true,
+        traceUrlTemplate: 'https://traces.example.com/trace/{traceId}',
+      },
     });
   });
 

@@ -1,0 +1,130 @@
+// The OpenTelemetry SDK of one process (docs/telemetry.md): a tracer provider with the deployment's sampler
+// exporting over OTLP/HTTP, a meter provider read by the Prometheus exposition on METRICS_PORT and pushed
+// over OTLP every 15 s, and PostgreSQL spans. Nothing starts when telemetry is off: the API's no-op
+// tracer and meter answer every call.
+import { context, metrics, propagation, trace } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
+import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import { MeterProvider, type MetricReader, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
+import {
+  AlwaysOffSampler,
+  AlwaysOnSampler,
+  BatchSpanProcessor,
+  ParentBasedSampler,
+  type Sampler,
+  type SpanProcessor,
+  TraceIdRatioBasedSampler,
+  TracerProvider,
+} from '@opentelemetry/sdk-trace';
+import type { TelemetrySettings } from '../config.ts';
+import { PLATFORM_VERSION } from '../version.ts';
+
+/** How often metrics are pushed to the collector when an endpoint is set. */
+export const METRICS_PUSH_MS = 15_000;
+
+export interface Telemetry {
+  /** The service name this process reports (`OTEL_SERVICE_NAME`, else `apps-platform-<role>`). */
+  serviceName: string;
+  /** The Prometheus exposition's address, or null without METRICS_PORT. */
+  metricsUrl: string | null;
+  /** Flushes what is buffered and stops exporting. */
+  shutdown(): Promise<void>;
+}
+
+export interface TelemetryOptions {
+  /** The process's default service name, used unless OTEL_SERVICE_NAME is set. */
+  serviceName: string;
+  /** Processors added before the exporter's (tests, the console exporter). */
+  spanProcessors?: SpanProcessor[];
+}
+
+/** Starts the SDK for this process, or answers null when telemetry is off. */
+export async function startTelemetry(
+  settings: TelemetrySettings,
+  options: TelemetryOptions,
+): Promise<Telemetry | null> {
+  if (!settings.enabled) return null;
+  const serviceName = settings.serviceName ?? options.serviceName;
+  const resource = resourceFromAttributes({
+    'service.name': serviceName,
+    'service.version': PLATFORM_VERSION,
+  });
+  const processors = [...(options.spanProcessors ?? [])];
+  if (settings.otlpEndpoint) {
+    processors.push(
+      new BatchSpanProcessor({
+        exporter: new OTLPTraceExporter({ url: signalUrl(settings.otlpEndpoint, 'traces') }),
+      }),
+    );
+  }
+  const tracerProvider = new TracerProvider({
+    resource,
+    sampler: samplerOf(settings),
+    spanProcessors: processors,
+  });
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+  trace.setGlobalTracerProvider(tracerProvider);
+
+  const readers: MetricReader[] = [];
+  let prometheus: PrometheusExporter | null = null;
+  if (settings.metricsPort !== null) {
+    prometheus = new PrometheusExporter({
+      host: '0.0.0.0',
+      port: settings.metricsPort,
+      preventServerStart: true,
+    });
+    readers.push(prometheus);
+    await prometheus.startServer();
+  }
+  if (settings.otlpEndpoint) {
+    readers.push(
+      new PeriodicExportingMetricReader({
+        exporter: new OTLPMetricExporter({ url: signalUrl(settings.otlpEndpoint, 'metrics') }),
+        exportIntervalMillis: METRICS_PUSH_MS,
+      }),
+    );
+  }
+  const meterProvider = new MeterProvider({ resource, readers });
+  metrics.setGlobalMeterProvider(meterProvider);
+
+  return {
+    serviceName,
+    metricsUrl: settings.metricsPort === null ? null : `http://0.0.0.0:${settings.metricsPort}/metrics`,
+    async shutdown() {
+      await Promise.allSettled([tracerProvider.shutdown(), meterProvider.shutdown()]);
+      trace.disable();
+      metrics.disable();
+      propagation.disable();
+      context.disable();
+    },
+  };
+}
+
+/** The sampler OTEL_TRACES_SAMPLER names, with OTEL_TRACES_SAMPLER_ARG as the ratio. Pure. */
+export function samplerOf(settings: Pick<TelemetrySettings, 'sampler' | 'samplerRatio'>): Sampler {
+  const ratio = new TraceIdRatioBasedSampler(settings.samplerRatio);
+  switch (settings.sampler) {
+    case 'always_on':
+      return new AlwaysOnSampler();
+    case 'always_off':
+      return new AlwaysOffSampler();
+    case 'traceidratio':
+      return ratio;
+    case 'parentbased_always_on':
+      return new ParentBasedSampler({ root: new AlwaysOnSampler() });
+    case 'parentbased_always_off':
+      return new ParentBasedSampler({ root: new AlwaysOffSampler() });
+    case 'parentbased_traceidratio':
+      return new ParentBasedSampler({ root: ratio });
+  }
+}
+
+/** The OTLP/HTTP address of one signal under the collector's base URL (as OTEL_EXPORTER_OTLP_ENDPOINT means). */
+export function signalUrl(endpoint: string, signal: 'traces' | 'metrics'): string {
+  return `${endpoint.replace(/\/+$/, '')}/v1/${signal}`;
+}
