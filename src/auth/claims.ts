@@ -1,5 +1,6 @@
 // The token claims the platform reads (documented in docs/auth.md). Pure.
 import type { JWTPayload } from 'jose';
+import { isUuid } from '../uuid.ts';
 import { effectivePermissions, type Permission } from './permissions.ts';
 
 export const PRINCIPAL_KINDS = ['human', 'machine', 'applicant'] as const;
@@ -24,16 +25,13 @@ export interface Principal {
   permissions: Set<Permission>;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 const stringArray = (value: unknown): string[] | null =>
   Array.isArray(value) && value.every((v) => typeof v === 'string') ? value : null;
 
 /** Reads a verified payload into a principal, or says which claim is wrong. */
 export function principalFromClaims(payload: JWTPayload): Principal | { problem: string } {
   const tenant = payload.tenant;
-  if (typeof tenant !== 'string' || !UUID.test(tenant))
-    return { problem: 'claim tenant must be a tenant id' };
+  if (typeof tenant !== 'string' || !isUuid(tenant)) return { problem: 'claim tenant must be a tenant id' };
   if (typeof payload.sub !== 'string' || payload.sub.length === 0)
     return { problem: 'claim sub is required' };
   const kind = payload.kind ?? 'human';

@@ -16,6 +16,7 @@ import { ApiError } from '../http/errors.ts';
 import { isUnstorable } from '../http/unstorable-text.ts';
 import type { VersionRow } from '../installs/index.ts';
 import { webhookExternalId } from '../module/index.ts';
+import { isUuid } from '../uuid.ts';
 import { type SessionRow, sessionByExternalId } from './sessions.ts';
 import { type Delivery, runHandleWebhook, type WebhookCallDeps, webhookFailed } from './webhook-call.ts';
 import { DUPLICATE, IGNORED, recordedAnswer, verdictOf, type WebhookAnswer } from './webhook-rules.ts';
@@ -36,8 +37,6 @@ export interface VendorWebhook extends Delivery {
   installId: string;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 const unknownInstall = () => new ApiError('unknown_install', 'no install has the id this webhook URL names');
 const noSession = () => new ApiError('not_found', 'no session of this install has that external id');
 
@@ -48,7 +47,7 @@ export async function receiveWebhook(
 ): Promise<WebhookAnswer> {
   const db = deps.database.db;
   // 1. A URL that names no install id at all names no install either.
-  const found = UUID.test(received.installId) ? await installAndRunningVersion(db, received.installId) : null;
+  const found = isUuid(received.installId) ? await installAndRunningVersion(db, received.installId) : null;
   if (!found) throw unknownInstall();
   const { install, running } = found;
 

@@ -5,8 +5,7 @@
 export type BlockScope = 'module' | 'app';
 
 /** An id as the operator may type it (any case): anything else names nothing (404, never a query error). */
-export const isUuid = (text: string): boolean =>
-  /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(text);
+export { isUuid } from '../uuid.ts';
 
 /** A block's target as stored: a module hash, or a publisher's app (tenant id, or null for the platform). */
 export interface BlockTargetRow {

@@ -7,6 +7,7 @@ import { findSubmission } from '../collections/index.ts';
 import type { Config } from '../config.ts';
 import { openDatabase, type Queryable } from '../db/pool.ts';
 import { ensureTenant, TENANT_NAME } from '../tenants/service.ts';
+import { isUuid } from '../uuid.ts';
 import { openDatabaseForCommand } from './database.ts';
 
 export interface TokenOptions {
@@ -23,12 +24,10 @@ export interface TokenOptions {
 
 export class UsageError extends Error {}
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** The claims asked for, checked before the key, the database or the tenant is touched. */
 function claimsAsked(options: TokenOptions): Omit<PlatformClaims, 'tenant'> {
   if (options.applicant !== undefined) {
-    if (!UUID.test(options.applicant)) throw new UsageError('--applicant: a collection submission id (uuid)');
+    if (!isUuid(options.applicant)) throw new UsageError('--applicant: a collection submission id (uuid)');
     const others = (
       [
         ['--role', options.role !== undefined],

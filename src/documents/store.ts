@@ -8,6 +8,7 @@ import type { Database, Queryable } from '../db/pool.ts';
 import { countCapped, type Page } from '../http/paging.ts';
 import { sha256Hex } from '../module/index.ts';
 import type { ObjectStore } from '../storage/index.ts';
+import { isUuid } from '../uuid.ts';
 import type { DocumentStatus, RejectionReason } from './check-rules.ts';
 import { subjectDocuments } from './tables.ts';
 
@@ -44,8 +45,6 @@ export const viewOf = (row: DocumentRow): DocumentView => ({
 
 /** Where a document's bytes are kept: one object per document, under its tenant. */
 export const objectKeyOf = (row: Pick<DocumentRow, 'tenantId' | 'id'>) => `${row.tenantId}/${row.id}`;
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 export interface NewDocument {
   tenantId: string;
@@ -114,7 +113,7 @@ export async function findDocument(
   id: string,
 ): Promise<DocumentRow | null> {
   // Ids are UUIDs; anything else names no document (and would not reach the uuid columns).
-  if (!UUID.test(id) || !UUID.test(scope.tenantId)) return null;
+  if (!isUuid(id) || !isUuid(scope.tenantId)) return null;
   const conditions = [eq(subjectDocuments.tenantId, scope.tenantId), eq(subjectDocuments.id, id)];
   if (scope.subjectId !== null) conditions.push(eq(subjectDocuments.subjectId, scope.subjectId));
   const [row] = await db

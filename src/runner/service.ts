@@ -9,6 +9,7 @@ import { ApiError, issuesFromAjv, sendError } from '../http/errors.ts';
 import { errors } from '../http/responses.ts';
 import { createServer } from '../http/server.ts';
 import { MAX_MODULE_BYTES } from '../module/index.ts';
+import { isUuid } from '../uuid.ts';
 import { PLATFORM_VERSION } from '../version.ts';
 import { TENANT_HEADER } from './client.ts';
 import { RunnerFailure } from './errors.ts';
@@ -41,7 +42,6 @@ export interface RunnerOptions {
  * counts under this key, which no tenant id (a UUID) can be.
  */
 const UNNAMED_INSPECTIONS = 'inspections';
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const RunnerHealth = Type.Object({
   status: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]),
@@ -186,7 +186,7 @@ function exportRoutes(options: RunnerOptions, parts: RunnerParts): FastifyPlugin
         throw new ApiError('bad_request', 'send the module as the body, Content-Type application/wasm');
       }
       const named = request.headers[TENANT_HEADER];
-      if (named !== undefined && (typeof named !== 'string' || !UUID.test(named)))
+      if (named !== undefined && (typeof named !== 'string' || !isUuid(named)))
         throw new ApiError('bad_request', `${TENANT_HEADER} must be the uploading tenant's id`);
       const tenantId = named ?? UNNAMED_INSPECTIONS;
       if (!parts.gate.tryEnter(tenantId)) throw busy(parts.gate, tenantId);
