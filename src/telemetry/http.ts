@@ -1,0 +1,89 @@
+// One server span per request on our Fastify listeners (the api's public and internal ones, the runner's),
+// and the standard `http.server.request.duration` histogram, from Fastify hooks of our own (docs/telemetry.md
+// "Traces"). Node's http and undici are deliberately not auto-instrumented: that would trace the vendor
+// requests modules make and the outbound webhook deliveries, which must stay untraced.
+import {
+  type Attributes,
+  context,
+  type Histogram,
+  metrics,
+  propagation,
+  ROOT_CONTEXT,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+} from '@opentelemetry/api';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { httpRouteOf, isUntracedPath, serverSpanName } from './http-rules.ts';
+import { TRACER_NAME } from './names.ts';
+
+const spans = new WeakMap<FastifyRequest, Span>();
+let duration: Histogram | null = null;
+
+/** The request-duration histogram, made once the meter provider is in place (a no-op one before that). */
+function durationHistogram(): Histogram {
+  duration ??= metrics.getMeter(TRACER_NAME).createHistogram('http.server.request.duration', {
+    unit: 's',
+    description: 'Duration of HTTP server requests',
+  });
+  return duration;
+}
+
+/**
+ * Installs the hooks: call before any other onRequest hook, so authentication and every handler run inside
+ * the request's span. The span starts under an incoming `traceparent`; its attributes are the method, the
+ * route pattern and the status code, never the URL's query or a header.
+ */
+export function installHttpTelemetry(app: FastifyInstance): void {
+  // A callback hook: what follows it (later hooks, body parsing, the handler) runs inside `done`, so the
+  // span is the active one throughout the request.
+  app.addHook('onRequest', (request, _reply, done) => {
+    if (isUntracedPath(request.url)) return done();
+    const parent = propagation.extract(ROOT_CONTEXT, request.headers);
+    const route = httpRouteOf(request.routeOptions.url);
+    const span = trace.getTracer(TRACER_NAME).startSpan(
+      serverSpanName(request.method, route),
+      { kind: SpanKind.SERVER, attributes: requestAttributes(request.method, route) },
+      parent,
+    );
+    spans.set(request, span);
+    const active = trace.setSpan(parent, span);
+    // The body arrives on the request's own events, which would otherwise run outside the span.
+    context.bind(active, request.raw);
+    context.with(active, done);
+  });
+  app.addHook('onResponse', async (request, reply) => endRequest(request, reply));
+  app.addHook('onRequestAbort', async (request) => {
+    const span = spans.get(request);
+    if (!span) return;
+    spans.delete(request);
+    span.setAttribute('error.type', 'aborted');
+    span.setStatus({ code: SpanStatusCode.ERROR });
+    span.end();
+  });
+}
+
+function requestAttributes(method: string, route: string | null): Attributes {
+  return { 'http.request.method': method, ...(route ? { 'http.route': route } : {}) };
+}
+
+function endRequest(request: FastifyRequest, reply: FastifyReply): void {
+  if (isUntracedPath(request.url)) return;
+  const route = httpRouteOf(request.routeOptions.url);
+  const status = reply.statusCode;
+  durationHistogram().record(reply.elapsedTime / 1000, {
+    ...requestAttributes(request.method, route),
+    'http.response.status_code': status,
+  });
+  const span = spans.get(request);
+  if (!span) return;
+  spans.delete(request);
+  span.setAttribute('http.response.status_code', status);
+  // A server span fails on 5xx only: a 4xx is the client's, the server did what it should.
+  if (status >= 500) {
+    span.setStatus({ code: SpanStatusCode.ERROR });
+    span.setAttribute('error.type', request.failure?.code ?? String(status));
+  }
+  span.end();
+}
