@@ -3,7 +3,8 @@
 // one span per run: it is not recorded, and the run's own workflow span (spans.ts inWorkflowSpan), a child
 // of the request that started the run, stands in for it. DBOS's step spans are the activity spans: they
 // get the run's attributes (service.run_id, service.step_id…) from the context they start in.
-import type { Attributes, Context, Link, SpanKind } from '@opentelemetry/api';
+import { type Attributes, type Context, type Link, type SpanKind, trace } from '@opentelemetry/api';
+import { TraceState } from '@opentelemetry/core';
 import {
   type Sampler,
   SamplingDecision,
@@ -20,7 +21,17 @@ export function isEngineSpan(attributes: Attributes, type: Operation): boolean {
   return attributes.operationType === type || attributes['dbos.operation.type'] === type;
 }
 
-/** The deployment's sampler, except that DBOS's workflow spans are never recorded. */
+/** Marks (in the trace state) a span left unrecorded here, so that what starts under it is not recorded either. */
+const UNRECORDED = { key: 'appsplatform', value: 'unrecorded' } as const;
+
+const underUnrecorded = (parent: Context): boolean =>
+  trace.getSpanContext(parent)?.traceState?.get(UNRECORDED.key) === UNRECORDED.value;
+
+/**
+ * The deployment's sampler, except that DBOS's workflow spans are never recorded, nor what starts under
+ * them outside the run's own span (the engine's bookkeeping queries): with always_on, each would be a
+ * stray trace.
+ */
 export class WithoutEngineWorkflowSpans implements Sampler {
   constructor(private readonly inner: Sampler) {}
 
@@ -32,7 +43,12 @@ export class WithoutEngineWorkflowSpans implements Sampler {
     attributes: Attributes,
     links: Link[],
   ): SamplingResult {
-    if (isEngineSpan(attributes, 'workflow')) return { decision: SamplingDecision.NOT_RECORD };
+    if (isEngineSpan(attributes, 'workflow') || underUnrecorded(parent)) {
+      return {
+        decision: SamplingDecision.NOT_RECORD,
+        traceState: new TraceState().set(UNRECORDED.key, UNRECORDED.value),
+      };
+    }
     return this.inner.shouldSample(parent, traceId, name, kind, attributes, links);
   }
 

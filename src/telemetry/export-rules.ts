@@ -19,7 +19,9 @@ export function exportedAttributes(attributes: Attributes, pgStatements: boolean
 
 /** A status as exported: its message cut before query parameters. */
 export function exportedStatus(status: SpanStatus): SpanStatus {
-  return status.message === undefined ? status : { ...status, message: withoutQueryParameters(status.message) };
+  return status.message === undefined
+    ? status
+    : { ...status, message: withoutQueryParameters(status.message) };
 }
 
 /** An event's attributes as exported: the messages it quotes cut before query parameters. */

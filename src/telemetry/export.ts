@@ -36,6 +36,8 @@ function exportedView(span: ReadableSpan, pgStatements: boolean): ReadableSpan {
   };
   return new Proxy(span, {
     get: (target, key, receiver) =>
-      Object.hasOwn(overrides, key) ? overrides[key as keyof ReadableSpan] : Reflect.get(target, key, receiver),
+      Object.hasOwn(overrides, key)
+        ? overrides[key as keyof ReadableSpan]
+        : Reflect.get(target, key, receiver),
   });
 }

@@ -42,11 +42,13 @@ export function installHttpTelemetry(app: FastifyInstance): void {
     if (isUntracedPath(request.url)) return done();
     const parent = propagation.extract(ROOT_CONTEXT, request.headers);
     const route = httpRouteOf(request.routeOptions.url);
-    const span = trace.getTracer(TRACER_NAME).startSpan(
-      serverSpanName(request.method, route),
-      { kind: SpanKind.SERVER, attributes: requestAttributes(request.method, route) },
-      parent,
-    );
+    const span = trace
+      .getTracer(TRACER_NAME)
+      .startSpan(
+        serverSpanName(request.method, route),
+        { kind: SpanKind.SERVER, attributes: requestAttributes(request.method, route) },
+        parent,
+      );
     spans.set(request, span);
     const active = trace.setSpan(parent, span);
     // The body arrives on the request's own events, which would otherwise run outside the span.

@@ -38,7 +38,11 @@ export async function inSpan<T>(
   const parent = options.parent ?? context.active();
   const span = trace
     .getTracer(TRACER_NAME)
-    .startSpan(name, { kind: options.kind ?? SpanKind.INTERNAL, attributes: options.attributes ?? {} }, parent);
+    .startSpan(
+      name,
+      { kind: options.kind ?? SpanKind.INTERNAL, attributes: options.attributes ?? {} },
+      parent,
+    );
   try {
     return await context.with(trace.setSpan(parent, span), () => work(span));
   } catch (error) {
@@ -48,6 +52,16 @@ export async function inSpan<T>(
   } finally {
     span.end();
   }
+}
+
+/**
+ * Our transaction helper's span (Database's `db.transaction`): the queries inside are its children. Only
+ * inside a trace, as PostgreSQL's query spans: background loops stay untraced.
+ */
+export function inTransactionSpan<T>(work: () => Promise<T>): Promise<T> {
+  if (!trace.getActiveSpan()?.isRecording()) return work();
+  const attributes = { 'db.system': 'postgresql', 'db.system.name': 'postgresql' };
+  return inSpan('db.transaction', { kind: SpanKind.CLIENT, attributes }, work);
 }
 
 /** An error's code (ApiError, RunError, SQLSTATE…) or its class name: what may name it on a span. */
