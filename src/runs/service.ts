@@ -117,6 +117,9 @@ async function startVersion(
 ) {
   const db = ctx.database.db;
   const steps = (version.body as WorkflowBody).steps;
+  // The worker's spans of the run join the request's trace (the engine does not carry it): the request's
+  // span, read here, outside the transaction's own.
+  const traceParent = currentTraceParent();
   // The answer is the rows as written (running, steps pending): read again, they would cost two more
   // queries a run and show whatever the worker did meanwhile.
   const { run, stepRows } = await db.transaction(async (tx) => {
@@ -131,8 +134,7 @@ async function startVersion(
         subjectId: body.subjectId,
         context: body.context ?? {},
         createdBy: ctx.actorId,
-        // The worker's spans of the run join the request's trace (the engine does not carry it).
-        traceParent: currentTraceParent(),
+        traceParent,
       })
       .returning();
     if (!row) throw new Error('run insert returned no row');

@@ -60,7 +60,7 @@ export async function inSpan<T>(
  */
 export function inTransactionSpan<T>(work: () => Promise<T>): Promise<T> {
   if (!trace.getActiveSpan()?.isRecording()) return work();
-  const attributes = { 'db.system': 'postgresql', 'db.system.name': 'postgresql' };
+  const attributes = { 'db.system.name': 'postgresql' };
   return inSpan('db.transaction', { kind: SpanKind.CLIENT, attributes }, work);
 }
 
