@@ -38,7 +38,7 @@ function durationHistogram(): Histogram {
 export function installHttpTelemetry(app: FastifyInstance): void {
   // A callback hook: what follows it (later hooks, body parsing, the handler) runs inside `done`, so the
   // span is the active one throughout the request.
-  app.addHook('onRequest', (request, _reply, done) => {
+  app.addHook('onRequest', (request, reply, done) => {
     if (isUntracedPath(request.url)) return done();
     const parent = propagation.extract(ROOT_CONTEXT, request.headers);
     const route = httpRouteOf(request.routeOptions.url);
@@ -51,8 +51,10 @@ export function installHttpTelemetry(app: FastifyInstance): void {
       );
     spans.set(request, span);
     const active = trace.setSpan(parent, span);
-    // The body arrives on the request's own events, which would otherwise run outside the span.
+    // The body and the answer's end arrive as events of the request and the response, which would otherwise
+    // run outside the span (the completion's log line among them).
     context.bind(active, request.raw);
+    context.bind(active, reply.raw);
     context.with(active, done);
   });
   app.addHook('onResponse', async (request, reply) => endRequest(request, reply));

@@ -105,6 +105,13 @@ describe('request spans', () => {
     });
     const runnerRequest = await ended('POST /v1/invoke', (s) => s.spanContext().traceId === traceId);
     expect(parentOf(runnerRequest)).toBe(invoke?.spanContext().spanId);
+
+    // The request's completion line joins its trace.
+    const line = stack.platform.logs.find(
+      (l) =>
+        l.msg === 'request completed' && l.route === '/rule-sets/:key/evaluate' && l.trace_id === traceId,
+    );
+    expect(line?.span_id).toBe(request.spanContext().spanId);
   });
 
   it('health and metrics paths have no span; a request no route matched is named by its method', async () => {
