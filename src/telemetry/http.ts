@@ -6,6 +6,7 @@ import {
   type Attributes,
   context,
   type Histogram,
+  type MeterProvider,
   metrics,
   propagation,
   ROOT_CONTEXT,
@@ -19,15 +20,19 @@ import { httpRouteOf, isUntracedPath, serverSpanName } from './http-rules.ts';
 import { TRACER_NAME } from './names.ts';
 
 const spans = new WeakMap<FastifyRequest, Span>();
-let duration: Histogram | null = null;
+let duration: { provider: MeterProvider; histogram: Histogram } | null = null;
 
-/** The request-duration histogram, made once the meter provider is in place (a no-op one before that). */
+/** The request-duration histogram of the meter provider in place (made again if telemetry restarted). */
 function durationHistogram(): Histogram {
-  duration ??= metrics.getMeter(TRACER_NAME).createHistogram('http.server.request.duration', {
-    unit: 's',
-    description: 'Duration of HTTP server requests',
-  });
-  return duration;
+  const provider = metrics.getMeterProvider();
+  if (duration?.provider !== provider) {
+    const histogram = provider.getMeter(TRACER_NAME).createHistogram('http.server.request.duration', {
+      unit: 's',
+      description: 'Duration of HTTP server requests',
+    });
+    duration = { provider, histogram };
+  }
+  return duration.histogram;
 }
 
 /**

@@ -26,6 +26,8 @@ export interface OtlpReceiver {
   spans(): ReceivedSpan[];
   /** The metric names each service pushed. */
   metricNames(service: string): string[];
+  /** The attributes of every data point a service pushed for a metric. */
+  metricPoints(service: string, name: string): Record<string, unknown>[];
   close(): Promise<void>;
 }
 
@@ -104,6 +106,24 @@ function metricNamesOf(body: string, service: string): string[] {
     );
 }
 
+type OtlpPoints = { dataPoints?: { attributes?: OtlpAttribute[] }[] };
+
+function metricPointsOf(body: string, service: string, name: string): Record<string, unknown>[] {
+  const parsed = JSON.parse(body) as {
+    resourceMetrics?: (OtlpResource & {
+      scopeMetrics?: {
+        metrics?: { name: string; histogram?: OtlpPoints; sum?: OtlpPoints; gauge?: OtlpPoints }[];
+      }[];
+    })[];
+  };
+  return (parsed.resourceMetrics ?? [])
+    .filter((resource) => serviceOf(resource) === service)
+    .flatMap((resource) => (resource.scopeMetrics ?? []).flatMap((s) => s.metrics ?? []))
+    .filter((metric) => metric.name === name)
+    .flatMap((metric) => (metric.histogram ?? metric.sum ?? metric.gauge)?.dataPoints ?? [])
+    .map((point) => attributesOf(point.attributes));
+}
+
 export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   const bodies = { traces: [] as string[], metrics: [] as string[] };
   const server = http.createServer((request, response) => {
@@ -129,6 +149,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
     bodies,
     spans: () => bodies.traces.flatMap(spansOf),
     metricNames: (service) => [...new Set(bodies.metrics.flatMap((body) => metricNamesOf(body, service)))],
+    metricPoints: (service, name) => bodies.metrics.flatMap((body) => metricPointsOf(body, service, name)),
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }

@@ -368,7 +368,12 @@ describe('a run with a call_app step, traced across the api, the worker and the 
       }
 
       // Nothing private anywhere the processes exported: no vendor or endpoint address, secret or applicant.
-      expect(otlp.metricNames('apps-platform-api')).toContain('http.server.request.duration');
+      // The api's requests measured by route, never by path or id.
+      expect(otlp.metricPoints('apps-platform-api', 'http.server.request.duration')).toContainEqual({
+        'http.request.method': 'POST',
+        'http.route': '/workflow-runs',
+        'http.response.status_code': 201,
+      });
       const exported = [...otlp.bodies.traces, ...otlp.bodies.metrics].join('\n');
       const endpointHost = new URL(endpoint.url).host;
       for (const needle of [vendor.host, vendor.url, endpointHost, endpoint.url, SECRET, APPLICANT]) {
