@@ -2,6 +2,7 @@
 // and one level down wherever they appear, and errors are written without the data they carry (query
 // parameters, the row PostgreSQL quotes): applicants' data never reaches a log line through an error.
 import os from 'node:os';
+import { isSpanContextValid, TraceFlags, trace } from '@opentelemetry/api';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import { PLATFORM_VERSION } from './version.ts';
 
@@ -42,12 +43,24 @@ export function createLogger(options: LoggerOptions): Logger {
         hostname: os.hostname(),
       },
       redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+      mixin: traceFields,
       serializers: { err: errorForLog },
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
     },
     options.destination,
   );
+}
+
+/**
+ * `trace_id` and `span_id` of the span the line is written in (the request's completion line too, written
+ * as its span ends); nothing outside a span, for a span not sampled, or when telemetry is off (no context
+ * manager: no span is ever active). Read from the active context, so a line joins its trace.
+ */
+export function traceFields(): { trace_id?: string; span_id?: string } {
+  const span = trace.getActiveSpan()?.spanContext();
+  if (!span || !isSpanContextValid(span) || (span.traceFlags & TraceFlags.SAMPLED) === 0) return {};
+  return { trace_id: span.traceId, span_id: span.spanId };
 }
 
 /**

@@ -42,7 +42,9 @@ import {
   type VersionRow,
 } from '../installs/index.ts';
 import { type LogLine, noUsage, type RunnerClient, type Usage } from '../runner/index.ts';
+import type { Span } from '../telemetry/index.ts';
 import { type Admitted, admit } from './admission.ts';
+import { inAttemptSpan } from './attempt-span.ts';
 import { attemptTimeMs, deadlineReached } from './attempt-time.ts';
 import {
   type InvocationContext,
@@ -177,10 +179,15 @@ export interface AttemptOutcome extends AttemptResult {
   sessionId?: string;
 }
 
-export async function runAttempt(
+/** One attempt, as the `app.invoke` span of the caller's trace (attempt-span.ts). */
+export const runAttempt = (deps: AttemptDeps, call: AttemptCall, options: AttemptOptions) =>
+  inAttemptSpan(call, options, (span) => attemptPipeline(deps, call, options, span));
+
+async function attemptPipeline(
   deps: AttemptDeps,
   call: AttemptCall,
   options: AttemptOptions,
+  span: Span,
 ): Promise<AttemptOutcome> {
   const { install, version } = call;
   const now = deps.now ?? Date.now;
@@ -213,6 +220,7 @@ export async function runAttempt(
   const timeoutMs = timeFor(install, admitted.action, call.deadline, now());
   const trialId = gate?.kind === 'trial_due' && circuit ? await claimedTrial(deps, install, circuit) : null;
   const callId = randomUUID();
+  span.setAttribute('app.call_id', callId);
   const documents =
     call.mayReadDocuments && deps.callTokenSecret && readsDocuments(version.manifest, install.config)
       ? {

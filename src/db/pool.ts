@@ -4,6 +4,7 @@ import type { ExtractTablesWithRelations } from 'drizzle-orm';
 import { drizzle, type NodePgDatabase, type NodePgQueryResultHKT } from 'drizzle-orm/node-postgres';
 import type { PgTransaction } from 'drizzle-orm/pg-core';
 import pg from 'pg';
+import { inTransactionSpan } from '../telemetry/index.ts';
 import * as schema from './schema.ts';
 
 export type Schema = typeof schema;
@@ -30,5 +31,9 @@ export function openDatabase(
   // An idle client losing its server must not crash the process; the next query reports it.
   pool.on('error', () => {});
   const db = drizzle(pool, { schema });
+  // Every transaction of the platform goes through here: one span each (docs/telemetry.md "Traces").
+  const transaction = db.transaction.bind(db);
+  db.transaction = ((work, config) =>
+    inTransactionSpan(() => transaction(work, config))) as Db['transaction'];
   return { pool, db, close: () => pool.end() };
 }

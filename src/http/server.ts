@@ -1,5 +1,5 @@
-// The Fastify instance every HTTP-facing role builds on: request ids, the error body, no-store,
-// one log line per request, rate limits, OpenAPI and bearer authentication.
+// The Fastify instance every HTTP-facing role builds on: a server span per request, request ids, the
+// error body, no-store, one log line per request, rate limits, OpenAPI and bearer authentication.
 import rateLimit from '@fastify/rate-limit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, {
@@ -11,6 +11,7 @@ import Fastify, {
 } from 'fastify';
 import type { TokenVerifier } from '../auth/tokens.ts';
 import type { TrustProxy } from '../config.ts';
+import { installHttpTelemetry } from '../telemetry/index.ts';
 import { installAuth, type TenantLookup } from './auth.ts';
 import { ApiError, installErrorHandling, sendError, validationError } from './errors.ts';
 import { depthExcess, depthMessage } from './json-depth.ts';
@@ -76,6 +77,8 @@ export async function createServer(options: ServerOptions) {
   const refusesUnstorable = options.refuseUnstorableText ?? true;
   installJsonParser(app, refusesUnstorable);
 
+  // First: every later hook and the handler run inside the request's span.
+  installHttpTelemetry(app);
   installConventions(app);
   installErrorHandling(app);
   installUnknownRoutes(app);

@@ -11,6 +11,7 @@
 import { Agent, type Dispatcher } from 'undici';
 import type { RunnerTransportCode } from '../http/error-codes.ts';
 import { depthExcess, depthMessage, MAX_JSON_DEPTH } from '../http/json-depth.ts';
+import { traceHeaders } from '../telemetry/index.ts';
 import { RUNNER_FAILURES, type RunnerFailureCode } from './errors.ts';
 import type { ExportOutcome } from './execute.ts';
 import type { CacheEntry } from './host/call-state.ts';
@@ -240,7 +241,13 @@ export function createRunnerClient(options: RunnerClientOptions): RunnerClient {
           origin: base.origin,
           path: `${prefix}${route}`,
           method: 'POST',
-          headers: { ...headers, authorization: `Bearer ${options.token}`, 'content-type': contentType },
+          // The call joins the caller's trace on the runner (its server span's parent).
+          headers: {
+            ...headers,
+            ...traceHeaders(),
+            authorization: `Bearer ${options.token}`,
+            'content-type': contentType,
+          },
           body,
           signal: controller.signal,
         }),

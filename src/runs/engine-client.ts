@@ -1,8 +1,10 @@
 // How the api starts and cancels runs on DBOS: a DBOSClient on the engine's database, so the api works
 // alone (another process runs the worker) and in `--role all` alike. The run is enqueued on the `platform`
 // queue with the run's id as its workflow id (a repeated start returns the existing workflow), pinned to
-// this platform version so only a worker of the same version dequeues it.
+// this platform version so only a worker of the same version dequeues it. Each start, resume and cancel is
+// a client span of the request's trace (docs/telemetry.md "Traces").
 import { DBOSClient } from '@dbos-inc/dbos-sdk';
+import { inSpan, SpanKind } from '../telemetry/index.ts';
 import { PLATFORM_VERSION } from '../version.ts';
 import { ENGINE_SCHEMA, withIdleTransactionTimeout } from '../worker/engine.ts';
 import { RESUME_WORKFLOW, RUN_WORKFLOW, resumeWorkflowId } from './workflows.ts';
@@ -33,34 +35,54 @@ export function dbosRunsEngine(databaseUrl: string): RunsEngine {
     return client;
   };
   return {
-    async start(runId) {
-      await (await clientOf()).enqueue(
-        {
-          queueName: 'platform',
-          workflowName: RUN_WORKFLOW,
-          workflowID: runId,
-          appVersion: PLATFORM_VERSION,
-        },
-        runId,
-      );
-    },
-    async resume(runId, sessionId) {
-      await (await clientOf()).enqueue(
-        {
-          queueName: 'platform',
-          workflowName: RESUME_WORKFLOW,
-          workflowID: resumeWorkflowId(runId, sessionId),
-          appVersion: PLATFORM_VERSION,
-        },
-        runId,
-        sessionId,
-      );
-    },
-    async cancel(runId) {
-      await (await clientOf()).cancelWorkflow(runId, { cancelChildren: true });
-    },
+    start: (runId) =>
+      clientSpan('start', RUN_WORKFLOW, runId, runId, async () => {
+        await (await clientOf()).enqueue(
+          {
+            queueName: 'platform',
+            workflowName: RUN_WORKFLOW,
+            workflowID: runId,
+            appVersion: PLATFORM_VERSION,
+          },
+          runId,
+        );
+      }),
+    resume: (runId, sessionId) =>
+      clientSpan('start', RESUME_WORKFLOW, runId, resumeWorkflowId(runId, sessionId), async () => {
+        await (await clientOf()).enqueue(
+          {
+            queueName: 'platform',
+            workflowName: RESUME_WORKFLOW,
+            workflowID: resumeWorkflowId(runId, sessionId),
+            appVersion: PLATFORM_VERSION,
+          },
+          runId,
+          sessionId,
+        );
+      }),
+    cancel: (runId) =>
+      clientSpan('cancel', RUN_WORKFLOW, runId, runId, async () => {
+        await (await clientOf()).cancelWorkflow(runId, { cancelChildren: true });
+      }),
     async close() {
       if (client) await (await client.catch(() => null))?.destroy();
     },
   };
 }
+
+/** `workflow.start runs.workflow`, `workflow.cancel runs.workflow`…: the api's call on the engine. */
+const clientSpan = (
+  operation: 'start' | 'cancel',
+  workflow: string,
+  runId: string,
+  workflowId: string,
+  work: () => Promise<void>,
+) =>
+  inSpan(
+    `workflow.${operation} ${workflow}`,
+    {
+      kind: SpanKind.CLIENT,
+      attributes: { 'service.run_id': runId, 'service.workflow_id': workflowId, 'workflow.name': workflow },
+    },
+    work,
+  );

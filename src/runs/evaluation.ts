@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { AttemptDeps } from '../calls/attempt.ts';
 import type { AttemptSlots } from '../calls/attempt-slots.ts';
 import type { Database } from '../db/pool.ts';
+import { inSpan } from '../telemetry/index.ts';
 import { type CallDriver, callApp } from './app-call.ts';
 import { conditionHolds, matches } from './comparison.ts';
 import { buildInput, readPath } from './input-mapping.ts';
@@ -60,7 +61,20 @@ export interface EvaluationDeps {
 
 const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-export async function evaluateRuleSet(deps: EvaluationDeps, request: EvaluationRequest): Promise<Evaluation> {
+/** A rule set's evaluation, as a `rule_set.evaluate` span with a `rule.evaluate` span per rule. */
+export function evaluateRuleSet(deps: EvaluationDeps, request: EvaluationRequest): Promise<Evaluation> {
+  const attributes = { 'rule_set.key': request.key, 'service.tenant_id': request.tenantId };
+  return inSpan('rule_set.evaluate', { attributes }, async (span) => {
+    const evaluation = await evaluateRules(deps, request);
+    span.setAttributes({
+      'rule_set.version': evaluation.ruleSet.version,
+      'rule_set.passed': evaluation.passed,
+    });
+    return evaluation;
+  });
+}
+
+async function evaluateRules(deps: EvaluationDeps, request: EvaluationRequest): Promise<Evaluation> {
   const db = deps.database.db;
   const version = await requirePublished(db, request.tenantId, 'rule_set', request.key);
   const now = deps.now ?? Date.now;
@@ -68,21 +82,35 @@ export async function evaluateRuleSet(deps: EvaluationDeps, request: EvaluationR
   const base = request.idempotencyBase ?? `eval-${randomUUID()}`;
   const rules: RuleResult[] = [];
   for (const rule of (version.body as RuleSetBody).rules) {
-    if (rule.type === 'condition') {
-      const read = readPath(request.data, rule.when.path);
-      const status = conditionHolds(request.data, rule.when) ? 'passed' : 'failed';
-      rules.push({ key: rule.key, type: rule.type, status, ...(read.found ? { value: read.value } : {}) });
-    } else if (request.dryRun) {
-      rules.push({ key: rule.key, type: rule.type, status: 'skipped' });
-    } else if (!deps.attempt) {
-      rules.push({ key: rule.key, type: rule.type, status: 'error', error: APPS_UNAVAILABLE });
-    } else {
-      const call = { ...deps, attempt: deps.attempt };
-      rules.push(await evaluateAppRule(call, request, rule, `${base}:rule:${rule.key}`, deadline));
-    }
+    const attributes = { 'rule.key': rule.key, 'rule.type': rule.type };
+    const result = await inSpan('rule.evaluate', { attributes }, async (span) => {
+      const evaluated = await evaluateRule(deps, request, rule, `${base}:rule:${rule.key}`, deadline);
+      span.setAttribute('rule.status', evaluated.status);
+      if (evaluated.error) span.setAttribute('error.type', evaluated.error.code);
+      return evaluated;
+    });
+    rules.push(result);
   }
   const passed = rules.every((r) => r.status === 'passed' || r.status === 'skipped');
   return { ruleSet: { key: request.key, version: version.version }, passed, rules };
+}
+
+/** One rule's result: a condition tested on the data, or an app rule's call (skipped in a dry run). */
+async function evaluateRule(
+  deps: EvaluationDeps,
+  request: EvaluationRequest,
+  rule: Rule,
+  idempotencyKey: string,
+  deadline: number,
+): Promise<RuleResult> {
+  if (rule.type === 'condition') {
+    const read = readPath(request.data, rule.when.path);
+    const status = conditionHolds(request.data, rule.when) ? 'passed' : 'failed';
+    return { key: rule.key, type: rule.type, status, ...(read.found ? { value: read.value } : {}) };
+  }
+  if (request.dryRun) return { key: rule.key, type: rule.type, status: 'skipped' };
+  if (!deps.attempt) return { key: rule.key, type: rule.type, status: 'error', error: APPS_UNAVAILABLE };
+  return evaluateAppRule({ ...deps, attempt: deps.attempt }, request, rule, idempotencyKey, deadline);
 }
 
 const APPS_UNAVAILABLE: RunError = {

@@ -46,6 +46,7 @@ export function runRoutes(deps: RunRouteDeps): FastifyPluginAsyncTypebox {
       tenantId: principal.tenantId,
       actorId: principal.subject,
       seesContext: principal.permissions.has('runs:context'),
+      traceUrlTemplate: principal.permissions.has('ops:read') ? deps.config.telemetry.traceUrlTemplate : null,
     };
   };
   const attemptDeps = (): AttemptDeps => {
@@ -101,7 +102,8 @@ export function runRoutes(deps: RunRouteDeps): FastifyPluginAsyncTypebox {
         schema: {
           tags,
           operationId: 'getWorkflowRun',
-          summary: 'A run: status, context (runs:context) and each step’s status, attempts and error',
+          summary:
+            'A run: status, context (runs:context), each step’s status, attempts and error, and its trace’s link (ops:read)',
           params: RunParams,
           response: { 200: Run, ...errors('not_found') },
         },

@@ -101,6 +101,12 @@ export const Run = Type.Object(
       description: 'The run’s context; "[redacted]" without runs:context',
     }),
     steps: Type.Array(RunStep),
+    traceUrl: Type.Optional(
+      Type.String({
+        description:
+          'A link to the run’s trace (TRACE_URL_TEMPLATE with its trace id): only for ops:read holders, when the deployment sets the template and the run’s trace was recorded',
+      }),
+    ),
   },
   { additionalProperties: false, title: 'WorkflowRun' },
 );

@@ -7,6 +7,7 @@ import { failRunSessions } from '../callbacks/index.ts';
 import type { Database, Tx } from '../db/pool.ts';
 import { ApiError } from '../http/errors.ts';
 import { countCapped, type Page } from '../http/paging.ts';
+import { currentTraceParent, traceUrlOf } from '../telemetry/index.ts';
 import type { RunsEngine } from './engine-client.ts';
 import { IDEMPOTENCY_WINDOW_HOURS, requestDigest, type StartRequest } from './idempotency.ts';
 import type { RunError, RunStatus, WorkflowBody } from './model.ts';
@@ -22,6 +23,8 @@ export interface RunContext {
   actorId: string;
   /** Holds runs:context: sees the run's context. */
   seesContext: boolean;
+  /** TRACE_URL_TEMPLATE when the principal holds ops:read (a run then shows its trace's link), else null. */
+  traceUrlTemplate?: string | null;
 }
 
 type RunRow = typeof workflowRuns.$inferSelect;
@@ -114,6 +117,9 @@ async function startVersion(
 ) {
   const db = ctx.database.db;
   const steps = (version.body as WorkflowBody).steps;
+  // The worker's spans of the run join the request's trace (the engine does not carry it): the request's
+  // span, read here, outside the transaction's own.
+  const traceParent = currentTraceParent();
   // The answer is the rows as written (running, steps pending): read again, they would cost two more
   // queries a run and show whatever the worker did meanwhile.
   const { run, stepRows } = await db.transaction(async (tx) => {
@@ -128,6 +134,7 @@ async function startVersion(
         subjectId: body.subjectId,
         context: body.context ?? {},
         createdBy: ctx.actorId,
+        traceParent,
       })
       .returning();
     if (!row) throw new Error('run insert returned no row');
@@ -176,6 +183,7 @@ export async function getRun(ctx: RunContext, id: string) {
 }
 
 function viewOf(ctx: RunContext, row: RunRow, steps: (typeof workflowRunSteps.$inferSelect)[]) {
+  const traceUrl = traceUrlOf(ctx.traceUrlTemplate ?? null, row.traceParent);
   return {
     ...summaryOf(row),
     context: ctx.seesContext ? row.context : ('[redacted]' as const),
@@ -188,6 +196,7 @@ function viewOf(ctx: RunContext, row: RunRow, steps: (typeof workflowRunSteps.$i
       startedAt: s.startedAt?.toISOString() ?? null,
       completedAt: s.completedAt?.toISOString() ?? null,
     })),
+    ...(traceUrl ? { traceUrl } : {}),
   };
 }
 

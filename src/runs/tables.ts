@@ -79,6 +79,11 @@ export const workflowRuns = pgTable(
      * vendor session settles, the continuation's (`<runId>:<sessionId>`, docs/runs.md "Waiting on a vendor session").
      */
     workflowId: text('workflow_id'),
+    /**
+     * The W3C traceparent of the request that started the run: the worker's spans of the run join that
+     * trace, and `ops:read` holders get its link (docs/telemetry.md "Traces"). Null with telemetry off.
+     */
+    traceParent: text('trace_parent'),
   },
   (t) => [
     index('workflow_runs_tenant_created_idx').on(t.tenantId, t.createdAt),

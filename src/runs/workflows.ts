@@ -12,6 +12,7 @@ import { AttemptSlots } from '../calls/attempt-slots.ts';
 import { whileDatabaseDown } from '../db/outage.ts';
 import type { Database } from '../db/pool.ts';
 import { ApiError } from '../http/errors.ts';
+import { inActivity } from '../telemetry/index.ts';
 import { placeOutput } from './bounds.ts';
 import {
   type CallAppArgs,
@@ -26,6 +27,7 @@ import { evaluateRuleSet } from './evaluation.ts';
 import { readPath } from './input-mapping.ts';
 import type { DecideStep, WorkflowStep } from './model.ts';
 import { failureOf, isEngineStop } from './run-failure.ts';
+import { inRunTrace } from './run-trace.ts';
 
 export { STEP_DEADLINE_MS } from './call-app-step.ts';
 
@@ -119,14 +121,16 @@ const rowStep = <T>(name: string, work: () => Promise<T>): Promise<T> =>
  * end `internal` (a run is never left running by its workflow).
  */
 async function runWorkflow(runId: string): Promise<void> {
-  try {
-    await runSteps(runId);
-  } catch (error) {
-    if (isEngineStop(error)) throw error;
-    deps().logger.error({ err: error, runId }, 'run workflow failed');
-    const failure = failureOf(error);
-    await rowStep('fail', () => failOpenRun(deps().database, runId, failure));
-  }
+  await inRunTrace(deps().database, RUN_WORKFLOW, runId, runId, async () => {
+    try {
+      await runSteps(runId);
+    } catch (error) {
+      if (isEngineStop(error)) throw error;
+      deps().logger.error({ err: error, runId }, 'run workflow failed');
+      const failure = failureOf(error);
+      await rowStep('fail', () => failOpenRun(deps().database, runId, failure));
+    }
+  });
 }
 
 async function runSteps(runId: string): Promise<void> {
@@ -150,20 +154,24 @@ async function runSteps(runId: string): Promise<void> {
  * the run's own workflow when anything but the engine's errors escapes.
  */
 async function resumeWorkflow(runId: string, sessionId: string): Promise<void> {
-  try {
-    const { database } = deps();
-    const workflowId = resumeWorkflowId(runId, sessionId);
-    const taken = await rowStep('take', () => takeSettledSession(database, runId, sessionId, workflowId));
-    if (!taken) return;
-    const { run, index, step, end } = taken;
-    const context = await settleStep(run, index, step, run.context, end);
-    if (context !== null) await stepsFrom(run, index + 1, context, null);
-  } catch (error) {
-    if (isEngineStop(error)) throw error;
-    deps().logger.error({ err: error, runId, sessionId }, 'run continuation failed');
-    const failure = failureOf(error);
-    await rowStep('fail', () => failOpenRun(deps().database, runId, failure));
-  }
+  const { database } = deps();
+  const workflowId = resumeWorkflowId(runId, sessionId);
+  await inRunTrace(database, RESUME_WORKFLOW, runId, workflowId, async () => {
+    try {
+      const taken = await rowStep('take', () => takeSettledSession(database, runId, sessionId, workflowId));
+      if (!taken) return;
+      const { run, index, step, end } = taken;
+      const context = await inActivity({ 'service.step_id': step.id }, () =>
+        settleStep(run, index, step, run.context, end),
+      );
+      if (context !== null) await stepsFrom(run, index + 1, context, null);
+    } catch (error) {
+      if (isEngineStop(error)) throw error;
+      deps().logger.error({ err: error, runId, sessionId }, 'run continuation failed');
+      const failure = failureOf(error);
+      await rowStep('fail', () => failOpenRun(database, runId, failure));
+    }
+  });
 }
 
 /**
@@ -176,31 +184,48 @@ async function stepsFrom(
   start: Record<string, unknown>,
   firstStartedAt: number | null,
 ): Promise<void> {
-  const { database } = deps();
   let context = start;
   for (let index = from; index < run.steps.length; index++) {
     const step = run.steps[index] as WorkflowStep;
-    // The step's start time is checkpointed with its start: a call_app step's deadline counts from it.
-    const startedAt =
-      index === from && firstStartedAt !== null
-        ? firstStartedAt
-        : await rowStep(`start:${step.id}`, () =>
-            startStep(database, run.id, step.id).then(() => Date.now()),
-          );
-    if (step.type === 'decide') {
-      const decision = decide(step, context);
-      context = { ...context, [step.id]: decision };
-      const next = context;
-      await rowStep(`decide:${step.id}`, () => emitDecision(database, run, step.id, decision, next));
-      continue;
-    }
-    const end = await executeStep(run, step, context, startedAt + STEP_DEADLINE_MS);
-    if (end.status === 'waiting') return;
-    const next = await settleStep(run, index, step, context, end);
+    const given = index === from ? firstStartedAt : null;
+    // The DBOS steps of this step are its activity spans (docs/telemetry.md "Traces").
+    const next = await inActivity({ 'service.step_id': step.id }, () =>
+      runStep(run, index, step, context, given),
+    );
     if (next === null) return;
     context = next;
   }
-  await rowStep('end', () => endRun(database, run, { status: 'completed' }));
+  await rowStep('end', () => endRun(deps().database, run, { status: 'completed' }));
+}
+
+/**
+ * One step from its start to its end written: the run's context after it, or null when the run stops
+ * with it (it ended the run, or waits on a vendor session). Its start time is given when its start is
+ * already checkpointed.
+ */
+async function runStep(
+  run: LoadedRun,
+  index: number,
+  step: WorkflowStep,
+  context: Record<string, unknown>,
+  givenStartedAt: number | null,
+): Promise<Record<string, unknown> | null> {
+  const { database } = deps();
+  // The step's start time is checkpointed with its start: a call_app step's deadline counts from it.
+  const startedAt =
+    givenStartedAt ??
+    (await rowStep<number>(`start:${step.id}`, () =>
+      startStep(database, run.id, step.id).then(() => Date.now()),
+    ));
+  if (step.type === 'decide') {
+    const decision = decide(step, context);
+    const next = { ...context, [step.id]: decision };
+    await rowStep(`decide:${step.id}`, () => emitDecision(database, run, step.id, decision, next));
+    return next;
+  }
+  const end = await executeStep(run, step, context, startedAt + STEP_DEADLINE_MS);
+  if (end.status === 'waiting') return null;
+  return settleStep(run, index, step, context, end);
 }
 
 /**
@@ -322,4 +347,6 @@ export function decide(step: DecideStep, context: Record<string, unknown>) {
 }
 
 const callAppWorkflow = (args: CallAppArgs): Promise<StepEnd> =>
-  callAppSteps(deps().attempt, args, '', null, null);
+  inRunTrace(deps().database, CALL_APP_WORKFLOW, args.runId, `${args.runId}:${args.stepId}`, () =>
+    inActivity({ 'service.step_id': args.stepId }, () => callAppSteps(deps().attempt, args, '', null, null)),
+  );

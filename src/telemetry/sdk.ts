@@ -1,7 +1,8 @@
 // The OpenTelemetry SDK of one process (docs/telemetry.md): a tracer provider with the deployment's sampler
 // exporting over OTLP/HTTP, a meter provider read by the Prometheus exposition on METRICS_PORT and pushed
-// over OTLP every 15 s, and PostgreSQL spans. Nothing starts when telemetry is off: the API's no-op
-// tracer and meter answer every call.
+// over OTLP every 15 s, and PostgreSQL spans. DBOS's workflow spans are not recorded and its step spans
+// get the run's attributes (engine-spans.ts); what leaves is filtered (export-rules.ts). Nothing starts
+// when telemetry is off: the API's no-op tracer and meter answer every call.
 import { context, metrics, propagation, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
@@ -22,6 +23,9 @@ import {
 } from '@opentelemetry/sdk-trace';
 import type { TelemetrySettings } from '../config.ts';
 import { PLATFORM_VERSION } from '../version.ts';
+import { ActivityAttributes, WithoutEngineWorkflowSpans } from './engine-spans.ts';
+import { ExportedSpans } from './export.ts';
+import { setTracing } from './spans.ts';
 
 /** How often metrics are pushed to the collector when an endpoint is set. */
 export const METRICS_PUSH_MS = 15_000;
@@ -53,9 +57,9 @@ export async function startTelemetry(
     'service.name': serviceName,
     'service.version': PLATFORM_VERSION,
   });
-  const processors = [...(options.spanProcessors ?? [])];
+  const exporting = [...(options.spanProcessors ?? [])];
   if (settings.otlpEndpoint) {
-    processors.push(
+    exporting.push(
       new BatchSpanProcessor({
         exporter: new OTLPTraceExporter({ url: signalUrl(settings.otlpEndpoint, 'traces') }),
       }),
@@ -63,12 +67,18 @@ export async function startTelemetry(
   }
   const tracerProvider = new TracerProvider({
     resource,
-    sampler: samplerOf(settings),
-    spanProcessors: processors,
+    sampler: new WithoutEngineWorkflowSpans(samplerOf(settings)),
+    // The activity attributes are on a step's span before anything reads it; what is exported is the
+    // span without what must not leave (export-rules.ts).
+    spanProcessors: [
+      new ActivityAttributes(),
+      ...exporting.map((processor) => new ExportedSpans(processor, settings.pgStatements)),
+    ],
   });
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
   trace.setGlobalTracerProvider(tracerProvider);
+  setTracing(true);
 
   const readers: MetricReader[] = [];
   let prometheus: PrometheusExporter | null = null;
@@ -97,6 +107,7 @@ export async function startTelemetry(
     metricsUrl: settings.metricsPort === null ? null : `http://0.0.0.0:${settings.metricsPort}/metrics`,
     async shutdown() {
       await Promise.allSettled([tracerProvider.shutdown(), meterProvider.shutdown()]);
+      setTracing(false);
       trace.disable();
       metrics.disable();
       propagation.disable();

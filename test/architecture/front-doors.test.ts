@@ -17,6 +17,7 @@ const FRONT_DOORS = [
   { folder: 'src/callbacks', door: 'src/callbacks/index.ts' },
   { folder: 'src/outbound-webhooks', door: 'src/outbound-webhooks/index.ts' },
   { folder: 'src/upgrades', door: 'src/upgrades/index.ts' },
+  { folder: 'src/telemetry', door: 'src/telemetry/index.ts' },
 ];
 
 /**
@@ -45,6 +46,8 @@ const PAST_THE_DOOR: readonly { file: string; target: string }[] = [
   { file: 'src/calls/metering.ts', target: 'src/installs/tables.ts' },
   { file: 'src/calls/quotas.ts', target: 'src/installs/tables.ts' },
   { file: 'src/calls/tables.ts', target: 'src/installs/tables.ts' },
+  // Loaded on its own before anything imports `pg` (the door would load the SDK first).
+  { file: 'bin/platform.js', target: 'src/telemetry/preload.ts' },
 ];
 
 /** The code that must come in through the front doors (test files under these are skipped too). */

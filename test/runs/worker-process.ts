@@ -42,7 +42,8 @@ export async function startApiProcess(env: Record<string, string>, port: number)
       ...env,
       HOST: '127.0.0.1',
       PORT: String(port),
-      API_INTERNAL_PORT: String(await freePort()),
+      // A test whose runner is another process gives the port that runner fetches modules from.
+      API_INTERNAL_PORT: env.API_INTERNAL_PORT ?? String(await freePort()),
     }),
   });
   children.add(child);
