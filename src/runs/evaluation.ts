@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { AttemptDeps } from '../calls/attempt.ts';
 import type { AttemptSlots } from '../calls/attempt-slots.ts';
 import type { Database } from '../db/pool.ts';
+import { msSince, recordRuleEvaluation, recordRuleSetEvaluation } from '../telemetry/index.ts';
 import { type CallDriver, callApp } from './app-call.ts';
 import { conditionHolds, matches } from './comparison.ts';
 import { buildInput, readPath } from './input-mapping.ts';
@@ -61,6 +62,15 @@ export interface EvaluationDeps {
 const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export async function evaluateRuleSet(deps: EvaluationDeps, request: EvaluationRequest): Promise<Evaluation> {
+  const started = performance.now();
+  try {
+    return await evaluateRules(deps, request);
+  } finally {
+    recordRuleSetEvaluation(msSince(started));
+  }
+}
+
+async function evaluateRules(deps: EvaluationDeps, request: EvaluationRequest): Promise<Evaluation> {
   const db = deps.database.db;
   const version = await requirePublished(db, request.tenantId, 'rule_set', request.key);
   const now = deps.now ?? Date.now;
@@ -68,6 +78,7 @@ export async function evaluateRuleSet(deps: EvaluationDeps, request: EvaluationR
   const base = request.idempotencyBase ?? `eval-${randomUUID()}`;
   const rules: RuleResult[] = [];
   for (const rule of (version.body as RuleSetBody).rules) {
+    const ruleStarted = performance.now();
     if (rule.type === 'condition') {
       const read = readPath(request.data, rule.when.path);
       const status = conditionHolds(request.data, rule.when) ? 'passed' : 'failed';
@@ -80,6 +91,7 @@ export async function evaluateRuleSet(deps: EvaluationDeps, request: EvaluationR
       const call = { ...deps, attempt: deps.attempt };
       rules.push(await evaluateAppRule(call, request, rule, `${base}:rule:${rule.key}`, deadline));
     }
+    recordRuleEvaluation(msSince(ruleStarted));
   }
   const passed = rules.every((r) => r.status === 'passed' || r.status === 'skipped');
   return { ruleSet: { key: request.key, version: version.version }, passed, rules };
