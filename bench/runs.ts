@@ -85,13 +85,18 @@ async function main() {
     });
     const client = createRunnerClient({ baseUrl: runner.url, token: BENCH_RUNNER_TOKEN });
     closers.unshift(() => client.close());
+    // DBOS decides at launch whether it traces, and with tracing on it needs the context manager the SDK
+    // installs: telemetry is on while the worker launches, then off until its row.
+    const switcher = await telemetrySwitch(database.pool, await freePortPair());
+    closers.unshift(() => switcher.close());
+    if (ONLY.has('telemetry')) await switcher.on();
     const worker = await startWorker({
       databaseUrl: url,
       logger: silent,
       healthPort: null,
       executorId: 'bench-worker',
       appsPerTenant: IN_FLIGHT,
-      // DBOS reads this once, at launch: its spans go to the no-op tracer while telemetry is off.
+      // Read once, at launch: while telemetry is off, DBOS's spans go to the API's no-op tracer.
       tracing: ONLY.has('telemetry'),
       registerWorkflows: () =>
         registerRunWorkflows({
@@ -110,8 +115,7 @@ async function main() {
         }),
     });
     closers.unshift(() => worker.close());
-    const switcher = await telemetrySwitch(database.pool, await freePortPair());
-    closers.unshift(() => switcher.close());
+    await switcher.off();
     const vendor = await startEchoVendor(0);
     closers.unshift(() => vendor.close());
 
