@@ -255,6 +255,8 @@ function portInUse(error: unknown, config: Config): Error | null {
     ['API_INTERNAL_PORT', config.internalPort],
     ['RUNNER_PORT', config.runnerPort],
     ['WORKER_HEALTH_PORT', config.workerHealthPort],
+    ['METRICS_PORT', config.telemetry.metricsPort],
+    ['METRICS_PORT + 1', config.telemetry.metricsPort === null ? null : config.telemetry.metricsPort + 1],
   ];
   const setting = settings.find(([, port]) => port === e.port)?.[0];
   if (!setting) return null;
