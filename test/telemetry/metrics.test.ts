@@ -2,31 +2,11 @@
 // changes, since @opentelemetry/api's global meter does not proxy (an instrument made before the SDK
 // registers its provider would stay a no-op). Read through the SDK's own reader.
 import { metrics } from '@opentelemetry/api';
-import { AggregationTemporality, MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
 import { afterEach, expect, it } from 'vitest';
 import { countWebhook, metricsOn, recordInvocation } from '../../src/telemetry/metrics.ts';
+import { readGlobalMetrics, type TestMetricReader } from '../support/metric-reader.ts';
 
-class Reader extends MetricReader {
-  constructor() {
-    super({ aggregationTemporalitySelector: () => AggregationTemporality.CUMULATIVE });
-  }
-  protected async onForceFlush() {}
-  protected async onShutdown() {}
-  async points(name: string) {
-    const { resourceMetrics } = await this.collect();
-    const metric = resourceMetrics.scopeMetrics
-      .flatMap((s) => s.metrics)
-      .find((m) => m.descriptor.name === name);
-    return (metric?.dataPoints ?? []).map((p) => ({ attributes: p.attributes, value: p.value }));
-  }
-}
-
-function provide(): Reader {
-  const reader = new Reader();
-  metrics.disable();
-  metrics.setGlobalMeterProvider(new MeterProvider({ readers: [reader] }));
-  return reader;
-}
+const provide = readGlobalMetrics;
 
 afterEach(() => metrics.disable());
 
@@ -56,7 +36,7 @@ it('moves to a new provider when the global one changes', async () => {
     { tenant: 'acme', app: 'http-connector', install: 'vendor', action: 'request', status: 'error' },
     30,
   );
-  const statuses = async (reader: Reader) =>
+  const statuses = async (reader: TestMetricReader) =>
     (await reader.points('service.app.invocation.duration')).map((p) => p.attributes.status);
   expect(await statuses(first)).toEqual(['success']);
   expect(await statuses(second)).toEqual(['error']);

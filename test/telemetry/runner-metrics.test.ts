@@ -4,40 +4,21 @@
 // through the SDK's own reader on the global meter provider.
 import { randomUUID } from 'node:crypto';
 import { metrics } from '@opentelemetry/api';
-import { AggregationTemporality, MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startVendor, type Vendor } from '../runner/egress/vendor.ts';
 import { buildFixture } from '../support/assemblyscript.ts';
+import { readGlobalMetrics, type TestMetricReader } from '../support/metric-reader.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { RUNNER_TOKEN, startTestRunner, type TestRunner } from '../support/runner.ts';
-
-class Reader extends MetricReader {
-  constructor() {
-    super({ aggregationTemporalitySelector: () => AggregationTemporality.CUMULATIVE });
-  }
-  protected async onForceFlush() {}
-  protected async onShutdown() {}
-  /** Each data point of `name`: its attributes and its value (a histogram's count). */
-  async points(name: string) {
-    const { resourceMetrics } = await this.collect();
-    const metric = resourceMetrics.scopeMetrics
-      .flatMap((s) => s.metrics)
-      .find((m) => m.descriptor.name === name);
-    return (metric?.dataPoints ?? []).map((p) => ({
-      attributes: p.attributes,
-      value: typeof p.value === 'number' ? p.value : (p.value as { count: number }).count,
-    }));
-  }
-}
 
 let platform: TestPlatform;
 let runner: TestRunner;
 let model: Vendor;
 let echo: string;
-const reader = new Reader();
+let reader: TestMetricReader;
 
 beforeAll(async () => {
-  metrics.setGlobalMeterProvider(new MeterProvider({ readers: [reader] }));
+  reader = readGlobalMetrics();
   model = await startVendor();
   model.route('/v1/chat/completions', (_request, response) => {
     response.writeHead(200, { 'content-type': 'application/json' }).end(
@@ -103,5 +84,5 @@ it('counts a model request, the tokens the vendor reported, and its duration', a
   });
   expect(await reader.points('service.app.ai.requests')).toEqual([{ attributes: {}, value: 1 }]);
   expect(await reader.points('service.app.ai.tokens')).toEqual([{ attributes: {}, value: 18 }]);
-  expect(await reader.points('service.app.ai.duration')).toEqual([{ attributes: {}, value: 1 }]);
+  expect(await reader.value('service.app.ai.duration')).toBe(1);
 });
