@@ -42,7 +42,6 @@ import {
   type VersionRow,
 } from '../installs/index.ts';
 import { type LogLine, noUsage, type RunnerClient, type Usage } from '../runner/index.ts';
-import { inFlight } from '../telemetry/index.ts';
 import { type Admitted, admit } from './admission.ts';
 import { noteAttempt } from './attempt-metrics.ts';
 import { attemptTimeMs, deadlineReached } from './attempt-time.ts';
@@ -226,21 +225,19 @@ export async function runAttempt(
         }
       : null;
   const started = performance.now();
-  const sent = await inFlight(() =>
-    deps.runner.invoke({
-      module: { sha256: version.sha256 },
-      call: { id: callId, tenantId: install.tenantId, callbackUrl: call.callbackUrl },
-      action: admitted.action.name,
-      idempotencyKey: call.idempotencyKey,
-      input: call.input,
-      config: install.config,
-      secrets: admitted.secrets,
-      hosts: install.hosts,
-      cache: cache?.entries ?? null,
-      documents,
-      timeoutMs,
-    }),
-  );
+  const sent = await deps.runner.invoke({
+    module: { sha256: version.sha256 },
+    call: { id: callId, tenantId: install.tenantId, callbackUrl: call.callbackUrl },
+    action: admitted.action.name,
+    idempotencyKey: call.idempotencyKey,
+    input: call.input,
+    config: install.config,
+    secrets: admitted.secrets,
+    hosts: install.hosts,
+    cache: cache?.entries ?? null,
+    documents,
+    timeoutMs,
+  });
   const durationMs = Math.round(performance.now() - started);
   // The call went out: what it did is written even when the database is away a while (db/outage.ts),
   // and it is never sent again for that.

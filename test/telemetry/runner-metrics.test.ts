@@ -1,10 +1,12 @@
-// What the runner records, through the real runner in this process and a module (the echo fixture
-// relaying host calls): a module's cache operations by op (hit, miss, set, delete), and a model request
-// against a model double on loopback (requests, tokens as the vendor reported them, duration). Read
-// through the SDK's own reader on the global meter provider.
+// What the runner and its client record, through the real runner in this process and a module (the echo
+// fixture relaying host calls): a module's cache operations by op (hit, miss, set, delete), a model
+// request against a model double on loopback (requests, tokens as the vendor reported them, duration),
+// and a call in flight through the runner client while its vendor holds the answer. Read through the
+// SDK's own reader on the global meter provider.
 import { randomUUID } from 'node:crypto';
 import { metrics } from '@opentelemetry/api';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createRunnerClient } from '../../src/runner/index.ts';
 import { startVendor, type Vendor } from '../runner/egress/vendor.ts';
 import { buildFixture } from '../support/assemblyscript.ts';
 import { readGlobalMetrics, type TestMetricReader } from '../support/metric-reader.ts';
@@ -15,6 +17,8 @@ let platform: TestPlatform;
 let runner: TestRunner;
 let model: Vendor;
 let echo: string;
+/** Answers of the vendor's /held, each sent when called. */
+const held: (() => void)[] = [];
 let reader: TestMetricReader;
 
 beforeAll(async () => {
@@ -27,6 +31,9 @@ beforeAll(async () => {
         usage: { prompt_tokens: 11, completion_tokens: 7 },
       }),
     );
+  });
+  model.route('/held', (_request, response) => {
+    held.push(() => response.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
   });
   platform = await startTestPlatform({ APP_RUNNER_TOKEN: RUNNER_TOKEN });
   runner = await startTestRunner(platform, { APP_RUNNER_ALLOW_PRIVATE_NETWORKS: 'true' });
@@ -85,4 +92,35 @@ it('counts a model request, the tokens the vendor reported, and its duration', a
   expect(await reader.points('service.app.ai.requests')).toEqual([{ attributes: {}, value: 1 }]);
   expect(await reader.points('service.app.ai.tokens')).toEqual([{ attributes: {}, value: 18 }]);
   expect(await reader.value('service.app.ai.duration')).toBe(1);
+});
+
+it('counts a call in flight through the runner client until the runner answers', async () => {
+  const client = createRunnerClient({ baseUrl: runner.url, token: RUNNER_TOKEN });
+  try {
+    const answered = client.invoke({
+      module: { sha256: echo },
+      call: { id: randomUUID(), tenantId: randomUUID() },
+      action: 'echo',
+      idempotencyKey: null,
+      config: {},
+      secrets: {},
+      hosts: [`127.0.0.1:${model.port}`],
+      input: {
+        hostCall: {
+          fn: 'http_request',
+          request: { method: 'GET', url: `http://127.0.0.1:${model.port}/held` },
+        },
+      },
+      cache: [],
+      documents: null,
+      timeoutMs: 20_000,
+    });
+    await expect.poll(() => held.length).toBe(1);
+    expect(await reader.value('service.app.calls.in_flight')).toBe(1);
+    held.shift()?.();
+    expect((await answered).ok).toBe(true);
+    expect(await reader.value('service.app.calls.in_flight')).toBe(0);
+  } finally {
+    await client.close();
+  }
 });
