@@ -31,6 +31,7 @@ import { definitions, definitionVersions, workflowRuns } from '../src/runs/table
 import { registerRunWorkflows } from '../src/runs/workflows.ts';
 import { startWorker } from '../src/worker/index.ts';
 import { BENCH_RUNNER_TOKEN, benchAdmin, startBenchStack, withBenchDatabase } from './support.ts';
+import { freePortPair, telemetryGoalLine, telemetrySwitch } from './telemetry-switch.ts';
 import { countStatements, postmasterOf, startMeter, statementTally, type Usage } from './usage.ts';
 
 const COUNT = Number(process.env.BENCH_RUNS ?? 400);
@@ -38,7 +39,7 @@ const IN_FLIGHT = Number(process.env.BENCH_IN_FLIGHT ?? 16);
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 2));
 const POLL_MS = Number(process.env.BENCH_POLL_MS ?? 10);
 const MODE = process.env.BENCH_CALL_MODE === 'queue' ? 'queue' : 'inline';
-const ONLY = new Set((process.env.BENCH_ONLY ?? 'runner,test,runs,evaluate,fallback').split(','));
+const ONLY = new Set((process.env.BENCH_ONLY ?? 'runner,test,runs,evaluate,fallback,telemetry').split(','));
 const GOAL_RUNS_A_SECOND = 100;
 const POLLER = 'bench-poller';
 // BENCH_SQL=1 also tallies the statements by text (the last row's), printed per operation.
@@ -63,6 +64,8 @@ interface Row {
   seconds: number;
   usage: Usage;
   loads: number[];
+  /** Run with telemetry on (telemetry-switch.ts); the other rows run with it off. */
+  telemetry: boolean;
 }
 
 async function main() {
@@ -82,12 +85,19 @@ async function main() {
     });
     const client = createRunnerClient({ baseUrl: runner.url, token: BENCH_RUNNER_TOKEN });
     closers.unshift(() => client.close());
+    // DBOS decides at launch whether it traces, and with tracing on it needs the context manager the SDK
+    // installs: telemetry is on while the worker launches, then off until its row.
+    const switcher = await telemetrySwitch(database.pool, await freePortPair());
+    closers.unshift(() => switcher.close());
+    if (ONLY.has('telemetry')) await switcher.on();
     const worker = await startWorker({
       databaseUrl: url,
       logger: silent,
       healthPort: null,
       executorId: 'bench-worker',
       appsPerTenant: IN_FLIGHT,
+      // Read once, at launch: while telemetry is off, DBOS's spans go to the API's no-op tracer.
+      tracing: ONLY.has('telemetry'),
       registerWorkflows: () =>
         registerRunWorkflows({
           database,
@@ -105,6 +115,7 @@ async function main() {
         }),
     });
     closers.unshift(() => worker.close());
+    await switcher.off();
     const vendor = await startEchoVendor(0);
     closers.unshift(() => vendor.close());
 
@@ -285,7 +296,13 @@ async function main() {
         }),
       );
     };
-    const rowOf = (key: string, name: string, calls: number, once: () => Promise<void>): Row => ({
+    const rowOf = (
+      key: string,
+      name: string,
+      calls: number,
+      once: () => Promise<void>,
+      telemetry = false,
+    ): Row => ({
       key,
       name,
       calls,
@@ -294,6 +311,7 @@ async function main() {
       seconds: 0,
       usage: { own: 0, postgres: 0, others: 0, wall: 0, statements: 0, commits: 0 },
       loads: [],
+      telemetry,
     });
     const rows = [
       rowOf('runner', '1. runner alone (POST /v1/invoke)', 1, runnerAlone),
@@ -301,6 +319,7 @@ async function main() {
       rowOf('runs', `3. one-step run (POST → completed, ${MODE})`, 1, oneRun),
       rowOf('evaluate', `4. evaluate, ${APP_RULES} app rules`, APP_RULES, evaluate),
       rowOf('fallback', '5. one-step run, circuit open → fallback', 1, runOf('one-call-fallback')),
+      rowOf('telemetry', '6. one-step run, telemetry on', 1, oneRun, true),
     ].filter((row) => ONLY.has(row.key));
 
     console.log(
@@ -320,6 +339,7 @@ async function main() {
     for (let round = 0; round < ROUNDS; round++) {
       const count = Math.floor(COUNT / ROUNDS) + (round < COUNT % ROUNDS ? 1 : 0);
       for (const row of rows) {
+        if (row.telemetry) await switcher.on();
         await inFlight(row.once, round === 0 ? IN_FLIGHT * 4 : IN_FLIGHT * 2, null);
         row.loads.push(os.loadavg()[0] ?? Number.NaN);
         statementTally.clear();
@@ -334,6 +354,7 @@ async function main() {
         if (process.env.BENCH_MARKS === '1')
           console.log(`mark ${row.key} end ${process.hrtime.bigint() / 1000n}`);
         for (const k of Object.keys(used) as (keyof Usage)[]) row.usage[k] += used[k];
+        if (row.telemetry) await switcher.off();
       }
     }
 
@@ -435,6 +456,8 @@ async function main() {
           `  ${row.name}: queued ${Number(row.queued).toFixed(1)} ms, running ${Number(row.running).toFixed(1)} ms (medians)`,
         );
     }
+    const withTelemetry = results.find((r) => r.key === 'telemetry');
+    if (runs && withTelemetry) console.log(telemetryGoalLine(runs, withTelemetry, switcher.counts()));
     const fallback = results.find((r) => r.key === 'fallback');
     if (runs && fallback) {
       const ratio = fallback.p50 / runs.p50;

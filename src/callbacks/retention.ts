@@ -9,6 +9,7 @@ import { type SQL, sql } from 'drizzle-orm';
 import type { Logger } from 'pino';
 import type { Database, Queryable } from '../db/pool.ts';
 import { readDatabaseNow } from '../installs/index.ts';
+import { countRetentionDeleted } from '../telemetry/index.ts';
 import { tenants } from '../tenants/tables.ts';
 import { type Background, schedulePasses, type Timer } from '../worker/schedule.ts';
 import {
@@ -189,6 +190,7 @@ export async function sweepRetention(options: PassOptions): Promise<PassResult> 
       }
     }
   }
+  countRetentionDeleted(Object.values(result.deleted).reduce((sum, rows) => sum + rows, 0));
   logger.info({ retention: { ...result, durationMs: Date.now() - started } }, 'retention pass');
   return result;
 }

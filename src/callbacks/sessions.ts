@@ -5,6 +5,7 @@
 // repeated DBOS step move a session once.
 import { and, count, eq, inArray, isNotNull, isNull, lte, sql } from 'drizzle-orm';
 import type { Queryable } from '../db/pool.ts';
+import { recordCallbackWait } from '../telemetry/index.ts';
 import { appCallbacks, type CallbackStatus } from './tables.ts';
 
 export type SessionRow = typeof appCallbacks.$inferSelect;
@@ -127,8 +128,15 @@ export async function timeOutDueSessions(db: Queryable, limit: number): Promise<
     .update(appCallbacks)
     .set({ status: 'timed_out', completedAt: sql`now()` })
     .where(and(inArray(appCallbacks.id, due), eq(appCallbacks.status, 'pending')))
-    .returning({ id: appCallbacks.id, workflowRunId: appCallbacks.workflowRunId });
-  return rows.filter((r): r is SettledSession => r.workflowRunId !== null);
+    .returning({
+      id: appCallbacks.id,
+      workflowRunId: appCallbacks.workflowRunId,
+      waitedMs: sql<number>`(extract(epoch from now() - ${appCallbacks.createdAt}) * 1000)::float8`,
+    });
+  for (const row of rows) recordCallbackWait(row.waitedMs);
+  return rows.flatMap((r) =>
+    r.workflowRunId === null ? [] : [{ id: r.id, workflowRunId: r.workflowRunId }],
+  );
 }
 
 /** The session's run has moved on (or waits no more): the resumer leaves it. */

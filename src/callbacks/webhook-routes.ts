@@ -4,6 +4,7 @@
 
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { AttemptSlots } from '../calls/attempt-slots.ts';
 import type { Config } from '../config.ts';
@@ -11,7 +12,9 @@ import type { Database } from '../db/pool.ts';
 import { ApiError } from '../http/errors.ts';
 import { errors } from '../http/responses.ts';
 import type { RunnerClient } from '../runner/index.ts';
+import { countWebhook } from '../telemetry/index.ts';
 import { receiveWebhook, type Wake } from './webhook.ts';
+import { type WebhookAnswer, webhookResultOf } from './webhook-rules.ts';
 
 /** The largest body a vendor may send (the module gets it byte for byte); more is 413 payload_too_large. */
 export const MAX_WEBHOOK_BODY_BYTES = 256 * 1024;
@@ -136,31 +139,52 @@ export function webhookRoutes(deps: WebhookRouteDeps): FastifyPluginAsyncTypebox
         },
       },
       async (request, reply) => {
-        if (!deps.runner)
-          throw new ApiError('apps_unavailable', 'this deployment has no app runner or no module storage');
-        const answer = await receiveWebhook(
-          {
-            database: deps.database,
-            runner: deps.runner,
-            secretStoreKey: deps.config.secretStoreKey,
-            cacheBudget: deps.config.cacheBudget,
-            webhookBase: deps.config.webhookPublicUrl,
-            slots,
-            wake: deps.wake,
-          },
-          {
-            installId: request.params.installId,
-            method: request.method,
-            headers: headerTexts(request.headers),
-            query: request.query as Record<string, string | string[]>,
-            body: Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),
-          },
-          { requestId: request.id, log: request.log },
-        );
+        const answer = await counted(() => received(deps, slots, request));
         return reply.status(answer.statusCode).send(answer.body);
       },
     );
   };
+}
+
+/** Counts what a delivery came to in service.app.webhooks, its answer or its refusal. */
+async function counted(receive: () => Promise<WebhookAnswer>): Promise<WebhookAnswer> {
+  try {
+    const answer = await receive();
+    countWebhook(webhookResultOf({ answer }));
+    return answer;
+  } catch (error) {
+    countWebhook(webhookResultOf({ errorCode: error instanceof ApiError ? error.code : null }));
+    throw error;
+  }
+}
+
+type WebhookRequest = Pick<FastifyRequest, 'method' | 'headers' | 'query' | 'body' | 'id' | 'log'> & {
+  params: { installId: string };
+};
+
+/** The delivery through the vendor webhook's pipeline (webhook.ts). */
+async function received(deps: WebhookRouteDeps, slots: AttemptSlots, request: WebhookRequest) {
+  if (!deps.runner)
+    throw new ApiError('apps_unavailable', 'this deployment has no app runner or no module storage');
+  return receiveWebhook(
+    {
+      database: deps.database,
+      runner: deps.runner,
+      secretStoreKey: deps.config.secretStoreKey,
+      cacheBudget: deps.config.cacheBudget,
+      webhookBase: deps.config.webhookPublicUrl,
+      slots,
+      wake: deps.wake,
+    },
+    {
+      installId: request.params.installId,
+      method: request.method,
+      headers: headerTexts(request.headers),
+      query: request.query as Record<string, string | string[]>,
+      body: Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),
+    },
+    { requestId: request.id, log: request.log },
+  );
 }
 
 /** Headers as the module reads them: lower-case names (Node's), a repeated header's values joined. */

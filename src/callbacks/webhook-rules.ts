@@ -1,6 +1,8 @@
 // The decisions of a vendor webhook (docs/callbacks.md "Vendor webhooks"), pure: what the module's answer
 // means for the session the platform found, what a recorded event came to, and the answer the vendor
 // gets for it. The service (webhook.ts) does the reading and writing around them.
+
+import type { WebhookResult } from '../telemetry/index.ts';
 import type { CallbackStatus, WebhookEventOutcome } from './tables.ts';
 
 /** The event of a handle_webhook answer (the runner has checked its shape against the contract). */
@@ -93,4 +95,22 @@ export function recordedAnswer(
   if (outcome === 'stale')
     return { statusCode: 200, body: { received: false, stale: true, callbackId, status } };
   return { statusCode: 202, body: { received: true, callbackId, status } };
+}
+
+/** What a delivery came to, as service.app.webhooks counts it: its answer, or what it was refused with. */
+export function webhookResultOf(
+  ended: { answer: WebhookAnswer } | { errorCode: string | null },
+): WebhookResult {
+  if ('errorCode' in ended) {
+    if (ended.errorCode === 'webhook_rejected') return 'rejected';
+    // The module failed or broke its contract (app_webhook_failed), or the platform did (no code).
+    if (ended.errorCode === 'app_webhook_failed' || ended.errorCode === null) return 'error';
+    return 'refused';
+  }
+  const body = ended.answer.body;
+  if ('ignored' in body) return 'ignored';
+  if ('duplicate' in body) return 'duplicate';
+  if ('stale' in body) return 'stale';
+  if ('accepted' in body) return 'accepted';
+  return body.status === 'failed' ? 'failed' : 'completed';
 }

@@ -16,6 +16,7 @@ import { ApiError } from '../http/errors.ts';
 import { isUnstorable } from '../http/unstorable-text.ts';
 import type { VersionRow } from '../installs/index.ts';
 import { webhookExternalId } from '../module/index.ts';
+import { recordCallbackWait } from '../telemetry/index.ts';
 import { isUuid } from '../uuid.ts';
 import { type SessionRow, sessionByExternalId } from './sessions.ts';
 import { type Delivery, runHandleWebhook, type WebhookCallDeps, webhookFailed } from './webhook-call.ts';
@@ -95,6 +96,7 @@ export async function receiveWebhook(
   }
   if (recorded.kind === 'duplicate') return DUPLICATE;
   log.info({ outcome: recorded.outcome }, 'vendor webhook recorded');
+  if (recorded.won) recordCallbackWait(Date.now() - session.createdAt.getTime());
   if (recorded.won) await wakeRun(deps.wake, session, log);
   return recordedAnswer(recorded.outcome, session.id, recorded.status);
 }

@@ -44,6 +44,7 @@ import {
 import { type LogLine, noUsage, type RunnerClient, type Usage } from '../runner/index.ts';
 import type { Span } from '../telemetry/index.ts';
 import { type Admitted, admit } from './admission.ts';
+import { noteAttempt } from './attempt-metrics.ts';
 import { inAttemptSpan } from './attempt-span.ts';
 import { attemptTimeMs, deadlineReached } from './attempt-time.ts';
 import {
@@ -313,6 +314,7 @@ async function attemptPipeline(
     // Not recorded (a test call): a commit whose answer the database dropped may be metered twice.
     await afterSend(() => meterCall(deps.database.db, metered));
   }
+  if (taken) noteAttempt(deps.database.db, install, admitted.action.name, result.status, durationMs);
   const counted = countOf({
     status: result.status,
     ...(result.error ? { reason: result.error.reason } : {}),

@@ -9,6 +9,7 @@ import type { Database } from '../db/pool.ts';
 import { ApiError } from '../http/errors.ts';
 import { readLimits } from '../installs/index.ts';
 import { notify } from '../notifications/service.ts';
+import { countQuotaRefusal } from '../telemetry/index.ts';
 import { usageOf } from './metering.ts';
 import { actionPrice, limitKey, type QuotaRefusal, quotaRefusal, refusalMessage } from './quotas.ts';
 import { appQuotaRefusals } from './tables.ts';
@@ -90,6 +91,7 @@ export async function checkQuotas(
 
   const details = refusalDetails(refusal, subject.installName);
   await recordFirstRefusal(database, subject, refusal, details, options);
+  countQuotaRefusal();
   throw new ApiError('app_quota_exceeded', refusalMessage(refusal, subject.installName), details);
 }
 

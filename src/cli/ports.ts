@@ -23,8 +23,23 @@ export function listenersOf(config: Config, role: Role): Listener[] {
     (role === 'worker' || role === 'all') && config.workerHealthPort !== null
       ? { setting: 'WORKER_HEALTH_PORT', host: config.host, port: config.workerHealthPort }
       : null,
+    ...metricsListeners(config, role),
   ];
   return listeners.filter((listener): listener is Listener => listener !== null && listener.port > 0);
+}
+
+/**
+ * The metrics exposition of every role, and the engine's metrics of the worker on the port after it
+ * (docs/telemetry.md); both on every interface, and only when telemetry is on. Pure.
+ */
+function metricsListeners(config: Config, role: Role): Listener[] {
+  const { enabled, metricsPort } = config.telemetry;
+  if (!enabled || metricsPort === null || metricsPort === 0) return [];
+  const service = { setting: 'METRICS_PORT', host: '0.0.0.0', port: metricsPort };
+  const worker = role === 'worker' || role === 'all';
+  return worker
+    ? [service, { setting: 'METRICS_PORT + 1', host: '0.0.0.0', port: metricsPort + 1 }]
+    : [service];
 }
 
 /** `A`, `A and B`, `A, B and C`. */

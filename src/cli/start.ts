@@ -7,14 +7,14 @@ import { startRetentionSweep } from '../callbacks/index.ts';
 import { attemptDepsOf } from '../calls/attempt.ts';
 import { type Config, missingProductionSettings, type Role } from '../config.ts';
 import { DataDirInUse, lockHolder } from '../db/data-dir-lock.ts';
-import { openDatabase } from '../db/pool.ts';
+import { type Database, openDatabase } from '../db/pool.ts';
 import { createLogger } from '../logging.ts';
 import { startOutboundWebhooks } from '../outbound-webhooks/index.ts';
 import { createRunnerClient, startRunnerFromConfig } from '../runner/index.ts';
 import { runsBackground } from '../runs/background.ts';
 import { type RunsRuntime, registerRunWorkflows } from '../runs/workflows.ts';
-import { startTelemetry } from '../telemetry/index.ts';
-import { startWorker } from '../worker/index.ts';
+import { observeDatabaseGauges, startEngineMetrics, startTelemetry } from '../telemetry/index.ts';
+import { ENGINE_SCHEMA, startWorker, TASK_QUEUES } from '../worker/index.ts';
 import { together } from '../worker/schedule.ts';
 import { openPlatformDatabase } from './database.ts';
 import { listenersOf, takenListeners, takenPortsMessage } from './ports.ts';
@@ -154,6 +154,10 @@ async function startParts(
     });
     parts.add({ name: 'worker', stop: worker.close });
     if (worker.healthUrl) lines.push(`  Worker     ${worker.healthUrl}/healthz`);
+    if (telemetry) {
+      const engine = await workerMetrics(config, runs.runtime.database, workerLogger, parts);
+      if (engine) lines.push(`  Engine     ${engine}`);
+    }
     if (parts.stopRequested) return null;
   }
   if (role === 'api' || role === 'all') {
@@ -176,6 +180,33 @@ async function startParts(
     if (parts.stopRequested) return null;
   }
   return lines;
+}
+
+/**
+ * The worker's metrics beside the service's (docs/telemetry.md): the gauges read from the database, and
+ * the engine's core metrics on METRICS_PORT + 1. Answers the engine metrics' address, if served.
+ */
+async function workerMetrics(
+  config: Config,
+  database: Database,
+  logger: Logger,
+  parts: Parts,
+): Promise<string | null> {
+  const onError = (err: unknown) => logger.warn({ err }, 'a metrics read failed');
+  const gauges = observeDatabaseGauges(database.pool, onError);
+  parts.add({ name: 'worker gauges', stop: async () => gauges.stop() });
+  const port = config.telemetry.metricsPort;
+  if (port === null) return null;
+  const engine = await startEngineMetrics({
+    port: port + 1,
+    pool: database.pool,
+    schema: ENGINE_SCHEMA,
+    queues: TASK_QUEUES,
+    serviceName: config.telemetry.serviceName ?? 'apps-platform-worker',
+    onError,
+  });
+  parts.add({ name: 'engine metrics', stop: engine.stop });
+  return engine.url;
 }
 
 /**
@@ -224,6 +255,8 @@ function portInUse(error: unknown, config: Config): Error | null {
     ['API_INTERNAL_PORT', config.internalPort],
     ['RUNNER_PORT', config.runnerPort],
     ['WORKER_HEALTH_PORT', config.workerHealthPort],
+    ['METRICS_PORT', config.telemetry.metricsPort],
+    ['METRICS_PORT + 1', config.telemetry.metricsPort === null ? null : config.telemetry.metricsPort + 1],
   ];
   const setting = settings.find(([, port]) => port === e.port)?.[0];
   if (!setting) return null;

@@ -5,6 +5,7 @@ import { and, asc, eq, lt, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../db/pool.ts';
 import type { ObjectStore } from '../storage/index.ts';
+import { countDocumentProcessed } from '../telemetry/index.ts';
 import { type Verdict, verdictOf } from './check-rules.ts';
 import { bytesOf, DocumentBytesLost } from './store.ts';
 import { subjectDocuments } from './tables.ts';
@@ -54,6 +55,7 @@ export async function checkDocument(deps: CheckDeps, id: string): Promise<Verdic
     .where(and(eq(subjectDocuments.id, id), eq(subjectDocuments.status, 'pending')))
     .returning({ id: subjectDocuments.id });
   if (!moved) return null;
+  countDocumentProcessed();
   deps.logger.info(
     {
       documentId: id,

@@ -11,7 +11,7 @@
 import { Agent, type Dispatcher } from 'undici';
 import type { RunnerTransportCode } from '../http/error-codes.ts';
 import { depthExcess, depthMessage, MAX_JSON_DEPTH } from '../http/json-depth.ts';
-import { traceHeaders } from '../telemetry/index.ts';
+import { inFlight, traceHeaders } from '../telemetry/index.ts';
 import { RUNNER_FAILURES, type RunnerFailureCode } from './errors.ts';
 import type { ExportOutcome } from './execute.ts';
 import type { CacheEntry } from './host/call-state.ts';
@@ -292,13 +292,16 @@ export function createRunnerClient(options: RunnerClientOptions): RunnerClient {
         isVerdict,
         tenantId ? { [TENANT_HEADER]: tenantId } : {},
       ),
+    // Counted in service.app.calls.in_flight until the runner answers (or the call fails).
     invoke: (body) =>
-      send(
-        '/v1/invoke',
-        json(body),
-        'application/json',
-        (body.timeoutMs ?? DEFAULT_INVOKE_TIMEOUT_MS) + margin,
-        isAnswer,
+      inFlight(() =>
+        send(
+          '/v1/invoke',
+          json(body),
+          'application/json',
+          (body.timeoutMs ?? DEFAULT_INVOKE_TIMEOUT_MS) + margin,
+          isAnswer,
+        ),
       ),
     handleWebhook: (body) =>
       send('/v1/webhooks/handle', json(body), 'application/json', EXPORT_TIMEOUT_MS + margin, isAnswer),

@@ -30,6 +30,7 @@ import {
 import { ApiError } from '../http/errors.ts';
 import type { CircuitCount } from '../installs/index.ts';
 import type { ActionDeclaration } from '../module/index.ts';
+import { countFallback, msSince, recordAppCall } from '../telemetry/index.ts';
 import { failedCallError, refusedCallError } from './call-error.ts';
 import type { RetryOverride, RunError } from './model.ts';
 
@@ -117,7 +118,17 @@ type PartEnd =
   | { ok: true; output: unknown; waiting?: Waiting }
   | (Extract<AttemptAnswer, { kind: 'failed' }> & { ok: false });
 
+/** The call, timed whole in service.app.call.duration. */
 export async function callApp(deps: AttemptDeps, driver: CallDriver, call: AppCall): Promise<AppCallEnd> {
+  const started = performance.now();
+  try {
+    return await callAppParts(deps, driver, call);
+  } finally {
+    recordAppCall(msSince(started));
+  }
+}
+
+async function callAppParts(deps: AttemptDeps, driver: CallDriver, call: AppCall): Promise<AppCallEnd> {
   let attempts = 0;
   let deadline = call.deadline;
   const stoodFor = (installId: string) => ({ installId, name: call.named.install });
@@ -159,6 +170,7 @@ export async function callApp(deps: AttemptDeps, driver: CallDriver, call: AppCa
     return { ok: false, error: first.error, attempts };
   }
   if (first.fallbackFirst) attempts++;
+  countFallback(first.fallback);
   const second = await attemptsOf(call.fallback, 'fallback:', stoodFor(first.installId), first.fallbackFirst);
   if (second.ok) {
     return { ok: true, output: second.output, attempts, fallback: first.fallback, ...waitingOf(second) };

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { AttemptDeps } from '../calls/attempt.ts';
 import type { AttemptSlots } from '../calls/attempt-slots.ts';
 import type { Database } from '../db/pool.ts';
-import { inSpan } from '../telemetry/index.ts';
+import { inSpan, msSince, recordRuleEvaluation, recordRuleSetEvaluation } from '../telemetry/index.ts';
 import { type CallDriver, callApp } from './app-call.ts';
 import { conditionHolds, matches } from './comparison.ts';
 import { buildInput, readPath } from './input-mapping.ts';
@@ -64,13 +64,18 @@ const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, 
 /** A rule set's evaluation, as a `rule_set.evaluate` span with a `rule.evaluate` span per rule. */
 export function evaluateRuleSet(deps: EvaluationDeps, request: EvaluationRequest): Promise<Evaluation> {
   const attributes = { 'rule_set.key': request.key, 'service.tenant_id': request.tenantId };
+  const started = performance.now();
   return inSpan('rule_set.evaluate', { attributes }, async (span) => {
-    const evaluation = await evaluateRules(deps, request);
-    span.setAttributes({
-      'rule_set.version': evaluation.ruleSet.version,
-      'rule_set.passed': evaluation.passed,
-    });
-    return evaluation;
+    try {
+      const evaluation = await evaluateRules(deps, request);
+      span.setAttributes({
+        'rule_set.version': evaluation.ruleSet.version,
+        'rule_set.passed': evaluation.passed,
+      });
+      return evaluation;
+    } finally {
+      recordRuleSetEvaluation(msSince(started));
+    }
   });
 }
 
@@ -82,6 +87,7 @@ async function evaluateRules(deps: EvaluationDeps, request: EvaluationRequest): 
   const base = request.idempotencyBase ?? `eval-${randomUUID()}`;
   const rules: RuleResult[] = [];
   for (const rule of (version.body as RuleSetBody).rules) {
+    const ruleStarted = performance.now();
     const attributes = { 'rule.key': rule.key, 'rule.type': rule.type };
     const result = await inSpan('rule.evaluate', { attributes }, async (span) => {
       const evaluated = await evaluateRule(deps, request, rule, `${base}:rule:${rule.key}`, deadline);
@@ -89,6 +95,7 @@ async function evaluateRules(deps: EvaluationDeps, request: EvaluationRequest): 
       if (evaluated.error) span.setAttribute('error.type', evaluated.error.code);
       return evaluated;
     });
+    recordRuleEvaluation(msSince(ruleStarted));
     rules.push(result);
   }
   const passed = rules.every((r) => r.status === 'passed' || r.status === 'skipped');

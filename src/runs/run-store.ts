@@ -6,6 +6,7 @@ import { and, asc, eq, inArray } from 'drizzle-orm';
 import type { Actor } from '../audit/trail.ts';
 import { recordAudit } from '../audit/trail.ts';
 import type { Database, Queryable, Tx } from '../db/pool.ts';
+import { recordRunDuration } from '../telemetry/index.ts';
 import type { RunError, RunStatus, StepStatus, WorkflowBody, WorkflowStep } from './model.ts';
 import { definitionVersions, workflowRunSteps, workflowRuns } from './tables.ts';
 
@@ -101,7 +102,7 @@ export async function endRun(
     | { status: 'completed'; last?: { stepId: string; context: Record<string, unknown> } }
     | { status: 'failed'; stepId: string; error: RunError },
 ): Promise<void> {
-  await database.db.transaction(async (tx) => {
+  const startedAt = await database.db.transaction(async (tx) => {
     const now = new Date();
     if (end.status === 'completed' && end.last) {
       await tx
@@ -125,14 +126,16 @@ export async function endRun(
         completedAt: now,
       })
       .where(and(eq(workflowRuns.id, run.id), eq(workflowRuns.status, 'running')))
-      .returning({ id: workflowRuns.id });
-    if (!ended) return;
+      .returning({ id: workflowRuns.id, createdAt: workflowRuns.createdAt });
+    if (!ended) return null;
     await tx
       .update(workflowRunSteps)
       .set({ status: 'skipped' })
       .where(and(eq(workflowRunSteps.runId, run.id), eq(workflowRunSteps.status, 'pending')));
     await auditEnd(tx, run, end.status === 'failed' ? { stepId: end.stepId, error: end.error } : null);
+    return ended.createdAt;
   });
+  if (startedAt) recordRunDuration(Date.now() - startedAt.getTime());
 }
 
 type RunNames = Pick<LoadedRun, 'id' | 'tenantId' | 'workflowKey' | 'version' | 'subjectId'>;
@@ -162,14 +165,14 @@ export const OPEN_RUN_STATUSES: RunStatus[] = ['running', 'waiting_callback'];
  * error, the pending ones are skipped, audited once. False when the run had already ended.
  */
 export async function failOpenRun(database: Database, runId: string, error: RunError): Promise<boolean> {
-  return database.db.transaction(async (tx) => {
+  const startedAt = await database.db.transaction(async (tx) => {
     const now = new Date();
     const [ended] = await tx
       .update(workflowRuns)
       .set({ status: 'failed', error, updatedAt: now, completedAt: now })
       .where(and(eq(workflowRuns.id, runId), inArray(workflowRuns.status, OPEN_RUN_STATUSES)))
       .returning();
-    if (!ended) return false;
+    if (!ended) return null;
     const [failedStep] = await tx
       .update(workflowRunSteps)
       .set({ status: 'failed', error, completedAt: now })
@@ -180,8 +183,10 @@ export async function failOpenRun(database: Database, runId: string, error: RunE
       .set({ status: 'skipped' })
       .where(and(eq(workflowRunSteps.runId, runId), eq(workflowRunSteps.status, 'pending')));
     await auditEnd(tx, ended, { stepId: failedStep?.stepId ?? null, error });
-    return true;
+    return ended.createdAt;
   });
+  if (startedAt) recordRunDuration(Date.now() - startedAt.getTime());
+  return startedAt !== null;
 }
 
 /** A decide step's outcome: decision.emitted, written once (with the step's completion). */

@@ -7,7 +7,7 @@ import { failRunSessions } from '../callbacks/index.ts';
 import type { Database, Tx } from '../db/pool.ts';
 import { ApiError } from '../http/errors.ts';
 import { countCapped, type Page } from '../http/paging.ts';
-import { currentTraceParent, traceUrlOf } from '../telemetry/index.ts';
+import { currentTraceParent, recordRunDuration, traceUrlOf } from '../telemetry/index.ts';
 import type { RunsEngine } from './engine-client.ts';
 import { IDEMPOTENCY_WINDOW_HOURS, requestDigest, type StartRequest } from './idempotency.ts';
 import type { RunError, RunStatus, WorkflowBody } from './model.ts';
@@ -253,6 +253,7 @@ export async function cancelRun(ctx: RunContext, id: string) {
     await failRunSessions(tx, id);
     return row;
   });
+  recordRunDuration(Date.now() - cancelled.createdAt.getTime());
   await ctx.engine.cancel(cancelled.id);
   return getRun(ctx, id);
 }

@@ -12,7 +12,7 @@ import { AttemptSlots } from '../calls/attempt-slots.ts';
 import { whileDatabaseDown } from '../db/outage.ts';
 import type { Database } from '../db/pool.ts';
 import { ApiError } from '../http/errors.ts';
-import { inActivity } from '../telemetry/index.ts';
+import { activeRun, countDecision, inActivity } from '../telemetry/index.ts';
 import { placeOutput } from './bounds.ts';
 import {
   type CallAppArgs,
@@ -108,8 +108,12 @@ export function registerRunWorkflows(given: RunsRuntime): void {
   if (inlineSlots.perTenant !== perTenant) inlineSlots = new AttemptSlots(INLINE_CONCURRENCY, perTenant);
   if (callAppChild) return;
   callAppChild = DBOS.registerWorkflow(callAppWorkflow, { name: CALL_APP_WORKFLOW });
-  DBOS.registerWorkflow(runWorkflow, { name: RUN_WORKFLOW });
-  resumeRegistered = DBOS.registerWorkflow(resumeWorkflow, { name: RESUME_WORKFLOW });
+  // Counted in service.workflow.run.active while they execute here.
+  DBOS.registerWorkflow((runId: string) => activeRun(() => runWorkflow(runId)), { name: RUN_WORKFLOW });
+  resumeRegistered = DBOS.registerWorkflow(
+    (runId: string, sessionId: string) => activeRun(() => resumeWorkflow(runId, sessionId)),
+    { name: RESUME_WORKFLOW },
+  );
 }
 
 /** A DBOS step of the run's own row work, tried again while the database does not answer. */
@@ -220,7 +224,9 @@ async function runStep(
   if (step.type === 'decide') {
     const decision = decide(step, context);
     const next = { ...context, [step.id]: decision };
-    await rowStep(`decide:${step.id}`, () => emitDecision(database, run, step.id, decision, next));
+    await rowStep(`decide:${step.id}`, () =>
+      emitDecision(database, run, step.id, decision, next).then(countDecision),
+    );
     return next;
   }
   const end = await executeStep(run, step, context, startedAt + STEP_DEADLINE_MS);

@@ -3,6 +3,7 @@
 // with its id and reported; the sweep goes on with the next.
 import { and, asc, eq, inArray, type SQL } from 'drizzle-orm';
 import { appInstalls, type WaitingFor } from '../installs/index.ts';
+import { countUpgrade } from '../telemetry/index.ts';
 import type { UpgradeDeps } from './deps.ts';
 import { moveInstall } from './move.ts';
 
@@ -66,12 +67,14 @@ export async function sweepUpgrades(deps: UpgradeDeps, scope: SweepScope = {}): 
       const entry = { ...swept, fromVersion: outcome.from, toVersion: outcome.to };
       switch (outcome.kind) {
         case 'held':
+          countUpgrade('held');
           report.held.push({ ...entry, changeId: outcome.changeId, rollback: outcome.rollback });
           break;
         case 'waiting':
           report.waiting.push({ ...entry, waitingFor: outcome.waitingFor, rollback: outcome.rollback });
           break;
         default:
+          countUpgrade('applied');
           (outcome.kind === 'upgraded' ? report.upgraded : report.rolledBack).push({
             ...entry,
             toVersionId: outcome.toVersionId,

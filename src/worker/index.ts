@@ -6,6 +6,8 @@ import { databaseAnswers } from '../db/probe.ts';
 import { launchEngine, runSelfCheck, shutdownEngine, TASK_QUEUES, type TaskQueue } from './engine.ts';
 import { type QueueState, summarizeHealth, type WorkerHealth } from './health.ts';
 
+export { ENGINE_SCHEMA, TASK_QUEUES } from './engine.ts';
+
 export interface WorkerOptions {
   databaseUrl: string;
   logger: Logger;

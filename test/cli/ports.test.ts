@@ -48,6 +48,14 @@ describe('listenersOf', () => {
         'WORKER_HEALTH_PORT=0.0.0.0:3005',
       ],
     ],
+    [
+      'api',
+      { METRICS_PORT: '9464' },
+      ['PORT=127.0.0.1:3000', 'API_INTERNAL_PORT=127.0.0.1:3001', 'METRICS_PORT=0.0.0.0:9464'],
+    ],
+    ['runner', { METRICS_PORT: '9464' }, ['RUNNER_PORT=127.0.0.1:3002', 'METRICS_PORT=0.0.0.0:9464']],
+    ['worker', { METRICS_PORT: '9464' }, ['METRICS_PORT=0.0.0.0:9464', 'METRICS_PORT + 1=0.0.0.0:9465']],
+    ['worker', { METRICS_PORT: '9464', OTEL_SDK_DISABLED: 'true' }, []],
     // Port 0 is any free port: nothing to check.
     ['all', { PORT: '0', API_INTERNAL_PORT: '0', RUNNER_PORT: '0' }, []],
   ] as [Role, Record<string, string>, string[]][])('%s with %j', (role, env, expected) => {

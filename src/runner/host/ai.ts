@@ -11,6 +11,7 @@
 // The credential header (Authorization: Bearer …) is redacted as [auth:model], the key itself as
 // [secret:NAME]. Asked and answered at most 1 MiB; the vendor's response at most 8 MiB.
 
+import { msSince, recordAiRequest } from '../../telemetry/index.ts';
 import { PLATFORM_VERSION } from '../../version.ts';
 import { sendOnce } from '../egress/exchange.ts';
 import { checkTarget } from '../egress/hosts.ts';
@@ -171,6 +172,7 @@ export function aiFor(settings: EgressSettings) {
     const modelUsage = { httpRequests: aiHttp(state), reusedConnections: 0 };
     if (modelUsage.httpRequests >= MAX_AI_HTTP_REQUESTS)
       return refuse(`ai: at most ${MAX_AI_HTTP_REQUESTS} model vendor requests a call`);
+    const started = performance.now();
     const sent = await sendOnce(
       {
         url: target.url,
@@ -196,14 +198,19 @@ export function aiFor(settings: EgressSettings) {
     );
     aiHttpCounts.set(state, modelUsage.httpRequests);
     if (!('status' in sent)) return sent;
-    if (sent.status < 200 || sent.status >= 300)
+    const durationMs = msSince(started);
+    if (sent.status < 200 || sent.status >= 300) {
+      recordAiRequest(durationMs, 0);
       return { error: `the model vendor answered ${sent.status}`, status: sent.status };
+    }
     let read: ReturnType<typeof readModelAnswer>;
     try {
       read = readModelAnswer(parsed.provider, sent.body.toString('utf8'));
     } catch {
+      recordAiRequest(durationMs, 0);
       return { error: 'the model vendor answered something that is not a model answer' };
     }
+    recordAiRequest(durationMs, read.usage.inputTokens + read.usage.outputTokens);
     // A model may repeat what it was sent: the module never reads a secret back.
     read.content = state.redactor.applySecrets(read.content);
     ai.inputTokens += read.usage.inputTokens;

@@ -2,6 +2,7 @@
 //   { op: "get", name } → { value: string | null }
 //   { op: "set", name, value, ttlSeconds? } → { ok: true }     value 8 characters to 8 KiB, ttl ≤ 1 day
 //   { op: "delete", name } → { ok: true }
+import { countCacheOperation } from '../../telemetry/index.ts';
 import { MIN_REDACTED_LENGTH } from '../redaction.ts';
 import type { CallState } from './call-state.ts';
 import { refuse } from './refusal.ts';
@@ -23,6 +24,7 @@ export function cache(state: CallState, request: unknown, now = Date.now()) {
   const current = live && Date.parse(live.expiresAt) > now ? live : undefined;
   switch (op) {
     case 'get':
+      countCacheOperation(current ? 'hit' : 'miss');
       return { value: current?.value ?? null };
     case 'set': {
       if (typeof value !== 'string') return refuse('cache: value must be text');
@@ -39,11 +41,13 @@ export function cache(state: CallState, request: unknown, now = Date.now()) {
       state.redactor.cached(name, value);
       values.set(name, { name, value, expiresAt: new Date(now + ttl * 1000).toISOString() });
       state.cacheChanges.push({ op: 'set', name, value, ttlSeconds: ttl });
+      countCacheOperation('set');
       return { ok: true };
     }
     case 'delete':
       state.cacheChanges.push({ op: 'delete', name, readValue: current?.value ?? null });
       values.delete(name);
+      countCacheOperation('delete');
       return { ok: true };
     default:
       return refuse('cache: op must be get, set or delete');
