@@ -40,7 +40,12 @@ export function approvalView(row: RequestRow, version: Pick<VersionRow, 'name' |
 }
 
 /** The tenant's own version of that app, locked for this transaction; another tenant's id is unknown. */
-async function lockOwnVersion(tx: Tx, tenantId: string, name: string, id: string): Promise<VersionRow> {
+export async function lockOwnVersion(
+  tx: Tx,
+  tenantId: string,
+  name: string,
+  id: string,
+): Promise<VersionRow> {
   const [row] = await tx
     .select()
     .from(appVersions)
@@ -50,7 +55,7 @@ async function lockOwnVersion(tx: Tx, tenantId: string, name: string, id: string
   return row;
 }
 
-const pendingRequest = async (tx: Tx, versionId: string) =>
+export const pendingRequest = async (tx: Tx, versionId: string) =>
   (
     await tx
       .select()
@@ -58,7 +63,7 @@ const pendingRequest = async (tx: Tx, versionId: string) =>
       .where(and(eq(appPublishRequests.versionId, versionId), eq(appPublishRequests.status, 'pending')))
   )[0] ?? null;
 
-const pendingReview = async (tx: Tx, versionId: string) =>
+export const pendingReview = async (tx: Tx, versionId: string) =>
   (
     await tx
       .select()
