@@ -2,6 +2,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { type ProvenanceSettings, readProvenance } from './config/provenance.ts';
 import {
   ConfigError,
   type Env,
@@ -10,11 +11,16 @@ import {
   Reader,
   type TrustProxy,
 } from './config/reader.ts';
-import { type ProvenanceSettings, readProvenance } from './config/provenance.ts';
 import { readStorage, type StorageSettings } from './config/storage.ts';
 import { readTelemetry, type TelemetrySettings } from './config/telemetry.ts';
 
-export { ConfigError, type ProvenanceSettings, type StorageSettings, type TelemetrySettings, type TrustProxy };
+export {
+  ConfigError,
+  type ProvenanceSettings,
+  type StorageSettings,
+  type TelemetrySettings,
+  type TrustProxy,
+};
 
 /** The repository (or installed package) root: the release catalogue is built under it. */
 const PACKAGE_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');

@@ -10,6 +10,7 @@ import { notify } from '../notifications/service.ts';
 import { tenants } from '../tenants/tables.ts';
 import { assertNotBlocked } from './blocks.ts';
 import { approvedRoute, publishRoute } from './catalogue-rules.ts';
+import { assertProvenanceAllows, type SignatureMode } from './provenance-gate.ts';
 import { appPublishRequests, appReviews, appVersions } from './tables.ts';
 import { versionSummary } from './views.ts';
 
@@ -20,6 +21,8 @@ export interface LifecycleContext {
   database: Database;
   principal: AuthenticatedPrincipal;
   requestId: string;
+  /** APP_SIGNATURES: under required a tenant's version publishes only with a trusted signer. */
+  signatures?: SignatureMode;
 }
 
 export function approvalView(row: RequestRow, version: Pick<VersionRow, 'name' | 'version'>) {
@@ -129,6 +132,8 @@ export async function publishVersion(ctx: LifecycleContext, name: string, id: st
     if (await pendingRequest(tx, version.id)) throw conflict('an open publish request awaits a decision');
     if (await pendingReview(tx, version.id)) throw conflict('the version awaits the operator’s review');
     await assertNotBlocked(tx, blockTarget(version));
+    // Before any publish request or review opens: neither could end in a publish.
+    assertProvenanceAllows(ctx.signatures ?? 'off', version);
     const tenant = await tenantOf(tx, ctx.principal.tenantId);
     const route = publishRoute(tenant.settings, tenant.appReview);
     if (route === 'publish') {
@@ -187,7 +192,10 @@ async function decide(
     if (decision === 'approved' && request.fourEyes && request.requestedBy === ctx.principal.subject) {
       throw new ApiError('four_eyes', 'under four-eyes the requester may not approve their own request');
     }
-    if (decision === 'approved') await assertNotBlocked(tx, blockTarget(version));
+    if (decision === 'approved') {
+      await assertNotBlocked(tx, blockTarget(version));
+      assertProvenanceAllows(ctx.signatures ?? 'off', version);
+    }
     const [decided] = await tx
       .update(appPublishRequests)
       .set({ status: decision, decidedBy: ctx.principal.subject, decidedAt: new Date(), comment })

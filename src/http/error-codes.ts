@@ -154,7 +154,8 @@ export const ERROR_CODES = {
   provenance_unavailable: {
     status: 503,
     where: API,
-    meaning: 'a trusted root (APP_TRANSPARENCY_TRUSTED_ROOTS, or the public-good root over TUF) could not be loaded',
+    meaning:
+      'a trusted root (APP_TRANSPARENCY_TRUSTED_ROOTS, or the public-good root over TUF) could not be loaded',
   },
   signatures_off: {
     status: 404,

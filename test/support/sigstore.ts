@@ -201,3 +201,18 @@ export function statementFor(module: Uint8Array, sha256?: string): Buffer {
     }),
   );
 }
+
+/** A record as the api stores one for a keyless signer (setting up a version without signing). */
+export function keylessRecord(identity: string, issuer = TEST_ISSUER) {
+  return {
+    kind: 'signature',
+    signer: { kind: 'keyless', issuer, identity },
+    source: null,
+    transparencyLog: null,
+    signedAt: '2026-11-26T10:00:00.000Z',
+  };
+}
+
+/** A policy naming one keyless signer, as APP_TRUSTED_SIGNERS takes it. */
+export const keylessPolicy = (name: string, identity: string, issuer = TEST_ISSUER) =>
+  JSON.stringify([{ name, issuer, identity }]);
