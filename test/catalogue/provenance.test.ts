@@ -227,6 +227,30 @@ describe('APP_SIGNATURES required', () => {
     expect(error.details).toEqual({ reason: 'unsigned' });
   });
 
+  it('a save moving an install to an unsigned version: 409 provenance_required; a trusted one saves', async () => {
+    const token = await act.as('gate-d');
+    const trusted = await upload('gate-d', 'moving-app', '1.0.0');
+    await attach('gate-d', trusted, await sigstore.keyless(trusted.bytes, { identity: ACME }));
+    expect((await act.post(`/apps/moving-app/versions/${trusted.id}/publish`, token)).status).toBe(200);
+    const unsigned = await upload('gate-d', 'moving-app', '1.0.1');
+    await platform.database.db
+      .update(appVersions)
+      .set({ status: 'published', publishedAt: new Date() })
+      .where(eq(appVersions.id, unsigned.id));
+    const save = (versionId: string) => ({ versionId, enabled: false, approveHosts: ['api.vendor.test'] });
+    const created = await platform.fetch('/app-installs', {
+      method: 'POST',
+      token,
+      json: { name: 'mover', ...save(trusted.id) },
+    });
+    expect(created.status).toBe(201);
+    const put = (versionId: string) =>
+      platform.fetch('/app-installs/mover', { method: 'PUT', token, json: save(versionId) });
+    const refused = await expectError(await put(unsigned.id), 409, 'provenance_required');
+    expect(refused.details).toEqual({ reason: 'unsigned' });
+    expect((await put(trusted.id)).status).toBe(200);
+  });
+
   it('installs a tenant version only with trusted provenance; platform versions install as they are', async () => {
     const token = await act.as('gate-c');
     const v = await upload('gate-c', 'untrusted-install');
