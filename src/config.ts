@@ -2,6 +2,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { type ProvenanceSettings, readProvenance } from './config/provenance.ts';
 import {
   ConfigError,
   type Env,
@@ -13,7 +14,13 @@ import {
 import { readStorage, type StorageSettings } from './config/storage.ts';
 import { readTelemetry, type TelemetrySettings } from './config/telemetry.ts';
 
-export { ConfigError, type StorageSettings, type TelemetrySettings, type TrustProxy };
+export {
+  ConfigError,
+  type ProvenanceSettings,
+  type StorageSettings,
+  type TelemetrySettings,
+  type TrustProxy,
+};
 
 /** The repository (or installed package) root: the release catalogue is built under it. */
 const PACKAGE_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -88,6 +95,8 @@ export interface Config {
   retention: { appCallbackDays: number; submissionEventDays: number; intervalMinutes: number };
   appReviewDefault: 'off' | 'required';
   appSignatures: 'off' | 'optional' | 'required';
+  /** The trust policy, the trusted roots and the TUF cache (docs/provenance.md "Settings"). */
+  provenance: ProvenanceSettings;
   /** The release catalogue's index, written by the apps build (RELEASE_INDEX). */
   releaseIndex: string;
   /** Module storage (MODULE_STORAGE, STORAGE_*). */
@@ -197,6 +206,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     },
     appReviewDefault: read.oneOf('APP_REVIEW_DEFAULT', ['off', 'required'], 'off'),
     appSignatures: read.oneOf('APP_SIGNATURES', ['off', 'optional', 'required'], 'off'),
+    provenance: readProvenance(read, dataDir, cwd),
     releaseIndex: path.resolve(
       cwd,
       read.text('RELEASE_INDEX') ?? path.join(PACKAGE_ROOT, 'apps', 'build', 'release.json'),

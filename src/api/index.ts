@@ -10,6 +10,7 @@ import { appsHealthRoutes } from '../calls/health-routes.ts';
 import { meteringRoutes } from '../calls/metering-routes.ts';
 import { invocationRoutes } from '../calls/routes.ts';
 import { testCallRoutes } from '../calls/test-call-routes.ts';
+import { provenanceRoutes } from '../catalogue/provenance-routes.ts';
 import { loadRelease, reconcileRelease } from '../catalogue/release.ts';
 import { catalogueRoutes } from '../catalogue/routes.ts';
 import { moduleServable } from '../catalogue/servable.ts';
@@ -22,6 +23,7 @@ import { createServer } from '../http/server.ts';
 import { installNamesOf, installRoutesScope } from '../installs/index.ts';
 import { notificationRoutes } from '../notifications/routes.ts';
 import { DeliveryPoster, outboundWebhookRoutes } from '../outbound-webhooks/index.ts';
+import { rootLoader, useTrustPolicy } from '../provenance/index.ts';
 import { createRunnerClient, type RunnerClient } from '../runner/index.ts';
 import { definitionApprovalRoutes } from '../runs/definitions/approvals-routes.ts';
 import { approvalSchemas } from '../runs/definitions/approvals-schemas.ts';
@@ -113,6 +115,16 @@ export async function buildPublicApi(deps: ApiDeps) {
   if (!deps.webhookPoster) app.addHook('onClose', () => poster.close());
   await app.register(outboundWebhookRoutes({ database: deps.database, config: deps.config, poster }));
   const storage = optionalModuleStorage(deps);
+  // Trust is computed against the policy as read at start, wherever a version is shown.
+  useTrustPolicy(deps.config.provenance.signers);
+  await app.register(
+    provenanceRoutes({
+      database: deps.database,
+      storage: deps.runner && storage ? storage : null,
+      signatures: deps.config.appSignatures,
+      roots: rootLoader(deps.config.provenance),
+    }),
+  );
   await app.register(
     catalogueRoutes({
       database: deps.database,

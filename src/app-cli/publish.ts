@@ -1,7 +1,9 @@
 // `app publish <module>`: the step from a built module to a running platform. Uploads the module
 // (POST /apps/uploads, Content-Type application/wasm) and publishes the version it became (POST
 // /apps/:name/versions/:id/publish) against API_URL with a tenant's token (TOKEN or --token), then says
-// what happened: published, awaiting the tenant's approval, or under the operator's review.
+// what happened: published, awaiting the tenant's approval, or under the operator's review. With --bundle
+// it attaches a Sigstore bundle to the uploaded version first (PUT /apps/:name/versions/:id/provenance),
+// so a deployment requiring signatures publishes it (docs/provenance.md).
 import fs from 'node:fs/promises';
 import type { Command } from 'commander';
 import { AppUsageError } from './errors.ts';
@@ -73,14 +75,26 @@ export interface PublishResult {
   outcome: string;
 }
 
-/** Uploads and publishes; throws PublishError naming the step and the platform's answer. */
-export async function publishModule(file: string, apiUrl: string, token: string): Promise<PublishResult> {
-  let bytes: Buffer;
+async function readInput(file: string, what: string): Promise<Buffer> {
   try {
-    bytes = await fs.readFile(file);
+    return await fs.readFile(file);
   } catch {
-    throw new AppUsageError(`${file} is not a readable file (give the module app build wrote)`);
+    throw new AppUsageError(`${file} is not a readable file (give ${what})`);
   }
+}
+
+/**
+ * Uploads, attaches the bundle when one is given, and publishes; throws PublishError naming the step and
+ * the platform's answer.
+ */
+export async function publishModule(
+  file: string,
+  apiUrl: string,
+  token: string,
+  bundleFile?: string,
+): Promise<PublishResult> {
+  const bytes = await readInput(file, 'the module app build wrote');
+  const bundle = bundleFile === undefined ? null : await readInput(bundleFile, 'a Sigstore bundle');
   const headers = { authorization: `Bearer ${token}` };
   const base = apiUrl.replace(/\/+$/, '');
   const upload = await call(`${base}/apps/uploads`, {
@@ -92,6 +106,15 @@ export async function publishModule(file: string, apiUrl: string, token: string)
     throw new PublishError(`upload refused: ${[describeRefusal(upload), ...remedyOf(upload)].join('; ')}`);
   }
   const version = upload.body as unknown as Version;
+  if (bundle) {
+    const attached = await call(`${base}/apps/${version.name}/versions/${version.id}/provenance`, {
+      method: 'PUT',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: bundle,
+    });
+    if (attached.status !== 200)
+      throw new PublishError(`provenance of version ${version.id} refused: ${describeRefusal(attached)}`);
+  }
   const publish = await call(`${base}/apps/${version.name}/versions/${version.id}/publish`, {
     method: 'POST',
     headers,
@@ -106,7 +129,11 @@ export function registerPublish(program: Command): void {
     .argument('<module>', 'the module app build wrote (<dir>/build/<name>-<version>.wasm)')
     .option('--token <token>', 'a token of the tenant with apps:publish (default: $TOKEN)')
     .option('--api-url <url>', `the platform's API (default: $API_URL, else ${DEFAULT_API_URL})`)
-    .action(async (file: string, options: { token?: string; apiUrl?: string }) => {
+    .option(
+      '--bundle <file>',
+      'a Sigstore bundle of the module (cosign sign-blob --bundle …), attached before the publish',
+    )
+    .action(async (file: string, options: { token?: string; apiUrl?: string; bundle?: string }) => {
       const token = options.token ?? process.env.TOKEN;
       if (!token) {
         throw new AppUsageError(
@@ -115,7 +142,7 @@ export function registerPublish(program: Command): void {
       }
       const apiUrl = options.apiUrl ?? process.env.API_URL ?? DEFAULT_API_URL;
       // A refusal is thrown: the command prints `app: <step> refused: …` and exits 1.
-      const { version, outcome } = await publishModule(file, apiUrl, token);
+      const { version, outcome } = await publishModule(file, apiUrl, token, options.bundle);
       process.stdout.write(
         `uploaded ${version.name} ${version.version} as version ${version.id}\n${outcome}\n`,
       );

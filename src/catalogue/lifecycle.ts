@@ -10,6 +10,7 @@ import { notify } from '../notifications/service.ts';
 import { tenants } from '../tenants/tables.ts';
 import { assertNotBlocked } from './blocks.ts';
 import { approvedRoute, publishRoute } from './catalogue-rules.ts';
+import { assertProvenanceAllows, type SignatureMode } from './provenance-gate.ts';
 import { appPublishRequests, appReviews, appVersions } from './tables.ts';
 import { versionSummary } from './views.ts';
 
@@ -20,6 +21,8 @@ export interface LifecycleContext {
   database: Database;
   principal: AuthenticatedPrincipal;
   requestId: string;
+  /** APP_SIGNATURES: under required a tenant's version publishes only with a trusted signer. */
+  signatures?: SignatureMode;
 }
 
 export function approvalView(row: RequestRow, version: Pick<VersionRow, 'name' | 'version'>) {
@@ -40,7 +43,12 @@ export function approvalView(row: RequestRow, version: Pick<VersionRow, 'name' |
 }
 
 /** The tenant's own version of that app, locked for this transaction; another tenant's id is unknown. */
-async function lockOwnVersion(tx: Tx, tenantId: string, name: string, id: string): Promise<VersionRow> {
+export async function lockOwnVersion(
+  tx: Tx,
+  tenantId: string,
+  name: string,
+  id: string,
+): Promise<VersionRow> {
   const [row] = await tx
     .select()
     .from(appVersions)
@@ -50,7 +58,7 @@ async function lockOwnVersion(tx: Tx, tenantId: string, name: string, id: string
   return row;
 }
 
-const pendingRequest = async (tx: Tx, versionId: string) =>
+export const pendingRequest = async (tx: Tx, versionId: string) =>
   (
     await tx
       .select()
@@ -58,7 +66,7 @@ const pendingRequest = async (tx: Tx, versionId: string) =>
       .where(and(eq(appPublishRequests.versionId, versionId), eq(appPublishRequests.status, 'pending')))
   )[0] ?? null;
 
-const pendingReview = async (tx: Tx, versionId: string) =>
+export const pendingReview = async (tx: Tx, versionId: string) =>
   (
     await tx
       .select()
@@ -124,6 +132,8 @@ export async function publishVersion(ctx: LifecycleContext, name: string, id: st
     if (await pendingRequest(tx, version.id)) throw conflict('an open publish request awaits a decision');
     if (await pendingReview(tx, version.id)) throw conflict('the version awaits the operator’s review');
     await assertNotBlocked(tx, blockTarget(version));
+    // Before any publish request or review opens: neither could end in a publish.
+    assertProvenanceAllows(ctx.signatures ?? 'off', version);
     const tenant = await tenantOf(tx, ctx.principal.tenantId);
     const route = publishRoute(tenant.settings, tenant.appReview);
     if (route === 'publish') {
@@ -182,7 +192,10 @@ async function decide(
     if (decision === 'approved' && request.fourEyes && request.requestedBy === ctx.principal.subject) {
       throw new ApiError('four_eyes', 'under four-eyes the requester may not approve their own request');
     }
-    if (decision === 'approved') await assertNotBlocked(tx, blockTarget(version));
+    if (decision === 'approved') {
+      await assertNotBlocked(tx, blockTarget(version));
+      assertProvenanceAllows(ctx.signatures ?? 'off', version);
+    }
     const [decided] = await tx
       .update(appPublishRequests)
       .set({ status: decision, decidedBy: ctx.principal.subject, decidedAt: new Date(), comment })

@@ -1,8 +1,10 @@
 // What the operator reads of the catalogue (docs/operations.md "ops apps …"): every version of every
 // publisher with its latest review, the block that stops it, its provenance and the installs running it;
 // and the reviews, oldest first.
+
 import { and, asc, eq, inArray, isNull, type SQL } from 'drizzle-orm';
 import type { Queryable } from '../db/pool.ts';
+import { type ProvenanceView, provenanceView } from '../provenance/index.ts';
 import { tenants } from '../tenants/tables.ts';
 import { byVersionDescending, type VersionStatus } from './catalogue-rules.ts';
 import type { Progress } from './operator-blocks.ts';
@@ -63,7 +65,7 @@ export interface OperatorVersion {
   publishedAt: string | null;
   review: ReturnType<typeof reviewView> | null;
   block: VersionBlock | null;
-  provenance: Record<string, unknown> | null;
+  provenance: ProvenanceView | null;
   installs: VersionInstall[];
 }
 
@@ -109,7 +111,7 @@ export async function listVersionsForOperator(
       .leftJoin(tenants, eq(tenants.id, appVersions.tenantId))
       .where(and(...conditions))
   )
-    .filter(({ row }) => provenanceMatches(row.provenance ?? null, filter.provenance ?? {}))
+    .filter(({ row }) => provenanceMatches(provenanceView(row.provenance), filter.provenance ?? {}))
     .sort(byPublisherAppVersion);
   const blocks = await db
     .select()
@@ -147,7 +149,7 @@ export async function listVersionsForOperator(
         publishedAt: row.publishedAt?.toISOString() ?? null,
         review: review ? reviewView(review) : null,
         block: block ? blockOf(block) : null,
-        provenance: row.provenance ?? null,
+        provenance: provenanceView(row.provenance),
         installs: installs
           .filter((install) => install.versionId === row.id)
           .map(({ id, tenantId, tenant: tenantName, name, enabled, autoUpgrade, hosts }) => ({

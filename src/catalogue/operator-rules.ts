@@ -2,6 +2,8 @@
 // and is called, which versions the provenance filters of `apps list` keep, whether a review may publish
 // under APP_SIGNATURES, and which stopped installs the automatic upgrades must roll back.
 
+import type { ProvenanceView } from '../provenance/index.ts';
+
 export type BlockScope = 'module' | 'app';
 
 /** An id as the operator may type it (any case): anything else names nothing (404, never a query error). */
@@ -40,50 +42,49 @@ export function covers(
   );
 }
 
-/** The provenance a version records (null until provenance lands): `{ kind, signer, trusted, … }`. */
-export type Provenance = Record<string, unknown> | null;
+/** A version's provenance as shown (with trust from the policy), or null when it has none. */
+export type Provenance = ProvenanceView | null;
 
 export interface ProvenanceFilter {
   /** Only versions without provenance. */
   unsigned?: boolean;
-  /** Only versions whose provenance names a signer the policy does not trust. */
+  /** Only versions with provenance whose signer the policy does not trust. */
   untrusted?: boolean;
-  /** Only versions signed by this signer. */
+  /** Only versions the policy entry of this name trusts (their trustedSigner). */
   signer?: string;
 }
 
-/** The signer a provenance names: a string, or an object's name, identity or subject. */
+/**
+ * The signer a provenance shows: the name of the policy entry that trusts it, else the certificate's
+ * identity (with its issuer) or the key's fingerprint.
+ */
 export function signerOf(provenance: Provenance): string | null {
-  const signer = provenance?.signer;
-  if (typeof signer === 'string') return signer;
-  if (signer && typeof signer === 'object') {
-    for (const key of ['name', 'identity', 'subject'] as const) {
-      const value = (signer as Record<string, unknown>)[key];
-      if (typeof value === 'string') return value;
-    }
-  }
-  return null;
+  if (provenance === null) return null;
+  if (provenance.trustedSigner !== null) return provenance.trustedSigner;
+  const signer = provenance.signer;
+  return signer.kind === 'keyless' ? `${signer.identity} (${signer.issuer})` : signer.keyId;
 }
 
 /** Whether a version's provenance passes every provenance filter given (all must hold). */
 export function provenanceMatches(provenance: Provenance, filter: ProvenanceFilter): boolean {
   if (filter.unsigned && provenance !== null) return false;
-  if (filter.untrusted && (provenance === null || provenance.trusted === true)) return false;
-  if (filter.signer !== undefined && signerOf(provenance) !== filter.signer) return false;
+  if (filter.untrusted && (provenance === null || provenance.trusted)) return false;
+  if (filter.signer !== undefined && provenance?.trustedSigner !== filter.signer) return false;
   return true;
 }
 
 /**
- * Why a version may not publish under the deployment's APP_SIGNATURES, or null when it may: only
- * `required` gates, and only a tenant's version (platform versions are never gated).
+ * Why a version may not publish, be approved, install or be upgraded to under the deployment's
+ * APP_SIGNATURES, or null when it may: only `required` gates, and only a tenant's version (platform
+ * versions are never gated). `provenance` is the version's as shown, with trust from the policy.
  */
 export function provenanceRefusal(
   signatures: 'off' | 'optional' | 'required',
-  version: { publisher: 'platform' | 'tenant'; provenance: Provenance },
+  version: { publisher: 'platform' | 'tenant'; provenance: { trusted: boolean } | null },
 ): 'unsigned' | 'untrusted' | null {
   if (signatures !== 'required' || version.publisher === 'platform') return null;
   if (version.provenance === null) return 'unsigned';
-  return version.provenance.trusted === true ? null : 'untrusted';
+  return version.provenance.trusted ? null : 'untrusted';
 }
 
 /** An install a block or an operator's withdraw left on a version it may no longer move to. */

@@ -1,6 +1,7 @@
 // The operator's platform versions outside a release (docs/operations.md "ops platform"): list, publish,
 // withdraw and restore. Each change is one transaction with its audit records: the instance trail, and
 // the trail of every tenant with an install on the version (actor operator), where the tenant sees it.
+
 import { and, asc, count, eq, inArray, isNull, type SQL } from 'drizzle-orm';
 import { operatorActor } from '../audit/actor.ts';
 import { recordAudit } from '../audit/trail.ts';
@@ -9,6 +10,7 @@ import type { Database, Queryable, Tx } from '../db/pool.ts';
 import { conflict, notFound } from '../http/errors.ts';
 import { appInstalls } from '../installs/index.ts';
 import type { Manifest } from '../module/index.ts';
+import type { ProvenanceRecord } from '../provenance/index.ts';
 import type { ModuleStorage } from '../storage/index.ts';
 import { assertNotBlocked } from './blocks.ts';
 import { byVersionDescending, type VersionStatus } from './catalogue-rules.ts';
@@ -49,6 +51,8 @@ export interface PlatformModule {
   manifest: Manifest;
   sha256: string;
   sizeBytes: number;
+  /** What `--bundle` proved of the module (docs/provenance.md); absent: none. */
+  provenance?: ProvenanceRecord;
 }
 
 /** An install on a version: what a rollback after a withdrawal moves (automatic upgrades). */
@@ -172,6 +176,7 @@ export async function publishPlatformVersion(
           manifest: module.manifest,
           uploadedBy: options.by,
           publishedAt: new Date(),
+          provenance: (module.provenance ?? null) as Record<string, unknown> | null,
         })
         .returning();
       if (!row) throw new Error('insert returned no row');

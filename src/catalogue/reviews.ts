@@ -8,7 +8,8 @@ import { ApiError, conflict, notFound } from '../http/errors.ts';
 import { notify } from '../notifications/service.ts';
 import { tenants } from '../tenants/tables.ts';
 import { assertNotBlocked } from './blocks.ts';
-import { isUuid, provenanceRefusal } from './operator-rules.ts';
+import { isUuid } from './operator-rules.ts';
+import { assertProvenanceAllows } from './provenance-gate.ts';
 import { appReviews, appVersions } from './tables.ts';
 
 export interface ReviewDecision {
@@ -83,11 +84,7 @@ async function decideLocked(tx: Tx, review: ReviewRow, d: ReviewDecision) {
       tenantId: version.tenantId,
       name: version.name,
     });
-    const refusal = provenanceRefusal(d.signatures ?? 'off', version);
-    if (refusal)
-      throw new ApiError('provenance_required', 'APP_SIGNATURES is required: no trusted signer', {
-        reason: refusal,
-      });
+    assertProvenanceAllows(d.signatures ?? 'off', version);
   }
   const now = new Date();
   const [decided] = await tx

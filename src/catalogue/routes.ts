@@ -64,7 +64,7 @@ const decisions: DecisionRoute[] = [
       response: {
         200: Decided,
         202: DecidedForReview,
-        ...errors('not_found', 'four_eyes', 'conflict'),
+        ...errors('not_found', 'four_eyes', 'conflict', 'provenance_required'),
       },
     },
   },
@@ -91,6 +91,7 @@ export function catalogueRoutes(deps: CatalogueDeps): FastifyPluginAsyncTypebox 
       database: deps.database,
       principal: principalOf(request),
       requestId: request.id,
+      signatures: deps.signatures,
     });
 
     app.addContentTypeParser(
@@ -230,7 +231,11 @@ export function catalogueRoutes(deps: CatalogueDeps): FastifyPluginAsyncTypebox 
           summary:
             'Publish an uploaded version of the tenant’s own: 200 published, or 202 with the approval request or operator review it opened',
           params: VersionParams,
-          response: { 200: Published, 202: PublishHeld, ...errors('not_found', 'conflict') },
+          response: {
+            200: Published,
+            202: PublishHeld,
+            ...errors('not_found', 'conflict', 'provenance_required'),
+          },
         },
       },
       async (request, reply) => {

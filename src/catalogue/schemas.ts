@@ -119,6 +119,51 @@ export const Approval = Type.Object(
 
 const Text = nullable(Type.String());
 
+const Signer = Type.Union(
+  [
+    Type.Object(
+      {
+        kind: Type.Literal('keyless'),
+        issuer: Type.String({ description: 'The certificate’s OIDC issuer' }),
+        identity: Type.String({ description: 'The certificate’s subject alternative name' }),
+      },
+      closed,
+    ),
+    Type.Object(
+      {
+        kind: Type.Literal('key'),
+        keyId: Type.String({ description: 'sha256: and the hex of the DER public key’s hash' }),
+      },
+      closed,
+    ),
+  ],
+  { description: 'Who signed: a keyless certificate’s issuer and identity, or a key’s fingerprint' },
+);
+
+const Provenance = Type.Object(
+  {
+    kind: Type.Union([Type.Literal('signature'), Type.Literal('attestation')], {
+      description: 'A message signature over the module, or an in-toto statement naming it',
+    }),
+    signer: Signer,
+    source: nullable(Type.String(), { description: 'The source repository a keyless certificate names' }),
+    transparencyLog: nullable(
+      Type.Object(
+        {
+          logId: Type.String({ description: 'The log’s id (hex)' }),
+          logIndex: Type.String(),
+          integratedTime: nullable(dateTime()),
+        },
+        closed,
+      ),
+    ),
+    signedAt: nullable(dateTime(), { description: 'The log entry’s time, else the RFC 3161 timestamp’s' }),
+    trusted: Type.Boolean({ description: 'Whether APP_TRUSTED_SIGNERS names the signer' }),
+    trustedSigner: nullable(Type.String(), { description: 'The name of the policy entry that trusts it' }),
+  },
+  { ...closed, title: 'AppVersionProvenance' },
+);
+
 export const VersionSummary = Type.Object(
   {
     id: Uuid,
@@ -149,8 +194,8 @@ export const VersionSummary = Type.Object(
     createdAt: dateTime(),
     publishedAt: nullable(dateTime()),
     review: nullable(Review, { description: 'The operator’s latest review, for the tenant’s own version' }),
-    provenance: nullable(Type.Record(Type.String(), Type.Unknown()), {
-      description: 'Where the module comes from: kind (signature, attestation, release) and its checks',
+    provenance: nullable(Provenance, {
+      description: 'The Sigstore bundle the version was proven by (docs/provenance.md); null when none',
     }),
   },
   { ...closed, title: 'AppVersionSummary' },

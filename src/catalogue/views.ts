@@ -1,4 +1,6 @@
 // The AppVersionSummary (docs/catalogue.md "Reading"), and the review it carries for a tenant's own version.
+
+import { provenanceView } from '../provenance/index.ts';
 import type { appReviews, appVersions } from './tables.ts';
 
 type VersionRow = typeof appVersions.$inferSelect;
@@ -53,7 +55,7 @@ export function versionSummary(row: VersionRow, review: ReviewRow | null = null)
     createdAt: row.createdAt.toISOString(),
     publishedAt: row.publishedAt?.toISOString() ?? null,
     review: review ? reviewView(review) : null,
-    provenance: row.provenance ?? null,
+    provenance: provenanceView(row.provenance),
   };
 }
 

@@ -139,6 +139,29 @@ export const ERROR_CODES = {
     meaning:
       'APP_SIGNATURES is required and the version has no trusted signer (details.reason unsigned or untrusted); the operator’s review approve answers it too',
   },
+  provenance_invalid: {
+    status: 400,
+    where: API,
+    meaning:
+      'the bundle does not prove the module (details.reason malformed, unsupported, digest_mismatch or signature)',
+  },
+  provenance_locked: {
+    status: 409,
+    where: API,
+    meaning:
+      'attaching a bundle to a published or withdrawn version, or one with an open publish request or review (details.reason)',
+  },
+  provenance_unavailable: {
+    status: 503,
+    where: API,
+    meaning:
+      'a trusted root (APP_TRANSPARENCY_TRUSTED_ROOTS, or the public-good root over TUF) could not be loaded',
+  },
+  signatures_off: {
+    status: 404,
+    where: API,
+    meaning: 'attaching a bundle while APP_SIGNATURES is off',
+  },
   handoff_unavailable: {
     status: 409,
     where: API,

@@ -48,6 +48,7 @@ export function buildInstallContext(deps: InstallRouteDeps, request: FastifyRequ
         ownHosts: deps.config.ownHosts,
       },
       secretStoreKey: deps.config.secretStoreKey,
+      signatures: deps.config.appSignatures,
       cacheBudget: deps.config.cacheBudget,
     },
   };

@@ -3,6 +3,7 @@
 import { eq } from 'drizzle-orm';
 import semver from 'semver';
 import { assertNotBlocked } from '../catalogue/blocks.ts';
+import { assertProvenanceAllows, type SignatureMode } from '../catalogue/provenance-gate.ts';
 import { appVersions } from '../catalogue/tables.ts';
 import type { Tx } from '../db/pool.ts';
 import { ApiError, validationError } from '../http/errors.ts';
@@ -32,7 +33,7 @@ export interface CreateBody extends SaveBody {
 /** What of an install route's context the rules read (an InstallContext is one). */
 export interface PlanContext {
   principal: { tenantId: string };
-  settings: { hostRules: HostRuleOptions };
+  settings: { hostRules: HostRuleOptions; signatures?: SignatureMode };
 }
 
 /** The version a tenant may install: the platform's or its own; anything else is not a version it sees. */
@@ -128,6 +129,8 @@ export async function plan(
     );
   }
   await assertNotBlocked(tx, blockTarget(version));
+  // A save staying on its version is not gated: the install runs it already.
+  if (current.version?.id !== version.id) assertProvenanceAllows(ctx.settings.signatures ?? 'off', version);
   if (autoUpgrade === 'compatible') {
     if (version.publisher !== 'platform') {
       throw validationError(

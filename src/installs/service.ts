@@ -31,6 +31,8 @@ export const RESERVED_INSTALL_NAMES: readonly string[] = ['approvals', 'health',
 
 export interface InstallSettings extends ViewSettings {
   hostRules: HostRuleOptions;
+  /** APP_SIGNATURES: under required a tenant's version installs only with a trusted signer. */
+  signatures?: 'off' | 'optional' | 'required';
   /** SECRET_STORE_KEY; null: secrets can be neither stored nor removed (503 secret_store_unavailable). */
   secretStoreKey: Buffer | null;
   /** APP_CACHE_ENTRIES and APP_CACHE_TOTAL_BYTES. */

@@ -33,12 +33,13 @@ export function blockText(block: { scope: string; reason: string } | null): stri
   return block ? `${block.scope}: ${block.reason}` : '-';
 }
 
-/** Provenance: `-` when none (always, until provenance lands), else its kind, signer and trust. */
-export function provenanceText(provenance: Record<string, unknown> | null, signer: string | null): string {
+/** Provenance: `-` when none, else its kind, signer and trust. */
+export function provenanceText(
+  provenance: { kind: string; trusted: boolean } | null,
+  signer: string | null,
+): string {
   if (!provenance) return '-';
-  const kind = typeof provenance.kind === 'string' ? provenance.kind : 'signed';
-  const trust = provenance.trusted === true ? 'trusted' : 'untrusted';
-  return `${kind} ${signer ?? '?'} (${trust})`;
+  return `${provenance.kind} ${signer ?? '?'} (${provenance.trusted ? 'trusted' : 'untrusted'})`;
 }
 
 /** A block's target: the module's hash, or the publisher's app. */

@@ -1,15 +1,20 @@
 // `ops platform`: the platform's versions outside a release (docs/operations.md "ops platform list",
 // "publish", "withdraw", "restore"). The changes live in src/catalogue/platform-versions.ts; this file
 // reads the command line and prints.
+import fs from 'node:fs/promises';
 import { type Command, Option } from 'commander';
 import {
   listPlatformVersions,
+  type PlatformModule,
   type PlatformVersion,
   publishPlatformVersion,
   restorePlatformVersion,
   withdrawPlatformVersion,
 } from '../catalogue/platform-versions.ts';
+import { loadRoots, verifiedRecord } from '../catalogue/provenance.ts';
 import { releaseManifest } from '../catalogue/release.ts';
+import { ApiError } from '../http/errors.ts';
+import { provenanceView, rootLoader } from '../provenance/index.ts';
 import { createModuleStorage } from '../storage/index.ts';
 import { nameAtVersion } from './args.ts';
 import { changeCommand, opsCommand, runs } from './commands.ts';
@@ -73,16 +78,20 @@ function storageOf(session: OpsSession) {
 }
 
 /**
- * --bundle: provenance of platform versions comes with provenance support. With APP_SIGNATURES off a
- * bundle is refused (signatures_off), as the api refuses one; otherwise the verification is not built yet.
+ * --bundle: the bundle verified against the module being published, as the api verifies one
+ * (docs/provenance.md); refused while APP_SIGNATURES is off (signatures_off).
  */
-function refuseBundle(session: OpsSession): never {
+async function bundleRecord(session: OpsSession, file: string, module: PlatformModule) {
   if (session.config.appSignatures === 'off')
     throw new OpsFailure('signatures_off', 'APP_SIGNATURES is off: this deployment takes no bundle');
-  throw new OpsFailure(
-    'provenance_unavailable',
-    'verifying a bundle for a platform version is not available yet: publish without --bundle',
-  );
+  let json: unknown;
+  try {
+    json = JSON.parse(await fs.readFile(file, 'utf8'));
+  } catch {
+    throw new ApiError('provenance_invalid', 'the bundle file is not JSON', { reason: 'malformed' });
+  }
+  const roots = await loadRoots(rootLoader(session.config.provenance));
+  return verifiedRecord(json, { module: module.bytes, sha256: module.sha256 }, roots);
 }
 
 function registerList(platform: Command, io: OpsIO) {
@@ -117,19 +126,26 @@ function registerPublish(platform: Command, io: OpsIO) {
       'a module file (as app build writes it), an app directory (holding assembly/index.ts), or - for standard input',
     )
     .option('--new-app', 'create the app: required when the platform has no version of it, refused otherwise')
-    .option('--bundle <file>', 'a signature or attestation bundle (refused while APP_SIGNATURES is off)')
+    .option(
+      '--bundle <file>',
+      'a Sigstore bundle proving the module (verified and recorded; refused while APP_SIGNATURES is off)',
+    )
     .action(
       runs<PublishOptions>(io, async (session, [argument], options) => {
-        if (options.bundle !== undefined) refuseBundle(session);
+        if (options.bundle !== undefined && session.config.appSignatures === 'off')
+          throw new OpsFailure('signatures_off', 'APP_SIGNATURES is off: this deployment takes no bundle');
         const storage = storageOf(session);
         try {
           const module = await inspectPlatformModule(await readModuleArgument(argument as string, io));
-          const version = await publishPlatformVersion({ database: session.database, storage }, module, {
-            by: options.by,
-            newApp: options.newApp === true,
-          });
+          const provenance =
+            options.bundle === undefined ? undefined : await bundleRecord(session, options.bundle, module);
+          const version = await publishPlatformVersion(
+            { database: session.database, storage },
+            { ...module, ...(provenance ? { provenance } : {}) },
+            { by: options.by, newApp: options.newApp === true },
+          );
           session.print(
-            { version },
+            provenance ? { version, provenance: provenanceView(provenance) } : { version },
             () => `published ${version.name}@${version.version}\n${versionRecord(version)}`,
           );
         } finally {

@@ -9,6 +9,7 @@ import { type Config, loadConfig } from '../config.ts';
 import { schemaBehind } from '../db/migrate.ts';
 import { type Database, openDatabase } from '../db/pool.ts';
 import { ApiError } from '../http/errors.ts';
+import { useTrustPolicy } from '../provenance/index.ts';
 import { json } from './output.ts';
 
 /** Where a command reads and writes: the process's own streams, or a test's. */
@@ -71,6 +72,8 @@ export async function withSession<T>(
   action: (session: OpsSession) => Promise<T>,
 ): Promise<T> {
   const config = loadConfig(io.env as NodeJS.ProcessEnv);
+  // Trust is shown as this run's settings compute it (the policy as read at start).
+  useTrustPolicy(config.provenance.signers);
   const handle = await openDatabaseAsFound(config);
   try {
     if (await schemaBehind(handle.url)) throw schemaBehindError();

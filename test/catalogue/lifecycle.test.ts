@@ -294,3 +294,18 @@ describe('reading', () => {
     expect(seen.items.map((x: { version: string }) => x.version)).toEqual(['1.0.0']);
   });
 });
+
+describe('provenance while APP_SIGNATURES is off (the default)', () => {
+  it('PUT …/provenance answers 404 signatures_off and records nothing', async () => {
+    const v = await uploaded('unsigned-deployment', 'plain', '1.0.0');
+    const token = await as('unsigned-deployment');
+    const error = await act.refused(v.id, 404, 'signatures_off', () =>
+      suite.platform.fetch(`/apps/plain/versions/${v.id}/provenance`, {
+        method: 'PUT',
+        token,
+        json: { mediaType: 'application/vnd.dev.sigstore.bundle.v0.3+json' },
+      }),
+    );
+    expect(error.message).toBe('APP_SIGNATURES is off: this deployment takes no bundle');
+  });
+});

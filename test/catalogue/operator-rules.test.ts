@@ -1,4 +1,5 @@
 // The pure rules of the operator's catalogue commands (src/catalogue/operator-rules.ts), as tables.
+
 import { describe, expect, it } from 'vitest';
 import {
   type BlockTargetRow,
@@ -11,6 +12,7 @@ import {
   scopeOf,
   signerOf,
 } from '../../src/catalogue/operator-rules.ts';
+import type { ProvenanceView } from '../../src/provenance/index.ts';
 
 const T1 = '11111111-1111-4111-8111-111111111111';
 const T2 = '22222222-2222-4222-8222-222222222222';
@@ -71,21 +73,35 @@ describe('covers', () => {
   ])('%j over %j: %s', (block, version, covered) => expect(covers(block, version)).toBe(covered));
 });
 
+const shown = (signer: ProvenanceView['signer'], trustedSigner: string | null): ProvenanceView => ({
+  kind: 'signature',
+  signer,
+  source: null,
+  transparencyLog: null,
+  signedAt: '2026-11-26T10:00:00.000Z',
+  trusted: trustedSigner !== null,
+  trustedSigner,
+});
+const keyless = {
+  kind: 'keyless',
+  issuer: 'https://token.actions.githubusercontent.com',
+  identity: 'https://github.com/acme/kyc/.github/workflows/release.yml@refs/heads/main',
+} as const;
+const key = { kind: 'key', keyId: 'sha256:ab12' } as const;
+
 describe('signerOf', () => {
   it.each([
     [null, null],
-    [{ kind: 'signature' }, null],
-    [{ signer: 'ci@acme' }, 'ci@acme'],
-    [{ signer: { name: 'Acme CI' } }, 'Acme CI'],
-    [{ signer: { identity: 'https://ci.acme/build' } }, 'https://ci.acme/build'],
-    [{ signer: { subject: 'repo:acme/kyc' } }, 'repo:acme/kyc'],
-    [{ signer: 42 }, null],
+    [shown(keyless, 'Acme CI'), 'Acme CI'],
+    [shown(key, 'release key'), 'release key'],
+    [shown(keyless, null), `${keyless.identity} (${keyless.issuer})`],
+    [shown(key, null), 'sha256:ab12'],
   ])('%j: %s', (provenance, signer) => expect(signerOf(provenance)).toBe(signer));
 });
 
 describe('provenanceMatches', () => {
-  const trusted = { kind: 'signature', signer: 'ci', trusted: true };
-  const untrusted = { kind: 'signature', signer: 'someone', trusted: false };
+  const trusted = shown(keyless, 'ci');
+  const untrusted = shown(key, null);
   it.each([
     [null, {}, true],
     [trusted, {}, true],
@@ -94,11 +110,11 @@ describe('provenanceMatches', () => {
     [null, { untrusted: true }, false],
     [trusted, { untrusted: true }, false],
     [untrusted, { untrusted: true }, true],
-    [{ signer: 'x' }, { untrusted: true }, true],
     [null, { signer: 'ci' }, false],
     [trusted, { signer: 'ci' }, true],
-    [untrusted, { signer: 'ci' }, false],
-    [untrusted, { untrusted: true, signer: 'someone' }, true],
+    [trusted, { signer: 'other' }, false],
+    [untrusted, { signer: 'sha256:ab12' }, false],
+    [untrusted, { untrusted: true, signer: 'ci' }, false],
     [trusted, { untrusted: true, signer: 'ci' }, false],
   ])('%j with %j: %s', (provenance, filter, kept) =>
     expect(provenanceMatches(provenance, filter)).toBe(kept));

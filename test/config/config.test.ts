@@ -234,6 +234,7 @@ describe('loadConfig with settings', () => {
       retention: { appCallbackDays: 30, submissionEventDays: 0, intervalMinutes: 15 },
       appReviewDefault: 'required',
       appSignatures: 'optional',
+      provenance: { signers: [], trustedRoots: null, tufCache: '/var/lib/platform/tuf-cache' },
       releaseIndex: path.join(CWD, 'release.json'),
       storage: {
         kind: 's3',

@@ -52,7 +52,7 @@ describe('provenanceText', () => {
     [null, null, '-'],
     [{ kind: 'signature', trusted: true }, 'ci', 'signature ci (trusted)'],
     [{ kind: 'attestation', trusted: false }, 'x', 'attestation x (untrusted)'],
-    [{ trusted: true }, null, 'signed ? (trusted)'],
+    [{ kind: 'signature', trusted: false }, null, 'signature ? (untrusted)'],
   ])('%j by %s: %s', (provenance, signer, text) => expect(provenanceText(provenance, signer)).toBe(text));
 });
 

@@ -1,10 +1,12 @@
 // `ops apps list` through the real command on the platform's database (docs/operations.md "ops apps
 // list"): every version of every publisher with its review, block, provenance and installs, as JSON and
 // as an aligned table, and each filter.
+
 import { eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { appVersions } from '../../src/catalogue/tables.ts';
 import { ok, type Version } from '../installs/support.ts';
+import { keylessPolicy, keylessRecord } from '../support/sigstore.ts';
 import { appsSuite, column } from './apps-support.ts';
 
 const suite = appsSuite();
@@ -20,8 +22,10 @@ interface Listed {
   [key: string]: unknown;
 }
 
+/** The policy every run reads: one keyless signer, named ci@list-a. */
+const env = { APP_TRUSTED_SIGNERS: keylessPolicy('ci@list-a', 'https://ci.list-a.test/**') };
 const list = async (...filters: string[]) =>
-  (await suite.json<{ items: Listed[] }>(['apps', 'list', ...filters])).items;
+  (await suite.json<{ items: Listed[] }>(['apps', 'list', ...filters], { env })).items;
 const names = (items: Listed[]) => items.map((v) => `${v.tenant ?? 'platform'}/${v.name}@${v.version}`);
 
 let l1: Version;
@@ -151,19 +155,19 @@ describe('filters', () => {
     const db = suite.platform.database.db;
     await db
       .update(appVersions)
-      .set({ provenance: { kind: 'signature', signer: 'ci@list-a', trusted: true } })
+      .set({ provenance: keylessRecord('https://ci.list-a.test/release/main') })
       .where(eq(appVersions.id, l2.id));
     await db
       .update(appVersions)
-      .set({ provenance: { kind: 'signature', signer: 'someone', trusted: false } })
+      .set({ provenance: keylessRecord('someone@list-a.test') })
       .where(eq(appVersions.id, draft.id));
     try {
       expect(names(await list('--signer', 'ci@list-a'))).toEqual(['list-a/lister@1.1.0']);
       expect(names(await list('--untrusted'))).toEqual(['list-a/lister@2.0.0']);
       expect(names(await list('--tenant', 'list-a', '--unsigned'))).toEqual(['list-a/lister@1.0.0']);
-      const human = await suite.run(['apps', 'list', '--tenant', 'list-a']);
+      const human = await suite.run(['apps', 'list', '--tenant', 'list-a'], { env });
       expect(column(human.stdout, 'PROVENANCE')).toEqual([
-        'signature someone (untrusted)',
+        'signature someone@list-a.test (https://issuer.test) (untrusted)',
         'signature ci@list-a (trusted)',
         '-',
       ]);

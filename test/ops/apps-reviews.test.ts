@@ -2,10 +2,12 @@
 // platform's database (docs/operations.md "ops apps review"): pending reviews oldest first, approving
 // publishes in the same transaction (refused when blocked, no longer uploaded or untrusted under
 // APP_SIGNATURES required), rejecting needs a comment, both trails and the tenant's notification.
+
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { appReviews, appVersions } from '../../src/catalogue/tables.ts';
 import { ok } from '../installs/support.ts';
+import { keylessPolicy, keylessRecord } from '../support/sigstore.ts';
 import { appsSuite, column, expectNoRawControls, HOSTILE, HOSTILE_ESCAPED } from './apps-support.ts';
 
 const suite = appsSuite();
@@ -180,7 +182,7 @@ describe('ops apps review approve', () => {
 
   it('under APP_SIGNATURES required, only a trusted signer’s version: exit 1, provenance_required', async () => {
     const version = await suite.underReview('rv-signed', 'signed-app');
-    const env = { APP_SIGNATURES: 'required' };
+    const env = { APP_SIGNATURES: 'required', APP_TRUSTED_SIGNERS: keylessPolicy('ci', 'ci@acme.test') };
     const unsigned = await suite.run(['apps', 'review', 'approve', version.id, '--by', 'olga', '--json'], {
       env,
     });
@@ -192,7 +194,7 @@ describe('ops apps review approve', () => {
     const db = suite.platform.database.db;
     await db
       .update(appVersions)
-      .set({ provenance: { kind: 'signature', signer: 'stranger', trusted: false } })
+      .set({ provenance: keylessRecord('stranger@acme.test') })
       .where(eq(appVersions.id, version.id));
     const untrusted = await suite.run(['apps', 'review', 'approve', version.id, '--by', 'olga', '--json'], {
       env,
@@ -201,7 +203,7 @@ describe('ops apps review approve', () => {
     expect((await reviewRow(version.id))?.status).toBe('pending');
     await db
       .update(appVersions)
-      .set({ provenance: { kind: 'signature', signer: 'ci', trusted: true } })
+      .set({ provenance: keylessRecord('ci@acme.test') })
       .where(eq(appVersions.id, version.id));
     await suite.json(['apps', 'review', 'approve', version.id, '--by', 'olga'], { env });
     expect((await reviewRow(version.id))?.status).toBe('approved');

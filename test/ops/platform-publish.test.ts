@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appBlocks, appVersions } from '../../src/catalogue/tables.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { RUNNER_TOKEN } from '../support/runner.ts';
+import { keylessPolicy, startLocalSigstore, TEST_ISSUER } from '../support/sigstore.ts';
 import { auditOf, type BuiltModule, builtModule, opsOn, platformRow } from './platform-support.ts';
 
 let platform: TestPlatform;
@@ -230,17 +231,65 @@ describe('ops platform publish', () => {
     });
   });
 
-  it('refuses --bundle: signatures_off while APP_SIGNATURES is off, else not available yet', async () => {
-    const bundle = await file(new TextEncoder().encode('{}'), 'bundle.json');
-    const next = await file((await builtModule('kyc-vendor', '3.0.0')).bytes);
-    await refused(['platform', 'publish', next, '--bundle', bundle, '--by', 'grace'], 'signatures_off');
-    await refused(
-      ['platform', 'publish', next, '--bundle', bundle, '--by', 'grace'],
-      'provenance_unavailable',
-      {
-        env: { APP_SIGNATURES: 'optional' },
-      },
-    );
+  it('--bundle: signatures_off while APP_SIGNATURES is off; else verified against the module and recorded', async () => {
+    const sigstore = await startLocalSigstore();
+    try {
+      const next = await builtModule('signed-vendor', '1.0.0');
+      const other = await builtModule('signed-vendor', '1.0.9');
+      const signed = await file(
+        new TextEncoder().encode(
+          JSON.stringify(await sigstore.keyless(next.bytes, { identity: 'ops@acme.test' })),
+        ),
+        'bundle.json',
+      );
+      const moduleFile = await file(next.bytes);
+      const argv = ['platform', 'publish', moduleFile, '--new-app', '--bundle', signed, '--by', 'grace'];
+      await refused(argv, 'signatures_off');
+      const env = {
+        APP_SIGNATURES: 'required',
+        APP_TRANSPARENCY_TRUSTED_ROOTS: sigstore.rootPath,
+        APP_TRUSTED_SIGNERS: keylessPolicy('platform-ops', 'ops@acme.test'),
+      };
+      const mismatch = await ops.run(
+        [
+          'platform',
+          'publish',
+          await file(other.bytes),
+          '--new-app',
+          '--bundle',
+          signed,
+          '--by',
+          'grace',
+          '--json',
+        ],
+        { env },
+      );
+      expect(mismatch.code).toBe(1);
+      expect(JSON.parse(mismatch.stderr).error).toMatchObject({
+        code: 'provenance_invalid',
+        details: { reason: 'digest_mismatch' },
+      });
+      expect(await platformRow(platform.database, 'signed-vendor', '1.0.9')).toBeUndefined();
+      await refused(argv, 'provenance_unavailable', {
+        env: { ...env, APP_TRANSPARENCY_TRUSTED_ROOTS: path.join(dir, 'no-such-root.json') },
+      });
+      const published = await ops.json<{ version: { id: string }; provenance: Record<string, unknown> }>(
+        argv,
+        {
+          env,
+        },
+      );
+      expect(published.provenance).toMatchObject({
+        kind: 'signature',
+        signer: { kind: 'keyless', issuer: TEST_ISSUER, identity: 'ops@acme.test' },
+        trusted: true,
+        trustedSigner: 'platform-ops',
+      });
+      const row = await platformRow(platform.database, 'signed-vendor', '1.0.0');
+      expect(row?.provenance).toMatchObject({ kind: 'signature', signer: { identity: 'ops@acme.test' } });
+    } finally {
+      await sigstore.close();
+    }
   });
 
   it('refuses when the deployment has no module storage (apps_unavailable)', async () => {

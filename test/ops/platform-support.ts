@@ -45,8 +45,10 @@ export function opsOn(platform: () => TestPlatform) {
   return {
     run: (argv: string[], options: { env?: Record<string, string>; stdin?: Buffer; tty?: boolean } = {}) =>
       ops(url(), argv, { ...options, env: env(options.env) }),
-    json: <T = Record<string, unknown>>(argv: string[], options: { stdin?: Buffer } = {}) =>
-      opsJson<T>(url(), argv, { ...options, env: env() }),
+    json: <T = Record<string, unknown>>(
+      argv: string[],
+      options: { stdin?: Buffer; env?: Record<string, string> } = {},
+    ) => opsJson<T>(url(), argv, { ...options, env: env(options.env) }),
   };
 }
 

@@ -1,0 +1,63 @@
+// What a version records of its bundle, and how it is shown with trust computed against the policy the
+// process read at start (docs/provenance.md "What is recorded and shown").
+import { type SignerRecord, type TrustedSigner, trustedSignerOf } from './policy.ts';
+
+/** The transparency-log entry a bundle carries: the log's id (hex), the entry's index and its time. */
+export interface LogEntryRecord {
+  logId: string;
+  logIndex: string;
+  integratedTime: string | null;
+}
+
+/** Stored in app_versions.provenance. Trust is never stored: the policy may change between starts. */
+export interface ProvenanceRecord {
+  kind: 'signature' | 'attestation';
+  signer: SignerRecord;
+  /** The source repository a keyless certificate names (Fulcio's extension), else null. */
+  source: string | null;
+  transparencyLog: LogEntryRecord | null;
+  /** The earliest verified time: a log entry's integrated time or an RFC 3161 timestamp. */
+  signedAt: string | null;
+}
+
+export type ProvenanceView = ProvenanceRecord & { trusted: boolean; trustedSigner: string | null };
+
+/**
+ * The policy every view computes trust with: set once when a process reads its settings (the api at
+ * start, an `ops` command per run), so trust is computed as at start wherever shown.
+ */
+let policy: readonly TrustedSigner[] = [];
+
+export function useTrustPolicy(signers: readonly TrustedSigner[]): void {
+  policy = signers;
+}
+
+export const trustPolicy = (): readonly TrustedSigner[] => policy;
+
+/** A stored record read back: null for anything not shaped as one (rows from before provenance). */
+export function asRecord(value: unknown): ProvenanceRecord | null {
+  if (typeof value !== 'object' || value === null) return null;
+  const record = value as Partial<ProvenanceRecord>;
+  if (record.kind !== 'signature' && record.kind !== 'attestation') return null;
+  if (typeof record.signer !== 'object' || record.signer === null) return null;
+  return record as ProvenanceRecord;
+}
+
+/** A record as shown, with trust against the given policy (the process's by default). */
+export function provenanceView(
+  value: unknown,
+  signers: readonly TrustedSigner[] = policy,
+): ProvenanceView | null {
+  const record = asRecord(value);
+  if (record === null) return null;
+  const entry = trustedSignerOf(record.signer, signers);
+  return {
+    kind: record.kind,
+    signer: record.signer,
+    source: record.source ?? null,
+    transparencyLog: record.transparencyLog ?? null,
+    signedAt: record.signedAt ?? null,
+    trusted: entry !== null,
+    trustedSigner: entry?.name ?? null,
+  };
+}
