@@ -18,6 +18,7 @@ const FRONT_DOORS = [
   { folder: 'src/outbound-webhooks', door: 'src/outbound-webhooks/index.ts' },
   { folder: 'src/upgrades', door: 'src/upgrades/index.ts' },
   { folder: 'src/telemetry', door: 'src/telemetry/index.ts' },
+  { folder: 'src/provenance', door: 'src/provenance/index.ts' },
 ];
 
 /**
