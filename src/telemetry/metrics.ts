@@ -110,19 +110,16 @@ export function recordAiRequest(durationMs: number, tokens: number): void {
 }
 
 /** Runs `work` counted in service.app.calls.in_flight while it runs. */
-export async function inFlight<T>(work: () => Promise<T>): Promise<T> {
-  const gauge = updown('service.app.calls.in_flight');
-  gauge.add(1);
-  try {
-    return await work();
-  } finally {
-    gauge.add(-1);
-  }
-}
+export const inFlight = <T>(work: () => Promise<T>): Promise<T> =>
+  countedWhile('service.app.calls.in_flight', work);
 
 /** Runs `work` (a run's workflow) counted in service.workflow.run.active while it runs. */
-export async function activeRun<T>(work: () => Promise<T>): Promise<T> {
-  const gauge = updown('service.workflow.run.active');
+export const activeRun = <T>(work: () => Promise<T>): Promise<T> =>
+  countedWhile('service.workflow.run.active', work);
+
+/** Runs `work` with the up-down counter `name` one higher while it runs. */
+async function countedWhile<T>(name: ServiceMetricName, work: () => Promise<T>): Promise<T> {
+  const gauge = updown(name);
   gauge.add(1);
   try {
     return await work();

@@ -7,25 +7,11 @@ import { BIN, baseEnv, children, collect, ROOT } from '../support/processes.ts';
 /** `platform start --role worker` with `env`; resolves once its /healthz answers 200. */
 export async function startWorkerProcess(env: Record<string, string>): Promise<ChildProcess> {
   const healthPort = await freePort();
-  const child = spawn(process.execPath, [BIN, 'start', '--role', 'worker'], {
-    cwd: ROOT,
-    detached: true,
-    env: baseEnv({ ...env, WORKER_HEALTH_PORT: String(healthPort), HOST: '127.0.0.1' }),
-  });
-  children.add(child);
-  const { exited, err } = collect(child);
-  let gone = false;
-  void exited.then(() => {
-    gone = true;
-  });
-  const giveUpAt = Date.now() + 90_000;
-  for (;;) {
-    if (gone) throw new Error(`the worker exited before it was healthy:\n${err()}`);
-    const health = await fetch(`http://127.0.0.1:${healthPort}/healthz`).catch(() => null);
-    if (health?.status === 200) return child;
-    if (Date.now() > giveUpAt) throw new Error(`the worker was not healthy in 90 s:\n${err()}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  return startRole(
+    'worker',
+    { ...env, WORKER_HEALTH_PORT: String(healthPort) },
+    `http://127.0.0.1:${healthPort}/healthz`,
+  );
 }
 
 /**
@@ -34,17 +20,27 @@ export async function startWorkerProcess(env: Record<string, string>): Promise<C
  * and automatic-upgrade sweep.
  */
 export async function startApiProcess(env: Record<string, string>, port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [BIN, 'start', '--role', 'api'], {
+  const apiEnv = {
+    API_RATE_LIMIT_PER_MINUTE: '0',
+    ...env,
+    PORT: String(port),
+    // A test whose runner is another process gives the port that runner fetches modules from.
+    API_INTERNAL_PORT: env.API_INTERNAL_PORT ?? String(await freePort()),
+  };
+  return startRole('api', apiEnv, `http://127.0.0.1:${port}/health`);
+}
+
+/** `platform start --role runner` with `env` on `port`; resolves once its /health answers 200. */
+export function startRunnerRole(env: Record<string, string>, port: number): Promise<ChildProcess> {
+  return startRole('runner', { ...env, RUNNER_PORT: String(port) }, `http://127.0.0.1:${port}/health`);
+}
+
+/** `platform start --role <role>` on loopback with `env`; resolves once `health` answers 200. */
+async function startRole(role: string, env: Record<string, string>, health: string): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [BIN, 'start', '--role', role], {
     cwd: ROOT,
     detached: true,
-    env: baseEnv({
-      API_RATE_LIMIT_PER_MINUTE: '0',
-      ...env,
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      // A test whose runner is another process gives the port that runner fetches modules from.
-      API_INTERNAL_PORT: env.API_INTERNAL_PORT ?? String(await freePort()),
-    }),
+    env: baseEnv({ ...env, HOST: '127.0.0.1' }),
   });
   children.add(child);
   const { exited, err } = collect(child);
@@ -53,11 +49,11 @@ export async function startApiProcess(env: Record<string, string>, port: number)
     gone = true;
   });
   await until(
-    'the api’s health',
+    `the ${role}’s health`,
     async () => {
-      if (gone) throw new Error(`the api exited before it was healthy:\n${err()}`);
-      const health = await fetch(`http://127.0.0.1:${port}/health`).catch(() => null);
-      return health?.status === 200 ? true : null;
+      if (gone) throw new Error(`the ${role} exited before it was healthy:\n${err()}`);
+      const answer = await fetch(health).catch(() => null);
+      return answer?.status === 200 ? true : null;
     },
     90_000,
   );

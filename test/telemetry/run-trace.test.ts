@@ -7,7 +7,6 @@
 // on its database spans, the worker (default) none; and no span or metric holds the vendor's address, the
 // endpoint's, the install's secret or the applicant's data. Deliveries carry no trace context.
 import type { ChildProcess } from 'node:child_process';
-import { spawn } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type CryptoKey, exportJWK, generateKeyPair } from 'jose';
@@ -17,20 +16,11 @@ import { type Database, openDatabase } from '../../src/db/pool.ts';
 import { ensureTenant } from '../../src/tenants/service.ts';
 import { signToken } from '../auth/sign.ts';
 import { type Receiver, startReceiver } from '../outbound-webhooks/receiver.ts';
-import { startApiProcess, startWorkerProcess, until } from '../runs/worker-process.ts';
+import { startApiProcess, startRunnerRole, startWorkerProcess, until } from '../runs/worker-process.ts';
 import { createTestDatabase } from '../support/database.ts';
 import { freePort } from '../support/free-port.ts';
 import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from '../support/otlp-receiver.ts';
-import {
-  BIN,
-  baseEnv,
-  children,
-  cleanUpProcesses,
-  collect,
-  ROOT,
-  removeTempDirs,
-  tempDir,
-} from '../support/processes.ts';
+import { cleanUpProcesses, removeTempDirs, tempDir } from '../support/processes.ts';
 
 const SLOW = 240_000;
 const SECRET = 'sk-trace-secret-5f0c1d';
@@ -92,7 +82,7 @@ async function startProcesses(databaseUrl: string): Promise<void> {
     OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
     OTEL_TRACES_SAMPLER: 'always_on',
   };
-  processes.runner = await startRunnerProcess(
+  processes.runner = await startRunnerRole(
     {
       ...shared,
       API_INTERNAL_URL: `http://127.0.0.1:${internalPort}`,
@@ -122,31 +112,6 @@ async function startProcesses(databaseUrl: string): Promise<void> {
 }
 
 let apiUrl = '';
-
-/** `platform start --role runner` on `port`; resolves once its /health answers 200. */
-async function startRunnerProcess(env: Record<string, string>, port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [BIN, 'start', '--role', 'runner'], {
-    cwd: ROOT,
-    detached: true,
-    env: baseEnv({ ...env, HOST: '127.0.0.1', RUNNER_PORT: String(port) }),
-  });
-  children.add(child);
-  const { exited, err } = collect(child);
-  let gone = false;
-  void exited.then(() => {
-    gone = true;
-  });
-  await until(
-    'the runner’s health',
-    async () => {
-      if (gone) throw new Error(`the runner exited before it was healthy:\n${err()}`);
-      const health = await fetch(`http://127.0.0.1:${port}/health`).catch(() => null);
-      return health?.status === 200 ? true : null;
-    },
-    90_000,
-  );
-  return child;
-}
 
 /** A SIGTERM, and the process's exit: it stops its parts, telemetry last, flushing spans and metrics. */
 async function stop(child: ChildProcess | null): Promise<void> {
