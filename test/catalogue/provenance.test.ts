@@ -5,6 +5,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appVersions } from '../../src/catalogue/tables.ts';
 import { capMemory } from '../../src/module/index.ts';
+import { tenants } from '../../src/tenants/tables.ts';
 import { expectError } from '../http/expect.ts';
 import { publishPlatformApp } from '../installs/support.ts';
 import {
@@ -200,6 +201,34 @@ describe('PUT /apps/:name/versions/:id/provenance', () => {
     const published = await act.refused(v.id, 409, 'provenance_locked', () => attach('prov-f', v, bundle));
     expect(published.details).toEqual({ reason: 'published' });
   });
+
+  it('a version under the operator’s pending review or withdrawn: 409 provenance_locked', async () => {
+    const reviewed = await upload('prov-g', 'reviewed-app');
+    const bundle = await sigstore.keyless(reviewed.bytes, { identity: ACME });
+    expect((await attach('prov-g', reviewed, bundle)).status).toBe(200);
+    await platform.database.db
+      .update(tenants)
+      .set({ appReview: 'required' })
+      .where(eq(tenants.name, 'prov-g'));
+    const held = await act.post(`/apps/reviewed-app/versions/${reviewed.id}/publish`, await act.as('prov-g'));
+    expect(held.status).toBe(202);
+    const pending = await act.refused(reviewed.id, 409, 'provenance_locked', () =>
+      attach('prov-g', reviewed, bundle),
+    );
+    expect(pending.details).toEqual({ reason: 'review_pending' });
+
+    const gone = await upload('prov-h', 'withdrawn-app');
+    const withdrawn = await platform.fetch(`/apps/withdrawn-app/versions/${gone.id}`, {
+      method: 'DELETE',
+      token: await act.as('prov-h'),
+    });
+    expect(withdrawn.status).toBe(200);
+    const signed = await sigstore.keyless(gone.bytes, { identity: ACME });
+    const refused = await act.refused(gone.id, 409, 'provenance_locked', () =>
+      attach('prov-h', gone, signed),
+    );
+    expect(refused.details).toEqual({ reason: 'withdrawn' });
+  });
 });
 
 describe('APP_SIGNATURES required', () => {
@@ -271,4 +300,35 @@ describe('APP_SIGNATURES required', () => {
     const created = await install(platformIds.get('1.0.0') as string, 'platform-one');
     expect(created.status).toBe(201);
   });
+});
+
+describe('a trusted root that cannot be loaded', () => {
+  it('PUT answers 503 provenance_unavailable and records nothing', async () => {
+    const broken = await startCataloguePlatform({
+      APP_SIGNATURES: 'optional',
+      APP_TRANSPARENCY_TRUSTED_ROOTS: '/nonexistent/trusted-root.json',
+    });
+    try {
+      const capped = capMemory(await appModule('rootless-app', '1.0.0'), 64);
+      if (!capped.ok) throw new Error(capped.message);
+      const token = await broken.token({ tenant: 'prov-root', user: 'ada', roles: ['admin'] });
+      const uploaded = await broken.upload(capped.bytes, token);
+      expect(uploaded.status).toBe(201);
+      const v = (await uploaded.json()) as { id: string };
+      const bundle = await sigstore.keyless(capped.bytes, { identity: ACME });
+      const response = await broken.fetch(`/apps/rootless-app/versions/${v.id}/provenance`, {
+        method: 'PUT',
+        token,
+        json: bundle,
+      });
+      await expectError(response, 503, 'provenance_unavailable');
+      const [row] = await broken.database.db
+        .select({ provenance: appVersions.provenance })
+        .from(appVersions)
+        .where(eq(appVersions.id, v.id));
+      expect(row?.provenance).toBeNull();
+    } finally {
+      await broken.close();
+    }
+  }, 120_000);
 });
