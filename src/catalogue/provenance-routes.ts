@@ -6,6 +6,7 @@ import type { Database } from '../db/pool.ts';
 import { principalOf } from '../http/auth.ts';
 import { ApiError } from '../http/errors.ts';
 import { errors } from '../http/responses.ts';
+import { depthRefusal, unstorableRefusal } from '../http/server.ts';
 import type { RootLoader } from '../provenance/index.ts';
 import type { ModuleStorage } from '../storage/module-storage.ts';
 import { attachProvenance } from './provenance.ts';
@@ -41,12 +42,18 @@ export function provenanceRoutes(deps: ProvenanceRouteDeps): FastifyPluginAsyncT
     app.addContentTypeParser(
       BUNDLE_TYPES,
       { parseAs: 'string', bodyLimit: MAX_BUNDLE_BYTES },
-      (request, body, done) =>
-        parse(request, String(body), (error, json) =>
-          error
-            ? done(new ApiError('provenance_invalid', 'the body is not JSON', { reason: 'malformed' }))
-            : done(null, json),
-        ),
+      (request, body, done) => {
+        // As every JSON body: too deep, or holding text PostgreSQL cannot store, is refused before any handler.
+        const text = String(body);
+        const tooDeep = depthRefusal(text);
+        if (tooDeep) return done(tooDeep);
+        parse(request, text, (error, json) => {
+          if (error)
+            return done(new ApiError('provenance_invalid', 'the body is not JSON', { reason: 'malformed' }));
+          const unstorable = unstorableRefusal(text, json);
+          return unstorable ? done(unstorable) : done(null, json);
+        });
+      },
     );
 
     app.put(

@@ -123,20 +123,30 @@ function installJsonParser(app: FastifyInstance, refusesUnstorable: boolean): vo
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = String(body);
     if (text.trim() === '') return done(null, undefined);
-    const pointer = depthExcess(text);
-    if (pointer !== null)
-      return done(validationError([{ path: pointer, message: depthMessage() }]), undefined);
+    const tooDeep = depthRefusal(text);
+    if (tooDeep) return done(tooDeep, undefined);
     parse(request, text, (error, json) => {
       const place = error ? jsonErrorPlace(text) : null;
       if (place === null) {
-        const checked = !error && refusesUnstorable && mayHoldUnstorable(text);
-        const issues = checked ? unstorableIssues(json, 'body') : [];
-        return issues.length > 0 ? done(validationError(issues), undefined) : done(error, json);
+        const unstorable = !error && refusesUnstorable ? unstorableRefusal(text, json) : null;
+        return unstorable ? done(unstorable, undefined) : done(error, json);
       }
       const message = `body is not valid JSON ${place}`;
       done(validationError([{ path: '/', message }], message), undefined);
     });
   });
+}
+
+/** A JSON text nested deeper than MAX_JSON_DEPTH, refused (400 at its place) before it is parsed; else null. */
+export function depthRefusal(text: string): ApiError | null {
+  const pointer = depthExcess(text);
+  return pointer === null ? null : validationError([{ path: pointer, message: depthMessage() }]);
+}
+
+/** A parsed body holding U+0000 or a lone surrogate, refused (400 at each place); else null. */
+export function unstorableRefusal(text: string, json: unknown): ApiError | null {
+  const issues = mayHoldUnstorable(text) ? unstorableIssues(json, 'body') : [];
+  return issues.length > 0 ? validationError(issues) : null;
 }
 
 function installConventions(app: FastifyInstance): void {
