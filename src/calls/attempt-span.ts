@@ -2,7 +2,7 @@
 // app rule, a fallback, a test call): the app, the install's id, the action, the attempt's number, its call
 // id and idempotency key, and how it came out. Never its input, output, config or secrets.
 import { type Attributes, inSpan, type Span, SpanKind, SpanStatusCode } from '../telemetry/index.ts';
-import type { AttemptCall, AttemptOptions, AttemptOutcome } from './attempt.ts';
+import type { AttemptCall, AttemptOptions, AttemptOutcome } from './attempt-contract.ts';
 
 /** The attributes an attempt's span starts with (the call id comes once the call is made). Pure. */
 export function attemptAttributes(call: AttemptCall, options: AttemptOptions): Attributes {

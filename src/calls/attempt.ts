@@ -18,16 +18,13 @@
 // before step 4, recorded nowhere. A call no runner took (busy, not_sent) is recorded nowhere either: it
 // ran nothing, and a step's or rule's call waits for capacity and sends it again (runs/app-call.ts).
 import { randomUUID } from 'node:crypto';
-import type { Actor } from '../audit/trail.ts';
 import { signCallToken } from '../auth/call-token.ts';
 import type { Config } from '../config.ts';
 import { OUTAGE_POLICY, type OutagePolicy, whileDatabaseDown } from '../db/outage.ts';
 import type { Database, Tx } from '../db/pool.ts';
 import { ApiError } from '../http/errors.ts';
 import {
-  type CircuitCount,
   type CircuitGate,
-  type CircuitRead,
   type CircuitSettings,
   circuitOpen,
   claimTrial,
@@ -39,11 +36,11 @@ import {
   readsDocuments,
   settingsInForce,
   storeCacheChanges,
-  type VersionRow,
 } from '../installs/index.ts';
 import { type LogLine, noUsage, type RunnerClient, type Usage } from '../runner/index.ts';
 import type { Span } from '../telemetry/index.ts';
 import { type Admitted, admit } from './admission.ts';
+import type { AttemptCall, AttemptOptions, AttemptOutcome } from './attempt-contract.ts';
 import { noteAttempt } from './attempt-metrics.ts';
 import { inAttemptSpan } from './attempt-span.ts';
 import { attemptTimeMs, deadlineReached } from './attempt-time.ts';
@@ -107,78 +104,7 @@ export function attemptDepsOf(config: Config, database: Database, runner: Runner
   };
 }
 
-export interface AttemptCall {
-  install: InstallRow;
-  /** The name the call used (the install's name or a kept alias); absent: the install's name. */
-  calledAs?: string;
-  version: VersionRow;
-  action: string;
-  input: unknown;
-  /** The mapping a step's or rule's input was built with: admission checks it against `mappable`. */
-  inputMapping?: Record<string, string>;
-  idempotencyKey: string | null;
-  subjectId: string | null;
-  /** The install's webhook URL, handed to the module for an asynchronous action's vendor. */
-  callbackUrl: string | null;
-  /** Whether the caller may have the call read documents (a test call: the caller holds documents:read). */
-  mayReadDocuments: boolean;
-  /**
-   * Epoch ms by which the step or rule evaluation must end: the attempt gets the action's timeoutMs, cut
-   * to the time left, and is not started with less than the minimum (attempt-time.ts). Absent (a test
-   * call): the action's timeoutMs.
-   */
-  deadline?: number;
-  /** A block's reason (null: none) as read with the install (resolveCall); absent: admission reads it. */
-  blockReason?: string | null;
-  /** The install's circuit as read with it (resolveCall); absent: step 2 reads it. */
-  circuit?: CircuitRead;
-}
-
-export interface AttemptOptions {
-  /** False for a test call, which runs enabled or not. */
-  requireEnabled: boolean;
-  /** Who the audit trail names for a quota's first refusal. */
-  actor?: Actor;
-  requestId?: string | null;
-  /** Steps, rules and fallbacks go through the install's circuit; test calls do not. */
-  circuit?: boolean;
-  /**
-   * Record the attempt (steps, rules and fallbacks; never test calls): an admission refusal, or what
-   * the runner made of it, written with its metering in one transaction.
-   */
-  record?: InvocationContext;
-  /**
-   * A recorded attempt of an asynchronous action that answered pending: opens its vendor session in the
-   * transaction of its record and metering (a run's step: the run then waits, runs/waits.ts). An error
-   * (the external id is another session's) makes the attempt that error, uncharged.
-   */
-  openSession?: (tx: Tx, pending: PendingStart) => Promise<{ sessionId: string } | { error: AttemptError }>;
-}
-
-/** What a pending answer started, for its session. */
-export interface PendingStart {
-  install: InstallRow;
-  version: VersionRow;
-  action: string;
-  externalId: string;
-  /** The wait asked for, never longer than the action declares (outcome.ts). */
-  callbackTimeoutSeconds: number;
-}
-
-export interface AttemptOutcome extends AttemptResult {
-  callId: string;
-  durationMs: number;
-  usage: Usage;
-  logs: LogLine[];
-  /** Whether the module ran, or may have: such an attempt is a call of its install, metered. */
-  ran: boolean;
-  /** How the attempt counts for the circuit (an outage is also what lets a fallback take the call). */
-  counted: CircuitCount;
-  /** The invocation record's id, when the attempt was recorded. */
-  invocationId?: string;
-  /** The vendor session a pending answer opened (options.openSession). */
-  sessionId?: string;
-}
+export type { AttemptCall, AttemptOptions, AttemptOutcome, PendingStart } from './attempt-contract.ts';
 
 /** One attempt, as the `app.invoke` span of the caller's trace (attempt-span.ts). */
 export const runAttempt = (deps: AttemptDeps, call: AttemptCall, options: AttemptOptions) =>
