@@ -10,7 +10,7 @@
 // it with a run that asks for a short one. Every wait polls the run; nothing sleeps.
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { cleanUpProcesses, removeTempDirs } from '../support/processes.ts';
-import { installIdv } from './idv-install.ts';
+import { installIdv, KYC_WORKFLOW } from './idv-install.ts';
 import { type Answer, answer, type ReadmeStack, startReadmeStack } from './readme-stack.ts';
 
 const SLOW = 240_000;
@@ -93,26 +93,7 @@ describe('README: try an asynchronous verification (identity-verification agains
         client.POST('/workflow-definitions', {
           body: {
             key: 'kyc',
-            body: {
-              steps: [
-                {
-                  id: 'verify',
-                  type: 'call_app',
-                  install: 'idv',
-                  action: 'start_verification',
-                  inputMapping: { firstName: 'applicant.firstName', lastName: 'applicant.lastName' },
-                  outputKey: 'verification',
-                },
-                {
-                  id: 'decide',
-                  type: 'decide',
-                  branches: [
-                    { when: { path: 'verification.decision', equals: 'approved' }, outcome: 'approve' },
-                  ],
-                  otherwise: 'decline',
-                },
-              ],
-            },
+            body: KYC_WORKFLOW,
           },
         }),
       );

@@ -4,6 +4,31 @@
 import { expect } from 'vitest';
 import { type Answer, answer, type ReadmeStack } from './readme-stack.ts';
 
+/** The README's workflow step starting a verification on `idv` with the applicant's names. */
+export const VERIFY_STEP = {
+  id: 'verify',
+  type: 'call_app' as const,
+  install: 'idv',
+  action: 'start_verification',
+  inputMapping: { firstName: 'applicant.firstName', lastName: 'applicant.lastName' },
+  outputKey: 'verification',
+};
+
+/** The README's `kyc` workflow: verify, then approve on the vendor's approval, else decline. */
+export const KYC_WORKFLOW = {
+  steps: [
+    VERIFY_STEP,
+    {
+      id: 'decide',
+      type: 'decide' as const,
+      branches: [
+        { when: { path: 'verification.decision', equals: 'approved' }, outcome: 'approve' as const },
+      ],
+      otherwise: 'decline' as const,
+    },
+  ],
+};
+
 const ok = (reply: Answer, status = 200) => expect(reply.status, reply.text).toBe(status);
 
 export async function installIdv(

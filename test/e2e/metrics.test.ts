@@ -15,7 +15,7 @@ import { prometheusName, SERVICE_METRICS } from '../../src/telemetry/catalogue.t
 import { freePort } from '../support/free-port.ts';
 import { startOtlpReceiver } from '../support/otlp-receiver.ts';
 import { cleanUpProcesses, removeTempDirs } from '../support/processes.ts';
-import { installIdv } from './idv-install.ts';
+import { installIdv, KYC_WORKFLOW } from './idv-install.ts';
 import { type ReadmeStack, startReadmeStack } from './readme-stack.ts';
 
 afterEach(cleanUpProcesses);
@@ -216,24 +216,7 @@ it('exposes every service metric with its labels and no id, on /metrics, port + 
     await ok(
       call('POST', '/workflow-definitions', {
         key: 'kyc',
-        body: {
-          steps: [
-            {
-              id: 'verify',
-              type: 'call_app',
-              install: 'idv',
-              action: 'start_verification',
-              inputMapping: { firstName: 'applicant.firstName', lastName: 'applicant.lastName' },
-              outputKey: 'verification',
-            },
-            {
-              id: 'decide',
-              type: 'decide',
-              branches: [{ when: { path: 'verification.decision', equals: 'approved' }, outcome: 'approve' }],
-              otherwise: 'decline',
-            },
-          ],
-        },
+        body: KYC_WORKFLOW,
       }),
       201,
     );

@@ -7,7 +7,7 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { freePort } from '../support/free-port.ts';
 import { cleanUpProcesses, removeTempDirs } from '../support/processes.ts';
-import { installIdv } from './idv-install.ts';
+import { installIdv, VERIFY_STEP } from './idv-install.ts';
 import { type Answer, answer, type ReadmeStack, startReadmeStack } from './readme-stack.ts';
 
 const SLOW = 240_000;
@@ -118,18 +118,7 @@ describe('the operator blocks and unblocks a module through `npx ops` on the run
           client.POST('/workflow-definitions', {
             body: {
               key: 'kyc',
-              body: {
-                steps: [
-                  {
-                    id: 'verify',
-                    type: 'call_app',
-                    install: 'idv',
-                    action: 'start_verification',
-                    inputMapping: { firstName: 'applicant.firstName', lastName: 'applicant.lastName' },
-                    outputKey: 'verification',
-                  },
-                ],
-              },
+              body: { steps: [VERIFY_STEP] },
             },
           }),
         ),
