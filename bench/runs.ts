@@ -1,5 +1,6 @@
-// Runs benchmark (issue 12): what the platform adds around an app call made by a workflow run or a rule
-// set. The release's http-connector against a loopback vendor double; side by side, IN_FLIGHT at once:
+// Runs benchmark (issues 12 and 32): what the platform adds around an app call made by a workflow run or a
+// rule set. The release's http-connector against a loopback vendor double; side by side, IN_FLIGHT at once:
+//   0. a bare DBOS workflow of a run's shape (bare-workflow.ts): the engine's and the runner's floor;
 //   1. the runner alone: POST /v1/invoke through the runner client, the body runAttempt sends;
 //   2. POST /app-installs/vendor/test: one call through the attempt pipeline, from the api;
 //   3. single-step runs: POST /workflow-runs of a published workflow with one call_app step, timed to
@@ -14,7 +15,7 @@
 // machine was busy shows itself; and the SQL statements a row sent (every pg client of this process,
 // DBOS's included, the poller's not) and the database's committed transactions (pg_stat_database,
 // polling included). BENCH_CALL_MODE=inline (the default) or queue (a child workflow on the apps queue);
-// BENCH_ONLY=runner,test,runs,evaluate picks rows (e.g. BENCH_ONLY=runs under --cpu-prof). The api,
+// BENCH_ONLY=runner,bare,test,runs,evaluate,fallback,telemetry picks rows (e.g. BENCH_ONLY=runs under --cpu-prof). The api,
 // worker (DBOS) and runner run in this process on embedded PostgreSQL. Prints figures; never asserts
 // timings and is never part of the tests.
 import { randomUUID } from 'node:crypto';
@@ -30,8 +31,10 @@ import type { DefinitionBody } from '../src/runs/model.ts';
 import { definitions, definitionVersions, workflowRuns } from '../src/runs/tables.ts';
 import { registerRunWorkflows } from '../src/runs/workflows.ts';
 import { startWorker } from '../src/worker/index.ts';
+import { bareWorkflow, registerBareWorkflow } from './bare-workflow.ts';
+import { printRunsReport, type Row } from './runs-report.ts';
 import { BENCH_RUNNER_TOKEN, benchAdmin, startBenchStack, withBenchDatabase } from './support.ts';
-import { freePortPair, telemetryGoalLine, telemetrySwitch } from './telemetry-switch.ts';
+import { freePortPair, telemetrySwitch } from './telemetry-switch.ts';
 import { countStatements, postmasterOf, startMeter, statementTally, type Usage } from './usage.ts';
 
 const COUNT = Number(process.env.BENCH_RUNS ?? 400);
@@ -39,8 +42,9 @@ const IN_FLIGHT = Number(process.env.BENCH_IN_FLIGHT ?? 16);
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 2));
 const POLL_MS = Number(process.env.BENCH_POLL_MS ?? 10);
 const MODE = process.env.BENCH_CALL_MODE === 'queue' ? 'queue' : 'inline';
-const ONLY = new Set((process.env.BENCH_ONLY ?? 'runner,test,runs,evaluate,fallback,telemetry').split(','));
-const GOAL_RUNS_A_SECOND = 100;
+const ONLY = new Set(
+  (process.env.BENCH_ONLY ?? 'runner,bare,test,runs,evaluate,fallback,telemetry').split(','),
+);
 const POLLER = 'bench-poller';
 // BENCH_SQL=1 also tallies the statements by text (the last row's), printed per operation.
 const TALLY = process.env.BENCH_SQL === '1';
@@ -50,23 +54,6 @@ const APP_RULES = 3;
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON answers, read field by field
 type Json = any;
-
-const quantile = (sorted: number[], q: number) =>
-  sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
-
-interface Row {
-  name: string;
-  key: string;
-  /** Runner calls one operation makes (to compare its latency with the runner alone's). */
-  calls: number;
-  once: () => Promise<void>;
-  latencies: number[];
-  seconds: number;
-  usage: Usage;
-  loads: number[];
-  /** Run with telemetry on (telemetry-switch.ts); the other rows run with it off. */
-  telemetry: boolean;
-}
 
 async function main() {
   await withBenchDatabase('apps-platform-bench-runs-', async ({ dir, url, closers }) => {
@@ -84,6 +71,8 @@ async function main() {
       APP_RUNNER_TENANT_CONCURRENCY: String(IN_FLIGHT),
     });
     const client = createRunnerClient({ baseUrl: runner.url, token: BENCH_RUNNER_TOKEN });
+    // The runner call a run's attempt sends (row 1); the bare workflow's step sends it too.
+    let runnerAlone = async () => {};
     closers.unshift(() => client.close());
     // DBOS decides at launch whether it traces, and with tracing on it needs the context manager the SDK
     // installs: telemetry is on while the worker launches, then off until its row.
@@ -98,7 +87,8 @@ async function main() {
       appsPerTenant: IN_FLIGHT,
       // Read once, at launch: while telemetry is off, DBOS's spans go to the API's no-op tracer.
       tracing: ONLY.has('telemetry'),
-      registerWorkflows: () =>
+      registerWorkflows: () => {
+        registerBareWorkflow(database, () => runnerAlone());
         registerRunWorkflows({
           database,
           logger: silent,
@@ -112,10 +102,13 @@ async function main() {
             callTokenSecret: null,
             circuitDefaults: config.circuit,
           },
-        }),
+        });
+      },
     });
     closers.unshift(() => worker.close());
     await switcher.off();
+    const bare = await bareWorkflow(database, pollerDb, url);
+    closers.unshift(() => bare.close());
     const vendor = await startEchoVendor(0);
     closers.unshift(() => vendor.close());
 
@@ -213,7 +206,7 @@ async function main() {
     const action = (version.actions as { name: string; timeoutMs: number }[]).find(
       (a) => a.name === 'request',
     );
-    const runnerAlone = async () => {
+    runnerAlone = async () => {
       const result = await client.invoke({
         module: { sha256: version.sha256 },
         call: { id: randomUUID(), tenantId, callbackUrl: install.webhookUrl },
@@ -238,7 +231,16 @@ async function main() {
         throw new Error(`test call: ${JSON.stringify(answer).slice(0, 300)}`);
     };
     // One poller for every run in flight (one query each POLL_MS, on its own pool, not counted).
-    const waiting = new Map<string, { resolve: () => void; reject: (error: Error) => void }>();
+    type Waiter = { resolve: () => void; reject: (error: Error) => void };
+    const waiting = new Map<string, Waiter>();
+    const bareWaiting = new Map<string, Waiter>();
+    const settle = (id: string, status: string, error: unknown, from = waiting) => {
+      if (status === 'running') return;
+      const waiter = from.get(id);
+      from.delete(id);
+      if (status === 'completed') waiter?.resolve();
+      else waiter?.reject(new Error(`run ${status}: ${JSON.stringify(error)}`));
+    };
     let polling = true;
     const poller = (async () => {
       while (polling) {
@@ -248,14 +250,11 @@ async function main() {
             .select({ id: workflowRuns.id, status: workflowRuns.status, error: workflowRuns.error })
             .from(workflowRuns)
             .where(inArray(workflowRuns.id, ids));
-          for (const row of rows) {
-            if (row.status === 'running') continue;
-            const waiter = waiting.get(row.id);
-            waiting.delete(row.id);
-            if (row.status === 'completed') waiter?.resolve();
-            else waiter?.reject(new Error(`run ${row.status}: ${JSON.stringify(row.error)}`));
-          }
+          for (const row of rows) settle(row.id, row.status, row.error);
         }
+        const bareIds = [...bareWaiting.keys()];
+        if (bareIds.length > 0)
+          for (const [id, status] of await bare.statuses(bareIds)) settle(id, status, null, bareWaiting);
         await new Promise((resolve) => setTimeout(resolve, POLL_MS));
       }
     })();
@@ -268,6 +267,10 @@ async function main() {
       await new Promise<void>((resolve, reject) => waiting.set(run.id, { resolve, reject }));
     };
     const oneRun = runOf('one-call');
+    const bareRun = async () => {
+      const id = await bare.start();
+      await new Promise<void>((resolve, reject) => bareWaiting.set(id, { resolve, reject }));
+    };
     const evaluate = async () => {
       const answer = await call('POST', '/rule-sets/checks/evaluate', { data: {}, subjectId: 'bench' });
       if (answer.passed !== true || answer.rules.length !== APP_RULES)
@@ -315,6 +318,7 @@ async function main() {
     });
     const rows = [
       rowOf('runner', '1. runner alone (POST /v1/invoke)', 1, runnerAlone),
+      rowOf('bare', '0. bare DBOS workflow, one step (floor)', 1, bareRun),
       rowOf('test', '2. POST /app-installs/vendor/test', 1, testCall),
       rowOf('runs', `3. one-step run (POST → completed, ${MODE})`, 1, oneRun),
       rowOf('evaluate', `4. evaluate, ${APP_RULES} app rules`, APP_RULES, evaluate),
@@ -358,124 +362,15 @@ async function main() {
       }
     }
 
-    const results = rows.map((row) => {
-      const sorted = [...row.latencies].sort((a, b) => a - b);
-      const n = row.latencies.length;
-      return {
-        ...row,
-        perSecond: n / row.seconds,
-        p50: quantile(sorted, 0.5),
-        p99: quantile(sorted, 0.99),
-        ownMs: row.usage.own / n,
-        pgMs: row.usage.postgres / n,
-        othersCores: row.usage.others / row.usage.wall,
-        statementsPer: row.usage.statements / n,
-        commitsPer: row.usage.commits / n,
-        load: Math.max(...row.loads),
-      };
+    await printRunsReport(rows, {
+      inFlight: IN_FLIGHT,
+      appRules: APP_RULES,
+      rounds: ROUNDS,
+      idleStatements,
+      poller: pollerDb,
+      telemetryCounts: switcher.counts(),
+      tally: TALLY ? statementTally : null,
     });
-    const alone = results.find((r) => r.key === 'runner');
-    const header = [
-      'measurement'.padEnd(44),
-      'ops/s'.padStart(6),
-      'p50 ms'.padStart(7),
-      'p99 ms'.padStart(7),
-      'p50/rnr'.padStart(8),
-      'p50-rnr'.padStart(8),
-      'rnr/s÷ops/s'.padStart(12),
-      'CPU ms/op'.padStart(10),
-      'PG ms/op'.padStart(9),
-      'SQL/op'.padStart(7),
-      'xact/op'.padStart(8),
-      'others'.padStart(7),
-      'load'.padStart(5),
-    ].join(' ');
-    console.log(header);
-    console.log('-'.repeat(header.length));
-    const signed = (ms: number) => `${ms >= 0 ? '+' : ''}${ms.toFixed(1)}`;
-    for (const r of results) {
-      // Compared with as many runner calls one after another as the operation makes.
-      const runnerP50 = (alone?.p50 ?? Number.NaN) * r.calls;
-      console.log(
-        [
-          r.name.padEnd(44),
-          r.perSecond.toFixed(0).padStart(6),
-          r.p50.toFixed(1).padStart(7),
-          r.p99.toFixed(1).padStart(7),
-          `×${(r.p50 / runnerP50).toFixed(2)}`.padStart(8),
-          signed(r.p50 - runnerP50).padStart(8),
-          `×${((alone?.perSecond ?? Number.NaN) / r.calls / r.perSecond).toFixed(2)}`.padStart(12),
-          r.ownMs.toFixed(2).padStart(10),
-          r.pgMs.toFixed(2).padStart(9),
-          r.statementsPer.toFixed(1).padStart(7),
-          r.commitsPer.toFixed(1).padStart(8),
-          `${(r.othersCores * 100).toFixed(0)}%`.padStart(7),
-          r.load.toFixed(2).padStart(5),
-        ].join(' '),
-      );
-    }
-    console.log(
-      `\nops/s, p50 and p99 at ${IN_FLIGHT} in flight; p50-rnr: p50 minus the runner alone's (×${APP_RULES} for an evaluation); ` +
-        `CPU ms/op: this process (api, worker, runner); PG ms/op: PostgreSQL's processes; SQL/op: statements sent ` +
-        `(DBOS's included, the poller's not); xact/op: commits (pg_stat_database, polling included); ` +
-        `others: CPU of every other process, in cores; load: 1-minute load average at the row's start (max over rounds). ` +
-        `Idle, the process sends ${idleStatements.toFixed(0)} statements a second (DBOS polling its queues), counted in SQL/op`,
-    );
-    if (alone) {
-      console.log(
-        `\nplatform's share per call (p50 minus the runner alone's; CPU of this process + PostgreSQL):`,
-      );
-      const aloneCpu = alone.ownMs + alone.pgMs;
-      for (const r of results) {
-        if (r.key === 'runner') continue;
-        const perCall = (r.p50 - alone.p50 * r.calls) / r.calls;
-        const cpu = (r.ownMs + r.pgMs) / r.calls - aloneCpu;
-        console.log(
-          `  ${r.name.padEnd(44)} ${signed(perCall)} ms a call, ${signed(cpu)} ms CPU a call ` +
-            `(of which PostgreSQL ${(r.pgMs / r.calls).toFixed(2)} ms), ${(r.statementsPer / r.calls).toFixed(1)} SQL statements a call`,
-        );
-      }
-    }
-    const runs = results.find((r) => r.key === 'runs');
-    if (runs) {
-      const othersNote =
-        runs.othersCores > 0.1
-          ? ` — other processes used ${runs.othersCores.toFixed(2)} of ${os.cpus().length} cores meanwhile`
-          : '';
-      console.log(
-        `\ngoal: ≥ ${GOAL_RUNS_A_SECOND} completed single-step runs a second: ` +
-          `${runs.perSecond >= GOAL_RUNS_A_SECOND ? 'met' : 'MISSED'} (${runs.perSecond.toFixed(0)}/s${othersNote})`,
-      );
-      // Where a run's time goes, from DBOS's own timestamps (ms, medians): queued → dequeued → ended.
-      const phases = await pollerDb.db.execute(sql`
-        select name, percentile_cont(0.5) within group (order by started_at_epoch_ms - created_at) as queued,
-               percentile_cont(0.5) within group (order by updated_at - started_at_epoch_ms) as running
-        from dbos.workflow_status where name in ('runs.workflow', 'runs.callApp') group by name`);
-      for (const row of phases.rows)
-        console.log(
-          `  ${row.name}: queued ${Number(row.queued).toFixed(1)} ms, running ${Number(row.running).toFixed(1)} ms (medians)`,
-        );
-    }
-    const withTelemetry = results.find((r) => r.key === 'telemetry');
-    if (runs && withTelemetry) console.log(telemetryGoalLine(runs, withTelemetry, switcher.counts()));
-    const fallback = results.find((r) => r.key === 'fallback');
-    if (runs && fallback) {
-      const ratio = fallback.p50 / runs.p50;
-      console.log(
-        `\ngoal: the open-circuit path (refused, then the fallback) costs no more than the healthy path: ` +
-          `${ratio <= 1.05 && fallback.perSecond >= runs.perSecond * 0.95 ? 'met' : 'MISSED'} ` +
-          `(p50 ×${ratio.toFixed(2)}, ${fallback.perSecond.toFixed(0)} vs ${runs.perSecond.toFixed(0)} runs/s, ` +
-          `CPU ${(fallback.ownMs + fallback.pgMs).toFixed(2)} vs ${(runs.ownMs + runs.pgMs).toFixed(2)} ms a run, ` +
-          `SQL ${fallback.statementsPer.toFixed(1)} vs ${runs.statementsPer.toFixed(1)} a run)`,
-      );
-    }
-    const last = results.at(-1);
-    if (TALLY && last) {
-      const perOp = last.latencies.length / ROUNDS;
-      console.log(`\nSQL statements per operation of the last row's last round (${last.name}):`);
-      for (const [text, n] of [...statementTally].sort((a, b) => b[1] - a[1]))
-        console.log(`  ${(n / perOp).toFixed(2).padStart(6)}  ${text}`);
-    }
     console.log('');
   });
 }

@@ -24,7 +24,7 @@ const install = { name: 'kyc-check', appName: 'id-verify' };
 
 /** By event type (and ping): what its audit row writes. */
 const SAMPLES: Readonly<Record<string, Sample>> = {
-  // src/runs/run-store.ts emitDecision: the decision's id is `<run id>:<decide step id>`.
+  // src/runs/run-store.ts auditDecision: the decision's id is `<run id>:<decide step id>`.
   'decision.created': {
     resourceId: `${RUN}:decide`,
     workflowRunId: RUN,

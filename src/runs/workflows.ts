@@ -31,15 +31,7 @@ import { inRunTrace } from './run-trace.ts';
 
 export { STEP_DEADLINE_MS } from './call-app-step.ts';
 
-import {
-  completeStep,
-  emitDecision,
-  endRun,
-  failOpenRun,
-  type LoadedRun,
-  loadRun,
-  startStep,
-} from './run-store.ts';
+import { completeStep, endRun, failOpenRun, type LoadedRun, type NextStep, openRun } from './run-store.ts';
 import { takeSettledSession } from './waits.ts';
 
 export const RUN_WORKFLOW = 'runs.workflow';
@@ -116,9 +108,12 @@ export function registerRunWorkflows(given: RunsRuntime): void {
   );
 }
 
-/** A DBOS step of the run's own row work, tried again while the database does not answer. */
-const rowStep = <T>(name: string, work: () => Promise<T>): Promise<T> =>
-  DBOS.runStep(() => whileDatabaseDown(work), { name });
+/**
+ * The run's own row work: idempotent writes (run-store.ts), so they need no checkpoint of their own — done
+ * again by a recovered workflow they change nothing — tried again while the database does not answer.
+ * Only what must not happen twice (an attempt, a rule set's evaluation) is a DBOS step.
+ */
+const rowWork = <T>(work: () => Promise<T>): Promise<T> => whileDatabaseDown(work);
 
 /**
  * The run's workflow: its steps, and, when anything but the engine's own errors escapes them, the run's
@@ -132,24 +127,17 @@ async function runWorkflow(runId: string): Promise<void> {
       if (isEngineStop(error)) throw error;
       deps().logger.error({ err: error, runId }, 'run workflow failed');
       const failure = failureOf(error);
-      await rowStep('fail', () => failOpenRun(deps().database, runId, failure));
+      await rowWork(() => failOpenRun(deps().database, runId, failure));
     }
   });
 }
 
 async function runSteps(runId: string): Promise<void> {
   const { database } = deps();
-  // The load also starts the first step (one checkpoint fewer a run): startStep is idempotent.
-  const loaded = await rowStep('load', async () => {
-    const run = await loadRun(database, runId);
-    const first = run?.status === 'running' ? run.steps[0] : undefined;
-    if (!first) return { run, startedAt: null };
-    await startStep(database, runId, first.id);
-    return { run, startedAt: Date.now() };
-  });
-  const { run } = loaded;
-  if (!run || run.status !== 'running') return;
-  await stepsFrom(run, 0, run.context, loaded.startedAt);
+  // The run read and its first step started in one statement (run-store.ts openRun).
+  const opened = await rowWork(() => openRun(database, runId, new Date()));
+  if (!opened || opened.run.status !== 'running') return;
+  await stepsFrom(opened.run, 0, opened.run.context, opened.firstStartedAt);
 }
 
 /**
@@ -162,72 +150,84 @@ async function resumeWorkflow(runId: string, sessionId: string): Promise<void> {
   const workflowId = resumeWorkflowId(runId, sessionId);
   await inRunTrace(database, RESUME_WORKFLOW, runId, workflowId, async () => {
     try {
-      const taken = await rowStep('take', () => takeSettledSession(database, runId, sessionId, workflowId));
+      const taken = await DBOS.runStep(
+        () => whileDatabaseDown(() => takeSettledSession(database, runId, sessionId, workflowId)),
+        { name: 'take' },
+      );
       if (!taken) return;
       const { run, index, step, end } = taken;
-      const context = await inActivity({ 'service.step_id': step.id }, () =>
+      const settled = await inActivity({ 'service.step_id': step.id }, () =>
         settleStep(run, index, step, run.context, end),
       );
-      if (context !== null) await stepsFrom(run, index + 1, context, null);
+      if (settled !== null) await stepsFrom(run, index + 1, settled.context, settled.nextStartedAt);
     } catch (error) {
       if (isEngineStop(error)) throw error;
       deps().logger.error({ err: error, runId, sessionId }, 'run continuation failed');
       const failure = failureOf(error);
-      await rowStep('fail', () => failOpenRun(database, runId, failure));
+      await rowWork(() => failOpenRun(database, runId, failure));
     }
   });
 }
 
+/** Where a run stands after a step: its context, and the next step's start time (null: it stopped). */
+interface Settled {
+  context: Record<string, unknown>;
+  nextStartedAt: number | null;
+}
+
 /**
- * The run's steps from `from` on, over `context`; the first one's start time given when its start is
- * already checkpointed. A step waiting on a vendor session ends the workflow: its continuation goes on.
+ * The run's steps from `from` on, over `context`, the first one started at `startedAt` (null: the run is
+ * no longer running, nothing to do). A step waiting on a vendor session ends the workflow: its
+ * continuation goes on.
  */
 async function stepsFrom(
   run: LoadedRun,
   from: number,
   start: Record<string, unknown>,
-  firstStartedAt: number | null,
+  startedAt: number | null,
 ): Promise<void> {
-  let context = start;
+  let settled: Settled = { context: start, nextStartedAt: startedAt };
   for (let index = from; index < run.steps.length; index++) {
     const step = run.steps[index] as WorkflowStep;
-    const given = index === from ? firstStartedAt : null;
+    const started = settled.nextStartedAt;
+    if (started === null) return;
+    const context = settled.context;
     // The DBOS steps of this step are its activity spans (docs/telemetry.md "Traces").
     const next = await inActivity({ 'service.step_id': step.id }, () =>
-      runStep(run, index, step, context, given),
+      runStep(run, index, step, context, started),
     );
     if (next === null) return;
-    context = next;
+    settled = next;
   }
-  await rowStep('end', () => endRun(deps().database, run, { status: 'completed' }));
+  await rowWork(() => endRun(deps().database, run, { status: 'completed' }));
 }
 
+/** The step after `index`, to be started with this one's completion; null after the last. */
+const nextOf = (run: LoadedRun, index: number): NextStep | null => {
+  const next = run.steps[index + 1];
+  return next ? { stepId: next.id, startedAt: new Date() } : null;
+};
+
 /**
- * One step from its start to its end written: the run's context after it, or null when the run stops
- * with it (it ended the run, or waits on a vendor session). Its start time is given when its start is
- * already checkpointed.
+ * One step, started at `startedAt`, from there to its end written: where the run stands after it, or null
+ * when the run stops with it (it ended the run, or waits on a vendor session).
  */
 async function runStep(
   run: LoadedRun,
   index: number,
   step: WorkflowStep,
   context: Record<string, unknown>,
-  givenStartedAt: number | null,
-): Promise<Record<string, unknown> | null> {
+  startedAt: number,
+): Promise<Settled | null> {
   const { database } = deps();
-  // The step's start time is checkpointed with its start: a call_app step's deadline counts from it.
-  const startedAt =
-    givenStartedAt ??
-    (await rowStep<number>(`start:${step.id}`, () =>
-      startStep(database, run.id, step.id).then(() => Date.now()),
-    ));
   if (step.type === 'decide') {
     const decision = decide(step, context);
     const next = { ...context, [step.id]: decision };
-    await rowStep(`decide:${step.id}`, () =>
-      emitDecision(database, run, step.id, decision, next).then(countDecision),
+    const written = await rowWork(() =>
+      completeStep(database, run, step.id, next, nextOf(run, index), decision),
     );
-    return next;
+    if (written.moved) countDecision();
+    return { context: next, nextStartedAt: written.nextStartedAt };
   }
   const end = await executeStep(run, step, context, startedAt + STEP_DEADLINE_MS);
   if (end.status === 'waiting') return null;
@@ -235,8 +235,8 @@ async function runStep(
 }
 
 /**
- * A step's end written: the run's context with its output placed, or null when the run ended with it
- * (it failed, its output passed the context's bounds, or it was the last step).
+ * A step's end written: where the run stands after it, or null when the run ended with it (it failed,
+ * its output passed the context's bounds, or it was the last step).
  */
 async function settleStep(
   run: LoadedRun,
@@ -244,7 +244,7 @@ async function settleStep(
   step: Exclude<WorkflowStep, DecideStep>,
   context: Record<string, unknown>,
   end: Exclude<StepEnd, { status: 'waiting' }>,
-): Promise<Record<string, unknown> | null> {
+): Promise<Settled | null> {
   const { database } = deps();
   // Past the context's bounds the step fails and the context is not written (bounds.ts).
   const placed =
@@ -253,19 +253,18 @@ async function settleStep(
       : { ok: false as const, error: end.error };
   if (!placed.ok) {
     const failed = { status: 'failed' as const, stepId: step.id, error: placed.error };
-    await rowStep('end', () => endRun(database, run, failed));
+    await rowWork(() => endRun(database, run, failed));
     return null;
   }
-  const completed = { stepId: step.id, context: placed.context };
-  if (index === run.steps.length - 1) {
-    // The last step's completion and the run's end in one transaction (and one checkpoint).
-    await rowStep('end', () => endRun(database, run, { status: 'completed', last: completed }));
+  const next = nextOf(run, index);
+  if (!next) {
+    // The last step's completion and the run's end in one transaction.
+    const last = { stepId: step.id, context: placed.context };
+    await rowWork(() => endRun(database, run, { status: 'completed', last }));
     return null;
   }
-  await rowStep(`complete:${step.id}`, () =>
-    completeStep(database, run.id, completed.stepId, completed.context),
-  );
-  return placed.context;
+  const written = await rowWork(() => completeStep(database, run, step.id, placed.context, next));
+  return { context: placed.context, nextStartedAt: written.nextStartedAt };
 }
 
 /** A call_app or rule_set step's end: `internal` when anything but its calls' own answers failed it. */

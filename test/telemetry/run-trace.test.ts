@@ -286,9 +286,6 @@ describe('a run with a call_app step, traced across the api, the worker and the 
       const attemptStep = one('worker', 'check:attempt:1');
       expect(attemptStep.parentSpanId).toBe(workflow.spanId);
       expect(attemptStep.attributes).toMatchObject({ ...activity, 'service.step_id': 'check' });
-      const load = one('worker', 'load');
-      expect(load.attributes).toMatchObject(activity);
-      expect(load.attributes).not.toHaveProperty('service.step_id');
 
       // The attempt, and the runner's server span under it.
       const invoke = one('worker', 'app.invoke');
