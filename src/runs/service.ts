@@ -2,6 +2,7 @@
 // read, listed and cancelled; another tenant's run is unknown (404). The steps execute in the worker
 // (workflows.ts); the api only writes the run's first rows and enqueues its DBOS workflow.
 
+import { randomUUID } from 'node:crypto';
 import { and, desc, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import { failRunSessions } from '../callbacks/index.ts';
 import type { Database, Tx } from '../db/pool.ts';
@@ -122,32 +123,35 @@ async function startVersion(
   const traceParent = currentTraceParent();
   // The answer is the rows as written (running, steps pending): read again, they would cost two more
   // queries a run and show whatever the worker did meanwhile.
-  const { run, stepRows } = await db.transaction(async (tx) => {
-    const [row] = await tx
-      .insert(workflowRuns)
-      .values({
-        tenantId: ctx.tenantId,
-        definitionId: version.definitionId,
-        definitionVersionId: version.id,
-        workflowKey: body.workflow,
-        version: version.version,
-        subjectId: body.subjectId,
-        context: body.context ?? {},
-        createdBy: ctx.actorId,
-        traceParent,
-      })
-      .returning();
-    if (!row) throw new Error('run insert returned no row');
-    if (key && !(await claimKey(tx, ctx.tenantId, key, row.id))) throw new KeyTaken();
-    const stepRows =
-      steps.length > 0
-        ? await tx
-            .insert(workflowRunSteps)
-            .values(steps.map((s, position) => ({ runId: row.id, stepId: s.id, position, type: s.type })))
-            .returning()
-        : [];
-    return { run: row, stepRows };
-  });
+  const runValues = {
+    id: randomUUID(),
+    tenantId: ctx.tenantId,
+    definitionId: version.definitionId,
+    definitionVersionId: version.id,
+    workflowKey: body.workflow,
+    version: version.version,
+    subjectId: body.subjectId,
+    context: body.context ?? {},
+    createdBy: ctx.actorId,
+    traceParent,
+  };
+  const stepValues = steps.map((s, position) => ({
+    runId: runValues.id,
+    stepId: s.id,
+    position,
+    type: s.type,
+  }));
+  const run = key
+    ? await insertRunClaimingKey(ctx, runValues, stepValues, key)
+    : await insertRun(db, runValues, stepValues);
+  const stepRows = stepValues.map((step) => ({
+    ...step,
+    status: 'pending' as const,
+    attempts: 0,
+    error: null,
+    startedAt: null,
+    completedAt: null,
+  }));
   try {
     await ctx.engine.start(run.id);
   } catch (error) {
@@ -166,11 +170,39 @@ async function startVersion(
     });
     throw error;
   }
-  return viewOf(
-    ctx,
-    run,
-    [...stepRows].sort((a, b) => a.position - b.position),
-  );
+  return viewOf(ctx, run, stepRows);
+}
+
+type RunValues = typeof workflowRuns.$inferInsert & { id: string };
+type StepValues = typeof workflowRunSteps.$inferInsert;
+
+/** The run and its steps in one statement (the steps' insert a CTE of the run's). */
+async function insertRun(db: Database['db'], run: RunValues, steps: StepValues[]): Promise<RunRow> {
+  const insert =
+    steps.length > 0
+      ? db
+          .with(db.$with('steps', {}).as(db.insert(workflowRunSteps).values(steps).getSQL()))
+          .insert(workflowRuns)
+      : db.insert(workflowRuns);
+  const [row] = await insert.values(run).returning();
+  if (!row) throw new Error('run insert returned no row');
+  return row;
+}
+
+/** The run and its steps, and the Idempotency-Key claimed for it, in one transaction (KeyTaken: held). */
+function insertRunClaimingKey(
+  ctx: RunContext,
+  run: RunValues,
+  steps: StepValues[],
+  key: { key: string; digest: string },
+): Promise<RunRow> {
+  return ctx.database.db.transaction(async (tx) => {
+    const [row] = await tx.insert(workflowRuns).values(run).returning();
+    if (!row) throw new Error('run insert returned no row');
+    if (!(await claimKey(tx, ctx.tenantId, key, row.id))) throw new KeyTaken();
+    if (steps.length > 0) await tx.insert(workflowRunSteps).values(steps);
+    return row;
+  });
 }
 
 export async function getRun(ctx: RunContext, id: string) {
