@@ -16,6 +16,7 @@ import {
   type InstallRow,
   readsDocuments,
   unknownInstall,
+  unknownInstallOf,
   type VersionRow,
   webhookUrl,
 } from '../installs/index.ts';
@@ -56,12 +57,15 @@ export interface ResolvedCall {
 /**
  * The tenant's install of that name, or the one keeping it as an alias, with its version, in one query
  * (a name and an alias never collide: they share the tenant's namespace); else 404 unknown_install.
+ * `currentName`: the install of that current name only, as the /app-installs/:install routes take it
+ * (a kept alias then answers 404 naming the install's current name).
  */
 export async function resolveCall(
   db: Queryable,
   tenantId: string,
   name: string,
   action: string,
+  options: { currentName?: boolean } = {},
 ): Promise<ResolvedCall> {
   const aliased = db
     .select({ installId: appInstallAliases.installId })
@@ -82,11 +86,13 @@ export async function resolveCall(
     .where(
       and(
         eq(appInstalls.tenantId, tenantId),
-        or(eq(appInstalls.name, name), inArray(appInstalls.id, aliased)),
+        options.currentName
+          ? eq(appInstalls.name, name)
+          : or(eq(appInstalls.name, name), inArray(appInstalls.id, aliased)),
       ),
     )
     .limit(1);
-  if (!row) throw unknownInstall(name);
+  if (!row) throw options.currentName ? await unknownInstallOf(db, tenantId, name) : unknownInstall(name);
   const { install, version, blockReason, circuit, now } = row;
   return {
     install,

@@ -3,8 +3,9 @@
 // circuit, no invocation record; metered and quota-checked like any call. The one trace it leaves is the
 // app.tested audit event (without input or output, which may hold applicants' data).
 import { actorOf } from '../audit/actor.ts';
-import { audit, type InstallContext, readVersion, requireInstall, webhookUrl } from '../installs/index.ts';
+import { audit, type InstallContext, webhookUrl } from '../installs/index.ts';
 import { type AttemptDeps, type AttemptOutcome, runAttempt } from './attempt.ts';
+import { resolveCall } from './call-install.ts';
 
 export interface TestCallBody {
   action: string;
@@ -25,8 +26,10 @@ export async function testInstall(
   body: TestCallBody,
 ): Promise<AttemptOutcome> {
   const db = ctx.database.db;
-  const install = await requireInstall(db, ctx.principal.tenantId, name, false);
-  const version = await readVersion(db, install.versionId);
+  // The install, its version and a block covering it in one query (call-install.ts).
+  const { install, version, blockReason } = await resolveCall(db, ctx.principal.tenantId, name, body.action, {
+    currentName: true,
+  });
   const actor = actorOf(ctx.principal);
   const outcome = await runAttempt(
     deps,
@@ -39,6 +42,7 @@ export async function testInstall(
       subjectId: null,
       callbackUrl: webhookUrl(version.manifest, install.config, install.id, ctx.settings.webhookBase),
       mayReadDocuments: ctx.principal.permissions.has('documents:read'),
+      blockReason,
     },
     { requireEnabled: false, actor, requestId: ctx.requestId },
   );

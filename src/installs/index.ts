@@ -45,6 +45,7 @@ export {
   readVersion,
   requireInstall,
   unknownInstall,
+  unknownInstallOf,
 } from './service.ts';
 export {
   appInstallAliases,
