@@ -62,6 +62,7 @@ import {
   usageOfFailure,
 } from './outcome.ts';
 import { checkQuotas } from './quota-check.ts';
+import { writeRecord } from './record-write.ts';
 
 export interface AttemptDeps {
   database: Database;
@@ -213,29 +214,36 @@ async function attemptPipeline(
   if (record) {
     const id = randomUUID();
     const answered = result;
-    // The record, the metering and a pending answer's session stand or fall together; a try after a lost
-    // commit finds the record (and the session its run step opened).
-    const written = await afterSend(() =>
-      deps.database.db.transaction(async (tx) => {
-        const opened = await sessionOf(tx, options, call, admitted.action.name, answered);
-        const final =
-          opened && 'error' in opened ? { status: 'error' as const, error: opened.error } : answered;
-        const write = recordOf(call, record, {
-          status: final.status,
-          ...(final.status === 'success' ? { output: final.output } : {}),
-          error: final.error ? recordedError(final.error) : null,
-          durationMs,
-          usage,
-        });
-        if ((await recordInvocation(tx, { ...write, id })) !== null && ran) {
-          await meterCall(tx, { ...metered, charged: charged(final) });
-        }
-        return { final, sessionId: opened && 'sessionId' in opened ? opened.sessionId : undefined };
-      }),
-    );
+    const recordedAs = (final: AttemptResult) =>
+      recordOf(call, record, {
+        status: final.status,
+        ...(final.status === 'success' ? { output: final.output } : {}),
+        error: final.error ? recordedError(final.error) : null,
+        durationMs,
+        usage,
+      });
+    if (!opensSession(options, answered)) {
+      // The record and its metering in one statement (record-write.ts); a try after a lost commit finds it.
+      const meteredAs = ran ? { ...metered, charged: charged(answered) } : null;
+      await afterSend(() => writeRecord(deps.database.db, { ...recordedAs(answered), id }, meteredAs));
+    } else {
+      // The record, the metering and the pending answer's session stand or fall together; a try after a
+      // lost commit finds the record (and the session its run step opened).
+      const written = await afterSend(() =>
+        deps.database.db.transaction(async (tx) => {
+          const opened = await sessionOf(tx, options, call, admitted.action.name, answered);
+          const final =
+            opened && 'error' in opened ? { status: 'error' as const, error: opened.error } : answered;
+          if ((await recordInvocation(tx, { ...recordedAs(final), id })) !== null && ran) {
+            await meterCall(tx, { ...metered, charged: charged(final) });
+          }
+          return { final, sessionId: opened && 'sessionId' in opened ? opened.sessionId : undefined };
+        }),
+      );
+      result = written.final;
+      sessionId = written.sessionId;
+    }
     invocationId = id;
-    result = written.final;
-    sessionId = written.sessionId;
   } else if (ran) {
     // Not recorded (a test call): a commit whose answer the database dropped may be metered twice.
     await afterSend(() => meterCall(deps.database.db, metered));
@@ -264,6 +272,10 @@ async function attemptPipeline(
     ...(sessionId ? { sessionId } : {}),
   };
 }
+
+/** A pending answer the caller opens a vendor session for (in the transaction of its record). */
+const opensSession = (options: AttemptOptions, result: AttemptResult) =>
+  result.status === 'pending' && options.openSession !== undefined && result.externalId !== undefined;
 
 /** A pending answer's session, opened through the caller's hook; null: no session to open. */
 function sessionOf(

@@ -112,8 +112,15 @@ export const storable = (value: unknown): unknown =>
 
 /** Writes one attempt's record (in the caller's transaction, beside its metering); answers its id. */
 export async function recordInvocation(db: Queryable, write: InvocationWrite): Promise<string | null> {
+  const [row] = await invocationInsert(db, write).returning({ id: appInvocations.id });
+  if (!row && !write.id) throw new Error('the invocation record was not written');
+  return row?.id ?? null;
+}
+
+/** The record's insert, not yet sent: a record given its id is written once (a try again writes nothing). */
+export function invocationInsert(db: Queryable, write: InvocationWrite) {
   const { install, version, context } = write;
-  const [row] = await db
+  return db
     .insert(appInvocations)
     .values({
       ...(write.id ? { id: write.id } : {}),
@@ -140,10 +147,7 @@ export async function recordInvocation(db: Queryable, write: InvocationWrite): P
       usage: { ...write.usage },
       fallbackOf: context.fallbackOf,
     })
-    .onConflictDoNothing({ target: appInvocations.id })
-    .returning({ id: appInvocations.id });
-  if (!row && !write.id) throw new Error('the invocation record was not written');
-  return row?.id ?? null;
+    .onConflictDoNothing({ target: appInvocations.id });
 }
 
 // ---- reading ----------------------------------------------------------------------------------------

@@ -49,6 +49,11 @@ export async function priceOf(
  * row's currency always says what its spend_micros are in.
  */
 export async function meterCall(db: Queryable, call: MeteredCall, now: Date = new Date()): Promise<void> {
+  await meteringUpsert(db, await meteredRow(db, call, now), 1);
+}
+
+/** Today's row of the call, its price read when the attempt was not admitted with one. */
+export async function meteredRow(db: Queryable, call: MeteredCall, now: Date = new Date()) {
   if (!Number.isSafeInteger(call.httpRequests) || call.httpRequests < 0) {
     throw new Error(`httpRequests must be a non-negative integer, not ${call.httpRequests}`);
   }
@@ -56,26 +61,40 @@ export async function meterCall(db: Queryable, call: MeteredCall, now: Date = ne
     ? (call.price ?? (await priceOf(db, call.tenantId, call.installId, call.action)))
     : { currency: null, priceMicros: 0 };
   const spendMicros = currency && priceMicros > 0 ? priceMicros : 0;
-  await db
+  return {
+    tenantId: call.tenantId,
+    installId: call.installId,
+    installName: call.installName,
+    appName: call.appName,
+    action: call.action,
+    day: dayKey(now),
+    currency: spendMicros > 0 ? (currency as string) : '',
+    httpRequests: call.httpRequests,
+    spendMicros,
+  };
+}
+
+type MeteredRow = Awaited<ReturnType<typeof meteredRow>>;
+
+/**
+ * The upsert of `calls` calls into the row's day: 1, or an expression (record-write.ts counts the record
+ * its statement wrote, so a record written before meters nothing again). Not yet sent.
+ */
+export function meteringUpsert(db: Pick<Queryable, 'insert'>, row: MeteredRow, calls: 1 | SQL) {
+  return db
     .insert(appMetering)
     .values({
-      tenantId: call.tenantId,
-      installId: call.installId,
-      installName: call.installName,
-      appName: call.appName,
-      action: call.action,
-      day: dayKey(now),
-      currency: spendMicros > 0 ? (currency as string) : '',
-      calls: 1,
-      httpRequests: call.httpRequests,
-      spendMicros,
+      ...row,
+      calls: calls === 1 ? 1 : sql`${calls}`,
+      httpRequests: calls === 1 ? row.httpRequests : sql`${row.httpRequests}::bigint * ${calls}`,
+      spendMicros: calls === 1 ? row.spendMicros : sql`${row.spendMicros}::bigint * ${calls}`,
     })
     .onConflictDoUpdate({
       target: [appMetering.installId, appMetering.day, appMetering.action, appMetering.currency],
       set: {
         installName: sql`excluded.install_name`,
         appName: sql`excluded.app_name`,
-        calls: sql`${appMetering.calls} + 1`,
+        calls: sql`${appMetering.calls} + excluded.calls`,
         httpRequests: sql`${appMetering.httpRequests} + excluded.http_requests`,
         spendMicros: sql`${appMetering.spendMicros} + excluded.spend_micros`,
       },
