@@ -2,9 +2,10 @@
 // steps in order; each call_app step is a child workflow `runs.callApp` (id `${runId}:${stepId}`) enqueued
 // on the dedicated `apps` queue, so app concurrency is bounded apart from the rest. Each attempt is one
 // DBOS step (after a crash a completed attempt is not repeated), DBOS.sleep waits between attempts, and
-// every row write lives in a step and is idempotent (run-store.ts). Every run ends, once (docs/runs.md "How a
-// run ends"): row writes and attempts outlast a database blip (database-outage.ts), and whatever still
-// fails ends the step or the run `internal` (run-failure.ts). Registered by the worker before launch.
+// the run's own row writes are idempotent statements without checkpoints (run-store.ts), run again
+// harmlessly by a recovered workflow. Every run ends, once (docs/runs.md "How a run ends"): row writes and
+// attempts outlast a database blip (database-outage.ts), and whatever still fails ends the step or the run
+// `internal` (run-failure.ts). Registered by the worker before launch.
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import type { Logger } from 'pino';
 import type { AttemptDeps } from '../calls/attempt.ts';
