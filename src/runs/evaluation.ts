@@ -13,7 +13,7 @@ import { type CallDriver, callApp } from './app-call.ts';
 import { conditionHolds, matches } from './comparison.ts';
 import { buildInput, readPath } from './input-mapping.ts';
 import type { AppRule, Rule, RuleSetBody, RunError } from './model.ts';
-import { requirePublished } from './published.ts';
+import { type DefinitionVersionRow, requirePublished } from './published.ts';
 
 export const EVALUATION_DEADLINE_MS = 60_000;
 
@@ -46,6 +46,8 @@ export interface EvaluationRequest {
   stepId?: string;
   /** `${runId}:${stepId}` for a run's step: each app rule's key is `${base}:rule:${rule.key}`. */
   idempotencyBase?: string;
+  /** The published version when the caller read it already (the route, to see whether it calls apps). */
+  version?: DefinitionVersionRow;
 }
 
 export interface EvaluationDeps {
@@ -81,7 +83,7 @@ export function evaluateRuleSet(deps: EvaluationDeps, request: EvaluationRequest
 
 async function evaluateRules(deps: EvaluationDeps, request: EvaluationRequest): Promise<Evaluation> {
   const db = deps.database.db;
-  const version = await requirePublished(db, request.tenantId, 'rule_set', request.key);
+  const version = request.version ?? (await requirePublished(db, request.tenantId, 'rule_set', request.key));
   const now = deps.now ?? Date.now;
   const deadline = now() + EVALUATION_DEADLINE_MS;
   const base = request.idempotencyBase ?? `eval-${randomUUID()}`;

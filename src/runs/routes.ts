@@ -13,7 +13,7 @@ import type { RunnerClient } from '../runner/index.ts';
 import type { RunsEngine } from './engine-client.ts';
 import { evaluateRuleSet } from './evaluation.ts';
 import type { RuleSetBody } from './model.ts';
-import { publishedVersion } from './published.ts';
+import { type DefinitionVersionRow, publishedVersion } from './published.ts';
 import {
   EvaluateBody,
   Evaluation,
@@ -144,8 +144,14 @@ export function runRoutes(deps: RunRouteDeps): FastifyPluginAsyncTypebox {
       async (request) => {
         const principal = principalOf(request);
         const dryRun = request.body.dryRun ?? false;
-        const callsApps =
-          !dryRun && (await hasAppRules(deps.database, principal.tenantId, request.params.key));
+        // Read once: whether it calls apps here, then evaluated (none published: the evaluation's 404/409).
+        const version = await publishedVersion(
+          deps.database.db,
+          principal.tenantId,
+          'rule_set',
+          request.params.key,
+        );
+        const callsApps = !dryRun && version !== null && hasAppRules(version);
         // App rules call installs (metered, quota-checked): like a test call, they need apps:write.
         if (callsApps && !principal.permissions.has('apps:write')) {
           throw forbidden('evaluating app rules needs the apps:write permission (dryRun: true skips them)', {
@@ -160,6 +166,7 @@ export function runRoutes(deps: RunRouteDeps): FastifyPluginAsyncTypebox {
             data: request.body.data,
             dryRun,
             subjectId: request.body.subjectId ?? null,
+            ...(version ? { version } : {}),
           },
         );
       },
@@ -167,7 +174,5 @@ export function runRoutes(deps: RunRouteDeps): FastifyPluginAsyncTypebox {
   };
 }
 
-async function hasAppRules(database: Database, tenantId: string, key: string): Promise<boolean> {
-  const version = await publishedVersion(database.db, tenantId, 'rule_set', key);
-  return Boolean(version && (version.body as RuleSetBody).rules.some((r) => r.type === 'app'));
-}
+const hasAppRules = (version: DefinitionVersionRow): boolean =>
+  (version.body as RuleSetBody).rules.some((r) => r.type === 'app');

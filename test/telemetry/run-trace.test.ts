@@ -218,7 +218,8 @@ describe('a run with a call_app step, traced across the api, the worker and the 
         '/workflow-runs',
         admin,
         { workflow: 'screen', subjectId: 'subject-1', context: { applicant: { name: APPLICANT } } },
-        { traceparent: `00-${callerTrace}-00f067aa0ba902b7-01` },
+        // With an Idempotency-Key the run is written in a transaction (the key claimed with it): its span.
+        { traceparent: `00-${callerTrace}-00f067aa0ba902b7-01`, 'idempotency-key': 'trace-run-1' },
       );
       expect(started.status, JSON.stringify(started.body)).toBe(201);
       const runId = started.body.id;
