@@ -1,11 +1,13 @@
 // What one attempt is asked and answers (docs/calls.md "The attempt pipeline"): the call, the caller's
 // options and the outcome, apart from the pipeline so its span and metrics read them without importing it.
+
 import type { Actor } from '../audit/trail.ts';
 import type { Tx } from '../db/pool.ts';
 import type { CircuitCount, CircuitRead, InstallRow, VersionRow } from '../installs/index.ts';
 import type { LogLine, Usage } from '../runner/index.ts';
 import type { InvocationContext } from './invocations.ts';
 import type { AttemptError, AttemptResult } from './outcome.ts';
+import type { QuotasAndLimits } from './quota-check.ts';
 
 export interface AttemptCall {
   install: InstallRow;
@@ -32,6 +34,8 @@ export interface AttemptCall {
   blockReason?: string | null;
   /** The install's circuit as read with it (resolveCall); absent: step 2 reads it. */
   circuit?: CircuitRead;
+  /** The tenant's quotas and the install's limits as read with it (resolveCall); absent: step 3 reads them. */
+  limits?: QuotasAndLimits;
 }
 
 export interface AttemptOptions {

@@ -141,6 +141,7 @@ async function attemptPipeline(
         action: admitted.action.name,
       },
       { actor: options.actor, requestId: options.requestId ?? null },
+      call.limits,
     ),
     key ? readLiveCache(deps.database.db, key, install) : null,
   ]);

@@ -10,10 +10,12 @@ import type { Queryable } from '../db/pool.ts';
 import {
   appInstallAliases,
   appInstallCircuits,
+  appInstallLimits,
   appInstalls,
   type CircuitRead,
   dbNow,
   type InstallRow,
+  limitsOfRow,
   readsDocuments,
   unknownInstall,
   unknownInstallOf,
@@ -23,6 +25,8 @@ import {
 import type { ActionDeclaration } from '../module/index.ts';
 import { type AttemptDeps, type AttemptOptions, type AttemptOutcome, runAttempt } from './attempt.ts';
 import type { InvocationContext } from './invocations.ts';
+import type { QuotasAndLimits } from './quota-check.ts';
+import { tenantQuotasJson } from './tenant-quotas.ts';
 
 export interface InstallCall {
   tenantId: string;
@@ -52,6 +56,8 @@ export interface ResolvedCall {
   action: ActionDeclaration | null;
   blockReason: string | null;
   circuit: CircuitRead;
+  /** The tenant's quotas and the install's limits, which the quota check (step 3) then need not read. */
+  limits: QuotasAndLimits;
 }
 
 /**
@@ -79,10 +85,19 @@ export async function resolveCall(
       blockReason: sql<string | null>`(${block})`,
       circuit: appInstallCircuits,
       now: dbNow,
+      limits: appInstallLimits,
+      quotas: tenantQuotasJson(tenantId),
     })
     .from(appInstalls)
     .innerJoin(appVersions, eq(appVersions.id, appInstalls.versionId))
     .leftJoin(appInstallCircuits, eq(appInstallCircuits.installId, appInstalls.id))
+    .leftJoin(
+      appInstallLimits,
+      and(
+        eq(appInstallLimits.installId, appInstalls.id),
+        eq(appInstallLimits.tenantId, appInstalls.tenantId),
+      ),
+    )
     .where(
       and(
         eq(appInstalls.tenantId, tenantId),
@@ -93,20 +108,21 @@ export async function resolveCall(
     )
     .limit(1);
   if (!row) throw options.currentName ? await unknownInstallOf(db, tenantId, name) : unknownInstall(name);
-  const { install, version, blockReason, circuit, now } = row;
+  const { install, version, blockReason, circuit, now, limits, quotas } = row;
   return {
     install,
     version,
     action: version.manifest.actions?.find((a) => a.name === action) ?? null,
     blockReason,
     circuit: { row: circuit, now },
+    limits: { quotas, limits: limitsOfRow(limits) },
   };
 }
 
 /** One attempt of a call whose install is resolved. */
 export function callResolved(
   deps: AttemptDeps,
-  { install, version, blockReason, circuit }: ResolvedCall,
+  { install, version, blockReason, circuit, limits }: ResolvedCall,
   call: InstallCall,
 ): Promise<AttemptOutcome> {
   return runAttempt(
@@ -126,6 +142,7 @@ export function callResolved(
       deadline: call.deadline,
       blockReason,
       circuit,
+      limits,
     },
     {
       requireEnabled: true,

@@ -5,13 +5,20 @@
 // it is soft under concurrency: calls racing at a limit may pass it by at most the calls in flight.
 import type { Actor } from '../audit/trail.ts';
 import { recordAudit } from '../audit/trail.ts';
-import type { Database } from '../db/pool.ts';
+import type { Database, Queryable } from '../db/pool.ts';
 import { ApiError } from '../http/errors.ts';
-import { readLimits } from '../installs/index.ts';
+import { type LimitsRecord, readLimits } from '../installs/index.ts';
 import { notify } from '../notifications/service.ts';
 import { countQuotaRefusal } from '../telemetry/index.ts';
 import { usageOf } from './metering.ts';
-import { actionPrice, limitKey, type QuotaRefusal, quotaRefusal, refusalMessage } from './quotas.ts';
+import {
+  actionPrice,
+  limitKey,
+  type QuotaRefusal,
+  quotaRefusal,
+  refusalMessage,
+  type TenantQuota,
+} from './quotas.ts';
 import { appQuotaRefusals } from './tables.ts';
 import { tenantQuotasOf } from './tenant-quotas.ts';
 
@@ -49,6 +56,12 @@ export function refusalDetails(refusal: QuotaRefusal, installName: string) {
   };
 }
 
+/** What the check weighs: the tenant's quotas and the install's limits record. */
+export interface QuotasAndLimits {
+  quotas: TenantQuota[];
+  limits: LimitsRecord;
+}
+
 /** The action's price and the install's currency the attempt was admitted under; metering charges it. */
 export interface AdmittedPrice {
   currency: string | null;
@@ -63,13 +76,12 @@ export async function checkQuotas(
   database: Database,
   subject: QuotaSubject,
   options: QuotaCheckOptions = {},
+  read?: QuotasAndLimits,
 ): Promise<AdmittedPrice> {
   const now = options.now ?? new Date();
   const db = database.db;
-  const [quotas, limits] = await Promise.all([
-    tenantQuotasOf(db, subject.tenantId),
-    readLimits(db, subject.tenantId, subject.installId),
-  ]);
+  // Read with the call's install (resolveCall) when given; else here.
+  const { quotas, limits } = read ?? (await readQuotasAndLimits(db, subject));
   const price = { currency: limits.currency, priceMicros: actionPrice(limits, subject.action) };
   // Most installs have no limits at all: then there is no use to sum.
   if (quotas.length === 0 && limits.budgets.length === 0) return price;
@@ -93,6 +105,14 @@ export async function checkQuotas(
   await recordFirstRefusal(database, subject, refusal, details, options);
   countQuotaRefusal();
   throw new ApiError('app_quota_exceeded', refusalMessage(refusal, subject.installName), details);
+}
+
+async function readQuotasAndLimits(db: Queryable, subject: QuotaSubject): Promise<QuotasAndLimits> {
+  const [quotas, limits] = await Promise.all([
+    tenantQuotasOf(db, subject.tenantId),
+    readLimits(db, subject.tenantId, subject.installId),
+  ]);
+  return { quotas, limits };
 }
 
 /**

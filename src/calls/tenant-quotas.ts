@@ -18,6 +18,15 @@ export async function tenantQuotasOf(db: Queryable, tenantId: string): Promise<T
     .orderBy(asc(appTenantQuotas.metric), asc(appTenantQuotas.period));
 }
 
+/**
+ * The tenant's quotas as one JSON value, in tenantQuotasOf's order: a subquery a call's other reads take
+ * along (call-install.ts resolveCall), so the quota check needs no query of its own.
+ */
+export const tenantQuotasJson = (tenantId: string) =>
+  sql<
+    TenantQuota[]
+  >`(select coalesce(json_agg(json_build_object('metric', ${appTenantQuotas.metric}, 'period', ${appTenantQuotas.period}, 'max', ${appTenantQuotas.max}) order by ${appTenantQuotas.metric}, ${appTenantQuotas.period}), '[]'::json) from ${appTenantQuotas} where ${appTenantQuotas.tenantId} = ${tenantId})`;
+
 /** The command line hands us text it parsed: the names and the range are checked here, once. */
 function assertQuotaKey(metric: string, period: string) {
   const issues = [];

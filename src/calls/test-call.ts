@@ -26,10 +26,16 @@ export async function testInstall(
   body: TestCallBody,
 ): Promise<AttemptOutcome> {
   const db = ctx.database.db;
-  // The install, its version and a block covering it in one query (call-install.ts).
-  const { install, version, blockReason } = await resolveCall(db, ctx.principal.tenantId, name, body.action, {
-    currentName: true,
-  });
+  // The install, its version, a block covering it, the tenant's quotas and its limits in one query.
+  const { install, version, blockReason, limits } = await resolveCall(
+    db,
+    ctx.principal.tenantId,
+    name,
+    body.action,
+    {
+      currentName: true,
+    },
+  );
   const actor = actorOf(ctx.principal);
   const outcome = await runAttempt(
     deps,
@@ -43,6 +49,7 @@ export async function testInstall(
       callbackUrl: webhookUrl(version.manifest, install.config, install.id, ctx.settings.webhookBase),
       mayReadDocuments: ctx.principal.permissions.has('documents:read'),
       blockReason,
+      limits,
     },
     { requireEnabled: false, actor, requestId: ctx.requestId },
   );

@@ -51,6 +51,7 @@ export {
   appInstallAliases,
   appInstallChanges,
   appInstallCircuits,
+  appInstallLimits,
   appInstallSecrets,
   appInstalls,
   type BudgetPeriod,
@@ -86,7 +87,13 @@ export {
   readGate,
 } from './circuit/circuit-store.ts';
 export { childPointer } from './config-pointers.ts';
-export { type InstallLimits, readLimits, readTenantInstallLimits } from './limits/limits-store.ts';
+export {
+  type InstallLimits,
+  type LimitsRecord,
+  limitsOfRow,
+  readLimits,
+  readTenantInstallLimits,
+} from './limits/limits-store.ts';
 export { open } from './secrets/seal.ts';
 export { requiredSecrets } from './secrets/secrets-rules.ts';
 

@@ -23,8 +23,12 @@ export async function readLimits(db: Queryable, tenantId: string, installId: str
     .select()
     .from(appInstallLimits)
     .where(and(eq(appInstallLimits.installId, installId), eq(appInstallLimits.tenantId, tenantId)));
-  return row ? { currency: row.currency, prices: row.prices, budgets: row.budgets } : noLimits();
+  return limitsOfRow(row ?? null);
 }
+
+/** The record of a row of app_install_limits read with something else (a call's install); none: empty. */
+export const limitsOfRow = (row: typeof appInstallLimits.$inferSelect | null): LimitsRecord =>
+  row ? { currency: row.currency, prices: row.prices, budgets: row.budgets } : noLimits();
 
 /** An install as the metering report weighs its budgets: its record and its running version's actions. */
 export interface InstallLimits {
