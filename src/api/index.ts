@@ -39,7 +39,7 @@ import {
   type ObjectStore,
 } from '../storage/index.ts';
 import { tenantRoutes } from '../tenants/routes.ts';
-import { findTenantById } from '../tenants/service.ts';
+import { lookupTenant } from '../tenants/service.ts';
 import {
   startUpgradeSweeps,
   sweepUpgrades,
@@ -94,7 +94,7 @@ export async function buildPublicApi(deps: ApiDeps) {
     trustProxy: deps.config.http.trustProxy,
     timeouts: httpTimeouts(deps.config),
     openApi: true,
-    auth: { verifier: deps.verifier, findTenant: (id) => findTenantById(deps.database.db, id) },
+    auth: { verifier: deps.verifier, findTenant: (id) => lookupTenant(deps.database.db, id) },
   });
   for (const schema of [...definitionSchemas, ...approvalSchemas]) app.addSchema(schema);
   await app.register(healthRoutes(deps.database));

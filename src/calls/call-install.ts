@@ -6,7 +6,8 @@
 import { and, eq, inArray, or, sql } from 'drizzle-orm';
 import { blocksOfVersionRow } from '../catalogue/blocks.ts';
 import { appBlocks, appVersions } from '../catalogue/tables.ts';
-import type { Queryable } from '../db/pool.ts';
+import type { Db } from '../db/pool.ts';
+import { preparedOn } from '../db/prepared.ts';
 import {
   appInstallAliases,
   appInstallCircuits,
@@ -67,18 +68,40 @@ export interface ResolvedCall {
  * (a kept alias then answers 404 naming the install's current name).
  */
 export async function resolveCall(
-  db: Queryable,
+  db: Db,
   tenantId: string,
   name: string,
   action: string,
   options: { currentName?: boolean } = {},
 ): Promise<ResolvedCall> {
+  const query = options.currentName ? installByCurrentName(db) : installByNameOrAlias(db);
+  const [row] = await query.execute({ tenantId, name });
+  if (!row) throw options.currentName ? await unknownInstallOf(db, tenantId, name) : unknownInstall(name);
+  const { install, version, blockReason, circuit, now, limits, quotas } = row;
+  return {
+    install,
+    version,
+    action: version.manifest.actions?.find((a) => a.name === action) ?? null,
+    blockReason,
+    circuit: { row: circuit, now },
+    limits: { quotas, limits: limitsOfRow(limits) },
+  };
+}
+
+const tenantId = sql.placeholder('tenantId');
+const name = sql.placeholder('name');
+
+/**
+ * The call's reads in one query, its parameters the tenant and the name: the install with its version,
+ * a block covering that version, its circuit with the database's now, its limits and the tenant's quotas.
+ */
+const resolveQuery = (db: Db, currentName: boolean) => {
   const aliased = db
     .select({ installId: appInstallAliases.installId })
     .from(appInstallAliases)
     .where(and(eq(appInstallAliases.tenantId, tenantId), eq(appInstallAliases.alias, name)));
   const block = db.select({ reason: appBlocks.reason }).from(appBlocks).where(blocksOfVersionRow()).limit(1);
-  const [row] = await db
+  return db
     .select({
       install: appInstalls,
       version: appVersions,
@@ -101,23 +124,16 @@ export async function resolveCall(
     .where(
       and(
         eq(appInstalls.tenantId, tenantId),
-        options.currentName
+        currentName
           ? eq(appInstalls.name, name)
           : or(eq(appInstalls.name, name), inArray(appInstalls.id, aliased)),
       ),
     )
-    .limit(1);
-  if (!row) throw options.currentName ? await unknownInstallOf(db, tenantId, name) : unknownInstall(name);
-  const { install, version, blockReason, circuit, now, limits, quotas } = row;
-  return {
-    install,
-    version,
-    action: version.manifest.actions?.find((a) => a.name === action) ?? null,
-    blockReason,
-    circuit: { row: circuit, now },
-    limits: { quotas, limits: limitsOfRow(limits) },
-  };
-}
+    .limit(1)
+    .prepare(currentName ? 'resolve_call_current_name' : 'resolve_call');
+};
+const installByNameOrAlias = preparedOn((db) => resolveQuery(db, false));
+const installByCurrentName = preparedOn((db) => resolveQuery(db, true));
 
 /** One attempt of a call whose install is resolved. */
 export function callResolved(

@@ -1,7 +1,7 @@
 // The operator's quotas of a tenant (docs/limits-and-metering.md "Operator quotas"):
 // calls or http_requests per UTC day or month over all the tenant's installs, read-only for tenants.
 // The ops command calls these; a change applies from the next call (the check reads quotas every time).
-import { and, asc, eq, sql } from 'drizzle-orm';
+import { and, asc, eq, type Placeholder, sql } from 'drizzle-orm';
 import { recordInBothTrails } from '../audit/both-trails.ts';
 import type { Actor } from '../audit/trail.ts';
 import type { Queryable } from '../db/pool.ts';
@@ -22,7 +22,7 @@ export async function tenantQuotasOf(db: Queryable, tenantId: string): Promise<T
  * The tenant's quotas as one JSON value, in tenantQuotasOf's order: a subquery a call's other reads take
  * along (call-install.ts resolveCall), so the quota check needs no query of its own.
  */
-export const tenantQuotasJson = (tenantId: string) =>
+export const tenantQuotasJson = (tenantId: string | Placeholder) =>
   sql<
     TenantQuota[]
   >`(select coalesce(json_agg(json_build_object('metric', ${appTenantQuotas.metric}, 'period', ${appTenantQuotas.period}, 'max', ${appTenantQuotas.max}) order by ${appTenantQuotas.metric}, ${appTenantQuotas.period}), '[]'::json) from ${appTenantQuotas} where ${appTenantQuotas.tenantId} = ${tenantId})`;

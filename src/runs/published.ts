@@ -1,6 +1,7 @@
 // Reading what runs and evaluations start from: the highest published version of a definition.
-import { and, desc, eq } from 'drizzle-orm';
-import type { Queryable } from '../db/pool.ts';
+import { and, desc, eq, sql } from 'drizzle-orm';
+import type { Db, Queryable } from '../db/pool.ts';
+import { preparedOn } from '../db/prepared.ts';
 import { ApiError } from '../http/errors.ts';
 import { findDefinition } from './definitions/service.ts';
 import type { DefinitionKind } from './model.ts';
@@ -10,27 +11,33 @@ export type DefinitionVersionRow = typeof definitionVersions.$inferSelect;
 
 /** The highest published version of the definition of that kind and key, or null (none, or no such key). */
 export async function publishedVersion(
-  db: Queryable,
+  db: Db,
   tenantId: string,
   kind: DefinitionKind,
   key: string,
 ): Promise<DefinitionVersionRow | null> {
-  const [row] = await db
+  const [row] = await highestPublished(db).execute({ tenantId, kind, key });
+  return row?.version ?? null;
+}
+
+/** Every run's and evaluation's first read: prepared on the pool (db/prepared.ts). */
+const highestPublished = preparedOn((db) =>
+  db
     .select({ version: definitionVersions })
     .from(definitionVersions)
     .innerJoin(definitions, eq(definitions.id, definitionVersions.definitionId))
     .where(
       and(
-        eq(definitions.tenantId, tenantId),
-        eq(definitions.kind, kind),
-        eq(definitions.key, key),
+        eq(definitions.tenantId, sql.placeholder('tenantId')),
+        eq(definitions.kind, sql.placeholder('kind')),
+        eq(definitions.key, sql.placeholder('key')),
         eq(definitionVersions.status, 'published'),
       ),
     )
     .orderBy(desc(definitionVersions.version))
-    .limit(1);
-  return row?.version ?? null;
-}
+    .limit(1)
+    .prepare('highest_published_version'),
+);
 
 const NOUNS: Record<DefinitionKind, string> = { workflow: 'workflow', rule_set: 'rule set' };
 

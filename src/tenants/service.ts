@@ -1,8 +1,9 @@
 // Tenants: looked up by id for every request, created by `platform token`, settings read and saved here.
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { actorOf } from '../audit/actor.ts';
 import { recordAudit } from '../audit/trail.ts';
-import type { Database, Queryable } from '../db/pool.ts';
+import type { Database, Db, Queryable } from '../db/pool.ts';
+import { preparedOn } from '../db/prepared.ts';
 import type { AuthenticatedPrincipal } from '../http/auth.ts';
 import { defaultTenantSettings, type TenantSettings } from './settings.ts';
 import { tenants } from './tables.ts';
@@ -15,6 +16,20 @@ export async function findTenantById(db: Queryable, id: string): Promise<Tenant 
   const [row] = await db.select().from(tenants).where(eq(tenants.id, id));
   return row ?? null;
 }
+
+/** The tenant of every authenticated request: findTenantById as a query prepared on the pool. */
+export async function lookupTenant(db: Db, id: string): Promise<Tenant | null> {
+  const [row] = await tenantById(db).execute({ id });
+  return row ?? null;
+}
+
+const tenantById = preparedOn((db) =>
+  db
+    .select()
+    .from(tenants)
+    .where(eq(tenants.id, sql.placeholder('id')))
+    .prepare('tenant_by_id'),
+);
 
 export async function findTenantByName(db: Queryable, name: string): Promise<Tenant | null> {
   const [row] = await db.select().from(tenants).where(eq(tenants.name, name));

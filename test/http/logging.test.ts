@@ -313,7 +313,9 @@ describe('api log lines', () => {
       code: 'internal',
       err: {
         type: 'DrizzleQueryError',
-        message: expect.stringMatching(/^Failed query: insert into "workflow_runs"/),
+        message: expect.stringMatching(
+          /^Failed query: with "steps" as \(insert into "workflow_run_steps" .*\) insert into "workflow_runs"/,
+        ),
         cause: { code: 'P0001', message: 'refused for the test' },
       },
     });
