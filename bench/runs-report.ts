@@ -62,6 +62,7 @@ function resultOf(row: Row) {
     othersCores: row.usage.others / row.usage.wall,
     statementsPer: row.usage.statements / n,
     commitsPer: row.usage.commits / n,
+    writesPer: row.usage.writes / n,
     load: Math.max(...row.loads),
   };
 }
@@ -79,13 +80,15 @@ function printRunGoals(runs: Result, bare: Result | undefined) {
     console.log(
       `goal: ≥ ${GOALS.runsOfBare} × the bare DBOS workflow's runs a second: ${met(ratio >= GOALS.runsOfBare)} ` +
         `(×${ratio.toFixed(2)}: ${runs.perSecond.toFixed(0)} vs ${bare.perSecond.toFixed(0)}/s; the bare one ` +
-        `${bare.statementsPer.toFixed(1)} statements, ${bare.commitsPer.toFixed(1)} commits a run)`,
+        `${bare.statementsPer.toFixed(1)} statements, ${bare.commitsPer.toFixed(1)} commits, ` +
+        `${bare.writesPer.toFixed(1)} writing, a run)`,
     );
   }
   console.log(
     `goal: ≤ ${GOALS.statementsPerRun} statements and ≤ ${GOALS.commitsPerRun} commits a run: ` +
       `${met(runs.statementsPer <= GOALS.statementsPerRun && runs.commitsPer <= GOALS.commitsPerRun)} ` +
-      `(${runs.statementsPer.toFixed(1)} statements, ${runs.commitsPer.toFixed(1)} commits)`,
+      `(${runs.statementsPer.toFixed(1)} statements, ${runs.commitsPer.toFixed(1)} commits of which ` +
+      `${runs.writesPer.toFixed(1)} wrote)`,
   );
 }
 
@@ -121,6 +124,7 @@ export async function printRunsReport(rows: Row[], given: ReportContext): Promis
     'PG ms/op'.padStart(9),
     'SQL/op'.padStart(7),
     'xact/op'.padStart(8),
+    'wrt/op'.padStart(7),
     'others'.padStart(7),
     'load'.padStart(5),
   ].join(' ');
@@ -143,6 +147,7 @@ export async function printRunsReport(rows: Row[], given: ReportContext): Promis
         r.pgMs.toFixed(2).padStart(9),
         r.statementsPer.toFixed(1).padStart(7),
         r.commitsPer.toFixed(1).padStart(8),
+        r.writesPer.toFixed(1).padStart(7),
         `${(r.othersCores * 100).toFixed(0)}%`.padStart(7),
         r.load.toFixed(2).padStart(5),
       ].join(' '),
@@ -151,7 +156,7 @@ export async function printRunsReport(rows: Row[], given: ReportContext): Promis
   console.log(
     `\nops/s, p50 and p99 at ${given.inFlight} in flight; p50-rnr: p50 minus the runner alone's (×${given.appRules} for an evaluation); ` +
       `CPU ms/op: this process (api, worker, runner); PG ms/op: PostgreSQL's processes; SQL/op: statements sent ` +
-      `(DBOS's included, the poller's not); xact/op: commits (pg_stat_database, polling included); ` +
+      `(DBOS's included, the poller's not); xact/op: commits (pg_stat_database, a read alone counts one; polling included); wrt/op: transactions that wrote (given an id: the commits that flush WAL); ` +
       `others: CPU of every other process, in cores; load: 1-minute load average at the row's start (max over rounds). ` +
       `Idle, the process sends ${given.idleStatements.toFixed(0)} statements a second (DBOS polling its queues), counted in SQL/op`,
   );

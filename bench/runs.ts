@@ -285,7 +285,16 @@ async function main() {
           )
         ).rows[0]?.xact_commit,
       );
-    const meter = () => startMeter(postmaster, commits);
+    // Transactions given an id (only a transaction that writes gets one): the commits that flush WAL.
+    const writes = async () =>
+      Number(
+        (
+          await pollerDb.db.execute(
+            sql`select pg_snapshot_xmax(pg_current_snapshot())::text::bigint as next_xid`,
+          )
+        ).rows[0]?.next_xid,
+      );
+    const meter = () => startMeter(postmaster, commits, writes);
 
     const inFlight = async (once: () => Promise<void>, count: number, latencies: number[] | null) => {
       let next = 0;
@@ -312,7 +321,7 @@ async function main() {
       once,
       latencies: [],
       seconds: 0,
-      usage: { own: 0, postgres: 0, others: 0, wall: 0, statements: 0, commits: 0 },
+      usage: { own: 0, postgres: 0, others: 0, wall: 0, statements: 0, commits: 0, writes: 0 },
       loads: [],
       telemetry,
     });

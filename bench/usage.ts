@@ -17,6 +17,8 @@ export interface Usage {
   wall: number;
   statements: number;
   commits: number;
+  /** Transactions that wrote (given an id), when the bench counts them: commits that flush WAL. */
+  writes: number;
 }
 
 let statements = 0;
@@ -57,15 +59,21 @@ export function countStatements(except: string, tally: boolean): void {
 }
 
 /** Starts measuring a stretch; the function returned answers what it used. */
-export async function startMeter(postmaster: number, commits: () => Promise<number>) {
+export async function startMeter(
+  postmaster: number,
+  commits: () => Promise<number>,
+  writes: () => Promise<number> = async () => 0,
+) {
   const started = performance.now();
   const ours = process.cpuUsage();
   const machine = machineJiffies();
   const pgStart = postgresJiffies(postmaster);
   const statementsStart = statements;
   const commitsStart = await commits();
+  const writesStart = await writes();
   return async (): Promise<Usage> => {
     const committed = (await commits()) - commitsStart;
+    const wrote = (await writes()) - writesStart;
     const sent = statements - statementsStart;
     const wall = performance.now() - started;
     const used = process.cpuUsage(ours);
@@ -80,6 +88,7 @@ export async function startMeter(postmaster: number, commits: () => Promise<numb
       wall,
       statements: sent,
       commits: committed,
+      writes: wrote,
     };
   };
 }

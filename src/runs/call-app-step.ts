@@ -112,7 +112,9 @@ export async function callAppSteps(
     named: args.named,
     ...(args.fallback ? { fallback: args.fallback } : {}),
     openSession: sessionOpener({ id: args.runId }, { id: args.stepId, outputKey: args.outputKey }),
-    onAttempt: (n) => countAttempt(attemptDeps.database, args.runId, args.stepId, n),
+    // The first attempt was counted with the step's start (run-store.ts).
+    onAttempt: (n) =>
+      n === 1 ? Promise.resolve() : countAttempt(attemptDeps.database, args.runId, args.stepId, n),
   });
   if (end.ok && end.waiting) return { status: 'waiting' };
   if (end.ok) return { status: 'completed', output: end.output };

@@ -81,10 +81,12 @@ export async function openRun(
   database: Database,
   runId: string,
   now: Date,
+  appsOn: boolean,
 ): Promise<{ run: LoadedRun; firstStartedAt: number | null } | null> {
   const { rows } = await database.db.execute<OpenedRow>(sql`
     with started as (
-      update workflow_run_steps as s set status = 'running', started_at = ${now.toISOString()}::timestamptz
+      update workflow_run_steps as s
+      set status = 'running', started_at = ${now.toISOString()}::timestamptz, ${firstAttempt(appsOn)}
       from workflow_runs as r
       where s.run_id = ${runId} and s.position = 0 and s.status = 'pending'
         and r.id = s.run_id and r.status = 'running'
@@ -124,7 +126,16 @@ export async function countAttempt(database: Database, runId: string, stepId: st
 export interface NextStep {
   stepId: string;
   startedAt: Date;
+  /** Apps are on: a call_app step's first attempt is counted with its start (it always makes one). */
+  appsOn: boolean;
 }
+
+/**
+ * A started call_app step shows its first attempt at once when apps are on: the attempt always follows
+ * (call-app-step.ts counts the later ones), so the count costs no statement of its own.
+ */
+const firstAttempt = (appsOn: boolean) =>
+  sql`attempts = case when s.type = 'call_app' and ${appsOn}::boolean then greatest(s.attempts, 1) else s.attempts end`;
 
 /** A decide step's outcome, audited as decision.emitted with the step's completion. */
 export interface Decision {
@@ -167,7 +178,8 @@ export async function completeStep(
 async function startNext(tx: Tx, runId: string, next: NextStep): Promise<number | null> {
   const { rows } = await tx.execute<{ started_at: string | Date | null }>(sql`
     with started as (
-      update workflow_run_steps as s set status = 'running', started_at = ${next.startedAt.toISOString()}::timestamptz
+      update workflow_run_steps as s
+      set status = 'running', started_at = ${next.startedAt.toISOString()}::timestamptz, ${firstAttempt(next.appsOn)}
       from workflow_runs as r
       where s.run_id = ${runId} and s.step_id = ${next.stepId} and s.status = 'pending'
         and r.id = s.run_id and r.status = 'running'

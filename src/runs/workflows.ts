@@ -136,7 +136,8 @@ async function runWorkflow(runId: string): Promise<void> {
 async function runSteps(runId: string): Promise<void> {
   const { database } = deps();
   // The run read and its first step started in one statement (run-store.ts openRun).
-  const opened = await rowWork(() => openRun(database, runId, new Date()));
+  const appsOn = deps().attempt !== null;
+  const opened = await rowWork(() => openRun(database, runId, new Date(), appsOn));
   if (!opened || opened.run.status !== 'running') return;
   await stepsFrom(opened.run, 0, opened.run.context, opened.firstStartedAt);
 }
@@ -206,7 +207,7 @@ async function stepsFrom(
 /** The step after `index`, to be started with this one's completion; null after the last. */
 const nextOf = (run: LoadedRun, index: number): NextStep | null => {
   const next = run.steps[index + 1];
-  return next ? { stepId: next.id, startedAt: new Date() } : null;
+  return next ? { stepId: next.id, startedAt: new Date(), appsOn: deps().attempt !== null } : null;
 };
 
 /**

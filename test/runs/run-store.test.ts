@@ -75,6 +75,8 @@ async function newRun(): Promise<string> {
 const at = (iso: string) => new Date(iso);
 const statusOf = async (runId: string) =>
   Object.fromEntries((await stepsOfRun(database, runId)).map((s) => [s.stepId, s.status]));
+const attemptsOf = async (runId: string) =>
+  Object.fromEntries((await stepsOfRun(database, runId)).map((s) => [s.stepId, s.attempts]));
 const endsAudited = async (runId: string) =>
   (
     await database.db
@@ -84,31 +86,38 @@ const endsAudited = async (runId: string) =>
   ).map((e) => e.action);
 
 describe('the run’s row writes, done twice', () => {
-  it('openRun starts the first step once and answers the first start time again', async () => {
+  it('openRun starts the first step once, its first attempt counted, and answers the first start time again', async () => {
     const runId = await newRun();
-    const first = await openRun(database, runId, at('2026-01-01T00:00:00.000Z'));
+    const first = await openRun(database, runId, at('2026-01-01T00:00:00.000Z'), true);
     expect(first?.run).toMatchObject({ id: runId, tenantId, status: 'running', context: { applicant: 'a' } });
     expect(first?.run.steps.map((s) => s.id)).toEqual(['check', 'decide', 'after']);
     expect(first?.firstStartedAt).toBe(Date.parse('2026-01-01T00:00:00.000Z'));
 
-    const again = await openRun(database, runId, at('2026-01-01T00:05:00.000Z'));
+    const again = await openRun(database, runId, at('2026-01-01T00:05:00.000Z'), true);
     expect(again?.firstStartedAt).toBe(Date.parse('2026-01-01T00:00:00.000Z'));
     expect(await statusOf(runId)).toEqual({ check: 'running', decide: 'pending', after: 'pending' });
-    expect(await openRun(database, randomUUID(), new Date())).toBeNull();
+    expect(await attemptsOf(runId)).toEqual({ check: 1, decide: 0, after: 0 });
+    expect(await openRun(database, randomUUID(), new Date(), true)).toBeNull();
+  });
+
+  it('a call_app step started while apps are off shows no attempt', async () => {
+    const runId = await newRun();
+    await openRun(database, runId, new Date(), false);
+    expect(await attemptsOf(runId)).toEqual({ check: 0, decide: 0, after: 0 });
   });
 
   it('completeStep moves the step, the context and the next start once; a decision is audited once', async () => {
     const runId = await newRun();
-    const opened = await openRun(database, runId, at('2026-01-01T00:00:00.000Z'));
+    const opened = await openRun(database, runId, at('2026-01-01T00:00:00.000Z'), true);
     const run = opened?.run as NonNullable<typeof opened>['run'];
-    const next = { stepId: 'decide', startedAt: at('2026-01-01T00:00:01.000Z') };
+    const next = { stepId: 'decide', startedAt: at('2026-01-01T00:00:01.000Z'), appsOn: true };
     const context = { applicant: 'a', checked: { ok: true } };
     expect(await completeStep(database, run, 'check', context, next)).toEqual({
       moved: true,
       nextStartedAt: Date.parse('2026-01-01T00:00:01.000Z'),
     });
     // Again, later and with another context: nothing moves, the first start is answered.
-    const later = { stepId: 'decide', startedAt: at('2026-01-01T00:09:00.000Z') };
+    const later = { stepId: 'decide', startedAt: at('2026-01-01T00:09:00.000Z'), appsOn: true };
     expect(await completeStep(database, run, 'check', { other: 1 }, later)).toEqual({
       moved: false,
       nextStartedAt: Date.parse('2026-01-01T00:00:01.000Z'),
@@ -117,7 +126,7 @@ describe('the run’s row writes, done twice', () => {
     expect(row?.context).toEqual(context);
 
     const decision = { outcome: 'approve', riskScore: null };
-    const afterNext = { stepId: 'after', startedAt: at('2026-01-01T00:00:02.000Z') };
+    const afterNext = { stepId: 'after', startedAt: at('2026-01-01T00:00:02.000Z'), appsOn: true };
     for (let i = 0; i < 2; i++) await completeStep(database, run, 'decide', context, afterNext, decision);
     const decisions = await database.db
       .select()
@@ -126,13 +135,14 @@ describe('the run’s row writes, done twice', () => {
     expect(decisions).toHaveLength(1);
     expect(decisions[0]?.data).toMatchObject({ outcome: 'approve', source: 'decide', workflowRunId: runId });
     expect(await statusOf(runId)).toEqual({ check: 'completed', decide: 'completed', after: 'running' });
+    expect(await attemptsOf(runId)).toEqual({ check: 1, decide: 0, after: 1 });
   });
 
   it('completeStep starts nothing once the run was cancelled: the workflow stops there', async () => {
     const runId = await newRun();
-    const opened = await openRun(database, runId, new Date());
+    const opened = await openRun(database, runId, new Date(), true);
     await database.db.update(workflowRuns).set({ status: 'cancelled' }).where(eq(workflowRuns.id, runId));
-    const next = { stepId: 'decide', startedAt: new Date() };
+    const next = { stepId: 'decide', startedAt: new Date(), appsOn: true };
     const written = await completeStep(database, opened?.run as never, 'check', { x: 1 }, next);
     expect(written.nextStartedAt).toBeNull();
     expect((await statusOf(runId)).decide).toBe('pending');
@@ -140,7 +150,7 @@ describe('the run’s row writes, done twice', () => {
 
   it('endRun ends the run once: the last step, the context, the pending steps skipped, one audit event', async () => {
     const runId = await newRun();
-    const opened = await openRun(database, runId, new Date());
+    const opened = await openRun(database, runId, new Date(), true);
     const run = opened?.run as NonNullable<typeof opened>['run'];
     const last = { stepId: 'check', context: { applicant: 'a', checked: { ok: false } } };
     await endRun(database, run, { status: 'completed', last });
@@ -159,7 +169,7 @@ describe('the run’s row writes, done twice', () => {
 
   it('endRun failed: the step failed with the error, the rest skipped, workflow.run.failed with both', async () => {
     const runId = await newRun();
-    const opened = await openRun(database, runId, new Date());
+    const opened = await openRun(database, runId, new Date(), true);
     const error: RunError = {
       code: 'app_call_failed',
       message: 'the vendor failed',
