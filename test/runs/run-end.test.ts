@@ -45,6 +45,7 @@ beforeAll(async () => {
   });
   stack = await startRunsStack([
     { method: 'GET', path: '/hello', json: { greeting: 'hi' } },
+    { method: 'GET', path: '/busy', respond: () => ({ status: 503, json: { busy: true } }) },
     {
       method: 'GET',
       path: '/big/:kib',
@@ -126,12 +127,14 @@ describe('a failure other than the app call’s own answer ends the run internal
     }
   });
 
-  it('an attempt failing before its call is sent: failed internal, nothing sent', async () => {
+  it('an attempt failing before its call is sent: failed internal, that attempt not sent', async () => {
+    // The first attempt is counted with the step's start and sent (the vendor answers 503, retryable);
+    // the second attempt's count is refused, before its call.
     await db().execute(sql`
       create trigger refuse_uncounted before update on workflow_run_steps for each row
-      when (new.step_id = 'uncounted' and new.attempts > 0) execute function test_refuse()`);
+      when (new.step_id = 'uncounted' and new.attempts > 1) execute function test_refuse()`);
     await publishDefinition(stack, tenantId, 'workflow', 'uncounted', {
-      steps: [callStep('uncounted', '/hello')],
+      steps: [callStep('uncounted', '/busy')],
     });
     const { id, marker } = await start('uncounted');
     const done = await settledRun(stack, id);
@@ -140,7 +143,7 @@ describe('a failure other than the app call’s own answer ends the run internal
       error: { code: 'internal', details: { reason: 'internal' } },
     });
     expect(done.steps[0]?.status).toBe('failed');
-    expect(requestsOf(marker)).toHaveLength(0);
+    expect(requestsOf(marker)).toHaveLength(1);
   });
 
   it('a row write failing between steps: the run fails internal, the rest skipped, audited once', async () => {
