@@ -11,6 +11,7 @@ import {
   Reader,
   type TrustProxy,
 } from './config/reader.ts';
+import { readRunnerUrl } from './config/runner-urls.ts';
 import { readStorage, type StorageSettings } from './config/storage.ts';
 import { readTelemetry, type TelemetrySettings } from './config/telemetry.ts';
 
@@ -52,7 +53,10 @@ export interface Config {
   internalHost: string;
   internalPort: number;
   runnerPort: number;
-  /** Null when APP_RUNNER_URL is `off`: the deployment has no runner and /apps answers 503 apps_unavailable. */
+  /**
+   * Null when APP_RUNNER_URL is `off`: the deployment has no runner and /apps answers 503 apps_unavailable.
+   * Several runners' base URLs are joined by commas (docs/operations.md "Production topology").
+   */
   runnerUrl: string | null;
   apiInternalUrl: string;
   workerHealthPort: number | null;
@@ -156,10 +160,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     internalHost: read.text('API_INTERNAL_HOST') ?? '127.0.0.1',
     internalPort,
     runnerPort,
-    runnerUrl:
-      read.text('APP_RUNNER_URL') === 'off'
-        ? null
-        : (read.url('APP_RUNNER_URL', HTTP_SCHEMES) ?? `http://127.0.0.1:${runnerPort}`),
+    runnerUrl: readRunnerUrl(read, runnerPort),
     apiInternalUrl: read.url('API_INTERNAL_URL', HTTP_SCHEMES) ?? `http://127.0.0.1:${internalPort}`,
     workerHealthPort: read.optionalPort('WORKER_HEALTH_PORT'),
     workerExecutorId: read.text('WORKER_EXECUTOR_ID') ?? `${os.hostname()}-worker`,

@@ -91,7 +91,7 @@ export type RunnerFailureResult =
 export type RunnerResult<T> = { ok: true; value: T } | RunnerFailureResult;
 
 export interface RunnerClientOptions {
-  /** The runner's base URL (APP_RUNNER_URL). */
+  /** The runner's base URL (APP_RUNNER_URL; runner-pool.ts spreads calls over a comma list of them). */
   baseUrl: string;
   /** APP_RUNNER_TOKEN. */
   token: string;
@@ -192,6 +192,7 @@ const isAnswer = (json: unknown): json is RunnerAnswer =>
 const isVerdict = (json: unknown): json is InspectionVerdict =>
   isRecord(json) && typeof json.accepted === 'boolean';
 
+/** The client of one runner. */
 export function createRunnerClient(options: RunnerClientOptions): RunnerClient {
   const base = new URL(options.baseUrl);
   const prefix = base.pathname.replace(/\/+$/, '');

@@ -8,16 +8,16 @@ export { startRunnerFromConfig } from './from-config.ts';
 
 // The api's client of a runner, and what a call of a module answers besides its output.
 
-export {
-  createRunnerClient,
-  type RunnerAnswer,
-  type RunnerClient,
-  type RunnerExportRequest,
-  type RunnerFailureResult,
-  type RunnerResult,
+export type {
+  RunnerAnswer,
+  RunnerClient,
+  RunnerExportRequest,
+  RunnerFailureResult,
+  RunnerResult,
 } from './client.ts';
 export { RunnerFailure } from './errors.ts';
 export { type CacheChange, type CacheEntry, type LogLine, noUsage, type Usage } from './host/call-state.ts';
+export { createRunnerClient } from './runner-pool.ts';
 
 // The check of an uploaded module (app build, the authors' test kit, bench).
 
