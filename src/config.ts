@@ -65,6 +65,8 @@ export interface Config {
    * unfinished); by default `<host>-worker`, one worker per host.
    */
   workerExecutorId: string;
+  /** WORKER_QUEUE_SAFETY_POLL_MS: a queue's poll at least this often beside enqueue notices; 0: every 20 ms. */
+  workerQueueSafetyPollMs: number;
   runnerCacheDir: string;
   runnerConcurrency: number;
   runnerTenantConcurrency: number;
@@ -164,6 +166,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     apiInternalUrl: read.url('API_INTERNAL_URL', HTTP_SCHEMES) ?? `http://127.0.0.1:${internalPort}`,
     workerHealthPort: read.optionalPort('WORKER_HEALTH_PORT'),
     workerExecutorId: read.text('WORKER_EXECUTOR_ID') ?? `${os.hostname()}-worker`,
+    workerQueueSafetyPollMs: read.int('WORKER_QUEUE_SAFETY_POLL_MS', 1_000, 0, 3_600_000),
     runnerCacheDir: path.resolve(
       cwd,
       read.text('APP_RUNNER_CACHE_DIR') ?? path.join(dataDir, 'module-cache'),

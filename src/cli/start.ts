@@ -147,6 +147,7 @@ async function startParts(
         ),
       healthPort: config.workerHealthPort,
       executorId: config.workerExecutorId,
+      queueSafetyPollMs: config.workerQueueSafetyPollMs,
       appsPerTenant: config.runnerTenantConcurrency,
       // Same interface as the api: loopback in embedded mode, every interface in production unless HOST says.
       healthHost: config.host,

@@ -5,6 +5,8 @@ import { DBOS } from '@dbos-inc/dbos-sdk';
 import type { Logger } from 'pino';
 import { errorForLog, withoutQueryParameters } from '../logging.ts';
 import { PLATFORM_VERSION } from '../version.ts';
+import { ensureEnqueueTrigger } from './queue-listener.ts';
+import { installQueueWake, type QueueWake } from './queue-wake.ts';
 
 /** Task queues the worker serves: `apps` runs app calls apart, so slow vendors never hold up the rest. */
 export const TASK_QUEUES = ['platform', 'apps'] as const;
@@ -31,7 +33,15 @@ export interface EngineOptions {
   appsPerTenant?: number;
   /** The engine's workflow and step spans, through the process's tracer provider (telemetry on). */
   tracing?: boolean;
+  /**
+   * WORKER_QUEUE_SAFETY_POLL_MS: a queue is polled on an enqueue notice, and at least this often
+   * (docs/runs.md); 0 leaves DBOS polling every 20 ms.
+   */
+  queueSafetyPollMs?: number;
 }
+
+export const DEFAULT_QUEUE_SAFETY_POLL_MS = 1_000;
+let queueWake: (QueueWake & { listen(url: string): void }) | null = null;
 
 export async function launchEngine(options: EngineOptions): Promise<void> {
   const log = options.logger.child({ component: 'dbos' });
@@ -55,10 +65,20 @@ export async function launchEngine(options: EngineOptions): Promise<void> {
     },
   });
   selfCheck ??= DBOS.registerWorkflow(selfCheckWorkflow, { name: 'platform.selfCheck' });
+  const safetyMs = options.queueSafetyPollMs ?? DEFAULT_QUEUE_SAFETY_POLL_MS;
+  // Gated from the first tick: until the listener holds, every tick still polls (queue-wake.ts).
+  queueWake = safetyMs > 0 ? installQueueWake({ safetyMs, logger: log }) : null;
   await DBOS.launch();
   const settings = queueSettings(options.appsPerTenant ?? DEFAULT_APPS_PER_TENANT);
   for (const queue of TASK_QUEUES) await DBOS.registerQueue(queue, settings[queue]);
+  if (queueWake) {
+    await ensureEnqueueTrigger(options.databaseUrl, ENGINE_SCHEMA);
+    queueWake.listen(options.databaseUrl);
+  }
 }
+
+/** The queue gate of the launched engine (null when WORKER_QUEUE_SAFETY_POLL_MS is 0). */
+export const engineQueueWake = (): QueueWake | null => queueWake;
 
 const DEFAULT_APPS_PER_TENANT = 4;
 /** The apps queue is partitioned by tenant: every enqueue on it names one (the self-check its own). */
@@ -79,7 +99,8 @@ function engineEntry(entry: unknown): unknown {
  * app calls apart: 8 per process (the runner's own APP_RUNNER_CONCURRENCY is 8) and `appsPerTenant` of
  * one tenant across every worker (APP_RUNNER_TENANT_CONCURRENCY: the runner's bound, so a burst of one
  * tenant waits in the queue instead of being refused busy). DBOS polls a queue every 1000 ms by default:
- * a step on a queue would wait up to a second to start, so both poll every 20 ms (docs/runs.md).
+ * a step on a queue would wait up to a second to start, so both tick every 20 ms, a tick reaching the
+ * database only on an enqueue notice or when work may be startable (queue-wake.ts, docs/runs.md).
  */
 type QueueSettings = NonNullable<Parameters<typeof DBOS.registerQueue>[1]>;
 const queueSettings = (appsPerTenant: number): Record<TaskQueue, QueueSettings> => ({
@@ -122,4 +143,6 @@ export async function runSelfCheck(queue: TaskQueue, timeoutMs: number): Promise
 
 export async function shutdownEngine(): Promise<void> {
   await DBOS.shutdown();
+  await queueWake?.stop();
+  queueWake = null;
 }

@@ -3,8 +3,16 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { databaseAnswers } from '../db/probe.ts';
-import { launchEngine, runSelfCheck, shutdownEngine, TASK_QUEUES, type TaskQueue } from './engine.ts';
+import {
+  engineQueueWake,
+  launchEngine,
+  runSelfCheck,
+  shutdownEngine,
+  TASK_QUEUES,
+  type TaskQueue,
+} from './engine.ts';
 import { type QueueState, summarizeHealth, type WorkerHealth } from './health.ts';
+import type { QueueWake } from './queue-wake.ts';
 
 export { ENGINE_SCHEMA, TASK_QUEUES } from './engine.ts';
 
@@ -28,10 +36,14 @@ export interface WorkerOptions {
   appsPerTenant?: number;
   /** The engine's workflow and step spans, through the process's tracer provider (telemetry on). */
   tracing?: boolean;
+  /** WORKER_QUEUE_SAFETY_POLL_MS (docs/runs.md, "Queue dispatch"); 0 leaves DBOS polling every 20 ms. */
+  queueSafetyPollMs?: number;
 }
 
 export interface RunningWorker {
   health(): Promise<WorkerHealth>;
+  /** The queue gate: how many ticks polled; closing its listener (tests). Null when off. */
+  queueWake: QueueWake | null;
   healthUrl: string | null;
   close(): Promise<void>;
 }
@@ -47,6 +59,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     ...(options.executorId ? { executorId: options.executorId } : {}),
     ...(options.appsPerTenant ? { appsPerTenant: options.appsPerTenant } : {}),
     tracing: options.tracing ?? false,
+    ...(options.queueSafetyPollMs !== undefined ? { queueSafetyPollMs: options.queueSafetyPollMs } : {}),
   });
   await Promise.all(
     TASK_QUEUES.map(async (queue) => {
@@ -79,6 +92,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
 
   return {
     health,
+    queueWake: engineQueueWake(),
     healthUrl,
     close: async () => {
       for (const queue of TASK_QUEUES) states.set(queue, 'stopped');
