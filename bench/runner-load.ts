@@ -175,6 +175,18 @@ export interface Cpu {
   own: number;
   /** Every other process on the machine (/proc/stat), a share of all cores: what disturbs the row. */
   others: number;
+  /** CPU ms of this process's main thread (HTTP both sides, the runner's own work) and of every thread. */
+  mainMs: number;
+  allMs: number;
+}
+
+/** CPU ms the main thread has used (its scheduler statistics, Linux); NaN elsewhere. */
+function mainThreadMs(): number {
+  try {
+    return Number(readFileSync(`/proc/self/task/${process.pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
+  } catch {
+    return Number.NaN;
+  }
 }
 
 /** Busy and total jiffies of the machine, every core (Linux only). */
@@ -195,12 +207,14 @@ export function cpuMeter(): () => Cpu {
   const started = performance.now();
   const ours = process.cpuUsage();
   const machine = machineJiffies();
+  const main = mainThreadMs();
   return () => {
     const used = process.cpuUsage(ours);
-    const own = (used.user + used.system) / 1000 / ((performance.now() - started) * os.cpus().length);
+    const allMs = (used.user + used.system) / 1000;
+    const own = allMs / ((performance.now() - started) * os.cpus().length);
     const now = machineJiffies();
     const busy = now && machine ? (now.busy - machine.busy) / (now.total - machine.total) : Number.NaN;
-    return { own, others: Math.max(0, busy - own) };
+    return { own, others: Math.max(0, busy - own), mainMs: mainThreadMs() - main, allMs };
   };
 }
 

@@ -145,6 +145,22 @@ export function printCost(cost: Cost) {
   );
 }
 
+/**
+ * Where a call's CPU went in a row: the main thread (the runner's HTTP, validation, JSON, redaction,
+ * dispatch and host functions, and the bench's own callers, which share the process) and the other
+ * threads (the sandbox threads' instances and exports, V8's GC helpers, libuv's pool).
+ */
+export function printBreakdown(row: Row) {
+  const calls = row.latencies.length;
+  if (!row.cpu || calls === 0) return;
+  const per = (ms: number) => fmt(ms / calls, 3);
+  console.log(
+    `CPU a call in "${row.name}": ${per(row.cpu.allMs)} ms in all = main thread ${per(row.cpu.mainMs)} ms ` +
+      `(runner HTTP, JSON, validation, redaction, dispatch; the bench's callers too) + other threads ` +
+      `${per(row.cpu.allMs - row.cpu.mainMs)} ms (sandbox threads: instance and export; GC helpers)`,
+  );
+}
+
 export function goal(text: string, met: boolean) {
   console.log(`goal: ${text} — ${met ? 'met' : 'MISSED'}`);
 }
@@ -157,6 +173,7 @@ export function printHealthy(healthy: Row, goalPerSecond: number) {
       `p99 ${fmt(quantile(healthy.latencies, 0.99), 2)} ms; CPU ${percent(healthy.cpu?.own ?? null)} this ` +
       `process, ${percent(healthy.cpu?.others ?? null)} other processes (shares of all cores)`,
   );
+  printBreakdown(healthy);
   goal(
     `at least ${goalPerSecond} calls/s with 8 callers (warm pool): ${fmt(perSecond, 0)}`,
     perSecond >= goalPerSecond,

@@ -44,7 +44,7 @@ import {
   sleep,
 } from './runner-load.ts';
 import { measureNeighbour, memoryBombModule, printNeighbour, slowStartModule } from './runner-neighbour.ts';
-import { fmt, goal, printHealthy, printMemory, printTable } from './runner-report.ts';
+import { fmt, goal, printBreakdown, printHealthy, printMemory, printTable } from './runner-report.ts';
 import { withBenchDatabase } from './support.ts';
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
@@ -74,7 +74,7 @@ const TENANT = TENANTS[0] as string;
 const LOOPER_TENANT = randomUUID();
 
 const GOAL_WARM_OVER_FRESH_MS = 1;
-const GOAL_CALLS_PER_SECOND = 1000;
+const GOAL_CALLS_PER_SECOND = 2500;
 const GOAL_COLD_P50_MS = 20;
 const GOAL_LOOPING_SHARE = 0.5;
 
@@ -372,6 +372,8 @@ async function main() {
     );
 
     console.log('');
+    printBreakdown(healthy);
+    printBreakdown(noWarmLoad);
     const p50 = (row: Row) => quantile(row.latencies, 0.5);
     // Like for like: each warm row against the in-process row timed the same way (idle, or back to back).
     const overIdle = p50(warm) - p50(freshIdle);

@@ -33,15 +33,20 @@ interface Entry {
   label: string;
 }
 
+/** Texts up to this long are scanned position by position; longer ones through one compiled expression. */
+const SCAN_MAX_LENGTH = 4096;
+
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
 
 /**
- * Finds every spelling in one pass: one compiled expression finds where a spelling may start (its first
- * MIN_REDACTED_LENGTH characters, any case), then the longest spelling starting there is taken. The
- * expression stays small however long the values are.
+ * Finds every spelling in one pass: where a spelling may start (its first MIN_REDACTED_LENGTH characters,
+ * any case) is found by a scan of a short text or one compiled expression over a long one, then the
+ * longest spelling starting there is taken. The expression stays small however long the values are.
  */
 class Matcher {
-  readonly #candidates: RegExp | null;
+  readonly #prefixes: Set<string>;
+  /** Compiled on the first long text only: most of a call's texts are short, and compiling costs more. */
+  #candidates: RegExp | null = null;
   /** Lower-cased prefix → the spellings starting with it, longest first. */
   readonly #buckets = new Map<string, Entry[]>();
 
@@ -56,13 +61,14 @@ class Matcher {
       this.#buckets.set(key, bucket);
     }
     for (const bucket of this.#buckets.values()) bucket.sort((a, b) => b.length - a.length);
-    this.#candidates =
-      prefixes.size === 0 ? null : new RegExp([...prefixes].map(escapeRegExp).join('|'), 'gi');
+    this.#prefixes = prefixes;
   }
 
   apply(text: string): string {
+    if (this.#buckets.size === 0) return text;
+    if (text.length <= SCAN_MAX_LENGTH) return this.#scan(text);
+    this.#candidates ??= new RegExp([...this.#prefixes].map(escapeRegExp).join('|'), 'gi');
     const candidates = this.#candidates;
-    if (!candidates) return text;
     candidates.lastIndex = 0;
     let out = '';
     let last = 0;
@@ -76,6 +82,28 @@ class Matcher {
         last = at + hit.length;
       }
       candidates.lastIndex = hit ? last : at + 1;
+    }
+    return last === 0 ? text : out + text.slice(last);
+  }
+
+  /**
+   * The same matches without the expression: each position's next MIN_REDACTED_LENGTH characters,
+   * lower-cased, looked up among the prefixes. It finds every candidate the expression finds (both then
+   * check the whole spelling the same way), and is cheaper than compiling the expression for the short
+   * texts a call redacts (its answer, its log lines).
+   */
+  #scan(text: string): string {
+    let out = '';
+    let last = 0;
+    for (let at = 0; at + MIN_REDACTED_LENGTH <= text.length; ) {
+      const hit = this.#bucketOf(text.slice(at, at + MIN_REDACTED_LENGTH))?.find(
+        (entry) => text.slice(at, at + entry.length).toLowerCase() === entry.folded,
+      );
+      if (hit) {
+        out += text.slice(last, at) + hit.label;
+        last = at + hit.length;
+        at = last;
+      } else at += 1;
     }
     return last === 0 ? text : out + text.slice(last);
   }

@@ -102,8 +102,24 @@ function byteSpellings(text: string): string[] {
   return [hex, everyByte, everyByte.replaceAll('%', '%25')];
 }
 
+/**
+ * Characters every encoding above leaves as they are (unreserved but `~`, which a form encodes). A value
+ * of these only (a call's tag, most API keys) is its own percent, JSON and HTML spelling.
+ */
+const KEPT_EVERYWHERE = /^[A-Za-z0-9\-._]*$/;
+
 /** Every spelling of `value` the redactor looks for, each once, the value itself first. */
 export function spellingsOf(value: string): string[] {
+  if (KEPT_EVERYWHERE.test(value)) {
+    // The same list as below, in the same order, without building the spellings equal to the value.
+    const cased = [value, value.toLowerCase(), value.toUpperCase()];
+    return [...new Set([...cased, ...base64Cores(value), ...cased.flatMap(byteSpellings)])];
+  }
+  return everySpelling(value);
+}
+
+/** spellingsOf built the long way, for any value. */
+export function everySpelling(value: string): string[] {
   // HTTP trims a header value's outer spaces: a vendor echoes what it got.
   const cased = [value, value.toLowerCase(), value.toUpperCase(), value.trim()];
   // The matcher ignores ASCII case, also in %-escapes; other letters change their bytes with their case.

@@ -2,9 +2,11 @@
 // case, percent-encoded (every byte too), JSON-escaped to the depth an answer holds, HTML-escaped, in
 // base64 and hex; and in a parsed answer, inside strings that are JSON themselves.
 import { describe, expect, it } from 'vitest';
+import { drawSecretTag } from '../../src/runner/envelope.ts';
 import { newCallState } from '../../src/runner/execute.ts';
 import { log, MAX_LOG_CHARS } from '../../src/runner/host/log.ts';
 import { MIN_REDACTED_LENGTH, Redactor } from '../../src/runner/redaction.ts';
+import { everySpelling, spellingsOf } from '../../src/runner/spellings.ts';
 
 const SECRET = 'Key With/Space"\\‹ü>%';
 const json = (text: string) => JSON.stringify(text).slice(1, -1);
@@ -52,6 +54,19 @@ describe('Redactor.apply', () => {
       expect({ name, out }).toEqual({ name, out: expect.stringContaining('[secret:API_KEY]') });
       for (const other of Object.values(spellings)) expect(out).not.toContain(other);
     }
+  });
+
+  it('redacts a long text (one compiled expression) as it redacts a short one (a scan)', () => {
+    const r = new Redactor();
+    r.secret('SHORT', 'abcdefgh');
+    r.secret('LONG', 'abcdefgh-ijkl');
+    r.secret('API_KEY', SECRET);
+    const short = `x abcdefgh-ijkl y ABCDEFGH z ${encodeURIComponent(SECRET)} ${hex(SECRET)} abcdefg`;
+    const padding = ' '.repeat(5000);
+    expect(r.apply(short + padding)).toBe(r.apply(short) + padding);
+    expect(r.apply(short)).toBe(
+      `x [secret:LONG] y [secret:SHORT] z [secret:API_KEY] [secret:API_KEY] abcdefg`,
+    );
   });
 
   it('keeps text around a value, longest value first', () => {
@@ -135,5 +150,13 @@ describe('log', () => {
       `${'y'.repeat(MAX_LOG_CHARS - 8)}[secret:API_KEY]`.slice(0, MAX_LOG_CHARS),
     );
     expect(state.logs[0]?.message).not.toContain('sk-');
+  });
+});
+
+describe('spellingsOf', () => {
+  it('answers a value of characters no encoding changes as the long way does', () => {
+    for (const value of ['sk-bench-123456', 'AbC_d.e-f0123456789', drawSecretTag(), 'lower.case_only', '']) {
+      expect(spellingsOf(value)).toEqual(everySpelling(value));
+    }
   });
 });
