@@ -166,7 +166,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     apiInternalUrl: read.url('API_INTERNAL_URL', HTTP_SCHEMES) ?? `http://127.0.0.1:${internalPort}`,
     workerHealthPort: read.optionalPort('WORKER_HEALTH_PORT'),
     workerExecutorId: read.text('WORKER_EXECUTOR_ID') ?? `${os.hostname()}-worker`,
-    workerQueueSafetyPollMs: read.int('WORKER_QUEUE_SAFETY_POLL_MS', 1_000, 0, 3_600_000),
+    workerQueueSafetyPollMs: read.int('WORKER_QUEUE_SAFETY_POLL_MS', 2_000, 0, 3_600_000),
     runnerCacheDir: path.resolve(
       cwd,
       read.text('APP_RUNNER_CACHE_DIR') ?? path.join(dataDir, 'module-cache'),

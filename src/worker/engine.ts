@@ -40,7 +40,7 @@ export interface EngineOptions {
   queueSafetyPollMs?: number;
 }
 
-export const DEFAULT_QUEUE_SAFETY_POLL_MS = 1_000;
+export const DEFAULT_QUEUE_SAFETY_POLL_MS = 2_000;
 let queueWake: (QueueWake & { listen(url: string): void }) | null = null;
 
 export async function launchEngine(options: EngineOptions): Promise<void> {

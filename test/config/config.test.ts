@@ -206,7 +206,7 @@ describe('loadConfig with settings', () => {
       apiInternalUrl: 'http://api.internal:8081',
       workerHealthPort: 8083,
       workerExecutorId: 'worker-eu-1',
-      workerQueueSafetyPollMs: 1_000,
+      workerQueueSafetyPollMs: 2_000,
       runnerCacheDir: path.join(CWD, 'cache'),
       runnerConcurrency: 16,
       runnerTenantConcurrency: 3,
