@@ -145,9 +145,12 @@ export interface Decision {
 
 /**
  * The step completed, the run's context now holds its output (a decide step's decision audited once, as
- * decision.emitted), and the next step started, in one transaction. Answers whether this moved the step
- * (false when done again) and the next step's start time (the one first written, when done again), null
- * when there is no next step or the run is no longer running (cancelled meanwhile: the workflow stops).
+ * decision.emitted), and the next step started, in one transaction. Answers whether this moved the step,
+ * the context the run goes on with, and the next step's start time, null when there is no next step or
+ * the run is no longer running (cancelled meanwhile: the workflow stops). Done again (a recovered
+ * workflow), it moves nothing and answers what the first time wrote: the stored context (a decision
+ * taken again from a context holding later steps' outputs may differ; the stored one is the run's) and
+ * the first start time.
  */
 export async function completeStep(
   database: Database,
@@ -156,21 +159,29 @@ export async function completeStep(
   context: Record<string, unknown>,
   next: NextStep | null,
   decision?: Decision,
-): Promise<{ moved: boolean; nextStartedAt: number | null }> {
+): Promise<{ moved: boolean; context: Record<string, unknown>; nextStartedAt: number | null }> {
   return database.db.transaction(async (tx) => {
     const moved = await tx
       .update(workflowRunSteps)
       .set({ status: 'completed', completedAt: new Date() })
       .where(open(run.id, stepId, ['pending', 'running']))
       .returning({ stepId: workflowRunSteps.stepId });
+    let goesOnWith = context;
     if (moved.length > 0) {
       await tx
         .update(workflowRuns)
         .set({ context, updatedAt: new Date() })
         .where(and(eq(workflowRuns.id, run.id), eq(workflowRuns.status, 'running')));
       if (decision) await auditDecision(tx, run, stepId, decision);
+    } else {
+      const [stored] = await tx
+        .select({ context: workflowRuns.context })
+        .from(workflowRuns)
+        .where(eq(workflowRuns.id, run.id));
+      goesOnWith = stored?.context ?? context;
     }
-    return { moved: moved.length > 0, nextStartedAt: next ? await startNext(tx, run.id, next) : null };
+    const nextStartedAt = next ? await startNext(tx, run.id, next) : null;
+    return { moved: moved.length > 0, context: goesOnWith, nextStartedAt };
   });
 }
 

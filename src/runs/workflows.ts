@@ -229,7 +229,7 @@ async function runStep(
       completeStep(database, run, step.id, next, nextOf(run, index), decision),
     );
     if (written.moved) countDecision();
-    return { context: next, nextStartedAt: written.nextStartedAt };
+    return { context: written.context, nextStartedAt: written.nextStartedAt };
   }
   const end = await executeStep(run, step, context, startedAt + STEP_DEADLINE_MS);
   if (end.status === 'waiting') return null;
@@ -266,7 +266,7 @@ async function settleStep(
     return null;
   }
   const written = await rowWork(() => completeStep(database, run, step.id, placed.context, next));
-  return { context: placed.context, nextStartedAt: written.nextStartedAt };
+  return { context: written.context, nextStartedAt: written.nextStartedAt };
 }
 
 /** A call_app or rule_set step's end: `internal` when anything but its calls' own answers failed it. */

@@ -114,12 +114,15 @@ describe('the run’s row writes, done twice', () => {
     const context = { applicant: 'a', checked: { ok: true } };
     expect(await completeStep(database, run, 'check', context, next)).toEqual({
       moved: true,
+      context,
       nextStartedAt: Date.parse('2026-01-01T00:00:01.000Z'),
     });
-    // Again, later and with another context: nothing moves, the first start is answered.
+    // Again, later and with another context (a decision taken again may differ): nothing moves, the stored
+    // context and the first start are answered.
     const later = { stepId: 'decide', startedAt: at('2026-01-01T00:09:00.000Z'), appsOn: true };
     expect(await completeStep(database, run, 'check', { other: 1 }, later)).toEqual({
       moved: false,
+      context,
       nextStartedAt: Date.parse('2026-01-01T00:00:01.000Z'),
     });
     const [row] = await database.db.select().from(workflowRuns).where(eq(workflowRuns.id, runId));
