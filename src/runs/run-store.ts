@@ -1,7 +1,8 @@
-// The rows of a run as its DBOS workflow moves them (docs/runs.md "Runs"). Every write is idempotent, since
-// DBOS steps run at least once: each moves a row only from the states it may leave, so a repeated write
-// after a crash changes nothing, and a cancelled run is never moved again. The run's end is audited in
-// the transaction that ends it, so an end is audited exactly once.
+// The rows of a run as its DBOS workflow moves them (docs/runs.md "Runs", "What is checkpointed, and what
+// is not"). Every write is idempotent, since none has a checkpoint of its own and a recovered workflow
+// runs them again: each moves a row only from the states it may leave, so a repeated write changes
+// nothing, and a cancelled run is never moved again. The run's end is audited in the statement that ends
+// it, so an end is audited exactly once.
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { Actor, AuditEntry } from '../audit/trail.ts';
 import { recordAudit } from '../audit/trail.ts';
