@@ -1,7 +1,8 @@
 // Queries on the hot path of every call and run, prepared once per database handle (drizzle's prepare):
 // their SQL is built once instead of on every call (building was a tenth of a test call's CPU), and
-// PostgreSQL parses and plans each once per connection (a named prepared statement). Only for queries
-// sent on the pool itself, never inside a transaction (a prepared query is bound to its handle).
+// PostgreSQL parses and plans each once per connection (a named prepared statement). Meant for queries
+// sent on the pool itself: a prepared query is bound to its handle, so a transaction handed in (its type
+// passes for a Db) gets one built for it alone, correct but saving nothing.
 import type { Db } from './pool.ts';
 
 /** `build(db)` made once per handle: the same prepared query for every call on that pool. */
