@@ -11,6 +11,7 @@ import {
   instantiate,
   MAX_HOST_REQUESTS,
   REFUSING_BINDING,
+  readingWithoutSecrets,
   runExport,
   SandboxPool,
   tagConfig,
@@ -158,7 +159,13 @@ export async function printCosts(at: CostSubjects): Promise<number> {
   const call = async (pool: SandboxPool) => {
     const { result } = await pool.run(
       { sha256: at.sha256, module: at.module, maxPages: at.maxPages },
-      { exportName: 'invoke', input: at.envelope, deadlineMs: 5000, binding: REFUSING_BINDING },
+      {
+        exportName: 'invoke',
+        input: at.envelope,
+        deadlineMs: 5000,
+        binding: REFUSING_BINDING,
+        reading: readingWithoutSecrets('invoke'),
+      },
     );
     if (result.kind !== 'answered') throw new Error(`instance: ${result.kind}`);
   };

@@ -2,7 +2,7 @@
 // functions, the envelope in, the redacted and checked answer out.
 import { randomUUID } from 'node:crypto';
 import { storableText } from '../http/unstorable-text.ts';
-import { drawSecretTag, type ExportName, readAnswer, tagConfig } from './envelope.ts';
+import { drawSecretTag, type ExportName, tagConfig } from './envelope.ts';
 import { RunnerFailure } from './errors.ts';
 import {
   type CacheChange,
@@ -32,6 +32,7 @@ export interface ExportRequest {
   fields: Record<string, unknown>;
 }
 
+/** A call's outcome as the runner answers it (and its client reads it). */
 export interface ExportOutcome {
   answer: unknown;
   usage: Usage;
@@ -40,6 +41,12 @@ export interface ExportOutcome {
   durationMs: number;
   warm: boolean;
 }
+
+/** A call's outcome as executeExport gives it: the answer still JSON text. */
+export type ExecutedExport = Omit<ExportOutcome, 'answer'> & {
+  /** Read, redacted and checked on the call's thread: the main thread neither parses nor serialises it. */
+  answerJson: string;
+};
 
 export interface ExecuteDeps {
   modules: Pick<ModuleStore, 'get'>;
@@ -68,7 +75,6 @@ export function newCallState(
     hosts: request.hosts,
     redactor,
     usage: noUsage(),
-    logs: [],
     cache: request.cache ? new Map(request.cache.map((entry) => [entry.name, entry])) : null,
     cacheChanges: [],
     cacheSets: 0,
@@ -78,7 +84,7 @@ export function newCallState(
   };
 }
 
-export async function executeExport(deps: ExecuteDeps, request: ExportRequest): Promise<ExportOutcome> {
+export async function executeExport(deps: ExecuteDeps, request: ExportRequest): Promise<ExecutedExport> {
   const started = Date.now();
   const module = await deps.modules.get(request.sha256);
   // Read from the compiled module (once per module), so a missing export costs no instance.
@@ -107,6 +113,14 @@ export async function executeExport(deps: ExecuteDeps, request: ExportRequest): 
       input: JSON.stringify(envelope),
       deadlineMs: state.deadline - Date.now(),
       binding: deps.bind(state),
+      reading: {
+        answer: request.exportName,
+        secretTag: state.secretTag,
+        secrets: Object.entries(request.secrets),
+        redactions: state.redactor.takeNew(),
+      },
+      redactor: state.redactor,
+      usage: state.usage,
     });
   } finally {
     // Host work still under way for this call (a request past the deadline) stops; its answer is dropped.
@@ -117,20 +131,15 @@ export async function executeExport(deps: ExecuteDeps, request: ExportRequest): 
   if (result.kind === 'timeout')
     throw new RunnerFailure('timeout', 'the call passed its deadline; its thread was terminated', details);
   if (result.kind === 'trapped' || result.kind === 'start_failed') {
+    // The text was redacted, cut and made storable on the call's thread.
     const said = result.kind === 'trapped' ? 'the module trapped' : 'the module did not start';
-    throw new RunnerFailure(
-      'trapped',
-      storableText(`${said}: ${state.redactor.apply(result.message)}`.slice(0, 2000)),
-      details,
-    );
+    throw new RunnerFailure('trapped', storableText(`${said}: ${result.message}`.slice(0, 2000)), details);
   }
-  const answer = readAnswerWithUsage(request.exportName, result.output, state);
+  if (result.kind === 'bad_output') throw new RunnerFailure('bad_output', result.message, details);
   return {
-    answer,
+    answerJson: result.answer,
     usage: state.usage,
-    // Again at the end: a value registered after a line was logged (a cached value set later) goes too.
-    // Text the module wrote, shown by test calls: storable like its answer (unstorable-text.ts).
-    logs: state.logs.map((line) => ({ ...line, message: storableText(state.redactor.apply(line.message)) })),
+    logs: result.logs,
     cacheChanges: state.cacheChanges,
     durationMs: Date.now() - started,
     warm,
@@ -142,16 +151,16 @@ function withoutAction(request: ExportRequest): Record<string, unknown> {
   return { input: request.fields.input ?? null };
 }
 
-function readAnswerWithUsage(
-  exportName: ExportRequest['exportName'],
-  output: Uint8Array,
-  state: CallState,
-): unknown {
-  try {
-    return readAnswer(exportName, output, state.redactor);
-  } catch (error) {
-    if (error instanceof RunnerFailure)
-      throw new RunnerFailure(error.code, error.message, { usage: state.usage });
-    throw error;
-  }
+/**
+ * The runner's answer to a call as JSON text: the answer's text goes in as the thread wrote it, so the
+ * main thread neither parses nor serialises what the module answered (it is 1 MiB at most).
+ */
+export function outcomeJson({ answerJson, ...rest }: ExecutedExport): string {
+  const others = JSON.stringify(rest);
+  return `{"answer":${answerJson},${others.slice(1)}`;
+}
+
+/** The outcome with its answer parsed: for in-process callers (the SDK's test harness), not the runner. */
+export function parsedOutcome({ answerJson, ...rest }: ExecutedExport): ExportOutcome {
+  return { answer: JSON.parse(answerJson), ...rest };
 }

@@ -40,7 +40,7 @@ export { MIN_REDACTED_LENGTH } from './redaction.ts';
  */
 
 export { AgentPool } from './egress/pool.ts';
-export { type ExportRequest, executeExport } from './execute.ts';
+export { type ExportRequest, executeExport, parsedOutcome } from './execute.ts';
 export { aiFor } from './host/ai.ts';
 export { bindHostFunctions } from './host/binding.ts';
 export { type EgressSettings, httpRequestFor } from './host/http.ts';
@@ -54,4 +54,5 @@ export { REFUSING_BINDING } from './host/refusal.ts';
 export { HOST_REQUEST_BYTES, MAX_HOST_REQUESTS } from './host/request-limits.ts';
 export { type HostBridge, instantiate, runExport } from './threads/instance.js';
 export { withSandbox } from './threads/sandbox-pool.ts';
+export { readingWithoutSecrets } from './threads/thread-call.ts';
 export { LONG_TASK_NICENESS } from './threads/thread-priority.ts';

@@ -13,12 +13,10 @@ import {
   parseManifest,
   sha256Hex,
 } from '../module/index.ts';
-import { readAnswer } from './envelope.ts';
-import { RunnerFailure } from './errors.ts';
 import { REFUSING_BINDING } from './host/refusal.ts';
-import { Redactor } from './redaction.ts';
 import type { ThreadModule } from './threads/protocol.ts';
 import { type SandboxPool, withSandbox } from './threads/sandbox-pool.ts';
+import { readingWithoutSecrets } from './threads/thread-call.ts';
 
 export const MANIFEST_DEADLINE_MS = 5_000;
 /** Before the manifest names memoryMiB, the manifest export runs under the largest cap a manifest may ask. */
@@ -81,16 +79,14 @@ async function runManifestExport(
     input: '',
     deadlineMs: MANIFEST_DEADLINE_MS,
     binding: REFUSING_BINDING,
+    reading: readingWithoutSecrets('manifest'),
     transient: true,
   });
   if (result.kind === 'start_failed') return { refused: `the module did not start: ${result.message}` };
   if (result.kind === 'timeout') return { refused: 'the manifest export did not answer within 5 s' };
   if (result.kind === 'trapped')
     return { refused: `the manifest export trapped: ${result.message}`.slice(0, 500) };
-  try {
-    return { manifest: readAnswer('manifest', result.output, new Redactor()) };
-  } catch (error) {
-    if (error instanceof RunnerFailure) return { refused: `manifest: ${error.message}` };
-    throw error;
-  }
+  if (result.kind === 'bad_output') return { refused: `manifest: ${result.message}` };
+  // Read on the thread: JSON of 1 MiB at most, nested 64 levels at most.
+  return { manifest: JSON.parse(result.answer) };
 }

@@ -113,8 +113,14 @@ class Matcher {
   }
 }
 
+/** A value registered with a redactor: [value, label, cached]. */
+export type RedactionEntry = [value: string, label: string, cached: boolean];
+
 export class Redactor {
   readonly #values = new Set<string>();
+  /** Values registered here, in order, for the other side of the call (see takeNew). */
+  readonly #journal: RedactionEntry[] = [];
+  #shipped = 0;
   /** Spelling → label, for every value registered; the first label given to a spelling wins. */
   readonly #all = new Map<string, string>();
   /** The same without cached values: what a vendor's answer is redacted of before the module reads it. */
@@ -125,8 +131,28 @@ export class Redactor {
 
   /** Registers a value under its label, in every spelling. */
   add(value: string, label: string, cached = false): void {
+    if (this.#register(value, label, cached)) this.#journal.push([value, label, cached]);
+  }
+
+  /**
+   * The values registered here since the last time, for the other side of the call: the sandbox thread
+   * redacts what the module writes, the main thread what vendors answer, and each registers values the
+   * other must know (a derived credential, a cached value set).
+   */
+  takeNew(): RedactionEntry[] {
+    const entries = this.#journal.slice(this.#shipped);
+    this.#shipped = this.#journal.length;
+    return entries;
+  }
+
+  /** Registers the other side's values; takeNew does not hand them back. */
+  receive(entries: readonly RedactionEntry[]): void {
+    for (const [value, label, cached] of entries) this.#register(value, label, cached);
+  }
+
+  #register(value: string, label: string, cached: boolean): boolean {
     // Values, not spellings: a value may be another's spelling (its lower case) and still needs its own.
-    if (value.length < MIN_REDACTED_LENGTH || this.#values.has(value)) return;
+    if (value.length < MIN_REDACTED_LENGTH || this.#values.has(value)) return false;
     this.#values.add(value);
     for (const spelling of spellingsOf(value)) {
       if (spelling.length < MIN_REDACTED_LENGTH) continue;
@@ -138,6 +164,7 @@ export class Redactor {
       this.#secretsMatcher = null;
       this.#bytesMatcher = null;
     }
+    return true;
   }
 
   secret(name: string, value: string): void {

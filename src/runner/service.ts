@@ -2,7 +2,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyBaseLogger, FastifyError } from 'fastify';
+import type { FastifyBaseLogger, FastifyError, FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { bearerOf, sameSecret } from '../auth/shared-secret.ts';
 import { ApiError, issuesFromAjv, sendError } from '../http/errors.ts';
@@ -13,7 +13,7 @@ import { isUuid } from '../uuid.ts';
 import { PLATFORM_VERSION } from '../version.ts';
 import { TENANT_HEADER } from './client.ts';
 import { RunnerFailure } from './errors.ts';
-import { type ExportRequest, executeExport } from './execute.ts';
+import { type ExportRequest, executeExport, outcomeJson } from './execute.ts';
 import { Gate } from './gate.ts';
 import type { BindingDeps } from './host/binding.ts';
 import { bindHostFunctions } from './host/binding.ts';
@@ -141,7 +141,8 @@ function exportRoutes(options: RunnerOptions, parts: RunnerParts): FastifyPlugin
     });
     const bind = (state: Parameters<typeof bindHostFunctions>[0]) =>
       bindHostFunctions(state, options.hostFunctions);
-    const run = async (request: ExportRequest) => {
+    /** The call's answer as JSON text (outcomeJson), sent as it is. */
+    const run = async (reply: FastifyReply, request: ExportRequest) => {
       const { tenantId } = request.call;
       if (!parts.gate.tryEnter(tenantId)) throw busy(parts.gate, tenantId);
       // The pool learns whose call it runs: the warm-ups the call asks for count against that tenant.
@@ -152,7 +153,9 @@ function exportRoutes(options: RunnerOptions, parts: RunnerParts): FastifyPlugin
         bind,
       };
       try {
-        return await executeExport(deps, request);
+        const text = outcomeJson(await executeExport(deps, request));
+        reply.type('application/json; charset=utf-8');
+        return text;
       } catch (error) {
         if (error instanceof RunnerFailure) throw new ApiError(error.code, error.message, error.details);
         throw error;
@@ -196,21 +199,25 @@ function exportRoutes(options: RunnerOptions, parts: RunnerParts): FastifyPlugin
         parts.gate.leave(tenantId);
       }
     });
-    app.post('/v1/invoke', { schema: { body: InvokeBody, response: CALL_ERRORS } }, async (request) => {
-      const body = request.body;
-      return run({
-        exportName: 'invoke',
-        ...common(body),
-        documents: body.documents,
-        timeoutMs: body.timeoutMs,
-        fields: { action: body.action, idempotencyKey: body.idempotencyKey, input: body.input },
-      });
-    });
+    app.post(
+      '/v1/invoke',
+      { schema: { body: InvokeBody, response: CALL_ERRORS } },
+      async (request, reply) => {
+        const body = request.body;
+        return run(reply, {
+          exportName: 'invoke',
+          ...common(body),
+          documents: body.documents,
+          timeoutMs: body.timeoutMs,
+          fields: { action: body.action, idempotencyKey: body.idempotencyKey, input: body.input },
+        });
+      },
+    );
     app.post(
       '/v1/webhooks/handle',
       { schema: { body: WebhookBody, response: CALL_ERRORS } },
-      async (request) =>
-        run({
+      async (request, reply) =>
+        run(reply, {
           exportName: 'handle_webhook',
           ...common(request.body),
           documents: null,
@@ -218,14 +225,17 @@ function exportRoutes(options: RunnerOptions, parts: RunnerParts): FastifyPlugin
           fields: { request: request.body.request },
         }),
     );
-    app.post('/v1/handoff', { schema: { body: HandoffBody, response: CALL_ERRORS } }, async (request) =>
-      run({
-        exportName: 'handoff',
-        ...common(request.body),
-        documents: null,
-        timeoutMs: 15_000,
-        fields: { externalId: request.body.externalId, returnUrl: request.body.returnUrl },
-      }),
+    app.post(
+      '/v1/handoff',
+      { schema: { body: HandoffBody, response: CALL_ERRORS } },
+      async (request, reply) =>
+        run(reply, {
+          exportName: 'handoff',
+          ...common(request.body),
+          documents: null,
+          timeoutMs: 15_000,
+          fields: { externalId: request.body.externalId, returnUrl: request.body.returnUrl },
+        }),
     );
   };
 }

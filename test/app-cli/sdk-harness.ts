@@ -10,7 +10,12 @@ import { compileApp, SDK_DIR } from '../../src/app-cli/compile.ts';
 import type { Manifest } from '../../src/module/manifest.ts';
 import { capMemory, PAGES_PER_MIB } from '../../src/module/wasm.ts';
 import { AgentPool } from '../../src/runner/egress/pool.ts';
-import { type ExportOutcome, type ExportRequest, executeExport } from '../../src/runner/execute.ts';
+import {
+  type ExportOutcome,
+  type ExportRequest,
+  executeExport,
+  parsedOutcome,
+} from '../../src/runner/execute.ts';
 import { aiFor } from '../../src/runner/host/ai.ts';
 import { bindHostFunctions } from '../../src/runner/host/binding.ts';
 import type { CacheEntry } from '../../src/runner/host/call-state.ts';
@@ -143,23 +148,25 @@ export async function loadSdkApp(apiInternalUrl = 'http://127.0.0.1:9'): Promise
     bind: (state: Parameters<typeof bindHostFunctions>[0]) =>
       bindHostFunctions(state, { httpRequest: httpRequestFor(settings), ai: aiFor(settings) }),
   };
-  const call: SdkApp['call'] = (exportName, fields, options = {}) =>
-    executeExport(deps, {
-      exportName,
-      sha256: loaded.sha256,
-      call: {
-        id: `call-${Math.random().toString(36).slice(2)}`,
-        tenantId: 'tenant-a',
-        callbackUrl: options.callbackUrl,
-      },
-      config: options.config ?? {},
-      secrets: options.secrets ?? {},
-      hosts: options.hosts ?? [],
-      cache: options.cache ?? [],
-      documents: options.documents ?? null,
-      timeoutMs: options.timeoutMs ?? 15_000,
-      fields,
-    });
+  const call: SdkApp['call'] = async (exportName, fields, options = {}) =>
+    parsedOutcome(
+      await executeExport(deps, {
+        exportName,
+        sha256: loaded.sha256,
+        call: {
+          id: `call-${Math.random().toString(36).slice(2)}`,
+          tenantId: 'tenant-a',
+          callbackUrl: options.callbackUrl,
+        },
+        config: options.config ?? {},
+        secrets: options.secrets ?? {},
+        hosts: options.hosts ?? [],
+        cache: options.cache ?? [],
+        documents: options.documents ?? null,
+        timeoutMs: options.timeoutMs ?? 15_000,
+        fields,
+      }),
+    );
   return {
     manifest: verdict.manifest,
     sha256: verdict.sha256,

@@ -1,12 +1,13 @@
 // readAnswer applies the JSON boundary's rule (src/http/unstorable-text.ts) to every export's answer:
 // U+0000 and lone surrogates become U+FFFD in an invoke's output and error message and a webhook's event.
 import { describe, expect, it } from 'vitest';
-import { readAnswer } from '../../src/runner/envelope.ts';
+import { readAnswer } from '../../src/runner/answer.ts';
+import { answerValidators } from '../../src/runner/answer-validators.ts';
 import { Redactor } from '../../src/runner/redaction.ts';
 
 const R = '\ufffd';
 const read = (name: 'invoke' | 'handle_webhook', text: string) =>
-  readAnswer(name, new TextEncoder().encode(text), new Redactor());
+  readAnswer(name, new TextEncoder().encode(text), new Redactor(), answerValidators());
 
 describe('readAnswer: text PostgreSQL cannot store', () => {
   it.each([

@@ -3,7 +3,7 @@
 // base64 and hex; and in a parsed answer, inside strings that are JSON themselves.
 import { describe, expect, it } from 'vitest';
 import { drawSecretTag } from '../../src/runner/envelope.ts';
-import { newCallState } from '../../src/runner/execute.ts';
+import type { ThreadCallState } from '../../src/runner/host/call-state.ts';
 import { log, MAX_LOG_CHARS } from '../../src/runner/host/log.ts';
 import { MIN_REDACTED_LENGTH, Redactor } from '../../src/runner/redaction.ts';
 import { everySpelling, spellingsOf } from '../../src/runner/spellings.ts';
@@ -129,21 +129,15 @@ describe('Redactor.applyDeep', () => {
 
 describe('log', () => {
   it('redacts a line before cutting it, so a secret across the cut leaves nothing of itself', () => {
-    const state = newCallState(
-      {
-        exportName: 'invoke',
-        sha256: 'x',
-        call: { id: 'c', tenantId: 't' },
-        config: {},
-        secrets: { API_KEY: 'sk-live-straddle' },
-        hosts: [],
-        cache: null,
-        documents: null,
-        timeoutMs: 1000,
-        fields: {},
-      },
-      'http://127.0.0.1:1',
-    );
+    const redactor = new Redactor();
+    redactor.secret('API_KEY', 'sk-live-straddle');
+    const state: ThreadCallState = {
+      secretTag: drawSecretTag(),
+      secrets: new Map(),
+      redactor,
+      logs: [],
+      usage: { logLines: 0 },
+    };
     const message = `${'y'.repeat(MAX_LOG_CHARS - 8)}sk-live-straddle`;
     expect(log(state, { message })).toEqual({ ok: true });
     expect(state.logs[0]?.message).toBe(

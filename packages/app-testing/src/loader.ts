@@ -22,6 +22,7 @@ import {
   type InspectionVerdict,
   inspectUpload,
   type LogLine,
+  parsedOutcome,
   refuse,
   SandboxPool,
   type Usage,
@@ -267,18 +268,20 @@ export async function openApp(
     documentToken: string | null,
     callId: string,
   ): Promise<CallResult<A>> => {
-    const outcome = await executeExport(deps, {
-      exportName,
-      sha256,
-      call: { id: callId, tenantId, callbackUrl: options.callbackUrl ?? null },
-      config,
-      secrets: options.secrets ?? {},
-      hosts,
-      cache: cache.entries(),
-      documents: documentToken ? { token: documentToken } : null,
-      timeoutMs,
-      fields,
-    });
+    const outcome = parsedOutcome(
+      await executeExport(deps, {
+        exportName,
+        sha256,
+        call: { id: callId, tenantId, callbackUrl: options.callbackUrl ?? null },
+        config,
+        secrets: options.secrets ?? {},
+        hosts,
+        cache: cache.entries(),
+        documents: documentToken ? { token: documentToken } : null,
+        timeoutMs,
+        fields,
+      }),
+    );
     cache.apply(outcome.cacheChanges);
     const action = exportName === 'invoke' ? String(fields.action) : undefined;
     for (const line of outcome.logs) {

@@ -1,10 +1,9 @@
-// The host functions of one call, bound to its state.
+// The main thread's host functions of one call, bound to its state (log, hmac and hmac_verify run on
+// the call's sandbox thread: threads/thread-call.ts).
 
 import { cache } from './cache.ts';
 import type { CallState } from './call-state.ts';
 import { documentRead } from './documents.ts';
-import { hmac, hmacVerify } from './hmac.ts';
-import { log } from './log.ts';
 import type { HostBinding } from './refusal.ts';
 
 export interface BindingDeps {
@@ -15,10 +14,7 @@ export interface BindingDeps {
 export function bindHostFunctions(state: CallState, deps: BindingDeps): HostBinding {
   return {
     http_request: (request) => deps.httpRequest(state, request),
-    hmac: (request) => hmac(state, request),
-    hmac_verify: (request) => hmacVerify(state, request),
     document_read: (request) => documentRead(state, request),
-    log: (request) => log(state, request),
     cache: (request) => cache(state, request),
     ai: (request) => deps.ai(state, request),
   };

@@ -37,6 +37,19 @@ export type CacheChange =
       readValue: string | null;
     };
 
+/**
+ * What the host functions run on the call's sandbox thread read of it (log, hmac, hmac_verify:
+ * threads/thread-call.ts): they work on what the module wrote, so they run at its thread's priority.
+ */
+export interface ThreadCallState {
+  secretTag: string;
+  secrets: ReadonlyMap<string, string>;
+  redactor: Redactor;
+  logs: LogLine[];
+  usage: Pick<Usage, 'logLines'>;
+}
+
+/** One call as the main thread's host functions (http_request, ai, document_read, cache) see it. */
 export interface CallState {
   callId: string;
   tenantId: string;
@@ -45,7 +58,6 @@ export interface CallState {
   hosts: readonly string[];
   redactor: Redactor;
   usage: Usage;
-  logs: LogLine[];
   /** Live cached values handed in by the caller; changes go back in the answer. null: unavailable. */
   cache: Map<string, CacheEntry> | null;
   cacheChanges: CacheChange[];

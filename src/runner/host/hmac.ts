@@ -3,8 +3,8 @@
 // hmac_verify: the same plus { signature } → { valid } (constant time).
 // A key may be a secret placeholder {{secret:NAME:TAG}}; a signature made with a secret is redacted as [auth:hmac].
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { CallState } from './call-state.ts';
-import { refuse } from './refusal.ts';
+import type { ThreadCallState } from './call-state.ts';
+import { refuse } from './refuse.ts';
 
 const ALGORITHMS = new Set(['sha256', 'sha1', 'sha512']);
 const BINARY = new Set(['utf8', 'hex', 'base64']);
@@ -17,7 +17,7 @@ interface Parsed {
   encoding: 'hex' | 'base64';
 }
 
-function parse(state: CallState, request: unknown): Parsed | ReturnType<typeof refuse> {
+function parse(state: ThreadCallState, request: unknown): Parsed | ReturnType<typeof refuse> {
   const r = (request ?? {}) as Record<string, unknown>;
   const algorithm = r.algorithm ?? 'sha256';
   const keyEncoding = r.keyEncoding ?? 'utf8';
@@ -44,7 +44,7 @@ function parse(state: CallState, request: unknown): Parsed | ReturnType<typeof r
 }
 
 /** The whole key may be one placeholder of the call; the tag anywhere else in it is refused. */
-function fillKey(state: CallState, key: string): string | ReturnType<typeof refuse> {
+function fillKey(state: ThreadCallState, key: string): string | ReturnType<typeof refuse> {
   const match = /^\{\{secret:([A-Za-z][A-Za-z0-9_]{0,63}):([A-Za-z0-9_-]{22})\}\}$/.exec(key);
   if (match && match[2] === state.secretTag) {
     const value = state.secrets.get(match[1] as string);
@@ -55,7 +55,7 @@ function fillKey(state: CallState, key: string): string | ReturnType<typeof refu
   return key;
 }
 
-export function hmac(state: CallState, request: unknown) {
+export function hmac(state: ThreadCallState, request: unknown) {
   const parsed = parse(state, request);
   if ('refused' in parsed) return parsed;
   const signature = createHmac(parsed.algorithm, parsed.key).update(parsed.message).digest(parsed.encoding);
@@ -63,7 +63,7 @@ export function hmac(state: CallState, request: unknown) {
   return { signature };
 }
 
-export function hmacVerify(state: CallState, request: unknown) {
+export function hmacVerify(state: ThreadCallState, request: unknown) {
   const parsed = parse(state, request);
   if ('refused' in parsed) return parsed;
   const given = (request as { signature?: unknown }).signature;

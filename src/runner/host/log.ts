@@ -1,12 +1,12 @@
 // log: { level?: debug|info|warn|error, message } → { ok: true } | refusal. 200 lines a call, 2000 characters each.
-import type { CallState } from './call-state.ts';
-import { refuse } from './refusal.ts';
+import type { ThreadCallState } from './call-state.ts';
+import { refuse } from './refuse.ts';
 
 export const MAX_LOG_LINES = 200;
 export const MAX_LOG_CHARS = 2000;
 const LEVELS = new Set(['debug', 'info', 'warn', 'error']);
 
-export function log(state: CallState, request: unknown) {
+export function log(state: ThreadCallState, request: unknown) {
   const { level = 'info', message } = (request ?? {}) as { level?: unknown; message?: unknown };
   if (typeof message !== 'string') return refuse('log: message must be text');
   if (typeof level !== 'string' || !LEVELS.has(level))

@@ -2,6 +2,8 @@
 // (thread-entry.js) is plain JavaScript, so a new thread pays no TypeScript stripping (about 50 ms of
 // CPU a thread): what it must agree on with this side comes in its ThreadData, decided here alone.
 import type { MessagePort } from 'node:worker_threads';
+import type { RedactionEntry } from '../redaction.ts';
+import type { CallReading, ReadOutcome } from './thread-call.ts';
 
 /** A compiled module as a thread holds it: V8 shares the compiled code between threads and instances. */
 export interface ThreadModule {
@@ -17,7 +19,11 @@ export const SIGNALS = {
   hostAnswer: 0,
   /** The phase of the current task: the main thread reads it when a start limit passes. */
   phase: 1,
+  /** The running call's log lines so far: its usage, read even when the call passed its deadline. */
+  logLines: 2,
 } as const;
+/** Bytes of the shared Int32Array. */
+export const SIGNAL_BYTES = 4 * Object.keys(SIGNALS).length;
 export const PHASES = { idle: 0, starting: 1, running: 2 } as const;
 
 /** Given to a thread when it starts. */
@@ -56,6 +62,8 @@ export type ToThread =
       exportName: string;
       input: string;
       warm: boolean;
+      /** How the thread reads the answer and answers log and hmac: thread-call.ts. */
+      reading: CallReading;
       transient?: ThreadModule;
     };
 
@@ -63,18 +71,18 @@ export type FromThread =
   /** The thread has loaded and takes tasks at once. */
   | { kind: 'ready' }
   | { kind: 'prepared'; sha256: string; ok: boolean; message?: string }
-  | { kind: 'host'; seq: number; name: string; request: string }
-  | {
-      kind: 'result';
-      seq: number;
-      /** started: false when the instance never started (start code trapped), a refusal of the module. */
-      outcome: 'answered' | 'trapped' | 'start_failed';
-      output?: Uint8Array;
-      message?: string;
-    };
+  /** A request for a main thread host function, parsed and bounded on the thread (thread-call.ts). */
+  | { kind: 'host'; seq: number; name: string; request: unknown; redactions: RedactionEntry[] }
+  /**
+   * The call's outcome, read on the thread: the answer as JSON text, redacted and checked against its
+   * shape; or why it is bad; or the redacted text of a trap or of start code that failed.
+   */
+  | ({ kind: 'result'; seq: number } & ReadOutcome);
 
 /** A host answer, posted on the host port before the flag is raised. */
 export interface HostAnswer {
   seq: number;
   answer: string;
+  /** Values the main thread registered since its last answer, for the thread's redactor. */
+  redactions: RedactionEntry[];
 }

@@ -8,7 +8,6 @@
 // for a thread, and a preparation still running 50 ms after a call began to wait ends for it. A task
 // that has used 50 ms of CPU has its thread lowered to nice 19 until it ends (thread-priority.ts), so
 // loops and heavy start code yield the CPU to everyone's short calls; such a call is reported long.
-import type { HostBinding } from '../host/refusal.ts';
 import type { ThreadModule } from './protocol.ts';
 import {
   type DemandView,
@@ -20,7 +19,7 @@ import {
   WARM_PER_MODULE,
   type WarmState,
 } from './sandbox-pool-rules.ts';
-import { type ExportResult, SandboxThread } from './sandbox-thread.ts';
+import { type CallTask, type ExportResult, SandboxThread } from './sandbox-thread.ts';
 import { renice, SANDBOX_NICENESS, TaskWatch, withTaskId } from './thread-priority.ts';
 
 export { WARM_PER_MODULE };
@@ -42,11 +41,9 @@ export interface SandboxPoolOptions {
   longCall?: (tenantId: string, delta: 1 | -1) => void;
 }
 
-export interface SandboxCall {
-  exportName: string;
-  input: string;
+export interface SandboxCall
+  extends Pick<CallTask, 'exportName' | 'input' | 'binding' | 'reading' | 'redactor' | 'usage'> {
   deadlineMs: number;
-  binding: HostBinding;
   /** The tenant the call runs for; the warm-ups its call asks for count against it. */
   tenantId?: string;
   /** The module is run for this call only, never kept nor warmed (an upload's inspection). */

@@ -3,25 +3,29 @@
 // binding, and is terminated when a call passes its deadline or start code passes its limit. The pool
 // replaces a thread that ended; nothing of it (port, flags, pending host answers) reaches the new one.
 import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
-import { HOST_FUNCTIONS, MANIFEST_LIMITS } from '../../module/index.ts';
-import { type HostBinding, REFUSING_BINDING } from '../host/refusal.ts';
+import { MANIFEST_LIMITS } from '../../module/index.ts';
+import type { LogLine, Usage } from '../host/call-state.ts';
+import { type HostBinding, REFUSALS } from '../host/refusal.ts';
 import { HOST_REQUEST_BYTES, MAX_HOST_REQUESTS } from '../host/request-limits.ts';
+import type { Redactor } from '../redaction.ts';
+import { sandboxEntry } from './bundle.ts';
 import {
   type FromThread,
   type HostAnswer,
   PHASES,
+  SIGNAL_BYTES,
   SIGNALS,
   type ThreadData,
   type ThreadModule,
   type ToThread,
 } from './protocol.ts';
+import type { CallReading } from './thread-call.ts';
 
 /** Module start code (instantiation, _initialize) may take at most this long. */
 export const START_LIMIT_MS = 5_000;
 /** Compiled modules a thread keeps; the least recently used is forgotten beyond. */
 export const MODULES_PER_THREAD = 64;
 
-const ENTRY = new URL('./thread-entry.js', import.meta.url);
 /** The most one call holds outside the JavaScript heap: linear memory and kernel blocks, memoryMiB each. */
 const CALL_EXTERNAL_MIB = 2 * MANIFEST_LIMITS.memoryMiB.max;
 /** Besides: warm instances (16 MiB each at most) and the garbage of calls not yet collected. */
@@ -44,12 +48,16 @@ export const THREAD_HEAP_LIMITS = {
 /** Module code yields the CPU to the main thread (HTTP, host functions; in the `all` role the api too). */
 const SANDBOX_NICENESS = 10;
 /** What every host function answers in a thread while no call is bound to its instance. */
-const REFUSALS = Object.fromEntries(
-  HOST_FUNCTIONS.map((name) => [name, JSON.stringify(REFUSING_BINDING[name]({}))]),
+const REFUSAL_TEXTS = Object.fromEntries(
+  Object.entries(REFUSALS).map(([name, refusal]) => [name, JSON.stringify(refusal)]),
 );
 
+/** A call's end. Its texts were read, redacted and cut on its thread (thread-call.ts). */
 export type ExportResult =
-  | { kind: 'answered'; output: Uint8Array }
+  /** answer: JSON text of one of the export's answer shapes. */
+  | { kind: 'answered'; answer: string; logs: LogLine[] }
+  /** The output was no answer of the export (too large, not JSON, not its shape...). */
+  | { kind: 'bad_output'; message: string; logs: LogLine[] }
   | { kind: 'trapped'; message: string }
   /** The instance never ran the export: its start code trapped or ran past START_LIMIT_MS. */
   | { kind: 'start_failed'; message: string }
@@ -60,6 +68,12 @@ export interface CallTask {
   input: string;
   deadlineMs: number;
   binding: HostBinding;
+  /** How the thread reads the answer, and the secrets and values it redacts. */
+  reading: CallReading;
+  /** The main thread's redactor of the call: it and the thread's tell each other the values they learn. */
+  redactor?: Pick<Redactor, 'receive' | 'takeNew'>;
+  /** The call's usage: its log lines are counted on the thread. */
+  usage?: Pick<Usage, 'logLines'>;
   /** Take one of the thread's warm instances of the module. */
   warm: boolean;
   /** Send the module with this call only; the thread keeps nothing of it (an upload's inspection). */
@@ -71,6 +85,8 @@ type Running =
       kind: 'call';
       seq: number;
       binding: HostBinding;
+      redactor: CallTask['redactor'];
+      usage: CallTask['usage'];
       settle: (result: ExportResult) => void;
       timers: NodeJS.Timeout[];
     }
@@ -103,19 +119,19 @@ export class SandboxThread {
 
   constructor(private readonly events: ThreadEvents) {
     const { port1, port2 } = new MessageChannel();
-    const signals = new SharedArrayBuffer(8);
+    const signals = new SharedArrayBuffer(SIGNAL_BYTES);
     this.#hostPort = port1;
     this.#flags = new Int32Array(signals);
     const data: ThreadData = {
       hostPort: port2,
       signals,
       layout: { signals: SIGNALS, phases: PHASES },
-      refusals: REFUSALS,
+      refusals: REFUSAL_TEXTS,
       hostLimits: { requestBytes: HOST_REQUEST_BYTES, requests: MAX_HOST_REQUESTS },
       niceness: SANDBOX_NICENESS,
     };
     // No inherited flags (a TypeScript loader, a profiler): the entry is plain JavaScript.
-    this.#worker = new Worker(ENTRY, {
+    this.#worker = new Worker(sandboxEntry(), {
       workerData: data,
       transferList: [port2],
       execArgv: [],
@@ -154,7 +170,15 @@ export class SandboxThread {
       const timers = [setTimeout(() => this.#expire(seq, { kind: 'timeout' }), Math.max(0, task.deadlineMs))];
       if (!task.warm && task.deadlineMs > START_LIMIT_MS)
         timers.push(setTimeout(() => this.#startLimit(seq), START_LIMIT_MS));
-      this.#running = { kind: 'call', seq, binding: task.binding, settle: resolve, timers };
+      this.#running = {
+        kind: 'call',
+        seq,
+        binding: task.binding,
+        redactor: task.redactor,
+        usage: task.usage,
+        settle: resolve,
+        timers,
+      };
       this.#post({
         kind: 'call',
         seq,
@@ -162,6 +186,7 @@ export class SandboxThread {
         exportName: task.exportName,
         input: task.input,
         warm: task.warm,
+        reading: task.reading,
         ...(task.transient ? { transient: module } : {}),
       });
     });
@@ -244,33 +269,29 @@ export class SandboxThread {
       return;
     }
     if (running?.kind !== 'call' || running.seq !== message.seq) return;
-    const result: ExportResult =
-      message.outcome === 'answered'
-        ? { kind: 'answered', output: message.output ?? new Uint8Array() }
-        : { kind: message.outcome, message: message.message ?? '' };
-    this.#finish(running, result);
+    const { kind: _kind, seq: _seq, outcome, ...read } = message;
+    this.#finish(running, { kind: outcome, ...read } as ExportResult);
   }
 
   #serveHost(running: Extract<Running, { kind: 'call' }>, message: Extract<FromThread, { kind: 'host' }>) {
-    const name = message.name as keyof HostBinding;
     const answered = (answer: unknown) => {
       // The call may have ended meanwhile (its deadline): then the answer is dropped here.
       if (this.#running !== running) return;
-      const reply: HostAnswer = { seq: running.seq, answer: JSON.stringify(answer ?? null) };
+      const redactions = running.redactor?.takeNew() ?? [];
+      const reply: HostAnswer = { seq: running.seq, answer: JSON.stringify(answer ?? null), redactions };
       this.#hostPort.postMessage(reply);
       Atomics.store(this.#flags, SIGNALS.hostAnswer, 1);
       Atomics.notify(this.#flags, SIGNALS.hostAnswer);
     };
-    let request: unknown;
-    try {
-      request = JSON.parse(message.request);
-    } catch {
-      return answered({ error: 'request is not JSON', refused: true });
-    }
-    const serve = running.binding[name];
-    if (!serve) return answered({ error: `${message.name} is not a host function`, refused: true });
+    // The request was parsed and bounded on the thread (thread-call.ts): nothing here reads its text.
+    running.redactor?.receive(message.redactions);
+    const name = message.name;
+    const serve = Object.hasOwn(running.binding, name)
+      ? running.binding[name as keyof HostBinding]
+      : undefined;
+    if (!serve) return answered({ error: `${name} is not a host function`, refused: true });
     Promise.resolve()
-      .then(() => serve(request))
+      .then(() => serve(message.request))
       .then(answered, (error: unknown) => {
         this.events.error?.(error);
         answered({ error: error instanceof Error ? error.message : 'host function failed' });
@@ -280,9 +301,16 @@ export class SandboxThread {
   /** Settles the running task; the thread is idle again. */
   #finish<T>(running: { settle: (value: T) => void; timers: NodeJS.Timeout[] }, value: T): void {
     for (const timer of running.timers) clearTimeout(timer);
+    this.#countLogLines(this.#running);
     this.#running = null;
     running.settle(value);
     if (!this.#ended) this.events.idle(this);
+  }
+
+  /** The lines the call logged, from the shared slot: known even when its thread is being terminated. */
+  #countLogLines(running: Running | null): void {
+    if (running?.kind === 'call' && running.usage)
+      running.usage.logLines = Atomics.load(this.#flags, SIGNALS.logLines);
   }
 
   #expire(seq: number, result: ExportResult): void {
@@ -311,6 +339,7 @@ export class SandboxThread {
     this.#ended = true;
     this.warm.clear();
     const running = this.#running;
+    this.#countLogLines(running);
     this.#running = null;
     this.#hostPort.close();
     if (running) {

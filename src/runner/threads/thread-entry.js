@@ -10,14 +10,17 @@
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
+// Generated from answer-shapes.ts by bundle.ts, which builds this thread's code.
+import * as validators from 'sandbox-answer-validators';
 import { heldBytes, instantiate, runExport } from './instance.js';
+import { ThreadCall } from './thread-call.ts';
 
 if (!parentPort) throw new Error('the sandbox thread entry runs in a worker thread only');
 const port = parentPort;
 /** @type {import('./protocol.ts').ThreadData} */
 const { hostPort, signals, layout, refusals, hostLimits, niceness } = workerData;
 const flags = new Int32Array(signals);
-const { hostAnswer: HOST_ANSWER, phase: PHASE } = layout.signals;
+const { hostAnswer: HOST_ANSWER, phase: PHASE, logLines: LOG_LINES } = layout.signals;
 const PHASES = layout.phases;
 
 try {
@@ -40,22 +43,44 @@ const post = (message, transfer = []) => port.postMessage(message, transfer);
  */
 const WARM_MAX_BYTES = 16 * 1024 * 1024;
 
+/** The call running on this thread (a ThreadCall), null between calls. */
+let current = null;
+
+/** Where the main thread reads the call's log lines, even once this thread is gone. */
+const logLines = {
+  get logLines() {
+    return Atomics.load(flags, LOG_LINES);
+  },
+  set logLines(count) {
+    Atomics.store(flags, LOG_LINES, count);
+  },
+};
+
 /** The main thread's answer to one host request; this thread blocks until it is there. */
-function askMainThread(seq, name, request) {
+function askMainThread(seq, name, request, redactions) {
   Atomics.store(flags, HOST_ANSWER, 0);
-  post({ kind: 'host', seq, name, request });
+  post({ kind: 'host', seq, name, request, redactions });
   Atomics.wait(flags, HOST_ANSWER, 0);
   const received = receiveMessageOnPort(hostPort)?.message;
   // Only the answer to this request: anything else cannot belong to the call running here.
   if (!received || received.seq !== seq) return refusals[name];
+  current?.received(received.redactions);
   return received.answer;
+}
+
+/** One host request of the running call: answered here, or by the main thread as a bounded value. */
+function ask(seq, name, text) {
+  if (!current) return refusals[name];
+  const served = current.serve(name, text);
+  if ('answer' in served) return JSON.stringify(served.answer);
+  return askMainThread(seq, name, served.forward, served.redactions);
 }
 
 const host = {
   refusals,
   limits: hostLimits.requestBytes,
   maxRequests: hostLimits.requests,
-  ask: askMainThread,
+  ask,
 };
 
 function errorText(error) {
@@ -86,29 +111,42 @@ function prepare(sha256) {
 }
 
 function call(task) {
-  const { seq } = task;
+  logLines.logLines = 0;
+  current = new ThreadCall(task.reading, validators, logLines);
+  try {
+    post({ kind: 'result', seq: task.seq, ...runCall(task, current) });
+  } finally {
+    current = null;
+  }
+}
+
+/** The call's outcome as the main thread receives it (thread-call.ts's ReadOutcome). */
+function runCall(task, reading) {
   let prepared = task.warm ? warm.get(task.sha256)?.shift() : undefined;
   if (!prepared) {
     const module = task.transient ?? modules.get(task.sha256);
-    if (!module) return post({ kind: 'result', seq, outcome: 'start_failed', message: 'module not held' });
+    if (!module) return { outcome: 'start_failed', message: 'module not held' };
     Atomics.store(flags, PHASE, PHASES.starting);
     try {
       prepared = instantiate(module, host);
     } catch (error) {
-      return post({ kind: 'result', seq, outcome: 'start_failed', message: errorText(error) });
+      return reading.failed('start_failed', errorText(error));
     } finally {
       Atomics.store(flags, PHASE, PHASES.idle);
     }
   }
   Atomics.store(flags, PHASE, PHASES.running);
+  let output;
   try {
-    const output = runExport(prepared, seq, task.exportName, task.input);
-    post({ kind: 'result', seq, outcome: 'answered', output }, [output.buffer]);
+    output = runExport(prepared, task.seq, task.exportName, task.input);
   } catch (error) {
-    post({ kind: 'result', seq, outcome: 'trapped', message: errorText(error) });
+    return reading.failed('trapped', errorText(error));
   } finally {
     Atomics.store(flags, PHASE, PHASES.idle);
   }
+  // Read here, after the instance is done: still this call's time, and this thread's.
+  prepared = undefined;
+  return reading.answered(output);
 }
 
 function discard(sha256, count) {
