@@ -225,6 +225,70 @@ export function deepStringAnswer(depth: number): Uint8Array {
   }));
 }
 
+/** Answers `answer` as it is, of any length: its text lands in the module's data, copied to one block. */
+export function staticAnswer(answer: string): Uint8Array {
+  return hostileModule((text) => {
+    const [, at, , length] = text(answer).match(/\d+/g) ?? [];
+    return {
+      body: `
+    (call $output_set (call $block_of (i32.const ${at}) (i32.const ${length})) (i64.const ${length}))
+    (return (i32.const 0))`,
+    };
+  });
+}
+
+/** Eight bytes of `pattern` (two characters, repeated) as the little-endian u64 store_u64 writes. */
+const u64Of = (pattern: string) =>
+  `0x${Buffer.from(pattern.repeat(8 / pattern.length), 'latin1').reverse().toString('hex')}`;
+
+/**
+ * Hands one block of `bytes` bytes to the host function `fn` `times` times: its first half filled with
+ * `first`, its second with `second` (one or two characters each), then `fixes` ([offset, character];
+ * negative offsets from the end). Answers n = the requests made and `first`, the first answer.
+ */
+export function requestFlood(options: {
+  fn: string;
+  bytes: number;
+  first: string;
+  second: string;
+  fixes?: [number, string][];
+  times: number;
+}): Uint8Array {
+  const { fn, bytes, first, second, fixes = [], times } = options;
+  const fixed = fixes
+    .map(([at, char]) => {
+      const offset = at < 0 ? bytes + at : at;
+      return `(call $store_u8 (i64.add (local.get $block) (i64.const ${offset})) (i32.const ${char.charCodeAt(0)}))`;
+    })
+    .join('\n    ');
+  return hostileModule((text) => ({
+    imports: `(import "extism:host/user" "${fn}" (func $host (param i64) (result i64)))
+  (import "extism:host/env" "store_u64" (func $store_u64 (param i64 i64)))`,
+    body: `
+    (local $block i64) (local $at i64) (local $answer i64)
+    (local.set $block (call $alloc (i64.const ${bytes})))
+    (if (i64.eqz (local.get $block)) (then unreachable))
+    (loop $fill
+      (call $store_u64 (i64.add (local.get $block) (local.get $at))
+        (select (i64.const ${u64Of(first)}) (i64.const ${u64Of(second)})
+          (i64.lt_u (local.get $at) (i64.const ${bytes / 2}))))
+      (local.set $at (i64.add (local.get $at) (i64.const 8)))
+      (br_if $fill (i64.lt_u (local.get $at) (i64.const ${bytes}))))
+    ${fixed}
+    (loop $again
+      (local.set $answer (call $host (local.get $block)))
+      (if (i32.eqz (global.get $n))
+        (then (call $put ${text('{"status":"ok","output":{"first":')}) (call $put_block (local.get $answer))
+              (call $put ${text(',"n":')})))
+      (call $free (local.get $answer))
+      (global.set $n (i32.add (global.get $n) (i32.const 1)))
+      (br_if $again (i32.lt_u (global.get $n) (i32.const ${times}))))
+    (call $put_num (global.get $n))
+    (call $put ${text('}}')})
+    (return (call $finish))`,
+  }));
+}
+
 /** Answers n = 1; its start code (_initialize) grows its memory by `pages` first. */
 export function growingStart(pages: number): Uint8Array {
   return hostileModule(() => ({

@@ -17,6 +17,8 @@ import {
   allocationBomb,
   deepStringAnswer,
   descriptorWatcher,
+  requestFlood,
+  staticAnswer,
   exiter,
   growingStart,
   logFlood,
@@ -51,7 +53,7 @@ interface Answered {
 
 async function invoke(
   sha256: string,
-  options: { tenantId?: string; timeoutMs?: number; action?: string } = {},
+  options: { tenantId?: string; timeoutMs?: number; action?: string; secrets?: Record<string, string> } = {},
 ) {
   const response = await runner.post('/v1/invoke', {
     module: { sha256 },
@@ -59,6 +61,7 @@ async function invoke(
     action: options.action ?? 'attack',
     config: {},
     hosts: [],
+    secrets: options.secrets ?? {},
     input: {},
     timeoutMs: options.timeoutMs ?? 10_000,
   });
@@ -119,6 +122,63 @@ describe('host function requests', () => {
     // The module's own 32 MiB block and its linear memory; nothing of 100,000 copies.
     expect(runner.memory().peakMiB - before.peakMiB).toBeLessThan(256 + 64);
     expect(runner.alive()).toBe(true);
+  }, 90_000);
+});
+
+describe('what a module writes is read on its own thread', () => {
+  // Before, the main thread parsed each request (JSON.parse of 12 MiB nested 6M deep: about 3 s, every
+  // tenant waiting) and the host function then refused it for its shape.
+  it('a 12 MiB request nested 6M deep, sent to hmac 20 times, is refused on the thread, unparsed', async () => {
+    const flood = await runner.store(
+      requestFlood({ fn: 'hmac', bytes: 12 * 1024 * 1024, first: '[', second: ']', times: 20 }),
+      64,
+    );
+    const { status, body } = await invoke(flood, { timeoutMs: 60_000 });
+    expect(status).toBe(200);
+    expect(body.answer).toEqual({
+      status: 'ok',
+      output: { first: { error: 'hmac: the request nests deeper than 8 levels', refused: true }, n: 20 },
+    });
+  }, 90_000);
+
+  it('a request of a million values is refused on the thread: the main thread never receives it', async () => {
+    const flood = await runner.store(
+      requestFlood({
+        fn: 'http_request',
+        bytes: 2 * 1024 * 1024,
+        first: ',0',
+        second: ',0',
+        fixes: [
+          [0, '['],
+          [-2, ' '],
+          [-1, ']'],
+        ],
+        times: 5,
+      }),
+      64,
+    );
+    const { status, body } = await invoke(flood, { timeoutMs: 60_000 });
+    expect(status).toBe(200);
+    expect(body.answer.output).toEqual({
+      first: { error: 'http_request: the request holds more than 1000 values', refused: true },
+      n: 5,
+    });
+  }, 90_000);
+
+  it('an answer of 1 MiB of strings holding JSON 999 levels deep is read and redacted on the thread', async () => {
+    const secret = 'sk-live-deep-0123456789';
+    const nested = `${'['.repeat(998)}"${secret}"${']'.repeat(998)}`;
+    const strings = Array.from({ length: 500 }, () => nested);
+    const answer = JSON.stringify({ status: 'ok', output: strings });
+    expect(answer.length).toBeGreaterThan(1_000_000);
+    const module = await runner.store(staticAnswer(answer), 16);
+    const { status, body } = await invoke(module, { secrets: { API_KEY: secret }, timeoutMs: 60_000 });
+    expect(body.error).toBeUndefined();
+    expect(status).toBe(200);
+    const redacted = `${'['.repeat(998)}"[secret:API_KEY]"${']'.repeat(998)}`;
+    expect(body.answer.output).toHaveLength(500);
+    expect(new Set(body.answer.output)).toEqual(new Set([redacted]));
+    expect(JSON.stringify(body)).not.toContain('sk-live');
   }, 90_000);
 });
 
