@@ -6,7 +6,9 @@ import { depthExcess, depthMessage } from '../http/json-depth.ts';
 import { mayHoldUnstorable, storableJson } from '../http/unstorable-text.ts';
 import { RunnerFailure } from './errors.ts';
 import { MAX_NESTED_STRING_DEPTH, NestedTooDeep, type Redactor } from './redaction.ts';
+import type { OutputBytes } from './threads/protocol.ts';
 
+/** The largest answer; a sandbox thread sends only the size of a larger one (kernel.js MAX_OUTPUT_BYTES). */
 export const MAX_ANSWER_BYTES = 1024 * 1024;
 
 /** 16 random bytes in base64url: 22 characters, drawn for every call of an export. */
@@ -144,8 +146,9 @@ const validators = Object.fromEntries(
  * one place every answer passes (unstorable-text.ts): records, run context, evaluation, test calls and
  * webhook events then all hold the same storable text.
  */
-export function readAnswer(exportName: ExportName, output: Uint8Array, redactor: Redactor): unknown {
-  if (output.byteLength > MAX_ANSWER_BYTES) {
+export function readAnswer(exportName: ExportName, output: OutputBytes, redactor: Redactor): unknown {
+  // Past MAX_OUTPUT_BYTES its thread sent only the size.
+  if (!(output instanceof Uint8Array) || output.byteLength > MAX_ANSWER_BYTES) {
     throw new RunnerFailure('bad_output', `the ${exportName} answer is larger than 1 MiB`);
   }
   let text: string;

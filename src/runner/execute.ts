@@ -15,6 +15,7 @@ import {
 import type { HostBinding } from './host/refusal.ts';
 import { functionExports, type ModuleStore } from './modules.ts';
 import { Redactor } from './redaction.ts';
+import type { OutputBytes } from './threads/protocol.ts';
 import type { SandboxPool } from './threads/sandbox-pool.ts';
 
 export interface ExportRequest {
@@ -144,7 +145,7 @@ function withoutAction(request: ExportRequest): Record<string, unknown> {
 
 function readAnswerWithUsage(
   exportName: ExportRequest['exportName'],
-  output: Uint8Array,
+  output: OutputBytes,
   state: CallState,
 ): unknown {
   try {

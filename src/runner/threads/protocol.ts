@@ -11,6 +11,12 @@ export interface ThreadModule {
   maxPages: number;
 }
 
+/**
+ * An export's output as it leaves its thread: its bytes, or only its size when it is past the largest
+ * answer (kernel.js MAX_OUTPUT_BYTES), so a huge output is never copied.
+ */
+export type OutputBytes = Uint8Array | { tooLargeBytes: number };
+
 /** Slots of the shared Int32Array, and the values of the phase slot. */
 export const SIGNALS = {
   /** Raised when a host answer is on the host port. */
@@ -69,7 +75,7 @@ export type FromThread =
       seq: number;
       /** started: false when the instance never started (start code trapped), a refusal of the module. */
       outcome: 'answered' | 'trapped' | 'start_failed';
-      output?: Uint8Array;
+      output?: OutputBytes;
       message?: string;
     };
 

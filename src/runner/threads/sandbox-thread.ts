@@ -9,6 +9,7 @@ import { HOST_REQUEST_BYTES, MAX_HOST_REQUESTS } from '../host/request-limits.ts
 import {
   type FromThread,
   type HostAnswer,
+  type OutputBytes,
   PHASES,
   SIGNALS,
   type ThreadData,
@@ -49,7 +50,7 @@ const REFUSALS = Object.fromEntries(
 );
 
 export type ExportResult =
-  | { kind: 'answered'; output: Uint8Array }
+  | { kind: 'answered'; output: OutputBytes }
   | { kind: 'trapped'; message: string }
   /** The instance never ran the export: its start code trapped or ran past START_LIMIT_MS. */
   | { kind: 'start_failed'; message: string }
