@@ -84,8 +84,15 @@ export function instantiate(module, host) {
     ),
   });
   instance = new WebAssembly.Instance(module.module, imports);
-  for (const name of startCodeFor(module.module)) instance.exports[name]();
-  return { instance, kernel, holder, memory, maxBytes: module.maxPages * PAGE_BYTES };
+  const prepared = { instance, kernel, holder, memory, maxBytes: module.maxPages * PAGE_BYTES };
+  try {
+    for (const name of startCodeFor(module.module)) instance.exports[name]();
+  } catch (error) {
+    // What the failed start code made, for its thread to give back (give-back.js).
+    if (error instanceof Error) error.madeBytes = madeBytes(prepared);
+    throw error;
+  }
+  return prepared;
 }
 
 /**

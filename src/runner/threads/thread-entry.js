@@ -10,7 +10,8 @@
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
-import { heldBytes, instantiate, runExport } from './instance.js';
+import { giveBack } from './give-back.js';
+import { heldBytes, instantiate, madeBytes, runExport } from './instance.js';
 
 if (!parentPort) throw new Error('the sandbox thread entry runs in a worker thread only');
 const port = parentPort;
@@ -63,14 +64,26 @@ function errorText(error) {
   return typeof error === 'string' ? error : 'the module trapped without a message';
 }
 
+/**
+ * What failed start code leaves: its text, and what its instance made. Kept apart from the error, whose
+ * stack holds the instance until the error itself is unreachable.
+ */
+function startFailure(error) {
+  return { made: error instanceof Error ? (error.madeBytes ?? 0) : 0, message: errorText(error) };
+}
+
 function prepare(sha256) {
   const module = modules.get(sha256);
   if (!module) return post({ kind: 'prepared', sha256, ok: false, message: 'module not held' });
   Atomics.store(flags, PHASE, PHASES.starting);
+  let failed;
   try {
-    const prepared = instantiate(module, host);
+    let prepared = instantiate(module, host);
     const held = heldBytes(prepared);
     if (held > WARM_MAX_BYTES) {
+      const made = madeBytes(prepared);
+      prepared = undefined;
+      giveBack(made);
       const message = `its start code left ${Math.ceil(held / 1048576)} MiB, more than a warm instance keeps`;
       return post({ kind: 'prepared', sha256, ok: false, message });
     }
@@ -79,9 +92,13 @@ function prepare(sha256) {
     warm.set(sha256, list);
     post({ kind: 'prepared', sha256, ok: true });
   } catch (error) {
-    post({ kind: 'prepared', sha256, ok: false, message: errorText(error) });
+    failed = startFailure(error);
   } finally {
     Atomics.store(flags, PHASE, PHASES.idle);
+  }
+  if (failed) {
+    giveBack(failed.made);
+    post({ kind: 'prepared', sha256, ok: false, message: failed.message });
   }
 }
 
@@ -92,23 +109,34 @@ function call(task) {
     const module = task.transient ?? modules.get(task.sha256);
     if (!module) return post({ kind: 'result', seq, outcome: 'start_failed', message: 'module not held' });
     Atomics.store(flags, PHASE, PHASES.starting);
+    let failed;
     try {
       prepared = instantiate(module, host);
     } catch (error) {
-      return post({ kind: 'result', seq, outcome: 'start_failed', message: errorText(error) });
+      failed = startFailure(error);
     } finally {
       Atomics.store(flags, PHASE, PHASES.idle);
     }
+    if (failed) {
+      giveBack(failed.made);
+      return post({ kind: 'result', seq, outcome: 'start_failed', message: failed.message });
+    }
   }
   Atomics.store(flags, PHASE, PHASES.running);
+  let result;
   try {
     const output = runExport(prepared, seq, task.exportName, task.input);
-    post({ kind: 'result', seq, outcome: 'answered', output }, [output.buffer]);
+    result = { kind: 'result', seq, outcome: 'answered', output };
   } catch (error) {
-    post({ kind: 'result', seq, outcome: 'trapped', message: errorText(error) });
+    result = { kind: 'result', seq, outcome: 'trapped', message: errorText(error) };
   } finally {
     Atomics.store(flags, PHASE, PHASES.idle);
   }
+  // The instance is dropped, what it made collected (the call pays for that), then the call answered.
+  const made = madeBytes(prepared);
+  prepared = undefined;
+  giveBack(made);
+  post(result, result.output instanceof Uint8Array ? [result.output.buffer] : []);
 }
 
 function discard(sha256, count) {
