@@ -3,7 +3,6 @@
 // access is checked against its block, the output is the length the module set. And which exports run as
 // start code.
 import { describe, expect, it } from 'vitest';
-import { wat } from '../module/wat.ts';
 import { heldBytes, instantiate, startCodeOf } from '../../src/runner/threads/instance.js';
 import {
   BLOCK_OVERHEAD_BYTES,
@@ -16,6 +15,7 @@ import {
   MAX_OUTPUT_BYTES,
   MAX_VARIABLES,
 } from '../../src/runner/threads/kernel.js';
+import { wat } from '../module/wat.ts';
 
 const MiB = 1024 * 1024;
 const INDEX = 1n << 48n;
@@ -159,80 +159,124 @@ describe('what the kernel counts', () => {
   });
 
   it.each<[string, (kernel: Kernel, k: KernelImports) => void, number]>([
-    ['set short, replaced long', (kernel, k) => {
-      setVar(kernel, k, shortSpelling(N), V);
-      setVar(kernel, k, longSpelling(N), V);
-    }, variableCost(N, V)],
-    ['set long, replaced short', (kernel, k) => {
-      setVar(kernel, k, longSpelling(N), V);
-      setVar(kernel, k, shortSpelling(N), V);
-    }, variableCost(N, V)],
-    ['set short, deleted long', (kernel, k) => {
-      setVar(kernel, k, shortSpelling(N), V);
-      setVar(kernel, k, longSpelling(N), 0);
-    }, 0],
-    ['set long, deleted short, deleted again', (kernel, k) => {
-      setVar(kernel, k, longSpelling(N), V);
-      setVar(kernel, k, shortSpelling(N), 0);
-      setVar(kernel, k, longSpelling(N), 0);
-    }, 0],
+    [
+      'set short, replaced long',
+      (kernel, k) => {
+        setVar(kernel, k, shortSpelling(N), V);
+        setVar(kernel, k, longSpelling(N), V);
+      },
+      variableCost(N, V),
+    ],
+    [
+      'set long, replaced short',
+      (kernel, k) => {
+        setVar(kernel, k, longSpelling(N), V);
+        setVar(kernel, k, shortSpelling(N), V);
+      },
+      variableCost(N, V),
+    ],
+    [
+      'set short, deleted long',
+      (kernel, k) => {
+        setVar(kernel, k, shortSpelling(N), V);
+        setVar(kernel, k, longSpelling(N), 0);
+      },
+      0,
+    ],
+    [
+      'set long, deleted short, deleted again',
+      (kernel, k) => {
+        setVar(kernel, k, longSpelling(N), V);
+        setVar(kernel, k, shortSpelling(N), 0);
+        setVar(kernel, k, longSpelling(N), 0);
+      },
+      0,
+    ],
     ['deleting a variable never set', (kernel, k) => setVar(kernel, k, shortSpelling(N), 0), 0],
-    ['var_get by the other spelling: a copy, its key freed', (kernel, k) => {
-      setVar(kernel, k, shortSpelling(N), V);
-      const got = k.var_get(kernel.store(longSpelling(N)));
-      expect(k.length(got)).toBe(BigInt(V));
-      k.free(got);
-      setVar(kernel, k, longSpelling(N), 0);
-    }, 0],
-    ['var_get of a name never set, and of no block', (kernel, k) => {
-      expect(k.var_get(kernel.store(shortSpelling(N)))).toBe(0n);
-      expect(k.var_get(7n * INDEX)).toBe(0n);
-    }, 0],
-    ['config_get frees its key, once', (kernel, k) => {
-      const key = kernel.store(shortSpelling(N));
-      expect(k.config_get(key)).toBe(0n);
-      k.free(key);
-    }, 0],
-    ['a double free, and freeing 0 and a block never given', (kernel, k) => {
-      const block = k.alloc(10n);
-      k.free(block);
-      k.free(block);
-      k.free(0n);
-      k.free(9n * INDEX);
-    }, 0],
-    ['a key block freed and its index taken by a block of another size', (kernel, k) => {
-      const key = kernel.store(shortSpelling(N));
-      k.free(key);
-      const other = kernel.store(longSpelling(N));
-      expect(other).toBe(key);
-      const value = k.alloc(BigInt(V));
-      k.var_set(other, value);
-      k.free(other);
-      k.free(value);
-      setVar(kernel, k, shortSpelling(N), 0);
-    }, 0],
-    ['the input block freed: it names nothing after', (kernel, k) => {
-      kernel.begin(new Uint8Array(50));
-      const input = k.input_offset();
-      k.free(input);
-      k.free(input);
-      expect(k.input_length()).toBe(0n);
-      expect(() => k.input_load_u8(0n)).toThrow(KernelLimit);
-      expect(k.alloc(20n)).toBe(input); // not the input again: a block of its own
-      expect(k.input_length()).toBe(0n);
-    }, 20 + BLOCK_OVERHEAD_BYTES],
-    ['the error and output blocks freed, their indices reused', (kernel, k) => {
-      const error = kernel.store(new TextEncoder().encode('bad'));
-      const out = kernel.store(new Uint8Array(8).fill(1));
-      k.error_set(error);
-      k.output_set(out, 8n);
-      k.free(error);
-      k.free(out);
-      expect(k.error_get()).toBe(0n);
-      const reused = [kernel.store(new Uint8Array(16).fill(2)), kernel.store(new Uint8Array(16).fill(3))];
-      expect(reused.sort()).toEqual([error, out].sort());
-      expect(kernel.outcome()).toEqual({ output: new Uint8Array() });
-    }, 2 * (16 + BLOCK_OVERHEAD_BYTES)],
+    [
+      'var_get by the other spelling: a copy, its key freed',
+      (kernel, k) => {
+        setVar(kernel, k, shortSpelling(N), V);
+        const got = k.var_get(kernel.store(longSpelling(N)));
+        expect(k.length(got)).toBe(BigInt(V));
+        k.free(got);
+        setVar(kernel, k, longSpelling(N), 0);
+      },
+      0,
+    ],
+    [
+      'var_get of a name never set, and of no block',
+      (kernel, k) => {
+        expect(k.var_get(kernel.store(shortSpelling(N)))).toBe(0n);
+        expect(k.var_get(7n * INDEX)).toBe(0n);
+      },
+      0,
+    ],
+    [
+      'config_get frees its key, once',
+      (kernel, k) => {
+        const key = kernel.store(shortSpelling(N));
+        expect(k.config_get(key)).toBe(0n);
+        k.free(key);
+      },
+      0,
+    ],
+    [
+      'a double free, and freeing 0 and a block never given',
+      (_kernel, k) => {
+        const block = k.alloc(10n);
+        k.free(block);
+        k.free(block);
+        k.free(0n);
+        k.free(9n * INDEX);
+      },
+      0,
+    ],
+    [
+      'a key block freed and its index taken by a block of another size',
+      (kernel, k) => {
+        const key = kernel.store(shortSpelling(N));
+        k.free(key);
+        const other = kernel.store(longSpelling(N));
+        expect(other).toBe(key);
+        const value = k.alloc(BigInt(V));
+        k.var_set(other, value);
+        k.free(other);
+        k.free(value);
+        setVar(kernel, k, shortSpelling(N), 0);
+      },
+      0,
+    ],
+    [
+      'the input block freed: it names nothing after',
+      (kernel, k) => {
+        kernel.begin(new Uint8Array(50));
+        const input = k.input_offset();
+        k.free(input);
+        k.free(input);
+        expect(k.input_length()).toBe(0n);
+        expect(() => k.input_load_u8(0n)).toThrow(KernelLimit);
+        expect(k.alloc(20n)).toBe(input); // not the input again: a block of its own
+        expect(k.input_length()).toBe(0n);
+      },
+      20 + BLOCK_OVERHEAD_BYTES,
+    ],
+    [
+      'the error and output blocks freed, their indices reused',
+      (kernel, k) => {
+        const error = kernel.store(new TextEncoder().encode('bad'));
+        const out = kernel.store(new Uint8Array(8).fill(1));
+        k.error_set(error);
+        k.output_set(out, 8n);
+        k.free(error);
+        k.free(out);
+        expect(k.error_get()).toBe(0n);
+        const reused = [kernel.store(new Uint8Array(16).fill(2)), kernel.store(new Uint8Array(16).fill(3))];
+        expect(reused.sort()).toEqual([error, out].sort());
+        expect(kernel.outcome()).toEqual({ output: new Uint8Array() });
+      },
+      2 * (16 + BLOCK_OVERHEAD_BYTES),
+    ],
   ])('%s: never below 0, and what stays counted is what is held', (_what, run, expected) => {
     const { kernel, k } = watchedKernel(16 * MiB);
     run(kernel, k);
@@ -258,7 +302,7 @@ describe('what the kernel counts', () => {
   });
 
   it(`at most ${MAX_VARIABLES} variables at once; replacing one is not one more`, () => {
-    const { kernel, k } = kernelOf(64 * MiB);
+    const { k } = kernelOf(64 * MiB);
     const value = k.alloc(0n);
     const key = k.alloc(4n);
     for (let i = 0; i < MAX_VARIABLES; i++) {
