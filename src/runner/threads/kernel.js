@@ -255,7 +255,9 @@ export function createKernel({ budgetBytes }) {
       if (errorIndex !== 0 && error) {
         const prefix = error.bytes.subarray(0, ERROR_TEXT_BYTES);
         // stream: a character cut at the end is dropped, not made a U+FFFD.
-        return { error: new TextDecoder().decode(prefix, { stream: prefix.byteLength < error.bytes.byteLength }) };
+        return {
+          error: new TextDecoder().decode(prefix, { stream: prefix.byteLength < error.bytes.byteLength }),
+        };
       }
       const block = output ? blocks[output.index] : undefined;
       if (!block) return { output: new Uint8Array() };
