@@ -3,7 +3,7 @@
 // access is checked against its block, the output is the length the module set. And which exports run as
 // start code.
 import { describe, expect, it } from 'vitest';
-import { heldBytes, instantiate, startCodeOf } from '../../src/runner/threads/instance.js';
+import { startCodeOf } from '../../src/runner/threads/instance.js';
 import {
   BLOCK_OVERHEAD_BYTES,
   createKernel,
@@ -15,7 +15,6 @@ import {
   MAX_OUTPUT_BYTES,
   MAX_VARIABLES,
 } from '../../src/runner/threads/kernel.js';
-import { wat } from '../module/wat.ts';
 
 const MiB = 1024 * 1024;
 const INDEX = 1n << 48n;
@@ -392,38 +391,5 @@ describe('start code', () => {
     [['invoke', 'manifest'], false, []],
   ])('exports %j, WASI %s: runs %j', (exports, usesWasi, expected) => {
     expect(startCodeOf(exports, usesWasi)).toEqual(expected);
-  });
-});
-
-describe('instances', () => {
-  const host = { refusals: { log: '{}' }, limits: { log: 16 }, maxRequests: 1, ask: () => '{}' };
-  const instanceOf = (text: string, maxPages = 16) =>
-    instantiate({ module: new WebAssembly.Module(wat(text)), maxPages }, host);
-
-  it.each([
-    ['extism:host/env', 'constructor'],
-    ['extism:host/env', 'toString'],
-    ['extism:host/user', 'hasOwnProperty'],
-    ['wasi_snapshot_preview1', 'valueOf'],
-    ['constructor', 'assign'],
-    ['toString', 'call'],
-  ])('an import of %s %s finds no JavaScript function: the instance does not link', (namespace, name) => {
-    // A LinkError (no such function), or a TypeError where the namespace itself is missing.
-    expect(() => instanceOf(`(module (import "${namespace}" "${name}" (func)))`)).toThrow(
-      /^WebAssembly\.Instance\(\): Import #0 /,
-    );
-  });
-
-  it('the memory a module exports under any name is what it holds', () => {
-    const grown = instanceOf(
-      `(module (memory (export "mem") 1 4096)
-         (func (export "_initialize") (drop (memory.grow (i32.const 4095)))))`,
-      4096,
-    );
-    expect(heldBytes(grown)).toBe(4096 * 65_536);
-  });
-
-  it('a memory not exported counts as grown to its maximum', () => {
-    expect(heldBytes(instanceOf('(module (memory 1 100))', 100))).toBe(100 * 65_536);
   });
 });
