@@ -86,7 +86,9 @@ export async function measureFloor(at: InProcess): Promise<Row> {
   const prepared = instantiate(at, host);
   let seq = 0;
   const latencies = await timed(at.calls, at.warmUp, async () => {
-    const text = decoder.decode(runExport(prepared, ++seq, 'invoke', at.envelope));
+    const output = runExport(prepared, ++seq, 'invoke', at.envelope);
+    if (!(output instanceof Uint8Array)) throw new Error('floor: the answer is larger than 1 MiB');
+    const text = decoder.decode(output);
     if (!text.startsWith('{"status":"ok"')) throw new Error(`floor: unexpected answer ${text.slice(0, 200)}`);
   });
   return inProcessRow('floor: in-process call', latencies);

@@ -19,6 +19,8 @@ export interface Hostile {
   extra?: string;
   /** Texts the body names as `${text('...')}`. */
   texts?: (text: (value: string) => string) => void;
+  /** The name its memory is exported under (`memory` by convention only). */
+  memoryName?: string;
 }
 
 /** A module whose invoke runs `body` and then answers {"status":"ok","output":{"n":$n}}. */
@@ -33,7 +35,7 @@ export function hostileModule(build: (text: (value: string) => string) => Hostil
       actions: [{ name: 'attack' }],
     }),
   );
-  const { imports = '', body, extra = '' } = build((value) => texts.add(value));
+  const { imports = '', body, extra = '', memoryName = 'memory' } = build((value) => texts.add(value));
   const opening = texts.add('{"status":"ok","output":{"n":');
   const closing = texts.add('}}');
   return wat(`
@@ -45,7 +47,7 @@ export function hostileModule(build: (text: (value: string) => string) => Hostil
   (import "extism:host/env" "length" (func $length (param i64) (result i64)))
   (import "extism:host/env" "output_set" (func $output_set (param i64 i64)))
   ${imports}
-  (memory (export "memory") ${Math.ceil(texts.next / PAGE) + 1})
+  (memory (export "${memoryName}") ${Math.ceil(texts.next / PAGE) + 1})
   (global $n (mut i32) (i32.const 0))
   (global $out_len (mut i32) (i32.const 0))
 
@@ -239,7 +241,9 @@ export function staticAnswer(answer: string): Uint8Array {
 
 /** Eight bytes of `pattern` (two characters, repeated) as the little-endian u64 store_u64 writes. */
 const u64Of = (pattern: string) =>
-  `0x${Buffer.from(pattern.repeat(8 / pattern.length), 'latin1').reverse().toString('hex')}`;
+  `0x${Buffer.from(pattern.repeat(8 / pattern.length), 'latin1')
+    .reverse()
+    .toString('hex')}`;
 
 /**
  * Hands one block of `bytes` bytes to the host function `fn` `times` times: its first half filled with
@@ -290,10 +294,111 @@ export function requestFlood(options: {
 }
 
 /** Answers n = 1; its start code (_initialize) grows its memory by `pages` first. */
-export function growingStart(pages: number): Uint8Array {
+export function growingStart(pages: number, memoryName = 'memory'): Uint8Array {
   return hostileModule(() => ({
+    memoryName,
     body: '(global.set $n (i32.const 1))',
     extra: `(func (export "_initialize") (drop (memory.grow (i32.const ${pages}))))`,
+  }));
+}
+
+/** A kernel block of `bytes` bytes, its address in $block (a local of the body), or a trap. */
+const allocated = (bytes: number) => `
+    (local.set $block (call $alloc (i64.const ${bytes})))
+    (if (i64.eqz (local.get $block)) (then unreachable))`;
+
+/** Stores byte `value` at [from, to) of the block in $block, `step` apart (locals $i and $block). */
+const filled = (from: number, to: number, value: number, step = 1) => `
+    (local.set $i (i64.const ${from}))
+    (block $end (loop $fill
+      (br_if $end (i64.ge_u (local.get $i) (i64.const ${to})))
+      (call $store_u8 (i64.add (local.get $block) (local.get $i)) (i32.const ${value}))
+      (local.set $i (i64.add (local.get $i) (i64.const ${step})))
+      (br $fill)))`;
+
+/**
+ * Issue row 5: one variable name, U+FFFD × 1 Mi, in two spellings: 1 MiB of 0xFF, and a BOM then 1 Mi
+ * truncated sequences F1 80 80 (3 MiB). Set by the short one and deleted by the long one, 80 times (a
+ * kernel that gave back the key block passed now lifted its budget by 2 MiB each time), then alloc of
+ * 64 MiB, 8 times: answers n = the allocations that succeeded.
+ */
+export function variableSpellings(): Uint8Array {
+  const units = MiB;
+  return hostileModule(() => ({
+    imports: '(import "extism:host/env" "var_set" (func $var_set (param i64 i64)))',
+    body: `
+    (local $block i64) (local $i i64) (local $short i64) (local $long i64) (local $value i64) (local $round i32)
+    ${allocated(units)}
+    ${filled(0, units, 0xff)}
+    (local.set $short (local.get $block))
+    ${allocated(3 + 3 * units)}
+    ${filled(3, 3 + 3 * units, 0x80)}
+    ${filled(3, 3 + 3 * units, 0xf1, 3)}
+    (call $store_u8 (local.get $block) (i32.const 0xef))
+    (call $store_u8 (i64.add (local.get $block) (i64.const 1)) (i32.const 0xbb))
+    (call $store_u8 (i64.add (local.get $block) (i64.const 2)) (i32.const 0xbf))
+    (local.set $long (local.get $block))
+    (local.set $value (call $alloc (i64.const 1)))
+    (loop $again
+      (call $var_set (local.get $short) (local.get $value))
+      (call $var_set (local.get $long) (i64.const 0))
+      (local.set $round (i32.add (local.get $round) (i32.const 1)))
+      (br_if $again (i32.lt_u (local.get $round) (i32.const 80))))
+    (call $free (local.get $short))
+    (call $free (local.get $long))
+    (local.set $round (i32.const 0))
+    (loop $grab
+      (if (i64.ne (call $alloc (i64.const ${64 * MiB})) (i64.const 0))
+        (then (global.set $n (i32.add (global.get $n) (i32.const 1)))))
+      (local.set $round (i32.add (local.get $round) (i32.const 1)))
+      (br_if $grab (i32.lt_u (local.get $round) (i32.const 8))))`,
+  }));
+}
+
+/** A block of `mib` MiB starting with `start`, handed to error_set (the rest of the block is zeros). */
+export function hugeError(mib: number, start: string): Uint8Array {
+  const bytes = new TextEncoder().encode(start);
+  return hostileModule(() => ({
+    imports: '(import "extism:host/env" "error_set" (func $error_set (param i64)))',
+    body: `
+    (local $block i64) (local $i i64)
+    ${allocated(mib * MiB)}
+    ${[...bytes].map((b, i) => `(call $store_u8 (i64.add (local.get $block) (i64.const ${i})) (i32.const ${b}))`).join('\n    ')}
+    (call $error_set (local.get $block))
+    (return (i32.const 1))`,
+  }));
+}
+
+/** A block of `mib` MiB handed to output_set whole. */
+export function hugeOutput(mib: number): Uint8Array {
+  return hostileModule(() => ({
+    body: `
+    (local $block i64)
+    ${allocated(mib * MiB)}
+    (call $output_set (local.get $block) (i64.const ${mib * MiB}))
+    (return (i32.const 0))`,
+  }));
+}
+
+/** Grows its memory to its cap and writes a byte on every 4 KiB page it grew; answers n = pages grown. */
+export function memoryToucher(): Uint8Array {
+  return hostileModule(() => ({
+    body: `
+    (local $at i32) (local $end i32) (local $step i32)
+    (local.set $at (i32.mul (memory.size) (i32.const ${PAGE})))
+    ;; The largest grows that succeed, halving: the cap in a few steps.
+    (local.set $step (i32.const 65536))
+    (loop $grow
+      (if (i32.eq (memory.grow (local.get $step)) (i32.const -1))
+        (then (local.set $step (i32.shr_u (local.get $step) (i32.const 1))))
+        (else (global.set $n (i32.add (global.get $n) (local.get $step)))))
+      (br_if $grow (local.get $step)))
+    (local.set $end (i32.mul (memory.size) (i32.const ${PAGE})))
+    (block $done (loop $touch
+      (br_if $done (i32.ge_u (local.get $at) (local.get $end)))
+      (i32.store8 (local.get $at) (i32.const 1))
+      (local.set $at (i32.add (local.get $at) (i32.const 4096)))
+      (br $touch)))`,
   }));
 }
 

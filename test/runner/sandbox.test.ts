@@ -17,14 +17,18 @@ import {
   allocationBomb,
   deepStringAnswer,
   descriptorWatcher,
-  requestFlood,
-  staticAnswer,
   exiter,
   growingStart,
+  hugeError,
+  hugeOutput,
   logFlood,
+  memoryToucher,
   pageByPageGrower,
+  requestFlood,
   sleeper,
+  staticAnswer,
   variableBomb,
+  variableSpellings,
 } from './hostile-modules.ts';
 import { probeModule } from './isolation-modules.ts';
 
@@ -60,8 +64,8 @@ async function invoke(
     call: { id: randomUUID(), tenantId: options.tenantId ?? randomUUID() },
     action: options.action ?? 'attack',
     config: {},
-    hosts: [],
     secrets: options.secrets ?? {},
+    hosts: [],
     input: {},
     timeoutMs: options.timeoutMs ?? 10_000,
   });
@@ -223,10 +227,69 @@ describe('memory past the cap', () => {
     expect(body.answer.output.n).toBeGreaterThan(4000);
   }, 150_000);
 
+  it('one variable name in two spellings, set by one and deleted by the other 80 times, lifts no budget', async () => {
+    // Issue row 5: the kernel gave back the bytes of the key passed at deletion (3 MiB) for a variable
+    // charged by a 1 MiB key; allocations of 64 MiB then succeeded on a 16 MiB module (8 of 8 at 260 rounds).
+    const spellings = await runner.store(variableSpellings(), 16);
+    const { status, body } = await invoke(spellings, { timeoutMs: 60_000 });
+    expect(status).toBe(200);
+    expect(body.answer).toEqual({ status: 'ok', output: { n: 0 } });
+  }, 90_000);
+
   it('empty blocks are bounded too: 65,534 beside the input, the addresses a block index has', async () => {
     const empty = await runner.store(allocationBomb(0), 16);
     expect((await invoke(empty)).body.answer).toEqual({ status: 'ok', output: { n: 65_534 } });
   });
+});
+
+describe('error and output text', () => {
+  const SECRET = 'sk-live-0123456789abcdef';
+
+  it('an error set on a 250 MiB block is read from its start only: trapped, redacted, 2,000 characters at most', async () => {
+    const text = `upstream said {"key":"${SECRET}"} and ${SECRET.toUpperCase()}`;
+    const failing = await runner.store(hugeError(250, text), 256);
+    const before = runner.memory();
+    const { status, body } = await invoke(failing, { secrets: { API_KEY: SECRET } });
+    expect(status).toBe(502);
+    expect(body.error.code).toBe('trapped');
+    expect(body.error.message).toMatch(
+      /^the module trapped: Plugin-originated error: upstream said \{"key":"\[secret:API_KEY\]"\} and \[secret:API_KEY\]/,
+    );
+    expect(body.error.message.length).toBeLessThanOrEqual(2000);
+    expect(JSON.stringify(body).toLowerCase()).not.toContain(SECRET);
+    // Decoded whole and redacted on the main thread, it took seconds and 2.3 GB.
+    expect(runner.memory().peakMiB - before.peakMiB).toBeLessThan(128);
+  }, 60_000);
+
+  it('an output of 250 MiB is bad_output, measured in its thread and never copied', async () => {
+    const huge = await runner.store(hugeOutput(250), 256);
+    const before = runner.memory();
+    const { status, body } = await invoke(huge);
+    expect(status).toBe(502);
+    expect(body.error).toMatchObject({
+      code: 'bad_output',
+      message: 'the invoke answer is larger than 1 MiB',
+    });
+    expect(runner.memory().peakMiB - before.peakMiB).toBeLessThan(128);
+  }, 60_000);
+});
+
+describe('memory given back', () => {
+  it('four calls growing their memory to 256 MiB leave the process its size once answered', async () => {
+    const toucher = await runner.store(memoryToucher(), 256);
+    await waitForRunner(runner.url, (health) => health.threads === THREADS && health.inFlight === 0);
+    const baseline = runner.memory().rssMiB;
+    const answers = await Promise.all(
+      Array.from({ length: 4 }, () => invoke(toucher, { timeoutMs: 60_000 })),
+    );
+    for (const { status, body } of answers) {
+      expect(status).toBe(200);
+      expect(body.answer.output.n).toBeGreaterThan(4000);
+    }
+    // Each thread collected what its call made before answering; the pages go back to the system as the
+    // memories are freed. Bounded by the test's time: memory kept (1 GiB) never drops.
+    while (runner.memory().rssMiB > baseline + 128) await new Promise((resolve) => setImmediate(resolve));
+  }, 60_000);
 });
 
 describe('warm instances', () => {
@@ -261,6 +324,13 @@ describe('warm instances', () => {
     expect(await call(small)).toMatchObject({ warm: true, answer: { status: 'ok', output: { n: 1 } } });
     for (let i = 0; i < 3; i++)
       expect(await call(large)).toEqual({ warm: false, answer: { status: 'ok', output: { n: 1 } } });
+  });
+
+  it('are not kept for a module whose memory, exported under another name, its start code grew', async () => {
+    // Issue row 6: only an export named `memory` was measured; this one was kept warm at 250 MiB.
+    const renamed = await warmOne.store(growingStart(4000, 'mem'), 256);
+    for (let i = 0; i < 3; i++)
+      expect(await call(renamed)).toEqual({ warm: false, answer: { status: 'ok', output: { n: 1 } } });
   });
 });
 

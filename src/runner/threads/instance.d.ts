@@ -17,9 +17,14 @@ export declare function instantiate(
   host: HostBridge,
 ): Prepared;
 export declare function heldBytes(prepared: Prepared): number;
+export declare function madeBytes(prepared: Prepared): number;
+/** An output past the kernel's MAX_OUTPUT_BYTES: only its size leaves the thread. */
+export interface OutputTooLarge {
+  tooLargeBytes: number;
+}
 export declare function runExport(
   prepared: Prepared,
   seq: number,
   exportName: string,
   input: string,
-): Uint8Array;
+): Uint8Array | OutputTooLarge;

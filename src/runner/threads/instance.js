@@ -37,6 +37,17 @@ function startCodeFor(compiled) {
   return names;
 }
 
+/** The name a module exports its memory under, or null; looked up once per compiled module. */
+const memoryNames = new WeakMap();
+function memoryNameOf(compiled) {
+  let name = memoryNames.get(compiled);
+  if (name === undefined) {
+    name = WebAssembly.Module.exports(compiled).find((entry) => entry.kind === 'memory')?.name ?? null;
+    memoryNames.set(compiled, name);
+  }
+  return name;
+}
+
 const sleeper = new Int32Array(new SharedArrayBuffer(4));
 /** A wait that ending the thread interrupts (a native sleep would outlive it). */
 const sleep = (ms) => Atomics.wait(sleeper, 0, 0, ms);
@@ -56,25 +67,51 @@ export function instantiate(module, host) {
   /** seq: the call the instance serves, null while its start code runs or it waits warm. */
   const holder = { seq: null, requests: 0 };
   const kernel = createKernel({ budgetBytes: module.maxPages * PAGE_BYTES });
+  const memoryName = memoryNameOf(module.module);
   let instance;
+  // The module's one memory, whatever its export name (`memory` by convention only).
   const memory = () => {
-    const exported = instance?.exports.memory;
+    const exported = memoryName === null ? undefined : instance?.exports[memoryName];
     return exported instanceof WebAssembly.Memory ? exported : undefined;
   };
-  const imports = {
+  // No prototypes: a module importing `constructor`, `toString`… (any namespace) finds nothing to link.
+  const imports = Object.assign(Object.create(null), {
     [KERNEL_NAMESPACE]: kernel.imports,
-    [HOST_NAMESPACE]: hostFunctions(holder, kernel, host),
-    [WASI_NAMESPACE]: createWasi({ memory, clock, randomFill: randomFillSync, sleep }),
-  };
+    [HOST_NAMESPACE]: Object.assign(Object.create(null), hostFunctions(holder, kernel, host)),
+    [WASI_NAMESPACE]: Object.assign(
+      Object.create(null),
+      createWasi({ memory, clock, randomFill: randomFillSync, sleep }),
+    ),
+  });
   instance = new WebAssembly.Instance(module.module, imports);
-  for (const name of startCodeFor(module.module)) instance.exports[name]();
-  return { instance, kernel, holder };
+  const prepared = { instance, kernel, holder, memory, maxBytes: module.maxPages * PAGE_BYTES };
+  try {
+    for (const name of startCodeFor(module.module)) instance.exports[name]();
+  } catch (error) {
+    // What the failed start code made, for its thread to give back (give-back.js).
+    if (error instanceof Error) error.madeBytes = madeBytes(prepared);
+    throw error;
+  }
+  return prepared;
+}
+
+/**
+ * Linear memory now: a memory not exported cannot be read, so it counts as grown to its maximum (such
+ * modules are refused at upload).
+ */
+function memoryBytes(prepared) {
+  const memory = prepared.memory();
+  return memory ? memory.buffer.byteLength : prepared.maxBytes;
 }
 
 /** What an instance holds now: its linear memory and its kernel's blocks and variables, in bytes. */
 export function heldBytes(prepared) {
-  const memory = prepared.instance.exports.memory;
-  return (memory instanceof WebAssembly.Memory ? memory.buffer.byteLength : 0) + prepared.kernel.usedBytes();
+  return memoryBytes(prepared) + prepared.kernel.usedBytes();
+}
+
+/** What an instance may have left in its thread's heap: its linear memory and all its kernel ever held. */
+export function madeBytes(prepared) {
+  return memoryBytes(prepared) + prepared.kernel.chargedBytes();
 }
 
 /** Runs one export of a prepared instance for call `seq`: its output bytes, or throws what it trapped with. */
@@ -90,6 +127,7 @@ export function runExport(prepared, seq, exportName, input) {
   }
   const outcome = prepared.kernel.outcome();
   if ('error' in outcome) throw new Error(`Plugin-originated error: ${outcome.error}`);
+  if ('outputTooLarge' in outcome) return { tooLargeBytes: outcome.outputTooLarge };
   return outcome.output;
 }
 

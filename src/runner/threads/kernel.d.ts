@@ -1,6 +1,9 @@
 // Types of kernel.js (plain JavaScript, loaded by the sandbox thread), for the tests that call it directly.
 export declare const BLOCK_OVERHEAD_BYTES: number;
 export declare const MAX_BLOCKS: number;
+export declare const MAX_VARIABLES: number;
+export declare const ERROR_TEXT_BYTES: number;
+export declare const MAX_OUTPUT_BYTES: number;
 export declare class KernelLimit extends Error {}
 /** The extism:host/env functions, as a module calls them (i64 as bigint, i32 as number). */
 export interface KernelImports {
@@ -38,6 +41,7 @@ export interface Kernel {
   read(address: bigint, maxBytes: number): Uint8Array | 'large' | null;
   store(bytes: Uint8Array): bigint;
   usedBytes(): number;
-  outcome(): { error: string } | { output: Uint8Array };
+  chargedBytes(): number;
+  outcome(): { error: string } | { output: Uint8Array } | { outputTooLarge: number };
 }
 export declare function createKernel(options: { budgetBytes: number }): Kernel;

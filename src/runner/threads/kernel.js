@@ -5,7 +5,8 @@
 // its variables had no bound, its alloc kept a block past the memory cap (returning 0 while the block
 // stayed writable by its index) and its block list only grew. Here every byte the kernel holds for the
 // module (blocks, variables and their names) counts against one budget, the instance's memoryMiB; a block
-// also counts a fixed overhead, so empty blocks are bounded too; freed indices are reused.
+// also counts a fixed overhead, so empty blocks are bounded too; freed indices are reused. A variable is
+// charged for what is stored (its decoded name and its value), and gives back exactly what it was charged.
 //
 // Plain JavaScript, loaded by the sandbox thread (thread-entry.js).
 
@@ -13,6 +14,18 @@
 export const BLOCK_OVERHEAD_BYTES = 64;
 /** Blocks alive at once: an address has 16 bits for the index, and index 0 is the null address. */
 export const MAX_BLOCKS = 65_535;
+/** Variables at once: each is a JavaScript object of its own, whatever the bytes it holds. */
+export const MAX_VARIABLES = 65_535;
+/**
+ * The bytes of an error block decoded: its text is redacted on the main thread, then cut to 2,000
+ * characters. 64 KiB is at least 21,845 characters, so a secret spelling cut in two here lands in the
+ * first 2,000 only if redaction shrank the 64 KiB before it tenfold, i.e. the text is made almost wholly of
+ * complete spellings of the call's values, which only a module that knows them writes (and such a module
+ * can spell them in ways no redaction finds). Decoding the whole block cost seconds and GiBs at 250 MiB.
+ */
+export const ERROR_TEXT_BYTES = 64 * 1024;
+/** The largest output read as an answer (answer.ts's MAX_ANSWER_BYTES); a larger one is only measured. */
+export const MAX_OUTPUT_BYTES = 1024 * 1024;
 const OFFSET_BITS = 48n;
 const OFFSET_MASK = (1n << OFFSET_BITS) - 1n;
 /** What get_log_level answers: above every level, so a module does not format log text for no one. */
@@ -41,10 +54,24 @@ export function createKernel({ budgetBytes }) {
   const freeIndices = [];
   const variables = new Map();
   let used = 0;
+  /** All it was ever charged: freed blocks and replaced variables stay in the heap until a collection. */
+  let charged = 0;
   let output = null;
   let errorIndex = 0;
+  const EMPTY_BLOCK = { bytes: new Uint8Array(), view: new DataView(new ArrayBuffer(0)) };
+  let inputIndex = 0;
+  let inputBlock = EMPTY_BLOCK;
 
   const cost = (bytes) => bytes + BLOCK_OVERHEAD_BYTES;
+  function charge(bytes) {
+    used += bytes;
+    charged += bytes;
+  }
+  function refund(bytes) {
+    used -= bytes;
+    // Every refund is of a charge made: below zero is a bug that would lift the budget.
+    if (used < 0) throw new Error(`kernel accounting went below zero (${used})`);
+  }
 
   /** A new block of `size` bytes, or 0 when the budget or the addresses would be passed (nothing kept). */
   function allocate(size) {
@@ -53,16 +80,23 @@ export function createKernel({ budgetBytes }) {
     if (index === 0) return 0;
     const bytes = new Uint8Array(size);
     blocks[index] = { bytes, view: new DataView(bytes.buffer) };
-    used += cost(size);
+    charge(cost(size));
     return index;
   }
 
   function release(index) {
     const block = blocks[index];
     if (index === 0 || !block) return;
-    used -= cost(block.bytes.byteLength);
+    refund(cost(block.bytes.byteLength));
     blocks[index] = undefined;
     freeIndices.push(index);
+    // What named the block names nothing now, not whatever block takes the index next.
+    if (index === inputIndex) {
+      inputIndex = 0;
+      inputBlock = EMPTY_BLOCK;
+    }
+    if (index === errorIndex) errorIndex = 0;
+    if (index === output?.index) output = null;
   }
 
   function blockAt(address) {
@@ -88,8 +122,6 @@ export function createKernel({ budgetBytes }) {
   }
 
   const decoder = new TextDecoder();
-  let inputIndex = 0;
-  let inputBlock = { bytes: new Uint8Array(), view: new DataView(new ArrayBuffer(0)) };
 
   function inputAt(address, width) {
     const offset = offsetOf(address);
@@ -97,30 +129,41 @@ export function createKernel({ budgetBytes }) {
     return offset;
   }
 
+  /**
+   * A variable is named by its decoded key, which many key blocks spell (invalid bytes, a leading BOM):
+   * it is charged what it stores, 2 bytes a UTF-16 unit of its name (V8 keeps at most that) plus its
+   * value and the overhead, and a replacement or deletion gives back that charge, not one of the key now.
+   */
   function setVariable(keyAddress, valueAddress) {
     const keyBlock = blockAt(keyAddress);
     if (!keyBlock) return;
     const key = decoder.decode(keyBlock.bytes);
     const previous = variables.get(key);
-    const previousCost = previous ? cost(previous.byteLength + keyBlock.bytes.byteLength) : 0;
+    const previousCost = previous?.cost ?? 0;
     if (valueAddress === 0n) {
+      if (!previous) return;
       variables.delete(key);
-      used -= previousCost;
+      refund(previousCost);
       return;
     }
     const value = blockAt(valueAddress);
     if (!value) return;
-    const added = cost(value.bytes.byteLength + keyBlock.bytes.byteLength);
+    const added = cost(value.bytes.byteLength + 2 * key.length);
     if (used - previousCost + added > budgetBytes) {
       throw new KernelLimit(`var_set: the call's memory limit of ${budgetBytes / 1048576} MiB is reached`);
     }
-    used += added - previousCost;
-    variables.set(key, value.bytes.slice());
+    if (!previous && variables.size >= MAX_VARIABLES) {
+      throw new KernelLimit(`var_set: at most ${MAX_VARIABLES} variables`);
+    }
+    refund(previousCost);
+    charge(added);
+    variables.set(key, { bytes: value.bytes.slice(), cost: added });
   }
 
   const discardLog = (address) => release(indexOf(address));
 
-  const imports = {
+  // No prototype: a module importing `constructor` or `toString` finds nothing to link.
+  const imports = Object.assign(Object.create(null), {
     alloc: (size) => addressOf(allocate(Number(size))),
     free: (address) => release(indexOf(address)),
     length: (address) => BigInt(blockAt(address)?.bytes.byteLength ?? 0),
@@ -167,7 +210,7 @@ export function createKernel({ budgetBytes }) {
       if (!keyBlock) return 0n;
       const value = variables.get(decoder.decode(keyBlock.bytes));
       release(indexOf(address));
-      return value ? store(value) : 0n;
+      return value ? store(value.bytes) : 0n;
     },
     var_set: setVariable,
     // The kernel's own HTTP is not offered: the platform's http_request is the way out.
@@ -180,7 +223,7 @@ export function createKernel({ budgetBytes }) {
     log_error: discardLog,
     log_trace: discardLog,
     get_log_level: () => LOG_LEVEL_OFF,
-  };
+  });
 
   return {
     imports,
@@ -201,12 +244,24 @@ export function createKernel({ budgetBytes }) {
     store,
     /** Bytes its blocks and variables hold now, overheads included. */
     usedBytes: () => used,
-    /** What the export ended with: its error text, or its output bytes (a copy), or none. */
+    /** All its blocks and variables were ever charged: what the heap may hold of them, garbage included. */
+    chargedBytes: () => charged,
+    /**
+     * What the export ended with: its error text (the first ERROR_TEXT_BYTES of its block), or its output
+     * bytes (a copy), or, for an output past MAX_OUTPUT_BYTES, only its size (nothing is copied), or none.
+     */
     outcome() {
       const error = blocks[errorIndex];
-      if (errorIndex !== 0 && error) return { error: decoder.decode(error.bytes) };
+      if (errorIndex !== 0 && error) {
+        const prefix = error.bytes.subarray(0, ERROR_TEXT_BYTES);
+        // stream: a character cut at the end is dropped, not made a U+FFFD.
+        return {
+          error: new TextDecoder().decode(prefix, { stream: prefix.byteLength < error.bytes.byteLength }),
+        };
+      }
       const block = output ? blocks[output.index] : undefined;
       if (!block) return { output: new Uint8Array() };
+      if (output.length > MAX_OUTPUT_BYTES) return { outputTooLarge: output.length };
       return { output: block.bytes.slice(0, output.length) };
     },
   };

@@ -7,7 +7,7 @@
 // Bundled into the thread's code (bundle.ts) with what it imports: keep those imports light.
 import { depthExcess } from '../../http/json-depth.ts';
 import { storableText } from '../../http/unstorable-text.ts';
-import { type AnswerValidators, readAnswer } from '../answer.ts';
+import { type AnswerValidators, readAnswer, tooLarge } from '../answer.ts';
 import type { ExportName } from '../answer-shapes.ts';
 import { RunnerFailure } from '../errors.ts';
 import type { LogLine, ThreadCallState } from '../host/call-state.ts';
@@ -41,6 +41,9 @@ export const MAX_REQUEST_DEPTH = 8;
 export const MAX_REQUEST_VALUES = 1_000;
 /** What a trap's text is cut to once redacted. */
 export const MAX_MESSAGE_CHARS = 2_000;
+
+/** An export's output as the kernel gives it: its bytes, or only its size past the largest answer. */
+export type OutputBytes = Uint8Array | { tooLargeBytes: number };
 
 /** A host request read: answered on this thread, or to be sent to the main thread as a bounded value. */
 export type Served = { answer: unknown } | { forward: unknown; redactions: RedactionEntry[] };
@@ -92,7 +95,9 @@ export class ThreadCall {
   }
 
   /** The export's output read as its answer: JSON text, redacted and checked. */
-  answered(output: Uint8Array): ReadOutcome {
+  answered(output: OutputBytes): ReadOutcome {
+    if (!(output instanceof Uint8Array))
+      return { outcome: 'bad_output', message: tooLarge(this.#reading.answer).message, logs: this.#logs() };
     try {
       const answer = readAnswer(this.#reading.answer, output, this.#state.redactor, this.#validators);
       return { outcome: 'answered', answer: JSON.stringify(answer), logs: this.#logs() };

@@ -12,7 +12,8 @@ import { setPriority } from 'node:os';
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 // Generated from answer-shapes.ts by bundle.ts, which builds this thread's code.
 import * as validators from 'sandbox-answer-validators';
-import { heldBytes, instantiate, runExport } from './instance.js';
+import { giveBack } from './give-back.js';
+import { heldBytes, instantiate, madeBytes, runExport } from './instance.js';
 import { ThreadCall } from './thread-call.ts';
 
 if (!parentPort) throw new Error('the sandbox thread entry runs in a worker thread only');
@@ -88,14 +89,26 @@ function errorText(error) {
   return typeof error === 'string' ? error : 'the module trapped without a message';
 }
 
+/**
+ * What failed start code leaves: its text, and what its instance made. Kept apart from the error, whose
+ * stack holds the instance until the error itself is unreachable.
+ */
+function startFailure(error) {
+  return { made: error instanceof Error ? (error.madeBytes ?? 0) : 0, message: errorText(error) };
+}
+
 function prepare(sha256) {
   const module = modules.get(sha256);
   if (!module) return post({ kind: 'prepared', sha256, ok: false, message: 'module not held' });
   Atomics.store(flags, PHASE, PHASES.starting);
+  let failed;
   try {
-    const prepared = instantiate(module, host);
+    let prepared = instantiate(module, host);
     const held = heldBytes(prepared);
     if (held > WARM_MAX_BYTES) {
+      const made = madeBytes(prepared);
+      prepared = undefined;
+      giveBack(made);
       const message = `its start code left ${Math.ceil(held / 1048576)} MiB, more than a warm instance keeps`;
       return post({ kind: 'prepared', sha256, ok: false, message });
     }
@@ -104,9 +117,13 @@ function prepare(sha256) {
     warm.set(sha256, list);
     post({ kind: 'prepared', sha256, ok: true });
   } catch (error) {
-    post({ kind: 'prepared', sha256, ok: false, message: errorText(error) });
+    failed = startFailure(error);
   } finally {
     Atomics.store(flags, PHASE, PHASES.idle);
+  }
+  if (failed) {
+    giveBack(failed.made);
+    post({ kind: 'prepared', sha256, ok: false, message: failed.message });
   }
 }
 
@@ -127,26 +144,35 @@ function runCall(task, reading) {
     const module = task.transient ?? modules.get(task.sha256);
     if (!module) return { outcome: 'start_failed', message: 'module not held' };
     Atomics.store(flags, PHASE, PHASES.starting);
+    let failed;
     try {
       prepared = instantiate(module, host);
     } catch (error) {
-      return reading.failed('start_failed', errorText(error));
+      failed = startFailure(error);
     } finally {
       Atomics.store(flags, PHASE, PHASES.idle);
+    }
+    if (failed) {
+      giveBack(failed.made);
+      return reading.failed('start_failed', failed.message);
     }
   }
   Atomics.store(flags, PHASE, PHASES.running);
   let output;
+  let trap;
   try {
     output = runExport(prepared, task.seq, task.exportName, task.input);
   } catch (error) {
-    return reading.failed('trapped', errorText(error));
+    trap = errorText(error);
   } finally {
     Atomics.store(flags, PHASE, PHASES.idle);
   }
-  // Read here, after the instance is done: still this call's time, and this thread's.
+  // The instance is dropped and what it made collected (the call pays for that), then its output read:
+  // still this call's time, and this thread's.
+  const made = madeBytes(prepared);
   prepared = undefined;
-  return reading.answered(output);
+  giveBack(made);
+  return trap === undefined ? reading.answered(output) : reading.failed('trapped', trap);
 }
 
 function discard(sha256, count) {

@@ -1,0 +1,39 @@
+// Sandbox instances made directly (instance.js), no thread: what a module links to (import objects
+// without prototypes: `constructor`, `toString`… link to nothing) and what an instance is counted as
+// holding (its memory found whatever its export name).
+import { describe, expect, it } from 'vitest';
+import { heldBytes, instantiate } from '../../src/runner/threads/instance.js';
+import { wat } from '../module/wat.ts';
+
+describe('instances', () => {
+  const host = { refusals: { log: '{}' }, limits: { log: 16 }, maxRequests: 1, ask: () => '{}' };
+  const instanceOf = (text: string, maxPages = 16) =>
+    instantiate({ module: new WebAssembly.Module(wat(text)), maxPages }, host);
+
+  it.each([
+    ['extism:host/env', 'constructor'],
+    ['extism:host/env', 'toString'],
+    ['extism:host/user', 'hasOwnProperty'],
+    ['wasi_snapshot_preview1', 'valueOf'],
+    ['constructor', 'assign'],
+    ['toString', 'call'],
+  ])('an import of %s %s finds no JavaScript function: the instance does not link', (namespace, name) => {
+    // A LinkError (no such function), or a TypeError where the namespace itself is missing.
+    expect(() => instanceOf(`(module (import "${namespace}" "${name}" (func)))`)).toThrow(
+      /^WebAssembly\.Instance\(\): Import #0 /,
+    );
+  });
+
+  it('the memory a module exports under any name is what it holds', () => {
+    const grown = instanceOf(
+      `(module (memory (export "mem") 1 4096)
+         (func (export "_initialize") (drop (memory.grow (i32.const 4095)))))`,
+      4096,
+    );
+    expect(heldBytes(grown)).toBe(4096 * 65_536);
+  });
+
+  it('a memory not exported counts as grown to its maximum', () => {
+    expect(heldBytes(instanceOf('(module (memory 1 100))', 100))).toBe(100 * 65_536);
+  });
+});
