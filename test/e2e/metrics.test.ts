@@ -1,5 +1,5 @@
-// The service's metrics through a real `platform start --role all` (api, worker and runner in one
-// process, embedded PostgreSQL) with METRICS_PORT and an OTLP endpoint set: a run of three app calls
+// The service's metrics through a real `platform start --role all` (api and worker in one process, the
+// runner in its child, whose recordings, the model requests', reach the parent's; embedded PostgreSQL) with METRICS_PORT and an OTLP endpoint set: a run of three app calls
 // (http-connector against a vendor double, ai-risk-summary against a model double), a rule set and a
 // decision; an identity-verification run whose vendor double's signed webhook completes its session;
 // a webhook for no install. Then /metrics is scraped and parsed with a Prometheus text parser: every
