@@ -11,12 +11,13 @@ import {
   Reader,
   type TrustProxy,
 } from './config/reader.ts';
-import { readRunnerUrl } from './config/runner-urls.ts';
+import { localRunnerUrl, readRunnerUrl } from './config/runner-urls.ts';
 import { readStorage, type StorageSettings } from './config/storage.ts';
 import { readTelemetry, type TelemetrySettings } from './config/telemetry.ts';
 
 export {
   ConfigError,
+  localRunnerUrl,
   type ProvenanceSettings,
   type StorageSettings,
   type TelemetrySettings,
@@ -53,6 +54,11 @@ export interface Config {
   internalHost: string;
   internalPort: number;
   runnerPort: number;
+  /**
+   * RUNNER_IN_PROCESS=true (development: one process to debug): `--role all` runs the runner in the
+   * platform's process, as before. By default it runs in a child process (src/cli/runner-child.ts).
+   */
+  runnerInProcess: boolean;
   /**
    * Null when APP_RUNNER_URL is `off`: the deployment has no runner and /apps answers 503 apps_unavailable.
    * Several runners' base URLs are joined by commas (docs/operations.md "Production topology").
@@ -162,6 +168,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     internalHost: read.text('API_INTERNAL_HOST') ?? '127.0.0.1',
     internalPort,
     runnerPort,
+    runnerInProcess: read.oneOf('RUNNER_IN_PROCESS', ['true', 'false'], 'false') === 'true',
     runnerUrl: readRunnerUrl(read, runnerPort),
     apiInternalUrl: read.url('API_INTERNAL_URL', HTTP_SCHEMES) ?? `http://127.0.0.1:${internalPort}`,
     workerHealthPort: read.optionalPort('WORKER_HEALTH_PORT'),

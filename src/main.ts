@@ -1,6 +1,7 @@
 // The `platform` command: start, migrate, token, webhooks listen.
 import { Command, Option } from 'commander';
 import { openDatabaseForCommand } from './cli/database.ts';
+import { runRunnerChild } from './cli/runner-process.ts';
 import { start } from './cli/start.ts';
 import { mintToken, UsageError } from './cli/token.ts';
 import { exitUsage } from './cli/usage.ts';
@@ -24,6 +25,9 @@ program
   .action(async (options: { role: Role }) => {
     await start(loadConfig(), options.role);
   });
+
+// The runner child of `start --role all` (src/cli/runner-child.ts starts it; not for use by hand).
+program.command('runner-child', { hidden: true }).action(runRunnerChild);
 
 program
   .command('migrate')

@@ -1,11 +1,12 @@
-// `platform start --role api|worker|runner|all`: the roles in one process, stopped cleanly on a signal.
+// `platform start --role api|worker|runner|all`: the roles in one process (`all`: the runner in a child
+// process, runner-child.ts, unless RUNNER_IN_PROCESS=true), stopped cleanly on a signal.
 import type { Logger } from 'pino';
 import { startApi } from '../api/index.ts';
 import { type LocalKeys, withLocalSecrets } from '../auth/local-keys.ts';
 import { localVerifier, remoteVerifier } from '../auth/tokens.ts';
 import { startRetentionSweep } from '../callbacks/index.ts';
 import { attemptDepsOf } from '../calls/attempt.ts';
-import { type Config, missingProductionSettings, type Role } from '../config.ts';
+import { type Config, localRunnerUrl, missingProductionSettings, type Role } from '../config.ts';
 import { DataDirInUse, lockHolder } from '../db/data-dir-lock.ts';
 import { type Database, openDatabase } from '../db/pool.ts';
 import { createLogger } from '../logging.ts';
@@ -16,8 +17,9 @@ import { type RunsRuntime, registerRunWorkflows } from '../runs/workflows.ts';
 import { observeDatabaseGauges, startEngineMetrics, startTelemetry } from '../telemetry/index.ts';
 import { ENGINE_SCHEMA, startWorker, TASK_QUEUES } from '../worker/index.ts';
 import { together } from '../worker/schedule.ts';
-import { openPlatformDatabase } from './database.ts';
+import { type DatabaseHandle, openPlatformDatabase } from './database.ts';
 import { listenersOf, takenListeners, takenPortsMessage } from './ports.ts';
+import { startRunnerChild } from './runner-child.ts';
 
 interface Stop {
   name: string;
@@ -110,10 +112,26 @@ async function startParts(
     parts.add({ name: 'telemetry', stop: telemetry.shutdown });
     if (telemetry.metricsUrl) lines.push(`  Metrics    ${telemetry.metricsUrl}`);
   }
-  const db = await openPlatformDatabase(config, logger);
+  // `--role all` runs the runner in a child process (runner-child.ts), started beside the database: it
+  // needs none.
+  const child = role === 'all' && !config.runnerInProcess ? startRunnerChild(config, logger) : null;
+  let db: DatabaseHandle;
+  try {
+    db = await openPlatformDatabase(config, logger);
+  } catch (error) {
+    await child?.close();
+    throw error;
+  }
   parts.add({ name: db.embedded ? 'embedded postgres' : 'database', stop: db.stop });
+  // Stopped after the api and the worker (their calls in flight still reach it), before the database.
+  if (child) parts.add({ name: 'runner process', stop: child.close });
   if (parts.stopRequested) return null;
-  if (role === 'runner' || role === 'all') {
+  if (child) {
+    const url = await child.ready;
+    if (config.runnerUrl === localRunnerUrl(config.runnerPort)) config.runnerUrl = url;
+    lines.push(`  Runner     ${url}`);
+    if (parts.stopRequested) return null;
+  } else if (role === 'runner' || role === 'all') {
     const runner = await startRunnerFromConfig(config, logger.child({ role: 'runner' }));
     parts.add({ name: 'runner', stop: runner.close });
     lines.push(`  Runner     ${runner.url}`);

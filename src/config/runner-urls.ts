@@ -31,13 +31,16 @@ export function parseRunnerUrls(raw: string): RunnerUrlsParse {
   return { ok: true, urls };
 }
 
+/** The runner of this host on RUNNER_PORT: APP_RUNNER_URL when unset. */
+export const localRunnerUrl = (runnerPort: number): string => `http://127.0.0.1:${runnerPort}`;
+
 /**
  * APP_RUNNER_URL as the config holds it: null when `off`, the local runner when unset, one URL as given
  * (checked as every URL setting is), a list normalised and joined by commas.
  */
 export function readRunnerUrl(read: Reader, runnerPort: number): string | null {
   const raw = read.text('APP_RUNNER_URL');
-  const local = `http://127.0.0.1:${runnerPort}`;
+  const local = localRunnerUrl(runnerPort);
   if (raw === 'off') return null;
   if (raw === null) return local;
   if (!raw.includes(',')) return read.url('APP_RUNNER_URL', HTTP_SCHEMES) ?? local;

@@ -70,15 +70,49 @@ export function startingSeries(spec: Pick<MetricSpec, 'labels' | 'startAt'>): At
   return key && values ? values.map((value) => ({ [key]: value })) : [];
 }
 
-/** Whether metrics are recorded in this process (telemetry on): label look-ups are skipped otherwise. */
-export const metricsOn = (): boolean => metrics.getMeterProvider() instanceof SdkMeterProvider;
+/** One recording of a service.* instrument, made in the runner child and recorded by its parent. */
+export interface ForwardedRecording {
+  name: ServiceMetricName;
+  value: number;
+  attributes?: Attributes;
+}
+
+let forwardTo: ((recording: ForwardedRecording) => void) | null = null;
+
+/**
+ * The runner child of `platform start --role all` (src/cli/runner-child.ts) records nothing itself: its
+ * recordings go to the parent, whose /metrics and OTLP push are the service's. Null records here again.
+ */
+export function forwardMetrics(send: ((recording: ForwardedRecording) => void) | null): void {
+  forwardTo = send;
+}
+
+/** Records a recording the runner child forwarded, on this process's instrument of the same name. */
+export function recordForwarded({ name, value, attributes }: ForwardedRecording): void {
+  const instrument = current().instruments.get(name);
+  if (!instrument || typeof value !== 'number') return;
+  if ('record' in instrument) instrument.record(value, attributes);
+  else instrument.add(value, attributes);
+}
+
+/** An instrument of `name` that forwards each recording. */
+function forwarder(name: ServiceMetricName) {
+  const send = (value: number, attributes?: Attributes) => forwardTo?.({ name, value, attributes });
+  return { add: send, record: send };
+}
+
+/** Whether metrics are recorded (or forwarded) from this process: label look-ups are skipped otherwise. */
+export const metricsOn = (): boolean =>
+  forwardTo !== null || metrics.getMeterProvider() instanceof SdkMeterProvider;
 
 /** The meter of this process now, for observable gauges (database-gauges.ts). */
 export const meterNow = (): Meter => current().meter;
 
-const histogram = (name: ServiceMetricName) => current().instruments.get(name) as Histogram;
-const counter = (name: ServiceMetricName) => current().instruments.get(name) as Counter;
-const updown = (name: ServiceMetricName) => current().instruments.get(name) as UpDownCounter;
+const instrument = (name: ServiceMetricName) =>
+  forwardTo ? forwarder(name) : current().instruments.get(name);
+const histogram = (name: ServiceMetricName) => instrument(name) as Histogram;
+const counter = (name: ServiceMetricName) => instrument(name) as Counter;
+const updown = (name: ServiceMetricName) => instrument(name) as UpDownCounter;
 
 export function recordInvocation(labels: InvocationLabels, durationMs: number): void {
   histogram('service.app.invocation.duration').record(durationMs, invocationLabels(labels));

@@ -44,6 +44,8 @@ export interface TelemetryOptions {
   serviceName: string;
   /** Processors added before the exporter's (tests, the console exporter). */
   spanProcessors?: SpanProcessor[];
+  /** False: traces only, no exposition and no push (the runner child forwards its metrics instead). */
+  metrics?: boolean;
 }
 
 /** Starts the SDK for this process, or answers null when telemetry is off. */
@@ -82,7 +84,8 @@ export async function startTelemetry(
 
   const readers: MetricReader[] = [];
   let prometheus: PrometheusExporter | null = null;
-  if (settings.metricsPort !== null) {
+  const metricsOut = options.metrics ?? true;
+  if (metricsOut && settings.metricsPort !== null) {
     prometheus = new PrometheusExporter({
       host: '0.0.0.0',
       port: settings.metricsPort,
@@ -91,7 +94,7 @@ export async function startTelemetry(
     readers.push(prometheus);
     await prometheus.startServer();
   }
-  if (settings.otlpEndpoint) {
+  if (metricsOut && settings.otlpEndpoint) {
     readers.push(
       new PeriodicExportingMetricReader({
         exporter: new OTLPMetricExporter({ url: signalUrl(settings.otlpEndpoint, 'metrics') }),
@@ -104,7 +107,7 @@ export async function startTelemetry(
 
   return {
     serviceName,
-    metricsUrl: settings.metricsPort === null ? null : `http://0.0.0.0:${settings.metricsPort}/metrics`,
+    metricsUrl: prometheus === null ? null : `http://0.0.0.0:${settings.metricsPort}/metrics`,
     async shutdown() {
       await Promise.allSettled([tracerProvider.shutdown(), meterProvider.shutdown()]);
       setTracing(false);

@@ -202,6 +202,7 @@ describe('loadConfig with settings', () => {
       internalHost: '0.0.0.0',
       internalPort: 8081,
       runnerPort: 8082,
+      runnerInProcess: false,
       runnerUrl: 'http://runner.internal:8082',
       apiInternalUrl: 'http://api.internal:8081',
       workerHealthPort: 8083,

@@ -1,11 +1,12 @@
-// The service's metrics through a real `platform start --role all` (api, worker and runner in one
-// process, embedded PostgreSQL) with METRICS_PORT and an OTLP endpoint set: a run of three app calls
-// (http-connector against a vendor double, ai-risk-summary against a model double), a rule set and a
-// decision; an identity-verification run whose vendor double's signed webhook completes its session;
-// a webhook for no install. Then /metrics is scraped and parsed with a Prometheus text parser: every
-// service.* metric is there with exactly its label keys, no label holds an id, the events of the
-// scenario are counted; the worker's engine metrics answer on METRICS_PORT + 1; and once the process
-// stops (SIGINT: the SDK flushes), the OTLP receiver holds the same metrics.
+// The service's metrics through a real `platform start --role all` (api and worker in one process, the
+// runner in its child, whose recordings, the model requests', reach the parent's; embedded PostgreSQL)
+// with METRICS_PORT and an OTLP endpoint set: a run of three app calls (http-connector against a vendor
+// double, ai-risk-summary against a model double), a rule set and a decision; an identity-verification
+// run whose vendor double's signed webhook completes its session; a webhook for no install. Then /metrics
+// is scraped and parsed with a Prometheus text parser: every service.* metric is there with exactly its
+// label keys, no label holds an id, the events of the scenario are counted; the worker's engine metrics
+// answer on METRICS_PORT + 1; and once the process stops (SIGINT: the SDK flushes), the OTLP receiver
+// holds the same metrics.
 import net from 'node:net';
 import parsePrometheusTextFormat, { type PrometheusFamily as Family } from 'parse-prometheus-text-format';
 import { afterAll, afterEach, expect, it } from 'vitest';
