@@ -8,6 +8,20 @@ import { hostileModule } from './hostile-modules.ts';
 const MiB = 1024 * 1024;
 const PAGE = 65_536;
 
+/** A manifest the upload accepts (the action declared in full), with `more` fields. */
+const manifest = (more: Record<string, unknown> = {}) => ({
+  actions: [
+    {
+      name: 'attack',
+      input: { type: 'object' },
+      output: { type: 'object' },
+      timeoutMs: 30_000,
+      idempotent: true,
+    },
+  ],
+  ...more,
+});
+
 const kernel = (name: string, params: string, result = '') =>
   `(import "extism:host/env" "${name}" (func $${name} (param ${params}) ${result}))`;
 const host = (name: string) =>
@@ -40,6 +54,7 @@ const COPY_OUT = `
 /** Attack 1: invoke tail-calls itself for ever (return_call: no stack grows), until its deadline. */
 export function tailCallLoop(): Uint8Array {
   return hostileModule(() => ({
+    manifest: manifest(),
     body: '(call $spin)',
     extra: '(func $spin (return_call $spin))',
     features: { tail_call: true },
@@ -54,6 +69,7 @@ export function tailCallLoop(): Uint8Array {
 export function deepHmacRequests(half = 6_000_000, times = 1000): Uint8Array {
   if (half % 8) throw new Error('half must be a multiple of 8');
   return hostileModule(() => ({
+    manifest: manifest(),
     imports: [kernel('store_u64', 'i64 i64'), host('hmac')].join('\n  '),
     body: `
     (local $block i64) (local $i i64)
@@ -83,6 +99,7 @@ export function deepStringsAnswer(count = 525, depth = 999): Uint8Array {
   return hostileModule((text) => {
     const [openAt = '0', openLength = '0'] = text('{"status":"ok","output":{"texts":[').match(/\d+/g) ?? [];
     return {
+      manifest: manifest(),
       imports: kernel('store_u64', 'i64 i64'),
       body: `
     (local $start i32) (local $at i32) (local $i i32) (local $length i32)
@@ -116,7 +133,7 @@ export function deepStringsAnswer(count = 525, depth = 999): Uint8Array {
 export function hugeError(mib = 250, memoryMiB = 256): Uint8Array {
   return hostileModule(() => ({
     imports: kernel('error_set', 'i64'),
-    manifest: { memoryMiB },
+    manifest: manifest({ memoryMiB }),
     body: `
     (local $block i64)
     (local.set $block (call $alloc (i64.const ${mib * MiB})))
@@ -137,6 +154,7 @@ export function collidingVariables(keyChars = MiB, rounds = 260, blocks = 8, blo
   const longLength = 3 + 3 * keyChars;
   const pages = Math.ceil((keyChars + longLength + 64) / PAGE) + 1;
   return hostileModule(() => ({
+    manifest: manifest(),
     imports: [kernel('store_u64', 'i64 i64'), kernel('var_set', 'i64 i64')].join('\n  '),
     body: `
     (local $short i32) (local $long i32) (local $i i32) (local $shortKey i64) (local $longKey i64)
@@ -188,10 +206,12 @@ export function collidingVariables(keyChars = MiB, rounds = 260, blocks = 8, blo
 export function hiddenMemoryStart(pages = 4096, variant = 0): Uint8Array {
   return hostileModule(() => ({
     memoryExport: 'mem',
-    manifest: { memoryMiB: Math.ceil(pages / 16), description: `variant ${variant}` },
+    manifest: manifest({ memoryMiB: Math.ceil(pages / 16), version: `1.0.${variant}` }),
     body: '(global.set $n (i32.const 1))',
     extra: `
   (func (export "_initialize") (local $at i32)
+    ;; From the first page grown: the texts and the answer's area below stay as they are.
+    (local.set $at (i32.mul (memory.size) (i32.const ${PAGE})))
     (drop (memory.grow (i32.sub (i32.const ${pages}) (memory.size))))
     (loop $touch
       (i32.store8 (local.get $at) (i32.const 1))
@@ -213,6 +233,7 @@ export function exnrefGlobals(count = 9998, lanes = 1000): Uint8Array {
       `(global.set $e${i} (block $h${i} (result exnref) (try_table (catch_all_ref $h${i}) (call $raise)) unreachable))`,
   );
   return hostileModule(() => ({
+    manifest: manifest(),
     features: { exceptions: true },
     body: `${catches.join('\n    ')}
     (global.set $n (i32.const ${count}))`,
@@ -228,7 +249,7 @@ export function exnrefGlobals(count = 9998, lanes = 1000): Uint8Array {
  * 2.5M), a compile bomb for whoever validates or compiles it. The body is spliced into the code section.
  */
 export function nestedBlocks(depth = 2_500_000): Uint8Array {
-  const base = hostileModule(() => ({ body: '(call $bomb)', extra: '(func $bomb)' }));
+  const base = hostileModule(() => ({ manifest: manifest(), body: '(call $bomb)', extra: '(func $bomb)' }));
   const body = new Uint8Array(2 + 3 * depth);
   body[0] = 0; // no locals
   for (let i = 0; i < depth; i++) {
@@ -276,6 +297,7 @@ export function logFloodWithinBounds(chars = 16_000, times = 1000): Uint8Array {
   return hostileModule((text) => {
     const request = text(`{"level":"info","message":"${'x'.repeat(chars)}"}`);
     return {
+      manifest: manifest(),
       imports: [kernel('store_u64', 'i64 i64'), host('log')].join('\n  '),
       body: `
     (local $block i64)
