@@ -47,7 +47,13 @@ export async function startRunnerChild(env: Record<string, string>): Promise<Run
       if (exited) return;
       const gone = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
+      // A runner whose threads do not end (a sandbox thread that terminate() cannot stop) is killed.
+      const killer = setTimeout(() => {
+        console.log('the runner process did not end within 5 s of SIGTERM: killed');
+        child.kill('SIGKILL');
+      }, 5_000);
       await gone;
+      clearTimeout(killer);
     },
   };
 }
