@@ -242,9 +242,9 @@ export function printNeighbour(pairs: NeighbourPair[], settings: NeighbourSettin
   console.log(
     '\nper row: the runner process before → peak → 5 s after (or when back); attacker answers; notes',
   );
-  for (const { attacked: row } of pairs) {
+  for (const { quiet, attacked: row } of pairs) {
     console.log(
-      `${row.name.slice(0, 44).padEnd(44)} threads ${row.before.threads}→${row.peak.threads}→${row.after.threads}` +
+      `${row.name.slice(0, 44).padEnd(44)} quiet worst ${fmt(quiet.worstMs, 0)} ms; threads ${row.before.threads}→${row.peak.threads}→${row.after.threads}` +
         `, RSS ${fmt(row.before.rssMiB, 0)}→${fmt(row.peak.rssMiB, 0)}→${fmt(row.after.rssMiB, 0)} MiB; ` +
         `${statuses(row.attacks) || '-'}${row.failures.size ? `; neighbour failed: ${statuses(row.failures)}` : ''}` +
         `${row.note ? `; ${row.note}` : ''}`,
@@ -283,7 +283,7 @@ export function printNeighbour(pairs: NeighbourPair[], settings: NeighbourSettin
   for (const pair of pairs)
     for (const row of [pair.quiet, pair.attacked])
       for (const [name, n] of row.cpu.names) names.set(name, Math.max(names.get(name) ?? 0, n));
-  console.log(`thread names seen in the runner process (most at once): ${statuses(names)}`);
+  console.log(`thread names in the runner process (most seen within one row): ${statuses(names)}`);
 
   for (const pair of pairs) {
     const share = shareOf(pair);
