@@ -43,8 +43,9 @@ import {
   sender,
   sleep,
 } from './runner-load.ts';
-import { measureNeighbour, memoryBombModule, printNeighbour, slowStartModule } from './runner-neighbour.ts';
+import { memoryBombModule, slowStartModule } from './runner-neighbour.ts';
 import { fmt, goal, printBreakdown, printHealthy, printMemory, printTable } from './runner-report.ts';
+import { type NeighbourSettings, noisyNeighbourRows, printNeighbour } from './runner-rows.ts';
 import { withBenchDatabase } from './support.ts';
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
@@ -56,11 +57,13 @@ const MEMORY_CALLS = env('BENCH_RUNNER_MEMORY_CALLS', 10_000);
 const INSTANCES = env('BENCH_RUNNER_INSTANCES', 50);
 const SETTLE_MS = env('BENCH_RUNNER_SETTLE_MS', 20);
 const NEIGHBOUR_SECONDS = env('BENCH_RUNNER_NEIGHBOUR_SECONDS', 10);
-const NEIGHBOUR_CALLERS = env('BENCH_RUNNER_NEIGHBOUR_CALLERS', 4);
+/** The issue's 8 callers of one tenant; the runner's tenant concurrency is raised to hold them. */
+const NEIGHBOUR_CALLERS = env('BENCH_RUNNER_NEIGHBOUR_CALLERS', 8);
+const ATTACK_CALLERS = env('BENCH_RUNNER_ATTACK_CALLERS', 4);
 const SLOW_START_MODULES = 16;
 /**
  * `neighbour`: the healthy row and the noisy-neighbour rows only (a shorter run while tuning);
- * BENCH_RUNNER_ATTACKS picks attacks (runner-neighbour.ts, attacksOf).
+ * BENCH_RUNNER_ATTACKS picks attacks (runner-attacks.ts, ATTACK_KEYS).
  */
 const ONLY = process.env.BENCH_RUNNER_ONLY ?? '';
 const WARM_UP = 30;
@@ -174,34 +177,40 @@ async function main() {
     };
     const warmUp = (send: Send) => closedLoop(send, shas, { calls: WARM_UP * CALLERS, ...callers });
 
-    const neighbourModules = {
-      echo: shas.echo,
+    const known = {
       hostile: shas.spin,
       memoryBomb: (await store(memoryBombModule(), 256)).sha256,
       slowStart: await Promise.all(
         Array.from({ length: SLOW_START_MODULES }, async (_, i) => (await store(slowStartModule(i))).sha256),
       ),
     };
-    const neighbourSettings = {
+    // Room for both tenants at once: the neighbour's callers (one tenant) and the attacker's.
+    const neighbourSettings: NeighbourSettings = {
       seconds: NEIGHBOUR_SECONDS,
-      threads: 8,
+      threads: NEIGHBOUR_CALLERS + ATTACK_CALLERS,
       neighbourCallers: NEIGHBOUR_CALLERS,
-      attackCallers: 4,
+      attackCallers: ATTACK_CALLERS,
     };
-    /** The noisy-neighbour rows on a runner of their own, with the default limits. */
-    const noisyNeighbour = async () => {
-      const runner = await startRunner(platform, 8, 4, 8);
-      const measured = await measureNeighbour(
-        runner,
+    /** The noisy-neighbour rows on a runner of their own, in a child process. */
+    const noisyNeighbour = () =>
+      noisyNeighbourRows({
+        env: {
+          ...base,
+          RUNNER_PORT: '0',
+          APP_RUNNER_CACHE_DIR: path.join(dir, `runner-cache-${runnersStarted++}`),
+          APP_RUNNER_CONCURRENCY: String(neighbourSettings.threads),
+          APP_RUNNER_TENANT_CONCURRENCY: String(Math.max(4, NEIGHBOUR_CALLERS)),
+          APP_RUNNER_WARM_PLUGINS: '8',
+          API_INTERNAL_URL: api.internalUrl,
+        },
         agent,
-        RUNNER_TOKEN,
-        neighbourModules,
-        neighbourSettings,
-        LOOP_TIMEOUT_MS,
-      );
-      await runner.close();
-      return measured;
-    };
+        token: RUNNER_TOKEN,
+        echo: shas.echo,
+        settings: neighbourSettings,
+        known,
+        loopTimeoutMs: LOOP_TIMEOUT_MS,
+        store: async (bytes, memoryMiB) => (await store(bytes, memoryMiB)).sha256,
+      });
     if (ONLY === 'neighbour') {
       const runner = await startRunner(platform, 8, 4, 8);
       const send = sendTo(runner);

@@ -19,13 +19,18 @@ export interface Hostile {
   extra?: string;
   /** Texts the body names as `${text('...')}`. */
   texts?: (text: (value: string) => string) => void;
-  /** The name its memory is exported under (`memory` by convention only). */
-  memoryName?: string;
+  /** WebAssembly features beyond wabt's defaults (tail calls, exceptions). */
+  features?: Parameters<typeof wat>[1];
+  /** Fields the manifest adds (memoryMiB, say). */
+  manifest?: Record<string, unknown>;
+  /** The name the memory is exported under; `memory` unless set. */
+  memoryExport?: string;
 }
 
 /** A module whose invoke runs `body` and then answers {"status":"ok","output":{"n":$n}}. */
 export function hostileModule(build: (text: (value: string) => string) => Hostile): Uint8Array {
   const texts = new Texts(TEXTS_AT);
+  const built = build((value) => texts.add(value));
   const manifest = texts.add(
     JSON.stringify({
       interface: 2,
@@ -33,12 +38,14 @@ export function hostileModule(build: (text: (value: string) => string) => Hostil
       version: '1.0.0',
       configSchema: { type: 'object' },
       actions: [{ name: 'attack' }],
+      ...built.manifest,
     }),
   );
-  const { imports = '', body, extra = '', memoryName = 'memory' } = build((value) => texts.add(value));
+  const { imports = '', body, extra = '', features, memoryExport = 'memory' } = built;
   const opening = texts.add('{"status":"ok","output":{"n":');
   const closing = texts.add('}}');
-  return wat(`
+  return wat(
+    `
 (module
   (import "extism:host/env" "alloc" (func $alloc (param i64) (result i64)))
   (import "extism:host/env" "free" (func $free (param i64)))
@@ -47,7 +54,7 @@ export function hostileModule(build: (text: (value: string) => string) => Hostil
   (import "extism:host/env" "length" (func $length (param i64) (result i64)))
   (import "extism:host/env" "output_set" (func $output_set (param i64 i64)))
   ${imports}
-  (memory (export "${memoryName}") ${Math.ceil(texts.next / PAGE) + 1})
+  (memory (export "${memoryExport}") ${Math.ceil(texts.next / PAGE) + 1})
   (global $n (mut i32) (i32.const 0))
   (global $out_len (mut i32) (i32.const 0))
 
@@ -66,7 +73,9 @@ export function hostileModule(build: (text: (value: string) => string) => Hostil
 
   ${extra}
   ${texts.data}
-)`);
+)`,
+    features,
+  );
 }
 
 const wasi = (name: string, params: string, result = '(result i32)') =>
@@ -296,7 +305,7 @@ export function requestFlood(options: {
 /** Answers n = 1; its start code (_initialize) grows its memory by `pages` first. */
 export function growingStart(pages: number, memoryName = 'memory'): Uint8Array {
   return hostileModule(() => ({
-    memoryName,
+    memoryExport: memoryName,
     body: '(global.set $n (i32.const 1))',
     extra: `(func (export "_initialize") (drop (memory.grow (i32.const ${pages}))))`,
   }));
