@@ -3,7 +3,7 @@
 // compile bomb's body spliced in as bytes (wabt would parse 2.5M nested blocks recursively). Each runs
 // its `attack` action; bench/runner-attacks.ts runs them beside a neighbour, tests may run them alone.
 import { encodeU32, SECTION, sections } from '../../src/module/binary.ts';
-import { hostileModule } from './hostile-modules.ts';
+import { hostileModule, placed } from './hostile-modules.ts';
 
 const MiB = 1024 * 1024;
 const PAGE = 65_536;
@@ -63,29 +63,11 @@ export function tailCallLoop(): Uint8Array {
 
 /**
  * Attack 2: one kernel block of `half` `[` then `half` `]` (12,000,000 bytes at the default: within
- * hmac's 12 MiB request bound), handed to hmac `times` times (the host's 1,000 requests a call at most);
- * the main thread parses each as JSON nested `half` deep. Answers n = the requests made.
+ * hmac's 12 MiB request bound), handed to hmac `times` times (the host's 1,000 requests a call at most).
+ * Before issue 43 the main thread parsed each as JSON nested `half` deep; now its own thread refuses it.
  */
 export function deepHmacRequests(half = 6_000_000, times = 1000): Uint8Array {
-  if (half % 8) throw new Error('half must be a multiple of 8');
-  return hostileModule(() => ({
-    manifest: manifest(),
-    imports: [kernel('store_u64', 'i64 i64'), host('hmac')].join('\n  '),
-    body: `
-    (local $block i64) (local $i i64)
-    (local.set $block (call $alloc (i64.const ${2 * half})))
-    (if (i64.eqz (local.get $block)) (then unreachable))
-    (loop $fill
-      (call $store_u64 (i64.add (local.get $block) (local.get $i))
-        (select (i64.const 0x5b5b5b5b5b5b5b5b) (i64.const 0x5d5d5d5d5d5d5d5d)
-          (i64.lt_u (local.get $i) (i64.const ${half}))))
-      (local.set $i (i64.add (local.get $i) (i64.const 8)))
-      (br_if $fill (i64.lt_u (local.get $i) (i64.const ${2 * half}))))
-    (loop $again
-      (call $free (call $hmac (local.get $block)))
-      (global.set $n (i32.add (global.get $n) (i32.const 1)))
-      (br_if $again (i32.lt_u (global.get $n) (i32.const ${times}))))`,
-  }));
+  return requestFlood({ fn: 'hmac', bytes: 2 * half, first: '[', second: ']', times });
 }
 
 /**
@@ -97,7 +79,7 @@ export function deepStringsAnswer(count = 525, depth = 999): Uint8Array {
   const size = 40 + count * (2 * depth + 3);
   const pages = Math.ceil(size / PAGE) + 1;
   return hostileModule((text) => {
-    const [openAt = '0', openLength = '0'] = text('{"status":"ok","output":{"texts":[').match(/\d+/g) ?? [];
+    const [openAt, openLength] = placed(text('{"status":"ok","output":{"texts":['));
     return {
       manifest: manifest(),
       imports: kernel('store_u64', 'i64 i64'),
@@ -309,4 +291,70 @@ export function logFloodWithinBounds(chars = 16_000, times = 1000): Uint8Array {
       extra: COPY_OUT,
     };
   });
+}
+
+/** Answers `answer` as it is, of any length: its text lands in the module's data, copied to one block. */
+export function staticAnswer(answer: string): Uint8Array {
+  return hostileModule((text) => {
+    const [at, length] = placed(text(answer));
+    return {
+      body: `
+    (call $output_set (call $block_of (i32.const ${at}) (i32.const ${length})) (i64.const ${length}))
+    (return (i32.const 0))`,
+    };
+  });
+}
+
+/** Eight bytes of `pattern` (two characters, repeated) as the little-endian u64 store_u64 writes. */
+const u64Of = (pattern: string) =>
+  `0x${Buffer.from(pattern.repeat(8 / pattern.length), 'latin1')
+    .reverse()
+    .toString('hex')}`;
+
+/**
+ * Hands one block of `bytes` bytes to the host function `fn` `times` times: its first half filled with
+ * `first`, its second with `second` (one or two characters each), then `fixes` ([offset, character];
+ * negative offsets from the end). Answers n = the requests made and `first`, the first answer.
+ */
+export function requestFlood(options: {
+  fn: string;
+  bytes: number;
+  first: string;
+  second: string;
+  fixes?: [number, string][];
+  times: number;
+}): Uint8Array {
+  const { fn, bytes, first, second, fixes = [], times } = options;
+  const fixed = fixes
+    .map(([at, char]) => {
+      const offset = at < 0 ? bytes + at : at;
+      return `(call $store_u8 (i64.add (local.get $block) (i64.const ${offset})) (i32.const ${char.charCodeAt(0)}))`;
+    })
+    .join('\n    ');
+  return hostileModule((text) => ({
+    imports: `(import "extism:host/user" "${fn}" (func $host (param i64) (result i64)))
+  (import "extism:host/env" "store_u64" (func $store_u64 (param i64 i64)))`,
+    body: `
+    (local $block i64) (local $at i64) (local $answer i64)
+    (local.set $block (call $alloc (i64.const ${bytes})))
+    (if (i64.eqz (local.get $block)) (then unreachable))
+    (loop $fill
+      (call $store_u64 (i64.add (local.get $block) (local.get $at))
+        (select (i64.const ${u64Of(first)}) (i64.const ${u64Of(second)})
+          (i64.lt_u (local.get $at) (i64.const ${bytes / 2}))))
+      (local.set $at (i64.add (local.get $at) (i64.const 8)))
+      (br_if $fill (i64.lt_u (local.get $at) (i64.const ${bytes}))))
+    ${fixed}
+    (loop $again
+      (local.set $answer (call $host (local.get $block)))
+      (if (i32.eqz (global.get $n))
+        (then (call $put ${text('{"status":"ok","output":{"first":')}) (call $put_block (local.get $answer))
+              (call $put ${text(',"n":')})))
+      (call $free (local.get $answer))
+      (global.set $n (i32.add (global.get $n) (i32.const 1)))
+      (br_if $again (i32.lt_u (global.get $n) (i32.const ${times}))))
+    (call $put_num (global.get $n))
+    (call $put ${text('}}')})
+    (return (call $finish))`,
+  }));
 }

@@ -27,6 +27,12 @@ export interface Hostile {
   memoryExport?: string;
 }
 
+/** Where a text was placed and how long it is, from the `(i32.const at) (i32.const length)` text() answers. */
+export function placed(clause: string): [at: number, length: number] {
+  const [, at, , length] = clause.match(/\d+/g) ?? [];
+  return [Number(at), Number(length)];
+}
+
 /** A module whose invoke runs `body` and then answers {"status":"ok","output":{"n":$n}}. */
 export function hostileModule(build: (text: (value: string) => string) => Hostile): Uint8Array {
   const texts = new Texts(TEXTS_AT);
@@ -90,7 +96,7 @@ const wasi = (name: string, params: string, result = '(result i32)') =>
 export function descriptorWatcher(): Uint8Array {
   return hostileModule((text) => {
     const forged = text('HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n{}');
-    const [at, length] = forged.match(/\d+/g) ?? [];
+    const [at, length] = placed(forged);
     return {
       imports: [
         wasi('fd_close', 'i32'),
@@ -232,72 +238,6 @@ export function deepStringAnswer(depth: number): Uint8Array {
   return hostileModule((text) => ({
     body: `
     (call $put ${text(`{"status":"ok","output":{"text":"${'['.repeat(depth)}${']'.repeat(depth)}"}}`)})
-    (return (call $finish))`,
-  }));
-}
-
-/** Answers `answer` as it is, of any length: its text lands in the module's data, copied to one block. */
-export function staticAnswer(answer: string): Uint8Array {
-  return hostileModule((text) => {
-    const [, at, , length] = text(answer).match(/\d+/g) ?? [];
-    return {
-      body: `
-    (call $output_set (call $block_of (i32.const ${at}) (i32.const ${length})) (i64.const ${length}))
-    (return (i32.const 0))`,
-    };
-  });
-}
-
-/** Eight bytes of `pattern` (two characters, repeated) as the little-endian u64 store_u64 writes. */
-const u64Of = (pattern: string) =>
-  `0x${Buffer.from(pattern.repeat(8 / pattern.length), 'latin1')
-    .reverse()
-    .toString('hex')}`;
-
-/**
- * Hands one block of `bytes` bytes to the host function `fn` `times` times: its first half filled with
- * `first`, its second with `second` (one or two characters each), then `fixes` ([offset, character];
- * negative offsets from the end). Answers n = the requests made and `first`, the first answer.
- */
-export function requestFlood(options: {
-  fn: string;
-  bytes: number;
-  first: string;
-  second: string;
-  fixes?: [number, string][];
-  times: number;
-}): Uint8Array {
-  const { fn, bytes, first, second, fixes = [], times } = options;
-  const fixed = fixes
-    .map(([at, char]) => {
-      const offset = at < 0 ? bytes + at : at;
-      return `(call $store_u8 (i64.add (local.get $block) (i64.const ${offset})) (i32.const ${char.charCodeAt(0)}))`;
-    })
-    .join('\n    ');
-  return hostileModule((text) => ({
-    imports: `(import "extism:host/user" "${fn}" (func $host (param i64) (result i64)))
-  (import "extism:host/env" "store_u64" (func $store_u64 (param i64 i64)))`,
-    body: `
-    (local $block i64) (local $at i64) (local $answer i64)
-    (local.set $block (call $alloc (i64.const ${bytes})))
-    (if (i64.eqz (local.get $block)) (then unreachable))
-    (loop $fill
-      (call $store_u64 (i64.add (local.get $block) (local.get $at))
-        (select (i64.const ${u64Of(first)}) (i64.const ${u64Of(second)})
-          (i64.lt_u (local.get $at) (i64.const ${bytes / 2}))))
-      (local.set $at (i64.add (local.get $at) (i64.const 8)))
-      (br_if $fill (i64.lt_u (local.get $at) (i64.const ${bytes}))))
-    ${fixed}
-    (loop $again
-      (local.set $answer (call $host (local.get $block)))
-      (if (i32.eqz (global.get $n))
-        (then (call $put ${text('{"status":"ok","output":{"first":')}) (call $put_block (local.get $answer))
-              (call $put ${text(',"n":')})))
-      (call $free (local.get $answer))
-      (global.set $n (i32.add (global.get $n) (i32.const 1)))
-      (br_if $again (i32.lt_u (global.get $n) (i32.const ${times}))))
-    (call $put_num (global.get $n))
-    (call $put ${text('}}')})
     (return (call $finish))`,
   }));
 }

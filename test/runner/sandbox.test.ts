@@ -13,6 +13,7 @@ import {
   type TestRunner,
   waitForRunner,
 } from '../support/runner.ts';
+import { requestFlood, staticAnswer } from './attack-modules.ts';
 import {
   allocationBomb,
   deepStringAnswer,
@@ -24,9 +25,7 @@ import {
   logFlood,
   memoryToucher,
   pageByPageGrower,
-  requestFlood,
   sleeper,
-  staticAnswer,
   variableBomb,
   variableSpellings,
 } from './hostile-modules.ts';
