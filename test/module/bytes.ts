@@ -11,7 +11,6 @@ import {
   MAX_GLOBALS,
   MAX_IMPORTS,
   MAX_TABLE_ENTRIES,
-  MAX_TAGS,
   MAX_TYPES,
 } from '../../src/module/index.ts';
 
@@ -109,7 +108,6 @@ export const AT_EVERY_BOUND: ModuleShape = {
   exports: MAX_EXPORTS,
   tableEntries: MAX_TABLE_ENTRIES,
   globals: MAX_GLOBALS,
-  tags: MAX_TAGS,
   elementSegments: MAX_ELEMENT_SEGMENTS,
   dataSegments: MAX_DATA_SEGMENTS,
   customSections: MAX_CUSTOM_SECTIONS,
