@@ -57,7 +57,7 @@ export const REFUSED: ReadonlyMap<number, readonly [string, string]> = new Map([
 /** Prefixes refused whole. */
 export const REFUSED_PREFIXES: ReadonlyMap<number, string> = new Map([
   [0xfb, 'GC instructions'],
-  [0xfe, 'atomics (threads)'],
+  [0xfe, 'atomics'],
 ]);
 
 export const MISC_PREFIX = 0xfc;

@@ -89,7 +89,7 @@ function layout(bytes: Uint8Array, bodies: boolean): Layout | ModuleRefusal {
     const memorySection = find(SECTION.memory);
     const imports = importSection ? readImports(bytes, importSection) : [];
     const tags = declaredCount(bytes, find(SECTION.tag));
-    if (tags > 0) throw new Unsupported(`exception handling (a tag section of ${tags} tags)`);
+    if (tags > 0) throw new Unsupported(`exception handling (a tag section declaring ${tags})`);
     const globalSection = find(SECTION.global);
     if (globalSection) readGlobalTypes(bytes, globalSection);
     const facts = {
