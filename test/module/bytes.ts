@@ -2,6 +2,7 @@
 // for sections whose declared count is all a test needs, and for modules too large to assemble from text
 // quickly (a million exports). Shared with bench/module-compile.ts.
 import { encodeU32, HEADER, SECTION } from '../../src/module/binary.ts';
+import { MAX_BODY_BYTES, MAX_NESTING } from '../../src/module/bodies.ts';
 import {
   MAX_CUSTOM_SECTIONS,
   MAX_DATA_SEGMENTS,
@@ -158,4 +159,32 @@ export function shapedModule(shape: ModuleShape = {}): Uint8Array {
     ...times(customSections, (i) => section(SECTION.custom, name(`c${i}`))),
   ];
   return moduleOf(...sections);
+}
+
+/**
+ * A module of `functions` bodies each at both body bounds: MAX_BODY_BYTES of blocks nested MAX_NESTING
+ * deep, over and over, answering i32.const seed. Every function is exported as e0, e1… to be called.
+ */
+export function deepBodiesModule(functions: number, seed = 0): Uint8Array {
+  const unit = [...times(MAX_NESTING, () => [0x02, 0x40]).flat(), ...times(MAX_NESTING, () => 0x0b)];
+  const body = new Uint8Array(MAX_BODY_BYTES); // starts with 0: no locals
+  let at = 1;
+  for (; at + unit.length + 3 <= MAX_BODY_BYTES; at += unit.length) body.set(unit, at);
+  body.fill(0x01, at, MAX_BODY_BYTES - 3); // nop
+  body.set([0x41, seed & 0x3f, 0x0b], MAX_BODY_BYTES - 3);
+  const code = join([encodeU32(body.length), body]);
+  return moduleOf(
+    section(SECTION.type, vector([TYPE_RESULT_I32])),
+    section(SECTION.function, vector(times(functions, () => [0x00]))),
+    section(SECTION.memory, vector([[0x00, 0x01]])),
+    section(
+      SECTION.export,
+      encodeU32(functions + 3),
+      [...name('memory'), 0x02, 0x00],
+      [...name('manifest'), 0x00, 0x00],
+      [...name('invoke'), 0x00, 0x00],
+      functionExports(functions, 0, functions),
+    ),
+    section(SECTION.code, vector(times(functions, () => code))),
+  );
 }
