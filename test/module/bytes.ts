@@ -3,6 +3,7 @@
 // quickly (a million exports). Shared with bench/module-compile.ts.
 import { encodeU32, HEADER, SECTION } from '../../src/module/binary.ts';
 import { MAX_BODY_BYTES, MAX_NESTING } from '../../src/module/bodies.ts';
+import { WASI_FUNCTIONS } from '../../src/module/imports.ts';
 import {
   MAX_CUSTOM_SECTIONS,
   MAX_DATA_SEGMENTS,
@@ -79,7 +80,7 @@ function functionExports(count: number, first: number, functions: number): Uint8
 export interface ModuleShape {
   /** Function types (at least 2: the shapes above, then copies of the first). */
   types?: number;
-  /** Function imports from wasi_snapshot_preview1, named x0, x1… (allowed by the import policy). */
+  /** Function imports from wasi_snapshot_preview1, its function names in turn (allowed by the import policy). */
   imports?: number;
   /** Functions the module defines (at least 1). */
   functions?: number;
@@ -131,7 +132,14 @@ export function shapedModule(shape: ModuleShape = {}): Uint8Array {
     section(SECTION.type, vector([TYPE_RESULT_I32, TYPE_EMPTY, ...times(types - 2, () => TYPE_RESULT_I32)])),
     section(
       SECTION.import,
-      vector(times(imports, (i) => [...name('wasi_snapshot_preview1'), ...name(`x${i}`), 0x00, 0x00])),
+      vector(
+        times(imports, (i) => [
+          ...name('wasi_snapshot_preview1'),
+          ...name(WASI_FUNCTIONS[i % WASI_FUNCTIONS.length] as string),
+          0x00,
+          0x00,
+        ]),
+      ),
     ),
     section(SECTION.function, vector(times(functions, () => [0x00]))),
     tableEntries > 0
