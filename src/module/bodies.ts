@@ -6,17 +6,7 @@
 // atomics with the types that would need them (types.ts). An opcode missing from opcodes.ts is refused:
 // its immediates are unknown, so nothing after it could be read. One pass, linear in the bytes. Pure.
 import { Malformed, Reader, type Section, Unsupported } from './binary.ts';
-import {
-  CORE,
-  Imm,
-  MISC,
-  MISC_PREFIX,
-  REFUSED,
-  REFUSED_PREFIXES,
-  SIMD,
-  SIMD_PREFIX,
-  UNKNOWN,
-} from './opcodes.ts';
+import { CORE, MISC, MISC_PREFIX, REFUSED, REFUSED_PREFIXES, SIMD, SIMD_PREFIX, UNKNOWN } from './opcodes.ts';
 import { isValueType, readHeapType, readValueType } from './types.ts';
 
 /** Bytes of one function body (locals and instructions). */

@@ -77,10 +77,9 @@ describe('refused features', () => {
     ],
     [
       'exception handling (try_table and exnref)',
-      app(
-        '(func (result exnref) (block $h (result exnref) (try_table (catch_all_ref $h) unreachable)) )',
-        { exceptions: true },
-      ),
+      app('(func (result exnref) (block $h (result exnref) (try_table (catch_all_ref $h) unreachable)) )', {
+        exceptions: true,
+      }),
       'exception handling (exnref in type 1)',
     ],
     [
