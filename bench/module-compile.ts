@@ -21,7 +21,7 @@ import {
   sha256Hex,
 } from '../src/module/index.ts';
 import { inspectUpload, withSandbox } from '../src/runner/index.ts';
-import { AT_EVERY_BOUND, type ModuleShape, shapedModule } from '../test/module/bytes.ts';
+import { AT_EVERY_BOUND, deepBodiesModule, type ModuleShape, shapedModule } from '../test/module/bytes.ts';
 
 const TIMES = Number(process.env.BENCH_TIMES ?? 5);
 const GOAL_MS = 50;
@@ -80,12 +80,16 @@ async function stallOf(work: () => unknown): Promise<{ stallMs: number; tookMs: 
 const fmt = (n: number) => n.toFixed(1).padStart(8);
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 
-async function row(label: string, shape: ModuleShape, work: (bytes: Uint8Array) => unknown) {
+async function row(
+  label: string,
+  shape: ModuleShape | ((seed: number) => Uint8Array),
+  work: (bytes: Uint8Array) => unknown,
+) {
   const stalls: number[] = [];
   const took: number[] = [];
   let size = 0;
   for (let run = 0; run < TIMES; run++) {
-    const bytes = shapedModule({ ...shape, seed: run + 1 });
+    const bytes = typeof shape === 'function' ? shape(run + 1) : shapedModule({ ...shape, seed: run + 1 });
     size = bytes.length;
     (globalThis as { gc?: () => void }).gc?.();
     const measured = await stallOf(() => work(bytes));
@@ -97,6 +101,16 @@ async function row(label: string, shape: ModuleShape, work: (bytes: Uint8Array) 
     `${label.padEnd(64)} ${(size / 1024 / 1024).toFixed(1).padStart(6)} ${fmt(median(stalls))} ${fmt(worst)}` +
       ` ${fmt(median(took))}  ${worst <= GOAL_MS ? 'within' : 'OVER'}`,
   );
+}
+
+const oneDeep = (seed: number) => deepBodiesModule(1, seed);
+const manyDeep = (seed: number) => deepBodiesModule(31, seed);
+
+/** Compiles the module and calls each exported e0, e1… once: where V8 compiles each body. */
+async function firstCalls(bytes: Uint8Array) {
+  const instance = new WebAssembly.Instance(await WebAssembly.compile(bytes), {});
+  for (const [name, run] of Object.entries(instance.exports))
+    if (/^e\d+$/.test(name)) (run as () => number)();
 }
 
 const expectRefused = async (result: Promise<{ ok: boolean }>) => {
@@ -129,6 +143,12 @@ async function main() {
       inspectUpload(bytes, sandbox),
     );
   });
+  // The body bounds (src/module/bodies.ts): a body of 1 MiB nested 1,000 deep, scanned, compiled and
+  // called once (V8 compiles a body lazily, at its first call, on the calling thread).
+  await row('body at both bounds: checkModuleBytes (scans every instruction)', oneDeep, checkModuleBytes);
+  await row('body at both bounds: compile and first call', oneDeep, firstCalls);
+  await row('31 bodies at both bounds: checkModuleBytes', manyDeep, checkModuleBytes);
+  await row('31 bodies at both bounds: compile and first calls', manyDeep, firstCalls);
   await row('32 MiB, 1,000 functions: checkModuleBytes', FULL_SIZE, checkModuleBytes);
   await row('32 MiB, 1,000 functions: sha256Hex', FULL_SIZE, sha256Hex);
   await row('32 MiB, 1,000 functions: prepareModule', FULL_SIZE, (bytes) => prepareModule(bytes, manifest));

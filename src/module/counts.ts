@@ -4,7 +4,8 @@
 // import or export wherever the engine lists them): a 7.6 MiB module of 1,000,000 exports stalled the
 // runner 3.5 s. Each bound is far above what real toolchains emit for an app (the release apps declare
 // at most 186 functions, 26 types, 20 imports and 5 exports; bench/module-compile.ts measures a module
-// at every bound). Pure.
+// at every bound). Exception tags need no bound: any tag is refused (bodies.ts). Function bodies' bytes
+// and nesting are bounded in bodies.ts. Pure.
 import { declaredCount, SECTION, type Section } from './binary.ts';
 import { type ModuleRefusal, refuse } from './refusal.ts';
 
@@ -22,8 +23,6 @@ export const MAX_TABLES = 100;
 export const MAX_EXPORTS = 1_000;
 /** Element segments (their entries are bounded in instance-size.ts); toolchains write one. */
 export const MAX_ELEMENT_SEGMENTS = 1_000;
-/** Exception tags. */
-export const MAX_TAGS = 1_000;
 
 /** What each section's count is called in a refusal, and its bound. */
 const BOUNDS: readonly (readonly [number, string, number])[] = [
@@ -34,7 +33,6 @@ const BOUNDS: readonly (readonly [number, string, number])[] = [
   [SECTION.export, 'exports', MAX_EXPORTS],
   [SECTION.element, 'element segments', MAX_ELEMENT_SEGMENTS],
   [SECTION.code, 'function bodies', MAX_FUNCTIONS],
-  [SECTION.tag, 'tags', MAX_TAGS],
 ];
 
 /** instance_too_large naming the first count past its bound, or null when every count is within. */

@@ -69,8 +69,7 @@ export function readImports(bytes: Uint8Array, section: Section): WasmImport[] {
       readValueType(reader, `the imported global ${module}.${name}`);
       if (reader.byte() > 1) throw new Malformed('a global is neither mutable nor immutable');
     } else {
-      if (reader.byte() !== 0) throw new Malformed('a tag attribute is not known');
-      reader.u32();
+      throw new Unsupported(`exception handling (the imported tag ${module}.${name})`);
     }
     imports.push({ module, name, kind });
   }

@@ -36,23 +36,29 @@ export {
 // A module's bytes: checked, inspected, compiled, capped and hashed.
 
 export { compileModule } from './compile.ts';
-export { checkExports, checkModuleBytes, inspectModuleBytes, prepareModule } from './inspect.ts';
+export {
+  checkExports,
+  checkMemoryExport,
+  checkModuleBytes,
+  inspectModuleBytes,
+  prepareModule,
+} from './inspect.ts';
 export { checkInstanceSize } from './instance-size.ts';
 export { capMemory, MAX_MODULE_BYTES, PAGES_PER_MIB, readModule, sha256Hex } from './wasm.ts';
 
 // The host functions a module may import, which the runner binds.
 
-export { HOST_FUNCTIONS, type HostFunctionName } from './imports.ts';
+export { checkImports, HOST_FUNCTIONS, type HostFunctionName } from './imports.ts';
 
 // The bounds a module's sections are held to (bench/module-compile builds a module at each).
 
+export { MAX_BODY_BYTES, MAX_NESTING, scanBodies } from './bodies.ts';
 export {
   MAX_CUSTOM_SECTIONS,
   MAX_ELEMENT_SEGMENTS,
   MAX_EXPORTS,
   MAX_FUNCTIONS,
   MAX_IMPORTS,
-  MAX_TAGS,
   MAX_TYPES,
 } from './counts.ts';
 export { MAX_DATA_SEGMENTS, MAX_GLOBALS, MAX_TABLE_ENTRIES } from './instance-size.ts';

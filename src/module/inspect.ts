@@ -20,9 +20,10 @@ export interface ModuleInspection {
 
 /**
  * Everything the bytes tell without the engine: at most 32 MiB (too_large), the WebAssembly header
- * (not_wasm), well-formed sections, the declared counts within their bounds (instance_too_large) and only
- * accepted features (invalid_module), the import policy (imported_memory, forbidden_import), exactly one
- * memory of its own (invalid_module), the bounds on tables, globals and segments (table_too_large,
+ * (not_wasm), well-formed sections, the declared counts and function bodies within their bounds
+ * (instance_too_large), only accepted features in every section and every instruction (invalid_module),
+ * the import policy (imported_memory, forbidden_import), exactly one memory of its own (invalid_module)
+ * exported as `memory` (missing_export), the bounds on tables, globals and segments (table_too_large,
  * instance_too_large) and the manifest and invoke exports (missing_export), so a module without them is
  * never compiled nor run. Pure and synchronous.
  */
@@ -35,6 +36,8 @@ export function checkModuleBytes(bytes: Uint8Array): ModuleInspection | ModuleRe
   if (read.memories.length === 0) {
     return refuse('invalid_module', 'module defines no memory; it must define exactly one');
   }
+  const unexported = checkMemoryExport(read.exports);
+  if (unexported) return unexported;
   const sized = checkInstanceSize(read.instanceSize);
   if (sized) return sized;
   const missing = checkNamedExports(BASE_EXPORTS, read.exports);
@@ -54,6 +57,18 @@ export async function inspectModuleBytes(
   const compiled = await compileModule(bytes);
   if (!compiled.ok) return compiled;
   return { ...checked, module: compiled.module };
+}
+
+/**
+ * missing_export unless the memory is exported as `memory`: the runner reads an instance's memory (its
+ * size against memoryMiB, WASI's buffers) by that name, and a memory not exported cannot be read at all.
+ */
+export function checkMemoryExport(exports: readonly WasmExport[]): ModuleRefusal | null {
+  if (exports.some((e) => e.name === 'memory' && e.kind === 'memory')) return null;
+  return refuse(
+    'missing_export',
+    'module does not export its memory as "memory"; the module must export its memory',
+  );
 }
 
 /** The exports every module must have, whatever its manifest says (the manifest export is run to read it). */

@@ -61,7 +61,7 @@ function readTables(bytes: Uint8Array, section: Section): (number | null)[] {
 const NO_IMMEDIATE = new Set([0x6a, 0x6b, 0x6c, 0x7c, 0x7d, 0x7e]);
 
 /** Past a constant expression (an offset or an element's value) and its end opcode. */
-function skipConstExpr(reader: Reader): void {
+export function skipConstExpr(reader: Reader): void {
   for (;;) {
     const opcode = reader.byte();
     if (opcode === 0x0b) return;

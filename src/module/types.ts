@@ -2,11 +2,13 @@
 // Only plain function types are accepted. GC struct and array types (and the recursive groups and
 // subtypes that declare them) make objects on the sandbox thread's JavaScript heap, outside linear
 // memory, where memoryMiB does not bound them; without such a type no instruction can allocate one.
-// Typed and GC references are refused with them, so what a module passes around is numbers, vectors,
-// funcref, externref and (for exception handling) exnref. Pure.
-import { Reader, type Section, Unsupported } from './binary.ts';
+// Typed and GC references are refused with them, and exnref with exception handling (a caught exception
+// lives on that heap too), so what a module passes around is numbers, vectors, funcref and externref.
+// Pure.
+import { Malformed, Reader, type Section, Unsupported } from './binary.ts';
+import { MAX_GLOBALS, skipConstExpr } from './instance-size.ts';
 
-/** Value types a function signature (or an imported global) may use: numbers, v128 and three references. */
+/** Value types a module may use anywhere (signatures, globals, locals, blocks): numbers, v128, two references. */
 const VALUE_TYPES: ReadonlyMap<number, string> = new Map([
   [0x7f, 'i32'],
   [0x7e, 'i64'],
@@ -15,8 +17,10 @@ const VALUE_TYPES: ReadonlyMap<number, string> = new Map([
   [0x7b, 'v128'],
   [0x70, 'funcref'],
   [0x6f, 'externref'],
-  [0x69, 'exnref'],
 ]);
+const FUNCREF = 0x70;
+const EXTERNREF = 0x6f;
+const EXNREF = 0x69;
 
 /** Reference types of the GC proposal, by their one-byte shorthand, to name what was refused. */
 const GC_REFERENCES: ReadonlyMap<number, string> = new Map([
@@ -41,14 +45,32 @@ const GC_FORMS: ReadonlyMap<number, string> = new Map([
 ]);
 const FUNCTION_FORM = 0x60;
 
+/** Whether a byte is an accepted value type (the body scanner's fast path). */
+export const isValueType = (type: number): boolean => VALUE_TYPES.has(type);
+
 /** Reads one accepted value type; `where` names the place for a refusal. */
 export function readValueType(reader: Reader, where: string): void {
   const type = reader.byte();
   if (VALUE_TYPES.has(type)) return;
+  refuseType(type, where);
+}
+
+function refuseType(type: number, where: string): never {
+  if (type === EXNREF) throw new Unsupported(`exception handling (exnref in ${where})`);
   if (type === 0x63 || type === 0x64) throw new Unsupported(`typed references (ref …) in ${where}`);
   const gc = GC_REFERENCES.get(type);
   if (gc) throw new Unsupported(`the GC reference type ${gc} in ${where}`);
   throw new Unsupported(`value type 0x${type.toString(16)} in ${where}`);
+}
+
+/** The heap type of ref.null: func or extern; a type index is a typed reference. */
+export function readHeapType(reader: Reader, where: string): void {
+  const type = reader.peek();
+  if (type < 0x40 || type >= 0x80) throw new Unsupported(`typed references (ref.null of a type in ${where})`);
+  reader.at++;
+  if (type === FUNCREF || type === EXTERNREF) return;
+  if (VALUE_TYPES.has(type)) throw new Malformed(`ref.null of a numeric type in ${where}`);
+  refuseType(type, where);
 }
 
 /** Reads every type of the section; throws Unsupported on the first that is not a plain function type. */
@@ -68,4 +90,20 @@ export function readTypes(bytes: Uint8Array, section: Section): number {
   }
   reader.done('type');
   return types;
+}
+
+/**
+ * The type of every global the module defines (exnref is refused there too), past each initial value.
+ * Over MAX_GLOBALS the section is left unread: checkInstanceSize refuses it from its count.
+ */
+export function readGlobalTypes(bytes: Uint8Array, section: Section): void {
+  const reader = Reader.of(bytes, section);
+  const globals = reader.u32();
+  if (globals > MAX_GLOBALS) return;
+  for (let index = 0; index < globals; index++) {
+    readValueType(reader, `global ${index}`);
+    if (reader.byte() > 1) throw new Malformed('a global is neither mutable nor immutable');
+    skipConstExpr(reader);
+  }
+  reader.done('global');
 }

@@ -5,6 +5,7 @@
 // size, the header, the section walk, the declared counts, and only then the entries.
 import { createHash } from 'node:crypto';
 import {
+  declaredCount,
   encodeU32,
   hasWasmHeader,
   Malformed,
@@ -15,6 +16,7 @@ import {
   TooManyCustomSections,
   Unsupported,
 } from './binary.ts';
+import { BodyTooLarge, scanBodies } from './bodies.ts';
 import { checkCounts, MAX_CUSTOM_SECTIONS, overBound } from './counts.ts';
 import {
   MAX_PAGES,
@@ -27,7 +29,7 @@ import {
 } from './externs.ts';
 import { checkInstanceSize, type InstanceSize, readInstanceSize, tableBytes } from './instance-size.ts';
 import { type ModuleRefusal, refuse } from './refusal.ts';
-import { readTypes } from './types.ts';
+import { readGlobalTypes, readTypes } from './types.ts';
 
 export { hasWasmHeader } from './binary.ts';
 export type { ExternKind, MemoryLimits, WasmExport, WasmImport } from './externs.ts';
@@ -67,7 +69,8 @@ interface Layout extends ModuleFacts {
   memorySection: Section | undefined;
 }
 
-function layout(bytes: Uint8Array): Layout | ModuleRefusal {
+/** `bodies`: also read every instruction (bodies.ts), the most costly step; capMemory's callers did. */
+function layout(bytes: Uint8Array, bodies: boolean): Layout | ModuleRefusal {
   if (bytes.length > MAX_MODULE_BYTES) {
     return refuse('too_large', `module is ${bytes.length} bytes; at most ${MAX_MODULE_BYTES} are accepted`);
   }
@@ -84,18 +87,29 @@ function layout(bytes: Uint8Array): Layout | ModuleRefusal {
     const importSection = find(SECTION.import);
     const exportSection = find(SECTION.export);
     const memorySection = find(SECTION.memory);
-    return {
-      imports: importSection ? readImports(bytes, importSection) : [],
+    const imports = importSection ? readImports(bytes, importSection) : [];
+    const tags = declaredCount(bytes, find(SECTION.tag));
+    if (tags > 0) throw new Unsupported(`exception handling (a tag section declaring ${tags})`);
+    const globalSection = find(SECTION.global);
+    if (globalSection) readGlobalTypes(bytes, globalSection);
+    const facts = {
+      imports,
       exports: exportSection ? readExports(bytes, exportSection) : [],
       memories: memorySection ? readMemories(bytes, memorySection) : [],
       instanceSize: readInstanceSize(bytes, all),
       memorySection,
     };
+    // Last, as it reads the most: every instruction of every body.
+    const codeSection = find(SECTION.code);
+    const imported = imports.filter((entry) => entry.kind === 'function').length;
+    if (bodies && codeSection) scanBodies(bytes, codeSection, imported);
+    return facts;
   } catch (error) {
     if (error instanceof TooManyCustomSections)
       return overBound(`more than ${error.max}`, 'custom sections', error.max);
     if (error instanceof Unsupported)
       return refuse('invalid_module', `module uses ${error.message}, which the platform does not accept`);
+    if (error instanceof BodyTooLarge) return refuse('instance_too_large', error.message);
     if (error instanceof SeveralMemories) return refuse('invalid_module', error.message);
     if (error instanceof Malformed) return refuse('invalid_module', `bad module: ${error.message}`);
     throw error;
@@ -109,7 +123,7 @@ function layout(bytes: Uint8Array): Layout | ModuleRefusal {
  * the instance-size bounds and the engine's validation (compileModule) are the caller's.
  */
 export function readModule(bytes: Uint8Array): ({ ok: true } & ModuleFacts) | ModuleRefusal {
-  const read = layout(bytes);
+  const read = layout(bytes, true);
   if ('ok' in read) return read;
   const { memorySection: _section, ...facts } = read;
   return { ok: true, ...facts };
@@ -120,7 +134,9 @@ export function readModule(bytes: Uint8Array): ({ ok: true } & ModuleFacts) | Mo
  * Only the memory section changes, re-encoded with shortest LEB128 sizes, so capping a capped module
  * gives the same bytes. A module that imports memory, has no memory or several, or needs more than the
  * cap from the start, is refused: a cap it could not honour would only fail later, at instantiation.
- * Pure and synchronous: it reads the bytes as readModule does and never compiles them.
+ * Pure and synchronous: it reads the bytes as readModule does, but for the function bodies (every caller
+ * has checked them with checkModuleBytes first, and the cap leaves the code section as it is), and never
+ * compiles them.
  */
 export function capMemory(
   bytes: Uint8Array,
@@ -130,7 +146,7 @@ export function capMemory(
   if (!Number.isInteger(memoryMiB) || memoryMiB < 1 || maxPages > MAX_PAGES) {
     throw new RangeError(`memoryMiB must be an integer from 1 to ${MAX_PAGES / PAGES_PER_MIB}`);
   }
-  const read = layout(bytes);
+  const read = layout(bytes, false);
   if ('ok' in read) return read;
   const imported = read.imports.find((i) => i.kind === 'memory');
   if (imported) {

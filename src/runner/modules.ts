@@ -1,7 +1,13 @@
 // Modules by sha256: compiled once per process, kept on disk in the cache directory, fetched from the
 // api's internal listener (GET /internal/app-modules/:sha256, runner bearer) and verified by hash.
 import fs from 'node:fs/promises';
-import { checkInstanceSize, readModule, sha256Hex } from '../module/index.ts';
+import {
+  checkImports,
+  checkInstanceSize,
+  checkMemoryExport,
+  readModule,
+  sha256Hex,
+} from '../module/index.ts';
 import { FilesystemModuleStorage } from '../storage/module-storage.ts';
 import { RunnerFailure } from './errors.ts';
 
@@ -85,8 +91,11 @@ export class ModuleStore {
     // refused feature existed is not run, and an oversized one never reaches the engine.
     const facts = readModule(bytes);
     if (!facts.ok) throw new RunnerFailure('invalid_module', facts.message);
-    const oversized = checkInstanceSize(facts.instanceSize);
-    if (oversized) throw new RunnerFailure('invalid_module', oversized.message);
+    const refused =
+      checkImports(facts.imports) ??
+      checkMemoryExport(facts.exports) ??
+      checkInstanceSize(facts.instanceSize);
+    if (refused) throw new RunnerFailure('invalid_module', refused.message);
     let module: WebAssembly.Module;
     try {
       module = await WebAssembly.compile(bytes);

@@ -2,6 +2,8 @@
 // for sections whose declared count is all a test needs, and for modules too large to assemble from text
 // quickly (a million exports). Shared with bench/module-compile.ts.
 import { encodeU32, HEADER, SECTION } from '../../src/module/binary.ts';
+import { MAX_BODY_BYTES, MAX_NESTING } from '../../src/module/bodies.ts';
+import { WASI_FUNCTIONS } from '../../src/module/imports.ts';
 import {
   MAX_CUSTOM_SECTIONS,
   MAX_DATA_SEGMENTS,
@@ -11,7 +13,6 @@ import {
   MAX_GLOBALS,
   MAX_IMPORTS,
   MAX_TABLE_ENTRIES,
-  MAX_TAGS,
   MAX_TYPES,
 } from '../../src/module/index.ts';
 
@@ -79,7 +80,7 @@ function functionExports(count: number, first: number, functions: number): Uint8
 export interface ModuleShape {
   /** Function types (at least 2: the shapes above, then copies of the first). */
   types?: number;
-  /** Function imports from wasi_snapshot_preview1, named x0, x1… (allowed by the import policy). */
+  /** Function imports from wasi_snapshot_preview1, its function names in turn (allowed by the import policy). */
   imports?: number;
   /** Functions the module defines (at least 1). */
   functions?: number;
@@ -109,7 +110,6 @@ export const AT_EVERY_BOUND: ModuleShape = {
   exports: MAX_EXPORTS,
   tableEntries: MAX_TABLE_ENTRIES,
   globals: MAX_GLOBALS,
-  tags: MAX_TAGS,
   elementSegments: MAX_ELEMENT_SEGMENTS,
   dataSegments: MAX_DATA_SEGMENTS,
   customSections: MAX_CUSTOM_SECTIONS,
@@ -132,7 +132,14 @@ export function shapedModule(shape: ModuleShape = {}): Uint8Array {
     section(SECTION.type, vector([TYPE_RESULT_I32, TYPE_EMPTY, ...times(types - 2, () => TYPE_RESULT_I32)])),
     section(
       SECTION.import,
-      vector(times(imports, (i) => [...name('wasi_snapshot_preview1'), ...name(`x${i}`), 0x00, 0x00])),
+      vector(
+        times(imports, (i) => [
+          ...name('wasi_snapshot_preview1'),
+          ...name(WASI_FUNCTIONS[i % WASI_FUNCTIONS.length] as string),
+          0x00,
+          0x00,
+        ]),
+      ),
     ),
     section(SECTION.function, vector(times(functions, () => [0x00]))),
     tableEntries > 0
@@ -160,4 +167,32 @@ export function shapedModule(shape: ModuleShape = {}): Uint8Array {
     ...times(customSections, (i) => section(SECTION.custom, name(`c${i}`))),
   ];
   return moduleOf(...sections);
+}
+
+/**
+ * A module of `functions` bodies each at both body bounds: MAX_BODY_BYTES of blocks nested MAX_NESTING
+ * deep, over and over, answering i32.const seed. Every function is exported as e0, e1… to be called.
+ */
+export function deepBodiesModule(functions: number, seed = 0): Uint8Array {
+  const unit = [...times(MAX_NESTING, () => [0x02, 0x40]).flat(), ...times(MAX_NESTING, () => 0x0b)];
+  const body = new Uint8Array(MAX_BODY_BYTES); // starts with 0: no locals
+  let at = 1;
+  for (; at + unit.length + 3 <= MAX_BODY_BYTES; at += unit.length) body.set(unit, at);
+  body.fill(0x01, at, MAX_BODY_BYTES - 3); // nop
+  body.set([0x41, seed & 0x3f, 0x0b], MAX_BODY_BYTES - 3);
+  const code = join([encodeU32(body.length), body]);
+  return moduleOf(
+    section(SECTION.type, vector([TYPE_RESULT_I32])),
+    section(SECTION.function, vector(times(functions, () => [0x00]))),
+    section(SECTION.memory, vector([[0x00, 0x01]])),
+    section(
+      SECTION.export,
+      encodeU32(functions + 3),
+      [...name('memory'), 0x02, 0x00],
+      [...name('manifest'), 0x00, 0x00],
+      [...name('invoke'), 0x00, 0x00],
+      functionExports(functions, 0, functions),
+    ),
+    section(SECTION.code, vector(times(functions, () => code))),
+  );
 }

@@ -9,7 +9,6 @@ import {
   MAX_FUNCTIONS,
   MAX_IMPORTS,
   MAX_TABLES,
-  MAX_TAGS,
   MAX_TYPES,
 } from '../../src/module/counts.ts';
 import { checkModuleBytes, inspectModuleBytes, prepareModule } from '../../src/module/inspect.ts';
@@ -30,7 +29,6 @@ const bounds: [number, string, number][] = [
   [SECTION.export, 'exports', MAX_EXPORTS],
   [SECTION.element, 'element segments', MAX_ELEMENT_SEGMENTS],
   [SECTION.code, 'function bodies', MAX_FUNCTIONS],
-  [SECTION.tag, 'tags', MAX_TAGS],
 ];
 
 describe('the declared counts', () => {
@@ -43,7 +41,6 @@ describe('the declared counts', () => {
       ['exports', 1_000],
       ['element segments', 1_000],
       ['function bodies', 100_000],
-      ['tags', 1_000],
     ]);
     expect(MAX_CUSTOM_SECTIONS).toBe(100);
   });

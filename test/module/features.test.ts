@@ -43,17 +43,6 @@ describe('accepted features', () => {
       '(func (param v128 v128) (result v128) local.get 0 local.get 1 i8x16.relaxed_swizzle)',
       { relaxed_simd: true },
     ],
-    ['tail calls', '(func $loop (result i32) return_call $loop)', { tail_call: true }],
-    [
-      'exception handling (try and catch)',
-      '(tag $e (param i32)) (func (result i32) try (result i32) i32.const 1 throw $e catch $e end)',
-      { exceptions: true },
-    ],
-    [
-      'exception handling (try_table and exnref)',
-      '(tag $e (param i32)) (func (result i32) (block $h (result i32) (try_table (result i32) (catch $e $h) i32.const 1 throw $e)))',
-      { exceptions: true },
-    ],
     [
       'extended constant expressions',
       '(global i32 (i32.add (i32.const 1) (i32.const 2)))',
@@ -73,6 +62,26 @@ describe('refused features', () => {
   const gc = { gc: true, reference_types: true, function_references: true } as const;
 
   const refused: [string, Uint8Array, string][] = [
+    // Functions 0 and 1 are manifest and invoke: the first of `extra` is function 2.
+    [
+      'tail calls',
+      app('(func $loop (result i32) return_call $loop)', { tail_call: true }),
+      'tail calls (return_call in function 2)',
+    ],
+    [
+      'exception handling (try and catch)',
+      app('(tag $e (param i32)) (func (result i32) try (result i32) i32.const 1 throw $e catch $e end)', {
+        exceptions: true,
+      }),
+      'exception handling (a tag section declaring 1)',
+    ],
+    [
+      'exception handling (try_table and exnref)',
+      app('(func (result exnref) (block $h (result exnref) (try_table (catch_all_ref $h) unreachable)) )', {
+        exceptions: true,
+      }),
+      'exception handling (exnref in type 1)',
+    ],
     [
       'a GC struct type',
       app('(type $point (struct (field i32) (field i32)))', gc),

@@ -198,7 +198,9 @@ describe('prepareModule', () => {
     expect(await prepareModule(appModule({ imports: [['env', 'x']] }), plain)).toMatchObject({
       code: 'forbidden_import',
     });
-    expect(await prepareModule(appModule({ memory: '(memory 2000)' }), plain)).toMatchObject({
+    expect(
+      await prepareModule(appModule({ memory: '(memory (export "memory") 2000)' }), plain),
+    ).toMatchObject({
       code: 'invalid_module',
       message: expect.stringMatching(/2000 pages/),
     });
