@@ -11,6 +11,12 @@ import { isValueType, readHeapType, readValueType } from './types.ts';
 
 /** Bytes of one function body (locals and instructions). */
 export const MAX_BODY_BYTES = 1024 * 1024;
+/**
+ * Bytes of the whole code section. The scan reads every one of them on the api's and the runner's main
+ * thread at upload (about 16 ms a MiB here); the largest release app has 66 KB of code, and toolchains
+ * that bundle a runtime (Rust with its standard library, TinyGo) write a few MiB.
+ */
+export const MAX_CODE_BYTES = 8 * 1024 * 1024;
 /** Blocks (block, loop, if) open at once in one body. */
 export const MAX_NESTING = 1_000;
 
@@ -32,6 +38,9 @@ export interface BodyFacts {
  */
 export function scanBodies(bytes: Uint8Array, section: Section, firstFunction: number): BodyFacts {
   const facts: BodyFacts = { largestBody: 0, deepestNesting: 0 };
+  const codeBytes = section.end - section.contentStart;
+  if (codeBytes > MAX_CODE_BYTES)
+    throw new BodyTooLarge(`module has ${codeBytes} bytes of code; at most ${MAX_CODE_BYTES} are accepted`);
   const reader = Reader.of(bytes, section);
   const bodies = reader.u32();
   for (let i = 0; i < bodies; i++) {

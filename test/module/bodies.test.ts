@@ -3,7 +3,7 @@
 // refused invalid_module naming the feature and the function; bodies past the bounds instance_too_large.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { encodeU32, SECTION, sections } from '../../src/module/binary.ts';
-import { MAX_BODY_BYTES, MAX_NESTING, scanBodies } from '../../src/module/bodies.ts';
+import { MAX_BODY_BYTES, MAX_CODE_BYTES, MAX_NESTING, scanBodies } from '../../src/module/bodies.ts';
 import { inspectModuleBytes } from '../../src/module/inspect.ts';
 import { CORE, MISC, REFUSED, REFUSED_PREFIXES, SIMD, UNKNOWN } from '../../src/module/opcodes.ts';
 import { capMemory, readModule } from '../../src/module/wasm.ts';
@@ -30,7 +30,8 @@ const app = (extra: string, features?: Features, imports = '') =>
   );
 
 /** The same shape written byte by byte, function 2 of type () -> () being `body` (ended here) after `locals`. */
-function withBody(body: ArrayLike<number>, locals: number[][] = []): Uint8Array {
+/** A module whose third function (`copies` of them) has `body`; the first two answer 0. */
+function withBody(body: ArrayLike<number>, locals: number[][] = [], copies = 1): Uint8Array {
   const answer = [0x00, 0x41, 0x00, 0x0b];
   const own = join([vector(locals), Uint8Array.from(body), [0x0b]]);
   return moduleOf(
@@ -41,7 +42,7 @@ function withBody(body: ArrayLike<number>, locals: number[][] = []): Uint8Array 
         [0x60, 0x00, 0x00],
       ]),
     ),
-    section(SECTION.function, vector([[0x00], [0x00], [0x01]])),
+    section(SECTION.function, vector([[0x00], [0x00], ...new Array(copies).fill([0x01])])),
     section(SECTION.memory, vector([[0x00, 0x01]])),
     section(
       SECTION.export,
@@ -56,7 +57,7 @@ function withBody(body: ArrayLike<number>, locals: number[][] = []): Uint8Array 
       vector([
         [...encodeU32(answer.length), ...answer],
         [...encodeU32(answer.length), ...answer],
-        join([encodeU32(own.length), own]),
+        ...new Array(copies).fill(join([encodeU32(own.length), own])),
       ]),
     ),
   );
@@ -389,6 +390,16 @@ describe('bounds on a body', () => {
       withBody(new Uint8Array(MAX_BODY_BYTES - 1).fill(0x01)),
       'instance_too_large',
       `function 2 is ${MAX_BODY_BYTES + 1} bytes; at most ${MAX_BODY_BYTES} are accepted`,
+    );
+  });
+
+  it(`refuses more than ${MAX_CODE_BYTES} bytes of code in all as instance_too_large before reading them`, async () => {
+    const mib = new Uint8Array(MAX_BODY_BYTES - 2).fill(0x01);
+    expect(readModule(withBody(mib, [], 7))).toMatchObject({ ok: true });
+    await expectRefused(
+      withBody(mib, [], 8),
+      'instance_too_large',
+      `module has ${8 * (MAX_BODY_BYTES + 3) + 11} bytes of code; at most ${MAX_CODE_BYTES} are accepted`,
     );
   });
 
