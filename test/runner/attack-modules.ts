@@ -67,7 +67,7 @@ export function tailCallLoop(): Uint8Array {
  * Before issue 43 the main thread parsed each as JSON nested `half` deep; now its own thread refuses it.
  */
 export function deepHmacRequests(half = 6_000_000, times = 1000): Uint8Array {
-  return requestFlood({ fn: 'hmac', bytes: 2 * half, first: '[', second: ']', times });
+  return requestFlood({ fn: 'hmac', bytes: 2 * half, first: '[', second: ']', times, manifest: manifest() });
 }
 
 /**
@@ -323,8 +323,10 @@ export function requestFlood(options: {
   second: string;
   fixes?: [number, string][];
   times: number;
+  /** Fields the manifest adds. */
+  manifest?: Record<string, unknown>;
 }): Uint8Array {
-  const { fn, bytes, first, second, fixes = [], times } = options;
+  const { fn, bytes, first, second, fixes = [], times, manifest: more } = options;
   const fixed = fixes
     .map(([at, char]) => {
       const offset = at < 0 ? bytes + at : at;
@@ -332,6 +334,7 @@ export function requestFlood(options: {
     })
     .join('\n    ');
   return hostileModule((text) => ({
+    ...(more ? { manifest: more } : {}),
     imports: `(import "extism:host/user" "${fn}" (func $host (param i64) (result i64)))
   (import "extism:host/env" "store_u64" (func $store_u64 (param i64 i64)))`,
     body: `
