@@ -129,8 +129,7 @@ export async function startRunnerProcess(
   env: Record<string, string> = {},
 ): Promise<RunnerProcess> {
   const { cacheDir, settings } = await runnerSettings(platform, env);
-  const flags = process.env.EXPERIMENT_FLAGS ? process.env.EXPERIMENT_FLAGS.split(' ') : [];
-  const child: ChildProcess = spawn(process.execPath, [...flags, '--import', 'tsx', ENTRY], {
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', ENTRY], {
     env: { ...process.env, ...settings },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
