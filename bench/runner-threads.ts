@@ -4,13 +4,12 @@
 // worker_threads Worker with no name: the runner's sandbox threads, its only Workers), V8Worker and
 // DelayedTaskSche (V8's platform threads: GC helpers, background compilation), libuv-worker (libuv's
 // pool: file system, DNS, crypto). The bench's own callers are not in that process.
-import { type ChildProcess, spawn } from 'node:child_process';
+
 import { readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { spawnRunner } from '../test/support/runner.ts';
 
-const ENTRY = path.join(import.meta.dirname, '..', 'test', 'support', 'runner-process.ts');
 /** Linux's clock ticks a second (USER_HZ), what /proc's CPU times count in. */
 const TICKS = 100;
 const tickMs = 1000 / TICKS;
@@ -23,28 +22,12 @@ export interface RunnerChild {
 
 /** The real runner (test/support/runner-process.ts) in a child process with these settings. */
 export async function startRunnerChild(env: Record<string, string>): Promise<RunnerChild> {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', ENTRY], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let exited = false;
-  child.once('exit', () => {
-    exited = true;
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    let text = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      text += chunk.toString();
-      const line = text.split('\n')[0];
-      if (text.includes('\n') && line) resolve((JSON.parse(line) as { url: string }).url);
-    });
-    child.once('exit', (code) => reject(new Error(`the runner process exited (${code}) before listening`)));
-  });
+  const { child, url, exited } = await spawnRunner(env);
   return {
     url,
     pid: child.pid as number,
     async close() {
-      if (exited) return;
+      if (exited()) return;
       const gone = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
       // A runner whose threads do not end (a sandbox thread that terminate() cannot stop) is killed.

@@ -3,7 +3,7 @@
 // compile bomb's body spliced in as bytes (wabt would parse 2.5M nested blocks recursively). Each runs
 // its `attack` action; bench/runner-attacks.ts runs them beside a neighbour, tests may run them alone.
 import { encodeU32, SECTION, sections } from '../../src/module/binary.ts';
-import { hostileModule, placed } from './hostile-modules.ts';
+import { hugeError as errorOnBlock, hostileModule, placed, requestFlood } from './hostile-modules.ts';
 
 const MiB = 1024 * 1024;
 const PAGE = 65_536;
@@ -113,16 +113,7 @@ export function deepStringsAnswer(count = 525, depth = 999): Uint8Array {
 
 /** Attack 4: error_set on a kernel block of `mib` MiB (zeros): the error text the runner reads. */
 export function hugeError(mib = 250, memoryMiB = 256): Uint8Array {
-  return hostileModule(() => ({
-    imports: kernel('error_set', 'i64'),
-    manifest: manifest({ memoryMiB }),
-    body: `
-    (local $block i64)
-    (local.set $block (call $alloc (i64.const ${mib * MiB})))
-    (if (i64.eqz (local.get $block)) (then unreachable))
-    (call $error_set (local.get $block))
-    (return (i32.const 0))`,
-  }));
+  return errorOnBlock(mib, '', manifest({ memoryMiB }));
 }
 
 /**
@@ -303,61 +294,4 @@ export function staticAnswer(answer: string): Uint8Array {
     (return (i32.const 0))`,
     };
   });
-}
-
-/** Eight bytes of `pattern` (two characters, repeated) as the little-endian u64 store_u64 writes. */
-const u64Of = (pattern: string) =>
-  `0x${Buffer.from(pattern.repeat(8 / pattern.length), 'latin1')
-    .reverse()
-    .toString('hex')}`;
-
-/**
- * Hands one block of `bytes` bytes to the host function `fn` `times` times: its first half filled with
- * `first`, its second with `second` (one or two characters each), then `fixes` ([offset, character];
- * negative offsets from the end). Answers n = the requests made and `first`, the first answer.
- */
-export function requestFlood(options: {
-  fn: string;
-  bytes: number;
-  first: string;
-  second: string;
-  fixes?: [number, string][];
-  times: number;
-  /** Fields the manifest adds. */
-  manifest?: Record<string, unknown>;
-}): Uint8Array {
-  const { fn, bytes, first, second, fixes = [], times, manifest: more } = options;
-  const fixed = fixes
-    .map(([at, char]) => {
-      const offset = at < 0 ? bytes + at : at;
-      return `(call $store_u8 (i64.add (local.get $block) (i64.const ${offset})) (i32.const ${char.charCodeAt(0)}))`;
-    })
-    .join('\n    ');
-  return hostileModule((text) => ({
-    ...(more ? { manifest: more } : {}),
-    imports: `(import "extism:host/user" "${fn}" (func $host (param i64) (result i64)))
-  (import "extism:host/env" "store_u64" (func $store_u64 (param i64 i64)))`,
-    body: `
-    (local $block i64) (local $at i64) (local $answer i64)
-    (local.set $block (call $alloc (i64.const ${bytes})))
-    (if (i64.eqz (local.get $block)) (then unreachable))
-    (loop $fill
-      (call $store_u64 (i64.add (local.get $block) (local.get $at))
-        (select (i64.const ${u64Of(first)}) (i64.const ${u64Of(second)})
-          (i64.lt_u (local.get $at) (i64.const ${bytes / 2}))))
-      (local.set $at (i64.add (local.get $at) (i64.const 8)))
-      (br_if $fill (i64.lt_u (local.get $at) (i64.const ${bytes}))))
-    ${fixed}
-    (loop $again
-      (local.set $answer (call $host (local.get $block)))
-      (if (i32.eqz (global.get $n))
-        (then (call $put ${text('{"status":"ok","output":{"first":')}) (call $put_block (local.get $answer))
-              (call $put ${text(',"n":')})))
-      (call $free (local.get $answer))
-      (global.set $n (i32.add (global.get $n) (i32.const 1)))
-      (br_if $again (i32.lt_u (global.get $n) (i32.const ${times}))))
-    (call $put_num (global.get $n))
-    (call $put ${text('}}')})
-    (return (call $finish))`,
-  }));
 }

@@ -147,15 +147,54 @@ const MiB = 1024 * 1024;
  * `first`, the first answer as the host gave it.
  */
 export function logFlood(mib: number, times: number): Uint8Array {
+  return requestFlood({ fn: 'log', bytes: mib * MiB, first: '\0', second: '\0', fixes: [[0, '{']], times });
+}
+
+/** Eight bytes of `pattern` (two characters, repeated) as the little-endian u64 store_u64 writes. */
+const u64Of = (pattern: string) =>
+  `0x${Buffer.from(pattern.repeat(8 / pattern.length), 'latin1')
+    .reverse()
+    .toString('hex')}`;
+
+/**
+ * Hands one block of `bytes` bytes to the host function `fn` `times` times: its first half filled with
+ * `first`, its second with `second` (one or two characters each), then `fixes` ([offset, character];
+ * negative offsets from the end). Answers n = the requests made and `first`, the first answer.
+ */
+export function requestFlood(options: {
+  fn: string;
+  bytes: number;
+  first: string;
+  second: string;
+  fixes?: [number, string][];
+  times: number;
+  /** Fields the manifest adds. */
+  manifest?: Record<string, unknown>;
+}): Uint8Array {
+  const { fn, bytes, first, second, fixes = [], times, manifest: more } = options;
+  const fixed = fixes
+    .map(([at, char]) => {
+      const offset = at < 0 ? bytes + at : at;
+      return `(call $store_u8 (i64.add (local.get $block) (i64.const ${offset})) (i32.const ${char.charCodeAt(0)}))`;
+    })
+    .join('\n    ');
   return hostileModule((text) => ({
-    imports: '(import "extism:host/user" "log" (func $log (param i64) (result i64)))',
+    ...(more ? { manifest: more } : {}),
+    imports: `(import "extism:host/user" "${fn}" (func $host (param i64) (result i64)))
+  (import "extism:host/env" "store_u64" (func $store_u64 (param i64 i64)))`,
     body: `
-    (local $block i64) (local $answer i64)
-    (local.set $block (call $alloc (i64.const ${mib * MiB})))
+    (local $block i64) (local $at i64) (local $answer i64)
+    (local.set $block (call $alloc (i64.const ${bytes})))
     (if (i64.eqz (local.get $block)) (then unreachable))
-    (call $store_u8 (local.get $block) (i32.const 123))
+    (loop $fill
+      (call $store_u64 (i64.add (local.get $block) (local.get $at))
+        (select (i64.const ${u64Of(first)}) (i64.const ${u64Of(second)})
+          (i64.lt_u (local.get $at) (i64.const ${bytes / 2}))))
+      (local.set $at (i64.add (local.get $at) (i64.const 8)))
+      (br_if $fill (i64.lt_u (local.get $at) (i64.const ${bytes}))))
+    ${fixed}
     (loop $again
-      (local.set $answer (call $log (local.get $block)))
+      (local.set $answer (call $host (local.get $block)))
       (if (i32.eqz (global.get $n))
         (then (call $put ${text('{"status":"ok","output":{"first":')}) (call $put_block (local.get $answer))
               (call $put ${text(',"n":')})))
@@ -304,10 +343,14 @@ export function variableSpellings(): Uint8Array {
   }));
 }
 
-/** A block of `mib` MiB starting with `start`, handed to error_set (the rest of the block is zeros). */
-export function hugeError(mib: number, start: string): Uint8Array {
+/**
+ * A block of `mib` MiB starting with `start`, handed to error_set (the rest of the block is zeros);
+ * `manifest`: fields the manifest adds.
+ */
+export function hugeError(mib: number, start = '', manifest?: Record<string, unknown>): Uint8Array {
   const bytes = new TextEncoder().encode(start);
   return hostileModule(() => ({
+    ...(manifest ? { manifest } : {}),
     imports: '(import "extism:host/env" "error_set" (func $error_set (param i64)))',
     body: `
     (local $block i64) (local $i i64)

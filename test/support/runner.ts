@@ -123,14 +123,12 @@ export interface RunnerProcess extends TestRunner {
 
 const ENTRY = path.join(import.meta.dirname, 'runner-process.ts');
 
-/** The real runner in a child process (private networks allowed), serving the platform's modules. */
-export async function startRunnerProcess(
-  platform: TestPlatform,
-  env: Record<string, string> = {},
-): Promise<RunnerProcess> {
-  const { cacheDir, settings } = await runnerSettings(platform, env);
+/** The real runner (runner-process.ts) in a child process with these settings, once it listens. */
+export async function spawnRunner(
+  env: Record<string, string>,
+): Promise<{ child: ChildProcess; url: string; exited: () => boolean }> {
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', ENTRY], {
-    env: { ...process.env, ...settings },
+    env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let exited = false;
@@ -146,6 +144,16 @@ export async function startRunnerProcess(
     });
     child.once('exit', (code) => reject(new Error(`the runner process exited (${code}) before listening`)));
   });
+  return { child, url, exited: () => exited };
+}
+
+/** The real runner in a child process (private networks allowed), serving the platform's modules. */
+export async function startRunnerProcess(
+  platform: TestPlatform,
+  env: Record<string, string> = {},
+): Promise<RunnerProcess> {
+  const { cacheDir, settings } = await runnerSettings(platform, env);
+  const { child, url, exited } = await spawnRunner(settings);
   const pid = child.pid as number;
   const status = (field: string) => {
     const line = readFileSync(`/proc/${pid}/status`, 'utf8').match(
@@ -161,9 +169,9 @@ export async function startRunnerProcess(
     post: poster(url),
     osThreads: () => readdirSync(`/proc/${pid}/task`).length,
     memory: () => ({ rssMiB: status('VmRSS'), peakMiB: status('VmHWM') }),
-    alive: () => !exited,
+    alive: () => !exited(),
     async close() {
-      if (!exited) {
+      if (!exited()) {
         const gone = new Promise((resolve) => child.once('exit', resolve));
         child.kill('SIGTERM');
         await gone;
