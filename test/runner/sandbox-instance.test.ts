@@ -3,7 +3,10 @@
 // holding (its memory found whatever its export name).
 import { describe, expect, it } from 'vitest';
 import { heldBytes, instantiate } from '../../src/runner/threads/instance.js';
+import { BLOCK_OVERHEAD_BYTES, createKernel } from '../../src/runner/threads/kernel.js';
 import { wat } from '../module/wat.ts';
+
+const MiB = 1024 * 1024;
 
 describe('instances', () => {
   const host = { refusals: { log: '{}' }, limits: { log: 16 }, maxRequests: 1, ask: () => '{}' };
@@ -35,5 +38,23 @@ describe('instances', () => {
 
   it('a memory not exported counts as grown to its maximum', () => {
     expect(heldBytes(instanceOf('(module (memory 1 100))', 100))).toBe(100 * 65_536);
+  });
+});
+
+describe('a finished instance', () => {
+  it('frees its kernel blocks and variables at once, leaving a collection only what was freed before', () => {
+    const kernel = createKernel({ budgetBytes: 16 * MiB });
+    const k = kernel.imports;
+    const kept = k.alloc(BigInt(MiB));
+    k.free(k.alloc(1000n));
+    const value = k.alloc(10n);
+    k.var_set(k.alloc(1n), value);
+    const keptBytes = kernel.read(kept, 2 * MiB) as Uint8Array;
+    const valueBytes = kernel.read(value, 2 * MiB) as Uint8Array;
+    expect([keptBytes.byteLength, valueBytes.byteLength]).toEqual([MiB, 10]);
+    expect(kernel.dispose()).toBe(1000 + BLOCK_OVERHEAD_BYTES);
+    // Detached: their memory went back when dispose returned.
+    expect([keptBytes.byteLength, valueBytes.byteLength]).toEqual([0, 0]);
+    expect(k.var_get(k.alloc(1n))).toBe(0n);
   });
 });

@@ -18,6 +18,7 @@ export declare function instantiate(
 ): Prepared;
 export declare function heldBytes(prepared: Prepared): number;
 export declare function madeBytes(prepared: Prepared): number;
+export declare function dispose(prepared: Prepared): number;
 /** An output past the kernel's MAX_OUTPUT_BYTES: only its size leaves the thread. */
 export interface OutputTooLarge {
   tooLargeBytes: number;

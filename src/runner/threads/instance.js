@@ -114,6 +114,14 @@ export function madeBytes(prepared) {
   return memoryBytes(prepared) + prepared.kernel.chargedBytes();
 }
 
+/**
+ * Ends a finished instance: its kernel's blocks and variables are freed at once; answers what is left for a
+ * collection to free (its linear memory, and the blocks it freed during the call).
+ */
+export function dispose(prepared) {
+  return memoryBytes(prepared) + prepared.kernel.dispose();
+}
+
 /** Runs one export of a prepared instance for call `seq`: its output bytes, or throws what it trapped with. */
 export function runExport(prepared, seq, exportName, input) {
   const run = prepared.instance.exports[exportName];

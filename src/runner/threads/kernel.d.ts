@@ -42,6 +42,8 @@ export interface Kernel {
   store(bytes: Uint8Array): bigint;
   usedBytes(): number;
   chargedBytes(): number;
+  /** Frees every block and variable now; answers what freed blocks were charged (left for a collection). */
+  dispose(): number;
   outcome(): { error: string } | { output: Uint8Array } | { outputTooLarge: number };
 }
 export declare function createKernel(options: { budgetBytes: number }): Kernel;

@@ -13,7 +13,7 @@ import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_thread
 // Generated from answer-shapes.ts by bundle.ts, which builds this thread's code.
 import * as validators from 'sandbox-answer-validators';
 import { giveBack } from './give-back.js';
-import { heldBytes, instantiate, madeBytes, runExport } from './instance.js';
+import { dispose, heldBytes, instantiate, madeBytes, runExport } from './instance.js';
 import { ThreadCall } from './thread-call.ts';
 
 if (!parentPort) throw new Error('the sandbox thread entry runs in a worker thread only');
@@ -167,9 +167,9 @@ function runCall(task, reading) {
   } finally {
     Atomics.store(flags, PHASE, PHASES.idle);
   }
-  // The instance is dropped and what it made collected (the call pays for that), then its output read:
-  // still this call's time, and this thread's.
-  const made = madeBytes(prepared);
+  // The instance is ended, what it made freed or collected (the call pays for that), then its output
+  // read: still this call's time, and this thread's.
+  const made = dispose(prepared);
   prepared = undefined;
   giveBack(made);
   return trap === undefined ? reading.answered(output) : reading.failed('trapped', trap);
