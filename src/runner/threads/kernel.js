@@ -17,7 +17,7 @@ export const MAX_BLOCKS = 65_535;
 /** Variables at once: each is a JavaScript object of its own, whatever the bytes it holds. */
 export const MAX_VARIABLES = 65_535;
 /**
- * The bytes of an error block decoded: its text is redacted on the main thread, then cut to 2,000
+ * The bytes of an error block decoded: its text is redacted on its thread (thread-call.ts), then cut to 2,000
  * characters. 64 KiB is at least 21,845 characters, so a secret spelling cut in two here lands in the
  * first 2,000 only if redaction shrank the 64 KiB before it tenfold, i.e. the text is made almost wholly of
  * complete spellings of the call's values, which only a module that knows them writes (and such a module

@@ -1,6 +1,5 @@
-// What the runner's main thread and its sandbox threads say to each other. The thread entry
-// (thread-entry.js) is plain JavaScript, so a new thread pays no TypeScript stripping (about 50 ms of
-// CPU a thread): what it must agree on with this side comes in its ThreadData, decided here alone.
+// What the runner's main thread and its sandbox threads say to each other. The thread's code is a bundle
+// of its own (bundle.ts): what it must agree on with this side comes in its ThreadData, decided here alone.
 import type { MessagePort } from 'node:worker_threads';
 import type { RedactionEntry } from '../redaction.ts';
 import type { CallReading, ReadOutcome } from './thread-call.ts';

@@ -130,7 +130,7 @@ export class SandboxThread {
       hostLimits: { requestBytes: HOST_REQUEST_BYTES, requests: MAX_HOST_REQUESTS },
       niceness: SANDBOX_NICENESS,
     };
-    // No inherited flags (a TypeScript loader, a profiler): the entry is plain JavaScript.
+    // No inherited flags (a TypeScript loader, a profiler): the entry is the bundle, plain JavaScript.
     this.#worker = new Worker(sandboxEntry(), {
       workerData: data,
       transferList: [port2],

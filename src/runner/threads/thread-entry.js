@@ -1,12 +1,12 @@
 // Inside one sandbox thread: runs one task at a time for the main thread (sandbox-thread.ts). Every call
 // gets an instance of its own (instance.js: a WebAssembly instance with a kernel, a WASI and host
-// functions made for it) from a module compiled once; the instance is dropped after the call. Host
-// functions answer synchronously: the request goes to the main thread, and this thread waits on a shared
-// flag until the answer is on its port. The message shapes are protocol.ts's ToThread, FromThread and
-// HostAnswer.
+// functions made for it) from a module compiled once; the instance is dropped after the call. What the
+// module writes is read here (thread-call.ts). Host functions answer synchronously: log, hmac and
+// hmac_verify here, the others on the main thread, while this thread waits on a shared flag until the
+// answer is on its port. The message shapes are protocol.ts's ToThread, FromThread and HostAnswer.
 //
-// Plain JavaScript, on purpose: a thread that loaded TypeScript would pay Node's type stripping (about
-// 50 ms of CPU) each time a thread is replaced. What it shares with the main thread comes in workerData.
+// It runs as one bundle built by bundle.ts (this file with what it imports, TypeScript included), so a
+// new thread loads plain JavaScript. What it shares with the main thread comes in workerData.
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
