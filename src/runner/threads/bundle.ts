@@ -26,9 +26,8 @@ const ENTRY = fileURLToPath(new URL('./thread-entry.js', import.meta.url));
 /** The project's root: esbuild names inputs relative to where it works. */
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const VALIDATORS = 'sandbox-answer-validators';
-const FOLDER = cacheFolder();
-/** The inputs of the last bundle built here: what decides whether it can be reused. */
-const INPUTS = join(FOLDER, 'inputs.json');
+/** The inputs of the last bundle built in a folder: what decides whether it can be reused. */
+const INPUTS = 'inputs.json';
 
 /** The project's cache folder, or, where it cannot be written (a read-only install), one of this process. */
 function cacheFolder(): string {
@@ -44,9 +43,12 @@ function cacheFolder(): string {
 
 let entry: URL | null = null;
 
-/** The file a sandbox thread runs. */
+/** The file a sandbox thread runs; the folder is found and the bundle built only by the first thread. */
 export function sandboxEntry(): URL {
-  entry ??= pathToFileURL(reusedBundle() ?? buildBundle());
+  if (!entry) {
+    const folder = cacheFolder();
+    entry = pathToFileURL(reusedBundle(folder) ?? buildBundle(folder));
+  }
   return entry;
 }
 
@@ -65,10 +67,10 @@ function keyOf(inputs: readonly string[]): string {
   return hash.digest('hex').slice(0, 32);
 }
 
-function reusedBundle(): string | null {
+function reusedBundle(folder: string): string | null {
   try {
-    const inputs = JSON.parse(readFileSync(INPUTS, 'utf8')) as string[];
-    const file = join(FOLDER, `${keyOf(inputs)}.mjs`);
+    const inputs = JSON.parse(readFileSync(join(folder, INPUTS), 'utf8')) as string[];
+    const file = join(folder, `${keyOf(inputs)}.mjs`);
     return existsSync(file) ? file : null;
   } catch {
     // None built yet, or an input is gone: build anew.
@@ -76,9 +78,9 @@ function reusedBundle(): string | null {
   }
 }
 
-function buildBundle(): string {
+function buildBundle(folder: string): string {
   const validators = answerValidatorsSource();
-  const validatorsFile = writeAtomically(join(FOLDER, `validators-${sha(validators)}.mjs`), validators);
+  const validatorsFile = writeAtomically(join(folder, `validators-${sha(validators)}.mjs`), validators);
   const built = buildSync({
     entryPoints: [ENTRY],
     absWorkingDir: ROOT,
@@ -98,8 +100,8 @@ function buildBundle(): string {
   const inputs = Object.keys(built.metafile.inputs)
     .filter((input) => !input.startsWith('../') && !input.startsWith('/'))
     .sort();
-  const file = writeAtomically(join(FOLDER, `${keyOf(inputs)}.mjs`), output.text);
-  writeAtomically(INPUTS, JSON.stringify(inputs));
+  const file = writeAtomically(join(folder, `${keyOf(inputs)}.mjs`), output.text);
+  writeAtomically(join(folder, INPUTS), JSON.stringify(inputs));
   return file;
 }
 
