@@ -3,6 +3,7 @@ import { Command } from 'commander';
 import { exitUsage } from '../cli/usage.ts';
 import { PLATFORM_VERSION } from '../version.ts';
 import { registerBuild } from './build.ts';
+import { registerCollectorDouble } from './collector-double.ts';
 import { AppUsageError } from './errors.ts';
 import { registerNew } from './new.ts';
 import { registerPublish } from './publish.ts';
@@ -18,6 +19,7 @@ registerBuild(program);
 registerTest(program);
 registerPublish(program);
 registerVendorDouble(program);
+registerCollectorDouble(program);
 
 program.parseAsync().catch((error: unknown) => {
   process.stderr.write(`app: ${error instanceof Error ? error.message : String(error)}\n`);

@@ -69,7 +69,8 @@ export function outageLine(outage: VendorOutage | null): string {
   }
 }
 
-function portOf(text: string): number {
+/** A `--port` value: 0 to 65535 (0 takes a free port). */
+export function portOf(text: string): number {
   const port = Number(text);
   if (!/^\d+$/.test(text) || port < 0 || port > 65_535)
     throw new AppUsageError(`--port must be 0 to 65535, not ${text}`);
@@ -90,7 +91,10 @@ export function registerVendorDouble(program: Command): void {
       `run a vendor double on 127.0.0.1 that echoes every request as JSON (until Ctrl-C); ` +
         `POST ${OUTAGE_ROUTE} {"mode":"unavailable"|"timeout"|"final"} switches an outage on, DELETE ends it. ` +
         `With --idv it plays a hosted identity-verification vendor instead (the sessions API of the ` +
-        `identity-verification app): POST ${DECIDE_ROUTE} {"decision":"approved"|"declined"} sends the signed webhook`,
+        `identity-verification app): POST ${DECIDE_ROUTE} {"decision":"approved"|"declined"} sends the signed webhook. ` +
+        `A decide body takes decision, status (approved, declined, review, pending, error, expired, cancelled), ` +
+        `reasons, error (the vendor's words on a failed status) and eventId: each webhook is event ` +
+        `evt_<session>_<n> unless eventId names one, so the same eventId again is the same event redelivered`,
     )
     .option('--port <port>', 'port to listen on (0: a free one)', '4010')
     .option('--idv', 'play a hosted identity-verification vendor')

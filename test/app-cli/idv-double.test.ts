@@ -277,6 +277,27 @@ describe('the double against the identity-verification module', () => {
 describe('npx app vendor-double --idv', () => {
   afterEach(cleanUpProcesses);
 
+  it('--help names every field a decide body takes, eventId and how the double names its events included', async () => {
+    // The fields as decisionOf lists them when it refuses an unknown one.
+    const refused = (() => {
+      try {
+        decisionOf({ unknownField: true });
+        return '';
+      } catch (error) {
+        return (error as Error).message;
+      }
+    })();
+    const fields = /a decision takes (.*)$/.exec(refused)?.[1]?.split(/, | and /) ?? [];
+    expect(fields).toContain('eventId');
+    const help = await run([], baseEnv({}), {
+      shell: `${JSON.stringify(process.execPath)} ${APP_BIN} vendor-double --help`,
+    });
+    expect(help.code).toBe(0);
+    const text = help.stdout.replace(/\s+/g, ' ');
+    for (const field of fields) expect(text).toMatch(new RegExp(`\\b${field}\\b`));
+    expect(text).toContain('evt_<session>_<n>');
+  }, 60_000);
+
   it('prints where it listens, and refuses --idv without a webhook secret or the secret without --idv', async () => {
     const vendor = await startVendorDoubleCommand(0, baseEnv({}), ['--idv', '--webhook-secret', 's']);
     expect(vendor.stdout()).toMatch(
