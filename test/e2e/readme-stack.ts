@@ -65,6 +65,8 @@ export interface ReadmeStack {
   serve(args: string[]): Promise<VendorProcess>;
   /** The admin token of terminal 3. */
   token: string;
+  /** Terminal 1's environment (its DATA_DIR and ports): a README line run in the clone needs it. */
+  env: Record<string, string>;
   /** Ctrl-C to the platform's process group, SIGTERM to every vendor double; their exits. */
   stop(): Promise<{ platform: Result; vendors: Result[] }>;
 }
@@ -155,6 +157,7 @@ export async function startReadmeStack(
     ops,
     serve,
     token,
+    env,
     clientWith,
     stop,
   };
