@@ -12,6 +12,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { cleanUpProcesses, removeTempDirs } from '../support/processes.ts';
 import { installIdv, KYC_WORKFLOW } from './idv-install.ts';
 import { type Answer, answer, type ReadmeStack, startReadmeStack } from './readme-stack.ts';
+import { commandLines, readmeSection, shellBlocks } from './readme-text.ts';
 
 const SLOW = 240_000;
 const API_KEY = 'idv-demo-1234';
@@ -39,6 +40,15 @@ async function runUntil(stack: ReadmeStack, runId: string, done: (status: string
 }
 
 const settled = (status: string) => status !== 'running' && status !== 'waiting_callback';
+
+/** Step 9's decide body, the same event again, as the README prints it, for this session. */
+function readmeResend(sessionId: string): Record<string, unknown> {
+  const lines = shellBlocks(readmeSection('Try an asynchronous verification')).flatMap(commandLines);
+  const resend = lines.find((line) => line.includes('/decide') && line.includes('"eventId"')) ?? '';
+  const body = /-d '(.*)'; echo$/.exec(resend)?.[1];
+  expect(body, 'the README resends an event with its eventId').toBeDefined();
+  return JSON.parse((body as string).replaceAll("'$SESSION'", sessionId));
+}
 
 /** `curl -X POST <double>/__double/sessions/<id>/decide -d <verdict>`: the double's answer. */
 async function decide(host: string, sessionId: string, verdict: Record<string, unknown>) {
@@ -231,8 +241,8 @@ describe('README: try an asynchronous verification (identity-verification agains
       expect(
         events.find((event) => event.action === 'collection.submission.handoff_started')?.data,
       ).toMatchObject({ workflowRunId: runId, callbackId, install: 'idv', externalId: sessionId, host });
-      // The same event again is a duplicate: nothing changes.
-      const again = await decide(host, sessionId, { decision: 'approved', eventId: `evt_${sessionId}_1` });
+      // 9. The same event again, as the README sends it: a duplicate, nothing changes.
+      const again = await decide(host, sessionId, readmeResend(sessionId));
       expect(again.body.platform).toEqual({ status: 200, body: { received: false, duplicate: true } });
 
       // Declined by the vendor: the session completes, and the run decides decline.
