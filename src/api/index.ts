@@ -1,6 +1,6 @@
 // The api role: the public listener (tenants' users, vendors, applicants) and the internal listener
 // (runners only, bound to loopback by default).
-import type { FastifyBaseLogger } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { attentionRoutes } from '../attention/routes.ts';
 import { activityRoutes } from '../audit/activity-routes.ts';
 import { auditRoutes } from '../audit/routes.ts';
@@ -266,6 +266,23 @@ function runnerOf(deps: ApiDeps): { runner: RunnerClient | null; owned: boolean 
   return { runner: createRunnerClient({ baseUrl: runnerUrl, token: appRunnerToken }), owned: true };
 }
 
+/**
+ * Stopping waits for requests in flight, never for clients' keep-alive connections: Fastify closes the
+ * idle ones when it stops (`forceCloseConnections: 'idle'`, its default), and a response sent while it
+ * stops says `connection: close`, so its connection ends with it instead of idling on for
+ * keepAliveTimeout (72 s) while the stop waits (a browser on /docs keeps one).
+ */
+function closeConnectionsOnStop(app: FastifyInstance): void {
+  let stopping = false;
+  app.addHook('preClose', async () => {
+    stopping = true;
+  });
+  app.addHook('onSend', async (_request, reply, payload) => {
+    if (stopping) reply.header('connection', 'close');
+    return payload;
+  });
+}
+
 export async function startApi(deps: ApiDeps): Promise<RunningApi> {
   const { runner, owned } = runnerOf(deps);
   // One store for both listeners; the api closes it only when it made it.
@@ -303,6 +320,8 @@ export async function startApi(deps: ApiDeps): Promise<RunningApi> {
     ...(runs ? { runs } : {}),
   });
   const internalApp = await buildInternalApi({ ...deps, modules, documentObjects });
+  closeConnectionsOnStop(publicApp);
+  closeConnectionsOnStop(internalApp);
   const url = await publicApp.listen({ host: deps.config.host, port: deps.config.port });
   // Documents left pending by a process that stopped before checking them.
   if (!deps.documentChecks) documentChecks?.startSweep();

@@ -1,9 +1,10 @@
-// Embedded mode keeps its generated secrets and the local token-signing key in DATA_DIR,
-// so `platform token` and a running platform on the same DATA_DIR agree.
+// Embedded mode keeps its generated secrets, the local token-signing key and the embedded PostgreSQL's
+// password in DATA_DIR/secrets.json (mode 0600), so `platform token` and a running platform on the same
+// DATA_DIR agree. jose is loaded only to make a new file: the database password is read by every command.
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { exportJWK, generateKeyPair, type JWK } from 'jose';
+import type { JWK } from 'jose';
 import type { Config } from '../config.ts';
 
 export const LOCAL_ISSUER = 'apps-platform-local';
@@ -15,6 +16,8 @@ interface LocalSecretsFile {
   appCallTokenSecret: string;
   secretStoreKey: string;
   signingKey: { privateJwk: JWK; publicJwk: JWK };
+  /** The embedded PostgreSQL superuser's password; absent in files written before it was generated. */
+  databasePassword?: string;
 }
 
 export interface LocalKeys {
@@ -26,9 +29,15 @@ function secretsPath(dataDir: string): string {
   return path.join(dataDir, 'secrets.json');
 }
 
+function newDatabasePassword(): string {
+  return randomBytes(32).toString('base64url');
+}
+
 async function generate(): Promise<LocalSecretsFile> {
+  const { exportJWK, generateKeyPair } = await import('jose');
   const { privateKey, publicKey } = await generateKeyPair('ES256', { extractable: true });
   return {
+    databasePassword: newDatabasePassword(),
     appRunnerToken: randomBytes(32).toString('base64url'),
     appCallTokenSecret: randomBytes(32).toString('base64url'),
     secretStoreKey: randomBytes(32).toString('base64'),
@@ -56,6 +65,31 @@ export async function readOrCreateLocalSecrets(dataDir: string): Promise<LocalSe
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     return JSON.parse(await fs.readFile(file, 'utf8')) as LocalSecretsFile;
   }
+}
+
+/**
+ * The embedded PostgreSQL's password, generated and added to secrets.json when the file has none (made
+ * before the password was generated, or its line removed to rotate it: docs/operations.md). Called by
+ * the one command that holds DATA_DIR's lock, so no other writer races it; the file is replaced whole
+ * (written 0600 beside it, then renamed), so a reader never sees half of it.
+ */
+export async function readOrCreateDatabasePassword(dataDir: string): Promise<string> {
+  const local = await readOrCreateLocalSecrets(dataDir);
+  if (local.databasePassword) return local.databasePassword;
+  const file = secretsPath(dataDir);
+  const updated = { ...local, databasePassword: newDatabasePassword() };
+  const partial = `${file}.${process.pid}.part`;
+  await fs.rm(partial, { force: true }); // a crash's leftover: the mode is given only to a new file
+  await fs.writeFile(partial, JSON.stringify(updated, null, 2), { mode: 0o600, flag: 'wx' });
+  await fs.rename(partial, file);
+  return updated.databasePassword;
+}
+
+/** The embedded PostgreSQL's stored password, or null when DATA_DIR holds none (yet). */
+export async function storedDatabasePassword(dataDir: string): Promise<string | null> {
+  const text = await fs.readFile(secretsPath(dataDir), 'utf8').catch(() => null);
+  if (text === null) return null;
+  return (JSON.parse(text) as LocalSecretsFile).databasePassword ?? null;
 }
 
 /** Fills the secrets embedded mode may generate; settings given in the environment always win. */

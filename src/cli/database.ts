@@ -1,7 +1,7 @@
 // Where the platform's database is: DATABASE_URL in production, else embedded PostgreSQL under DATA_DIR.
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
-import { embeddedDatabaseUrl, ensureDatabase, runningPort, startEmbeddedPostgres } from '../db/embedded.ts';
+import { ensureDatabase, runningServerUrl, startEmbeddedPostgres } from '../db/embedded.ts';
 import { applyMigrations } from '../db/migrate.ts';
 import { databaseAnswers } from '../db/probe.ts';
 
@@ -55,15 +55,20 @@ export async function openDatabaseAsFound(config: Config): Promise<DatabaseHandl
     dataDir: config.dataDir,
     port: config.embeddedPostgresPort,
     adoptOrphan: false,
+    onNotice: noticeOnStderr,
   });
   return { url: server.url(EMBEDDED_DATABASE), embedded: true, stop: server.stop };
 }
 
+/** A command's notices go to stderr: its stdout is its answer (a token, JSON). */
+function noticeOnStderr(line: string): void {
+  process.stderr.write(`${line}\n`);
+}
+
 /** The running embedded server's URLs, from the pid file PostgreSQL keeps in DATA_DIR, if it answers. */
 async function runningEmbeddedUrl(config: Config): Promise<((database: string) => string) | null> {
-  const port = await runningPort(config.dataDir);
-  if (port === null) return null;
-  const url = (database: string) => embeddedDatabaseUrl(port, database);
+  const url = await runningServerUrl(config.dataDir);
+  if (url === null) return null;
   return (await databaseAnswers(url('postgres'), 1000)) ? url : null;
 }
 
@@ -76,7 +81,15 @@ async function startEmbedded(
     port: config.embeddedPostgresPort,
     adoptOrphan: options.adoptOrphan,
     onLog: (line) => options.logger?.debug({ component: 'postgres' }, line.trim()),
+    onNotice: (line) =>
+      options.logger ? options.logger.warn({ component: 'postgres' }, line) : noticeOnStderr(line),
   });
+  if (server.leftover && options.adoptOrphan) {
+    options.logger?.warn(
+      { component: 'postgres', dataDir: config.dataDir },
+      'PostgreSQL was still running in DATA_DIR, left by a platform that did not stop it; this one takes it over and stops it when it stops',
+    );
+  }
   try {
     await prepare(server.url);
     return { url: server.url(EMBEDDED_DATABASE), embedded: true, stop: server.stop };

@@ -20,10 +20,13 @@ import { together } from '../worker/schedule.ts';
 import { type DatabaseHandle, openPlatformDatabase } from './database.ts';
 import { listenersOf, takenListeners, takenPortsMessage } from './ports.ts';
 import { startRunnerChild } from './runner-child.ts';
+import { afterSignal, NO_STOP, type StopLevel, type StopState } from './stop-signals.ts';
 
 interface Stop {
   name: string;
   stop: () => Promise<void>;
+  /** Would outlive the process (the embedded PostgreSQL, in a session of its own): stopped even in haste. */
+  outlivesProcess?: boolean;
 }
 
 export async function start(baseConfig: Config, role: Role): Promise<void> {
@@ -45,11 +48,17 @@ export async function start(baseConfig: Config, role: Role): Promise<void> {
   // A signal during start-up must not exit at once: PostgreSQL (started by pg_ctl in its own session)
   // would be left running. It lets the part being started finish, starts no further part, then stops
   // every part started so far.
-  installSignalHandlers(async () => {
-    parts.stopRequested = true;
-    await startup.catch(() => {});
-    await parts.stopAll();
-  }, logger);
+  installSignalHandlers(
+    {
+      stop: async () => {
+        parts.stopRequested = true;
+        await startup.catch(() => {});
+        await parts.stopAll();
+      },
+      hurry: () => parts.stopOutliving(),
+    },
+    logger,
+  );
   startup = startParts(config, keys, role, logger, parts);
   let lines: string[] | null;
   try {
@@ -81,6 +90,16 @@ class Parts {
 
   add(part: Stop): void {
     this.started.push(part);
+  }
+
+  /**
+   * A second request to stop, in haste: only what would outlive the process is stopped (again, if its
+   * turn had come: stopping twice is harmless), with no wait for the other parts.
+   */
+  async stopOutliving(): Promise<void> {
+    for (const part of this.started.filter((p) => p.outlivesProcess)) {
+      await part.stop().catch((err) => this.logger.error({ err, part: part.name }, 'stop failed'));
+    }
   }
 
   stopAll(): Promise<void> {
@@ -122,7 +141,11 @@ async function startParts(
     await child?.close();
     throw error;
   }
-  parts.add({ name: db.embedded ? 'embedded postgres' : 'database', stop: db.stop });
+  parts.add({
+    name: db.embedded ? 'embedded postgres' : 'database',
+    stop: db.stop,
+    outlivesProcess: db.embedded,
+  });
   // Stopped after the api and the worker (their calls in flight still reach it), before the database.
   if (child) parts.add({ name: 'runner process', stop: child.close });
   if (parts.stopRequested) return null;
@@ -297,18 +320,37 @@ function shellQuote(value: string): string {
   return /^[A-Za-z0-9_./:@%+=,-]+$/.test(value) ? value : `'${value.replaceAll("'", `'\\''`)}'`;
 }
 
-function installSignalHandlers(stopAll: () => Promise<void>, logger: Logger): void {
-  let stopping = false;
+/**
+ * SIGINT and SIGTERM stop the platform; a repeat of the same signal within a moment (npm's forwarded copy
+ * of a Ctrl-C) is the same request, any other hurries it (stop-signals.ts).
+ */
+function installSignalHandlers(
+  stops: { stop: () => Promise<void>; hurry: () => Promise<void> },
+  logger: Logger,
+): void {
+  let state: StopState = NO_STOP;
+  const acts: Record<StopLevel, (signal: NodeJS.Signals) => void> = {
+    stop: (signal) => {
+      logger.info(`received ${signal}, stopping`);
+      // Keep the loop alive until every part has stopped, whatever their handles do meanwhile.
+      const keepAlive = setInterval(() => {}, 1000);
+      void stops.stop().then(() => {
+        clearInterval(keepAlive);
+        process.exit(0);
+      });
+    },
+    hurry: (signal) => {
+      logger.warn(
+        `received ${signal} again: stopping PostgreSQL now and exiting without waiting for the other parts`,
+      );
+      void stops.hurry().finally(() => process.exit(1));
+    },
+    exit: () => process.exit(1),
+  };
   const onSignal = (signal: NodeJS.Signals) => {
-    if (stopping) process.exit(1); // a second signal does not wait
-    stopping = true;
-    logger.info(`received ${signal}, stopping`);
-    // Keep the loop alive until every part has stopped, whatever their handles do meanwhile.
-    const keepAlive = setInterval(() => {}, 1000);
-    void stopAll().then(() => {
-      clearInterval(keepAlive);
-      process.exit(0);
-    });
+    const next = afterSignal(state, { signal, at: performance.now() });
+    state = next.state;
+    if (next.act) acts[next.act](signal);
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);

@@ -3,7 +3,8 @@
 // (a Ctrl-C reaches the platform, which stops its roles first and PostgreSQL last). The package's own
 // class is not used: importing it installs exit hooks that end the process before its roles stop.
 // The command that starts the server holds DATA_DIR's lock until it has stopped it; no command stops a
-// server it did not start.
+// server it did not start. The superuser's password is random, kept in DATA_DIR/secrets.json
+// (embedded-password.ts).
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
@@ -11,7 +12,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import { readOrCreateDatabasePassword, storedDatabasePassword } from '../auth/local-keys.ts';
 import { type DataDirLock, lockDataDir } from './data-dir-lock.ts';
+import {
+  DATABASE_USER,
+  passwordAccepted,
+  scramVerifier,
+  setPasswordOffline,
+  withPrivateFile,
+} from './embedded-password.ts';
 import {
   assertReachable,
   choosePort,
@@ -22,11 +31,13 @@ import {
 } from './embedded-setup.ts';
 
 const run = promisify(execFile);
+/** The system user PostgreSQL runs as when we are root (it refuses root). */
 const USER = 'postgres';
-const PASSWORD = 'postgres';
 
 export interface EmbeddedServer {
   port: number;
+  /** The server was found running (left by a command that was killed), not started by this one. */
+  leftover: boolean;
   url(database: string): string;
   /** Stops the server if this process started it (or took over an orphan), then frees DATA_DIR. */
   stop(): Promise<void>;
@@ -42,11 +53,14 @@ export interface EmbeddedOptions {
    */
   adoptOrphan?: boolean;
   onLog?: (line: string) => void;
+  /** Lines for the operator (not debug): the password set on a cluster that refused it. */
+  onNotice?: (line: string) => void;
 }
 
 interface Binaries {
   pg_ctl: string;
   initdb: string;
+  postgres: string;
 }
 
 async function binaries(): Promise<Binaries> {
@@ -77,35 +91,29 @@ async function pgCtl(args: string[]): Promise<{ ok: boolean; output: string }> {
   }
 }
 
-async function initialise(options: EmbeddedOptions, databaseDir: string): Promise<void> {
+async function initialise(options: EmbeddedOptions, databaseDir: string, password: string): Promise<void> {
   const { initdb } = await binaries();
   const owner = await runAs();
   await fs.mkdir(databaseDir, { recursive: true });
   if (owner.uid !== undefined) await fs.chown(databaseDir, owner.uid, owner.gid ?? owner.uid);
-  const pwfile = path.join(os.tmpdir(), `apps-platform-pw-${process.pid}-${Date.now()}`);
-  await fs.writeFile(pwfile, `${PASSWORD}\n`, { mode: 0o644 });
-  try {
-    await run(
+  // initdb reads the password from a file: it gets the verifier, never the password itself.
+  await withPrivateFile(scramVerifier(password), owner, (pwfile) =>
+    run(
       initdb,
       [
         '-D',
         databaseDir,
         '-U',
-        USER,
+        DATABASE_USER,
         `--pwfile=${pwfile}`,
         '--auth=scram-sha-256',
         '-E',
         'UTF8',
         '--locale=C',
       ],
-      {
-        ...owner,
-        timeout: 120_000,
-      },
-    );
-  } finally {
-    await fs.rm(pwfile, { force: true });
-  }
+      { ...owner, timeout: 120_000 },
+    ),
+  );
   options.onLog?.(`initialised PostgreSQL in ${databaseDir}`);
 }
 
@@ -124,17 +132,28 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
 
 async function startLocked(options: EmbeddedOptions, lock: DataDirLock): Promise<EmbeddedServer> {
   const databaseDir = path.join(options.dataDir, 'postgres');
-  if (!existsSync(path.join(databaseDir, 'PG_VERSION'))) await initialise(options, databaseDir);
+  const password = await readOrCreateDatabasePassword(options.dataDir);
+  if (!existsSync(path.join(databaseDir, 'PG_VERSION'))) await initialise(options, databaseDir, password);
   const stopServer = async () => {
     await pgCtl(['stop', '-D', databaseDir, '-m', 'fast', '-w', '-t', '60']);
   };
   const orphan = (await pgCtl(['status', '-D', databaseDir])).ok ? await runningPort(options.dataDir) : null;
-  const port = orphan ?? (await startServer(options, databaseDir, stopServer));
+  let port = orphan ?? (await startServer(options, databaseDir, stopServer));
+  if (!(await passwordAccepted(port, password))) {
+    // Stopped (a leftover too: it is started again below, and left running as found unless adopted).
+    await stopServer();
+    await setPasswordOffline((await binaries()).postgres, databaseDir, password, await runAs());
+    options.onNotice?.(
+      `the embedded PostgreSQL refused the password in ${path.join(options.dataDir, 'secrets.json')} (a DATA_DIR made before it was generated had the fixed password "postgres"); it now has that one`,
+    );
+    port = await startServer(options, databaseDir, stopServer);
+  }
   const owned = orphan === null || options.adoptOrphan === true;
   await recordPort(options.dataDir, port);
   return {
     port,
-    url: (database) => embeddedDatabaseUrl(port, database),
+    leftover: orphan !== null,
+    url: (database) => embeddedDatabaseUrl(port, database, password),
     stop: async () => {
       if (owned) await stopServer();
       await lock.release();
@@ -186,9 +205,20 @@ export async function runningPort(dataDir: string): Promise<number | null> {
   return Number.isInteger(port) && port > 0 ? port : null;
 }
 
-/** The URL of a database on DATA_DIR's embedded server, at a known port. */
-export function embeddedDatabaseUrl(port: number, database: string): string {
-  return `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${encodeURIComponent(database)}`;
+/** The URL of a database on DATA_DIR's embedded server, at a known port, with its password. */
+export function embeddedDatabaseUrl(port: number, database: string, password: string): string {
+  return `postgres://${DATABASE_USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${encodeURIComponent(database)}`;
+}
+
+/**
+ * The URLs of databases on the server running in DATA_DIR (its port from the pid file, its password from
+ * secrets.json), or null when none runs there or DATA_DIR keeps no password.
+ */
+export async function runningServerUrl(dataDir: string): Promise<((database: string) => string) | null> {
+  const port = await runningPort(dataDir);
+  const password = port === null ? null : await storedDatabasePassword(dataDir);
+  if (port === null || password === null) return null;
+  return (database) => embeddedDatabaseUrl(port, database, password);
 }
 
 /** Creates the database when missing (embedded servers only: a production database is provisioned). */

@@ -25,6 +25,14 @@ export function isObjectKey(key: string): boolean {
   return key.split('/').every((segment) => SEGMENT.test(segment) && segment !== '..');
 }
 
+/**
+ * Objects are the platform's alone (subjects' documents, tenants' modules), whatever the umask: the store's
+ * folders are made 0700 and its files 0600, as secrets.json beside them. Folders above the store (DATA_DIR
+ * itself) keep the default mode, since PostgreSQL's own user may need to pass through them.
+ */
+const FOLDER_MODE = 0o700;
+const FILE_MODE = 0o600;
+
 export class FilesystemObjects implements ObjectStore {
   constructor(private readonly dir: string) {}
 
@@ -34,9 +42,11 @@ export class FilesystemObjects implements ObjectStore {
 
   async put(key: string, bytes: Uint8Array): Promise<void> {
     const final = this.pathOf(key);
-    await fs.mkdir(path.dirname(final), { recursive: true });
+    await fs.mkdir(path.dirname(this.dir), { recursive: true });
+    await fs.mkdir(path.dirname(final), { recursive: true, mode: FOLDER_MODE });
     const partial = `${final}.${process.pid}.${Date.now()}.part`;
-    await fs.writeFile(partial, bytes);
+    // Private from its first byte: the mode is given at creation, and the rename keeps it.
+    await fs.writeFile(partial, bytes, { mode: FILE_MODE });
     await fs.rename(partial, final); // atomic: a reader never sees half an object
   }
 

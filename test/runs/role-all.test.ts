@@ -4,7 +4,7 @@
 import path from 'node:path';
 import { afterAll, afterEach, expect, it } from 'vitest';
 import { startVendorDouble } from '../../packages/app-testing/src/index.ts';
-import { embeddedDatabaseUrl, runningPort } from '../../src/db/embedded.ts';
+import { runningServerUrl } from '../../src/db/embedded.ts';
 import { openDatabase } from '../../src/db/pool.ts';
 import {
   baseEnv,
@@ -29,7 +29,9 @@ it('starts a run through the api and completes it in the worker of the same proc
   await startPlatform(['--role', 'all'], env);
   const api = `http://127.0.0.1:${ports.PORT}`;
   const vendor = await startVendorDouble([{ method: 'GET', path: '/hello', json: { greeting: 'hi' } }]);
-  const database = openDatabase(embeddedDatabaseUrl((await runningPort(dataDir)) as number, 'platform'));
+  const server = await runningServerUrl(dataDir);
+  if (!server) throw new Error('the platform runs its embedded PostgreSQL in DATA_DIR');
+  const database = openDatabase(server('platform'));
   try {
     const minted = await run(['token', '--tenant', 'runs', '--role', 'admin'], env);
     expect(minted.code, minted.stderr).toBe(0);
