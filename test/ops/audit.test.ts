@@ -182,4 +182,12 @@ describe('ops audit', () => {
     // stays a character until the table escapes it.
     expect(lines[1]).toContain('"reason":"ok\\\\u001b[31m red\\u{202e}evil\\\\nnext"');
   });
+
+  it('--json prints the tenant-written text as inert as the table: the override as \\u202e', async () => {
+    const result = await ops(url, ['audit', '--tenant', 'acme', '--json']);
+    expect(result.code).toBe(0);
+    expectNoRawControls(result.stdout);
+    expect(result.stdout).toContain('"reason": "ok\\u001b[31m red\\u202eevil\\nnext"');
+    expect(JSON.parse(result.stdout).items[0].data.reason).toBe(HOSTILE);
+  });
 });
