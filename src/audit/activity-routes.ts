@@ -11,8 +11,9 @@ const Scalar = Type.Union([Type.String(), Type.Number(), Type.Boolean()]);
 
 export const ActivityItemSchema = Type.Object(
   {
-    id: Type.Integer({
-      description: 'The audit record’s id (GET /audit-events); later records have higher ids.',
+    id: Type.String({
+      format: 'uuid',
+      description: 'The audit record’s id (GET /audit-events), a version 7 UUID',
     }),
     occurredAt: Type.String({ format: 'date-time' }),
     action: Type.String({

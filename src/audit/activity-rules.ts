@@ -67,7 +67,7 @@ export function trimPayload(data: Readonly<Record<string, unknown>>): ActivityDa
 export type Tone = 'neutral' | 'alert';
 
 export interface ActivityItem {
-  id: number;
+  id: string;
   occurredAt: string;
   action: string;
   actor: Actor;

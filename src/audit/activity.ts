@@ -17,7 +17,8 @@ export interface ActivityQuery {
 }
 
 interface Row extends Record<string, unknown> {
-  id: string | number;
+  /** The public id; the internal sequence only orders the rows. */
+  id: string;
   action: string;
   actor_type: string;
   actor_id: string;
@@ -38,7 +39,7 @@ export async function listActivity(db: Queryable, query: ActivityQuery): Promise
   const { rows } = await db.execute<Row>(sql`
     select newest.* from (values ${wanted}) as wanted(action)
     cross join lateral (
-      select ${e.id} as id, ${e.action} as action, ${e.actorType} as actor_type, ${e.actorId} as actor_id,
+      select ${e.id} as seq, ${e.publicId} as id, ${e.action} as action, ${e.actorType} as actor_type, ${e.actorId} as actor_id,
              ${e.actorName} as actor_name, ${e.resourceType} as resource_type, ${e.resourceId} as resource_id,
              ${e.data} as data, ${e.requestId} as request_id, ${e.occurredAt} as occurred_at
       from ${e}
@@ -46,11 +47,11 @@ export async function listActivity(db: Queryable, query: ActivityQuery): Promise
       order by ${e.id} desc
       limit ${query.limit}
     ) as newest
-    order by newest.id desc
+    order by newest.seq desc
     limit ${query.limit}`);
   return rows.map((row) =>
     activityItem({
-      id: Number(row.id),
+      id: row.id,
       tenantId: query.tenantId,
       action: row.action,
       actor: { type: row.actor_type as ActorType, id: row.actor_id, name: row.actor_name },

@@ -17,7 +17,11 @@ const Actor = Type.Object(
 
 export const AuditEventSchema = Type.Object(
   {
-    id: Type.Integer({ description: 'Grows with every record; later records have higher ids.' }),
+    id: Type.String({
+      format: 'uuid',
+      description:
+        'The record’s id: a version 7 UUID (the time of writing, then random bits). The list’s order is the trail’s, newest first.',
+    }),
     tenantId: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
     action: Type.String(),
     actor: Actor,

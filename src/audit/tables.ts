@@ -1,17 +1,21 @@
 import { sql } from 'drizzle-orm';
-import { bigserial, index, jsonb, pgTable, text, uuid } from 'drizzle-orm/pg-core';
+import { bigserial, index, jsonb, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { timestamptz, xid8 } from '../db/columns.ts';
 
 /**
  * The audit trail: one row per recorded change, written in the change's own transaction.
- * tenant_id is null for the operator's instance trail. id only grows, so readers page by it. xact_id is
- * the writing transaction's id: ids are given out at insert and rows commit in another order, so a
- * follower of the trail reads by transaction below the oldest one still running (outbound-webhooks/fanout.ts).
+ * tenant_id is null for the operator's instance trail. id only grows, so readers page by it; it is one
+ * sequence for every tenant and never leaves the platform (a tenant would count the others' records
+ * between two of its own). public_id is the id answers carry: a version 7 UUID, the time of writing to
+ * the millisecond then random bits (audit_uuid_v7, migration 0019). xact_id is the writing transaction's
+ * id: ids are given out at insert and rows commit in another order, so a follower of the trail reads by
+ * transaction below the oldest one still running (outbound-webhooks/fanout.ts).
  */
 export const auditEvents = pgTable(
   'audit_events',
   {
     id: bigserial('id', { mode: 'number' }).primaryKey(),
+    publicId: uuid('public_id').notNull().default(sql`audit_uuid_v7(clock_timestamp())`),
     tenantId: uuid('tenant_id'),
     action: text('action').notNull(),
     actorType: text('actor_type').notNull(),
@@ -33,5 +37,6 @@ export const auditEvents = pgTable(
     ),
     index('audit_events_occurred_at_idx').on(table.occurredAt),
     index('audit_events_xact_id_idx').on(table.xactId),
+    uniqueIndex('audit_events_public_id_idx').on(table.publicId),
   ],
 );

@@ -23,7 +23,8 @@ export interface AuditEntry {
 }
 
 export interface AuditEvent {
-  id: number;
+  /** The record's public id (a UUID): never the trail's internal sequence, which orders it. */
+  id: string;
   tenantId: string | null;
   action: string;
   actor: Actor;
@@ -33,6 +34,10 @@ export interface AuditEvent {
   occurredAt: string;
 }
 
+/**
+ * Writes the record in the caller's transaction; answers its place in the trail's sequence (for the
+ * platform's own joins, as webhook deliveries make: never in an answer).
+ */
 export async function recordAudit(db: Queryable, entry: AuditEntry): Promise<number> {
   const [row] = await db
     .insert(auditEvents)
@@ -132,7 +137,7 @@ export async function listInstanceTrail(db: Queryable, query: InstanceTrailQuery
 
 function toAuditEvent(row: typeof auditEvents.$inferSelect): AuditEvent {
   return {
-    id: row.id,
+    id: row.publicId,
     tenantId: row.tenantId,
     action: row.action,
     actor: { type: row.actorType as ActorType, id: row.actorId, name: row.actorName },
@@ -141,12 +146,4 @@ function toAuditEvent(row: typeof auditEvents.$inferSelect): AuditEvent {
     requestId: row.requestId,
     occurredAt: row.occurredAt.toISOString(),
   };
-}
-
-/** Newest audit id, for readers that follow the trail. */
-export async function latestAuditId(db: Queryable): Promise<number> {
-  const [row] = await db
-    .select({ id: sql<number>`coalesce(max(${auditEvents.id}), 0)::bigint` })
-    .from(auditEvents);
-  return Number(row?.id ?? 0);
 }

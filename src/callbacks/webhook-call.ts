@@ -1,8 +1,7 @@
-import { openRequiredSecrets } from '../calls/admission.ts';
 import type { AttemptSlots } from '../calls/attempt-slots.ts';
 import { capacityWaitMs } from '../calls/attempt-time.ts';
 import { runnerTook } from '../calls/outcome.ts';
-import { callSessionExport } from '../calls/session-export.ts';
+import { callSessionExport, openExportSecrets } from '../calls/session-export.ts';
 import type { Database } from '../db/pool.ts';
 import { ApiError } from '../http/errors.ts';
 import type { InstallRow, VersionRow } from '../installs/index.ts';
@@ -14,7 +13,8 @@ export const WEBHOOK_CAPACITY_WAIT_MS = 10_000;
 
 export interface WebhookCallDeps {
   database: Database;
-  runner: RunnerClient;
+  /** Null where the deployment runs no apps (no runner or no module storage): 502, apps_unavailable. */
+  runner: RunnerClient | null;
   /** SECRET_STORE_KEY: opens secrets and cached values; without it the module gets no cache. */
   secretStoreKey: Buffer | null;
   cacheBudget: { entries: number; totalBytes: number };
@@ -43,14 +43,21 @@ export interface WebhookTarget {
   version: VersionRow;
 }
 
-/** The module's checked answer, or 502 app_webhook_failed naming the runner's failure. */
+/**
+ * The module's checked answer, or 502 app_webhook_failed naming the runner's failure, or the secrets the
+ * module needs and cannot have (missing_secrets, secret_store_unavailable: session-export.ts).
+ */
 export async function runHandleWebhook(
   deps: WebhookCallDeps,
   target: WebhookTarget,
   delivery: Delivery,
 ): Promise<unknown> {
   const { install, version, session } = target;
-  const secrets = await openRequiredSecrets(deps.database.db, install, version, deps.secretStoreKey);
+  const runner = deps.runner;
+  if (!runner) throw webhookFailed('apps_unavailable');
+  const opened = await openExportSecrets(deps.database.db, install, version, deps.secretStoreKey);
+  if (!opened.ok) throw webhookFailed(opened.reason, opened.details);
+  const { secrets } = opened;
   const request = {
     method: delivery.method,
     headers: delivery.headers,
@@ -60,15 +67,29 @@ export async function runHandleWebhook(
   const sent = await callSessionExport(
     deps,
     { install, version, action: session.action, secrets, counter: 'webhooks' },
-    (base) => sendWhileBusy(deps, install.tenantId, { ...base, request }),
+    (base) => sendWhileBusy(deps, runner, install.tenantId, { ...base, request }),
   );
   if (!sent.ok) throw webhookFailed(sent.code);
   return sent.value.answer;
 }
 
-/** 502: the module or the runner failed; `reason` names which, never with the module's words. */
-export const webhookFailed = (reason: string): ApiError =>
-  new ApiError('app_webhook_failed', 'the app or the runner failed on this webhook', { reason });
+/** What each reason of a failure that is not the runner's or the module's says. */
+const FAILED_BEFORE_THE_MODULE: Record<string, string> = {
+  missing_secrets: 'the install lacks a secret the app needs for this webhook',
+  secret_store_unavailable: 'the app needs secrets and this deployment has no secret store key',
+  apps_unavailable: 'this deployment has no app runner or no module storage',
+};
+
+/**
+ * 502: the module or the runner failed (or could not be run); `reason` names which, never with the
+ * module's words.
+ */
+export const webhookFailed = (reason: string, details: Record<string, unknown> = {}): ApiError =>
+  new ApiError(
+    'app_webhook_failed',
+    FAILED_BEFORE_THE_MODULE[reason] ?? 'the app or the runner failed on this webhook',
+    { reason, ...details },
+  );
 
 type WebhookBody = Parameters<RunnerClient['handleWebhook']>[0];
 
@@ -84,12 +105,12 @@ const NO_PLACE: RunnerFailureResult = {
  * Sends the call once the tenant has a place here, and again after a growing wait (the place given up
  * meanwhile) while no runner takes it, until the wait for capacity is used up.
  */
-function sendWhileBusy(deps: WebhookCallDeps, tenantId: string, body: WebhookBody) {
+function sendWhileBusy(deps: WebhookCallDeps, runner: RunnerClient, tenantId: string, body: WebhookBody) {
   const deadline = Date.now() + (deps.capacityWaitMs ?? WEBHOOK_CAPACITY_WAIT_MS);
   return deps.slots.run(tenantId, async (slot) => {
     for (let waits = 0; ; waits++) {
       if (Date.now() >= deadline) return NO_PLACE;
-      const sent = await deps.runner.handleWebhook(body);
+      const sent = await runner.handleWebhook(body);
       if (sent.ok || runnerTook(sent.code)) return sent;
       const now = Date.now();
       const waitMs = capacityWaitMs({ waits, random: Math.random(), now, deadline, minimumMs: 0 });

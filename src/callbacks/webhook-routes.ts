@@ -22,7 +22,10 @@ export const MAX_WEBHOOK_BODY_BYTES = 256 * 1024;
 export interface WebhookRouteDeps {
   database: Database;
   config: Config;
-  /** Null where the deployment runs no apps (no runner or no module storage): 503 apps_unavailable. */
+  /**
+   * Null where the deployment runs no apps (no runner or no module storage): at step 4, 502
+   * app_webhook_failed with reason apps_unavailable, the table's answer for a runner that cannot run it.
+   */
   runner: RunnerClient | null;
   /** Starts a settled session's run continuation (RunsEngine.resume); null: the worker's resumer does. */
   wake: Wake | null;
@@ -131,9 +134,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): FastifyPluginAsyncTypebox
               'unknown_install',
               'not_found',
               'app_blocked',
-              'install_not_configured',
               'app_webhook_failed',
-              'secret_store_unavailable',
             ),
           },
         },
@@ -164,8 +165,6 @@ type WebhookRequest = Pick<FastifyRequest, 'method' | 'headers' | 'query' | 'bod
 
 /** The delivery through the vendor webhook's pipeline (webhook.ts). */
 async function received(deps: WebhookRouteDeps, slots: AttemptSlots, request: WebhookRequest) {
-  if (!deps.runner)
-    throw new ApiError('apps_unavailable', 'this deployment has no app runner or no module storage');
   return receiveWebhook(
     {
       database: deps.database,

@@ -7,6 +7,7 @@
 //      whatever upgrades came since; a block of that version is 409 app_blocked, without details;
 //   4. that version's handle_webhook (webhook-call.ts), and what its answer means (webhook-rules.ts):
 //      ignored 202, rejected or an event naming another session 401, an error or a broken completion 502;
+//      so is a module that cannot be run (apps off, its secrets missing: the table has only 502 for it);
 //   5. the event recorded in one transaction (webhook-store.ts): first completion wins, a repeated event
 //      id rolls back as a duplicate; then the settled session's run is woken (its continuation starts).
 // Nothing of the delivery (body, headers, output, error text) is logged: only ids, codes and the install.

@@ -5,7 +5,8 @@
 // it: no document token, circuit, quota or record; the session's own version runs (it finishes on the
 // version that started it); and a call the module ran on, or may have, is metered apart from calls.
 import { randomUUID } from 'node:crypto';
-import type { Database } from '../db/pool.ts';
+import type { Database, Queryable } from '../db/pool.ts';
+import { ApiError } from '../http/errors.ts';
 import {
   type InstallRow,
   readLiveCache,
@@ -14,6 +15,7 @@ import {
   webhookUrl,
 } from '../installs/index.ts';
 import type { RunnerAnswer, RunnerExportRequest, RunnerResult } from '../runner/index.ts';
+import { openRequiredSecrets } from './admission.ts';
 import { meterApart } from './metering.ts';
 import { mayHaveRun } from './outcome.ts';
 
@@ -32,7 +34,7 @@ export interface SessionExport {
   version: VersionRow;
   /** The session's action, the metering row it counts in. */
   action: string;
-  /** The required secrets, opened by the caller (each answers a missing one its own way). */
+  /** The required secrets, opened by the caller (openExportSecrets; each answers a refusal with its code). */
   secrets: Record<string, string>;
   /** What the export counts as: a webhook delivery or a hand-off. */
   counter: 'webhooks' | 'handoffs';
@@ -72,4 +74,42 @@ export async function callSessionExport(
     await storeCacheChanges(deps.database, key, install, cache, sent.value.cacheChanges, deps.cacheBudget);
   }
   return sent;
+}
+
+/** Why an export's required secrets cannot be opened: a reason for details.reason, and what names it. */
+export interface SecretsRefusal {
+  reason: 'missing_secrets' | 'secret_store_unavailable';
+  details: { missingSecrets?: unknown[] };
+}
+
+/**
+ * The one rule for a vendor webhook and a hand-off whose secrets cannot be opened: a failure of the export
+ * (each answers it as its own 502, app_webhook_failed or handoff_failed, with this reason), never a call's
+ * 409 install_not_configured or 503 secret_store_unavailable, which the vendor or the applicant can do
+ * nothing about and which neither route's table names. Null: not a refusal of the secrets.
+ */
+export function secretsRefusalOf(error: unknown): SecretsRefusal | null {
+  if (!(error instanceof ApiError)) return null;
+  if (error.code === 'install_not_configured') {
+    const named = error.details?.missingSecrets;
+    return { reason: 'missing_secrets', details: { missingSecrets: Array.isArray(named) ? named : [] } };
+  }
+  if (error.code === 'secret_store_unavailable') return { reason: 'secret_store_unavailable', details: {} };
+  return null;
+}
+
+/** The export's required secrets under the session's version, or why they cannot be opened. */
+export async function openExportSecrets(
+  db: Queryable,
+  install: InstallRow,
+  version: VersionRow,
+  key: Buffer | null,
+): Promise<{ ok: true; secrets: Record<string, string> } | ({ ok: false } & SecretsRefusal)> {
+  try {
+    return { ok: true, secrets: await openRequiredSecrets(db, install, version, key) };
+  } catch (error) {
+    const refusal = secretsRefusalOf(error);
+    if (!refusal) throw error;
+    return { ok: false, ...refusal };
+  }
 }

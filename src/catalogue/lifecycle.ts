@@ -255,18 +255,23 @@ export async function withdrawLocked(tx: Tx, version: VersionRow, decidedBy: str
     .set({ status: 'withdrawn', withdrawnAt: now })
     .where(eq(appVersions.id, version.id))
     .returning();
-  const [latestReview] = await tx
-    .select()
-    .from(appReviews)
-    .where(eq(appReviews.versionId, version.id))
-    .orderBy(desc(appReviews.requestedAt))
-    .limit(1);
   return {
     withdrawn: withdrawn as VersionRow,
     approvalId: request?.id ?? null,
     reviewId: review?.id ?? null,
-    latestReview: latestReview ?? null,
+    latestReview: await latestReviewOf(tx, version.id),
   };
+}
+
+/** The version's newest operator review, whatever its status, or null. */
+export async function latestReviewOf(tx: Tx, versionId: string) {
+  const [latest] = await tx
+    .select()
+    .from(appReviews)
+    .where(eq(appReviews.versionId, versionId))
+    .orderBy(desc(appReviews.requestedAt))
+    .limit(1);
+  return latest ?? null;
 }
 
 /** Withdraws a tenant's own version; its open request and pending review are withdrawn with it. */

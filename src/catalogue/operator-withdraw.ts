@@ -1,13 +1,15 @@
 // The operator's withdraw of a tenant's version (docs/operations.md "ops apps …"), whatever its status:
 // the same change as the tenant's own withdraw (lifecycle.ts withdrawLocked: its open publish request and
 // pending review become withdrawn), audited `app.withdrawn` with `via: "operator"` and the reason in both
-// trails. A platform version is withdrawn with `ops platform withdraw` (409 conflict here).
+// trails. A version already withdrawn is answered as it stands (the command's goal is met; a script may
+// run it twice), with nothing changed or recorded again. A platform version is withdrawn with
+// `ops platform withdraw` (409 conflict here).
 import { eq } from 'drizzle-orm';
 import { operatorActor } from '../audit/actor.ts';
 import { recordInBothTrails } from '../audit/both-trails.ts';
 import type { Database } from '../db/pool.ts';
 import { conflict, notFound, validationError } from '../http/errors.ts';
-import { withdrawLocked } from './lifecycle.ts';
+import { latestReviewOf, withdrawLocked } from './lifecycle.ts';
 import { MAX_REASON_LENGTH } from './operator-blocks.ts';
 import { installsOfVersions, type RunningInstall } from './operator-installs.ts';
 import { isUuid, rollbackCandidates } from './operator-rules.ts';
@@ -23,6 +25,8 @@ export interface OperatorWithdrawal {
 
 export interface WithdrawOutcome {
   version: VersionSummary;
+  /** True when the version was withdrawn before this command: nothing changed, nothing recorded. */
+  alreadyWithdrawn: boolean;
   tenantId: string;
   approvalId: string | null;
   reviewId: string | null;
@@ -33,8 +37,8 @@ export interface WithdrawOutcome {
 }
 
 /**
- * 404 not_found for an unknown version, 409 conflict for a platform version or one already withdrawn,
- * 400 validation_error for a reason that is empty or longer than 1000 characters.
+ * 404 not_found for an unknown version, 409 conflict for a platform version, 400 validation_error for a
+ * reason that is empty or longer than 1000 characters.
  */
 export async function withdrawByOperator(
   database: Database,
@@ -56,6 +60,19 @@ export async function withdrawByOperator(
     if (!version) throw notFound('no version has that id');
     if (version.publisher === 'platform' || version.tenantId === null)
       throw conflict('a platform version: use ops platform withdraw');
+    if (version.status === 'withdrawn') {
+      const installs = await installsOfVersions(tx, [version.id]);
+      return {
+        version: versionSummary(version, await latestReviewOf(tx, version.id)),
+        alreadyWithdrawn: true,
+        tenantId: version.tenantId,
+        approvalId: null,
+        reviewId: null,
+        installs,
+        // The first withdraw rolled back what it stopped; nothing new is stopped now.
+        rollback: [],
+      };
+    }
     const done = await withdrawLocked(tx, version, request.by);
     await recordInBothTrails(tx, version.tenantId, {
       action: 'app.withdrawn',
@@ -73,6 +90,7 @@ export async function withdrawByOperator(
     const installs = await installsOfVersions(tx, [version.id]);
     return {
       version: versionSummary(done.withdrawn, done.latestReview),
+      alreadyWithdrawn: false,
       tenantId: version.tenantId,
       approvalId: done.approvalId,
       reviewId: done.reviewId,

@@ -1,7 +1,6 @@
 import { actorOf } from '../audit/actor.ts';
 import { recordAudit } from '../audit/trail.ts';
-import { openRequiredSecrets } from '../calls/admission.ts';
-import { callSessionExport } from '../calls/session-export.ts';
+import { callSessionExport, openExportSecrets } from '../calls/session-export.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/pool.ts';
 import type { AuthenticatedPrincipal } from '../http/auth.ts';
@@ -84,23 +83,13 @@ export async function handOff(deps: HandoffDeps, request: HandoffRequest): Promi
 
 /** The required secrets of the session's version under the install's config; a refusal is 502. */
 async function openedSecrets(deps: HandoffDeps, { install, version }: HandoffSession) {
-  try {
-    return await openRequiredSecrets(deps.database.db, install, version, deps.config.secretStoreKey);
-  } catch (error) {
-    if (!(error instanceof ApiError)) throw error;
-    if (error.code === 'install_not_configured') {
-      throw failed(`the install ${install.name} lacks a required secret`, 'missing_secrets', {
-        missingSecrets: error.details?.missingSecrets ?? [],
-      });
-    }
-    if (error.code === 'secret_store_unavailable') {
-      throw failed(
-        'the install needs secrets and this deployment has no secret store key',
-        'secret_store_unavailable',
-      );
-    }
-    throw error;
-  }
+  const opened = await openExportSecrets(deps.database.db, install, version, deps.config.secretStoreKey);
+  if (opened.ok) return opened.secrets;
+  const message =
+    opened.reason === 'missing_secrets'
+      ? `the install ${install.name} lacks a required secret`
+      : 'the install needs secrets and this deployment has no secret store key';
+  throw failed(message, opened.reason, opened.details);
 }
 
 /** Step 7: the module's answer (not yet read), or the runner's failure as 502 handoff_failed. */

@@ -206,7 +206,7 @@ export const ERROR_CODES = {
     status: 502,
     where: API,
     meaning:
-      'the app or the runner failed on a vendor webhook; details.reason names which (the runner’s codes, error, output)',
+      'the app or the runner failed on a vendor webhook, or the app could not be run (apps off, its secrets missing or no secret store key); details.reason names which (the runner’s codes, error, output, apps_unavailable, missing_secrets, secret_store_unavailable)',
   },
   apps_unavailable: {
     status: 503,

@@ -1,6 +1,6 @@
 // `ops apps versions withdraw <versionId>` (docs/operations.md "ops apps versions withdraw"): withdraws a
-// tenant's version whatever its status, with a reason, audited in both trails with via operator. A
-// platform version is `ops platform withdraw`'s.
+// tenant's version whatever its status, with a reason, audited in both trails with via operator; one
+// already withdrawn is answered as it stands. A platform version is `ops platform withdraw`'s.
 import { type Command, Option } from 'commander';
 import { withdrawByOperator } from '../catalogue/operator-withdraw.ts';
 import { installsCount } from './apps-format.ts';
@@ -30,10 +30,13 @@ export function registerAppsVersions(apps: Command, io: OpsIO): void {
         });
         const rollback = await rollBack(session, outcome.rollback);
         const { version } = outcome;
-        session.print(
-          { ...outcome, rollback },
-          () =>
-            `withdrew ${escapeText(version.name)} ${escapeText(version.version)} (${version.id}): ${installsCount(outcome.installs.length)} still run it\n${rollbackText(rollback)}`,
+        const named = `${escapeText(version.name)} ${escapeText(version.version)} (${version.id})`;
+        const running = outcome.installs.length;
+        const still = `${installsCount(running)} still ${running === 1 ? 'runs' : 'run'} it`;
+        session.print({ ...outcome, rollback }, () =>
+          outcome.alreadyWithdrawn
+            ? `${named} was already withdrawn: ${still}\n`
+            : `withdrew ${named}: ${still}\n${rollbackText(rollback)}`,
         );
       }),
     );

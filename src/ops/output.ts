@@ -3,9 +3,12 @@
 // control character could move the cursor, recolour or clear the screen, and a bidirectional override
 // could make a table lie about what it says. Pure: values in, text out.
 
-/** C0 and C1 controls, DEL, and the bidirectional marks, embeddings, overrides and isolates. */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
-const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu;
+/** DEL, C1 controls, and the bidirectional marks, embeddings, overrides and isolates. */
+const UNSAFE_BEYOND_C0 = '\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069';
+/** Every character a terminal must not receive raw: the C0 controls and those above. */
+const UNSAFE = new RegExp(`[\\u0000-\\u001f${UNSAFE_BEYOND_C0}]`, 'gu');
+/** What JSON.stringify leaves raw: it escapes the C0 controls itself (its own line breaks are layout). */
+const RAW_IN_JSON = new RegExp(`[${UNSAFE_BEYOND_C0}]`, 'gu');
 
 const SHORT: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t', '\\': '\\\\' };
 
@@ -60,5 +63,10 @@ export function record(fields: readonly [label: string, value: unknown][]): stri
   return `${fields.map(([label, value]) => `${label.padEnd(width)}  ${cellText(value)}`).join('\n')}\n`;
 }
 
-/** JSON as printed with --json: two-space indented, one trailing newline. */
-export const json = (value: unknown): string => `${JSON.stringify(value, null, 2)}\n`;
+/**
+ * JSON as printed with --json: two-space indented, one trailing newline, and as inert as a table: the
+ * unsafe characters JSON.stringify leaves raw written as \uXXXX escapes (they occur only inside strings,
+ * so the JSON reads back the same).
+ */
+export const json = (value: unknown): string =>
+  `${JSON.stringify(value, null, 2).replace(RAW_IN_JSON, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)}\n`;

@@ -19,7 +19,7 @@ const event = (
   data: Record<string, unknown>,
   over: Partial<AuditEvent> = {},
 ): AuditEvent => ({
-  id: 7,
+  id: '0193f0c2-7b1e-7c4a-9d3e-2a5b6c7d8e9f',
   tenantId: 't',
   action,
   actor: ana,
@@ -195,7 +195,7 @@ describe('activityItem', () => {
         event('workflow.published', { kind: 'workflow', key: 'onboarding', version: 3, body: { steps: [] } }),
       ),
     ).toEqual({
-      id: 7,
+      id: '0193f0c2-7b1e-7c4a-9d3e-2a5b6c7d8e9f',
       occurredAt: '2026-11-26T10:00:00.000Z',
       action: 'workflow.published',
       actor: ana,

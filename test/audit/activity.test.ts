@@ -9,7 +9,7 @@ import { expectError } from '../http/expect.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 
 interface Item {
-  id: number;
+  id: string;
   occurredAt: string;
   action: string;
   actor: { type: string; id: string; name: string | null };
@@ -132,8 +132,11 @@ describe('GET /activity', () => {
       'definition.approval.rejected',
       'case.decided',
     ]);
+    // The order is the trail's; ids are UUIDs, one per record (test/audit/ids.test.ts).
     const ids = items.map((i) => i.id);
-    expect([...ids].sort((a, b) => b - a)).toEqual(ids);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const id of ids)
+      expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
   });
 
   it('answers up to the limit asked, only the feed’s actions', async () => {

@@ -40,7 +40,7 @@ beforeAll(async () => {
 afterAll(async () => platform?.close());
 
 interface Listed {
-  id: number;
+  id: string;
   tenantId: string;
   action: string;
   occurredAt: string;
@@ -58,7 +58,7 @@ const list = async (query = '', tenant = 'trail'): Promise<ListedPage> => {
 };
 
 describe('GET /audit-events', () => {
-  it('lists the tenant’s own events newest first with a monotonic id', async () => {
+  it('lists the tenant’s own events newest first, each with its UUID', async () => {
     const page = await list();
     expect(page.total).toBe(5);
     expect(page.totalIsEstimate).toBe(false);
@@ -69,10 +69,10 @@ describe('GET /audit-events', () => {
       'app.install.renamed',
       'app.installed',
     ]);
-    const ids = page.items.map((e: { id: number }) => e.id);
-    expect([...ids].sort((a, b) => b - a)).toEqual(ids);
+    const ids = page.items.map((e) => e.id);
+    expect(new Set(ids).size).toBe(ids.length);
     expect(page.items[4]).toEqual({
-      id: expect.any(Number),
+      id: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/),
       tenantId,
       action: 'app.installed',
       actor: { type: 'user', id: 'user:ada', name: 'ada' },

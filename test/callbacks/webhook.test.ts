@@ -297,7 +297,7 @@ describe('a delivery that records nothing', () => {
     expect(error.details).toEqual({ reason: 'output' });
   });
 
-  it('answers 409 install_not_configured while the module’s required secret has no value', async () => {
+  it('answers 502 app_webhook_failed (missing_secrets) while the module’s required secret has no value', async () => {
     const admin = await platform.token({ tenant: 'hooks' });
     const bare = await ok<{ id: string }>(
       await platform.fetch('/app-installs', {
@@ -312,8 +312,8 @@ describe('a delivery that records nothing', () => {
       session: session.externalId,
       answer: eventAnswer(session.externalId, 'evt-bare', 'completed'),
     };
-    const error = await expectError(await deliver(platform, bare.id, body), 409, 'install_not_configured');
-    expect(error.details).toEqual({ missingSecrets: ['WEBHOOK_SECRET'] });
+    const error = await expectError(await deliver(platform, bare.id, body), 502, 'app_webhook_failed');
+    expect(error.details).toEqual({ reason: 'missing_secrets', missingSecrets: ['WEBHOOK_SECRET'] });
     expect(await sessionState(platform, session.id)).toMatchObject({
       session: { status: 'pending' },
       events: [],

@@ -2,13 +2,12 @@
 // their install had not moved, install_changed when it had), the trigger moves revisions from then on,
 // and metering rows take their install's current name, or a removed install's last one.
 import fs from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { applyMigrations, MIGRATIONS_FOLDER } from '../../src/db/migrate.ts';
+import { applyMigrations } from '../../src/db/migrate.ts';
+import { migrationsUpTo } from '../support/migrations.ts';
 
 const BEFORE = '0003_changes_limits_cache_metering';
 const T = '00000000-0000-4000-8000-000000000001';
@@ -19,18 +18,6 @@ const GONE = '00000000-0000-4000-8000-0000000000a3';
 let client: pg.Client;
 let url: string;
 let folder: string;
-
-/** The migrations up to and including `last`, in a folder of their own. */
-async function migrationsUpTo(last: string): Promise<string> {
-  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'migrations-'));
-  await fs.cp(MIGRATIONS_FOLDER, dir, { recursive: true });
-  const journalPath = path.join(dir, 'meta', '_journal.json');
-  const journal = JSON.parse(await fs.readFile(journalPath, 'utf8')) as { entries: { tag: string }[] };
-  const end = journal.entries.findIndex((entry) => entry.tag === last);
-  journal.entries = journal.entries.slice(0, end + 1);
-  await fs.writeFile(journalPath, JSON.stringify(journal));
-  return dir;
-}
 
 beforeAll(async () => {
   const admin = new pg.Client({ connectionString: inject('pgAdminUrl') });

@@ -129,7 +129,7 @@ describe('ops apps versions withdraw', () => {
     expect(audit?.data).toMatchObject({ via: 'operator', approvalId: request?.id, reviewId: null });
   });
 
-  it('refuses a platform version, a withdrawn one and an unknown id: exit 1, conflict or not_found', async () => {
+  it('refuses a platform version and an unknown id: exit 1, conflict or not_found', async () => {
     const ids = await suite.platformApp('wd-platform', ['1.0.0']);
     const platform = await suite.run([
       'apps',
@@ -146,12 +146,6 @@ describe('ops apps versions withdraw', () => {
       'conflict: a platform version: use ops platform withdraw\n',
     ]);
     expect(await statusOf(ids.get('1.0.0') as string)).toBe('published');
-
-    const version = await suite.published('wd-twice', 'twice-app');
-    await suite.json(['apps', 'versions', 'withdraw', version.id, '--reason', 'r', '--by', 'o']);
-    const twice = await suite.run(['apps', 'versions', 'withdraw', version.id, '--reason', 'r', '--by', 'o']);
-    expect([twice.code, twice.stderr]).toEqual([1, 'conflict: version is already withdrawn\n']);
-    expect(await suite.trail('wd-twice', 'app.withdrawn')).toHaveLength(1);
 
     for (const id of ['00000000-0000-4000-8000-000000000000', 'x']) {
       const unknown = await suite.run([
@@ -170,6 +164,53 @@ describe('ops apps versions withdraw', () => {
         error: { code: 'not_found', message: 'no version has that id' },
       });
     }
+  });
+
+  it('answers a version already withdrawn as it stands: exit 0, nothing changed or recorded again', async () => {
+    const version = await suite.published('wd-twice', 'twice-app');
+    const installId = await suite.install('wd-twice', 'stays', version.id);
+    const first = await suite.json<Outcome & { alreadyWithdrawn: boolean }>([
+      'apps',
+      'versions',
+      'withdraw',
+      version.id,
+      '--reason',
+      'r',
+      '--by',
+      'o',
+    ]);
+    expect(first.alreadyWithdrawn).toBe(false);
+    const [before] = await suite.platform.database.db
+      .select()
+      .from(appVersions)
+      .where(eq(appVersions.id, version.id));
+    const again = await suite.json<Outcome & { alreadyWithdrawn: boolean }>([
+      'apps',
+      'versions',
+      'withdraw',
+      version.id,
+      '--reason',
+      'another reason',
+      '--by',
+      'p',
+    ]);
+    expect(again).toEqual({ ...first, alreadyWithdrawn: true });
+    expect(again.installs.map((i) => i.id)).toEqual([installId]);
+    const [after] = await suite.platform.database.db
+      .select()
+      .from(appVersions)
+      .where(eq(appVersions.id, version.id));
+    expect(after?.withdrawnAt).toEqual(before?.withdrawnAt);
+    const trail = await suite.trail('wd-twice', 'app.withdrawn');
+    expect(trail.map((r) => r.data.reason)).toEqual(['r']);
+    const instance = (await suite.trail(null, 'app.withdrawn')).filter((r) => r.resourceId === version.id);
+    expect(instance).toHaveLength(1);
+    const text = await suite.run(['apps', 'versions', 'withdraw', version.id, '--reason', 'r', '--by', 'o']);
+    expect([text.code, text.stdout, text.stderr]).toEqual([
+      0,
+      `twice-app 1.0.0 (${version.id}) was already withdrawn: 1 install still runs it\n`,
+      '',
+    ]);
   });
 
   it.each([

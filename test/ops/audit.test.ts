@@ -16,7 +16,7 @@ let acme: string;
 let beta: string;
 
 interface Item {
-  id: number;
+  id: string;
   action: string;
   occurredAt: string;
   actor: { type: string; id: string; name: string | null };
@@ -76,10 +76,10 @@ describe('ops audit', () => {
   it('answers the newest 50 instance records by default, newest first, no tenant row among them', async () => {
     const items = await audit();
     expect(items).toHaveLength(50);
-    expect(items.map((i) => i.id)).toEqual([...items.map((i) => i.id)].sort((a, b) => b - a));
+    expect(new Set(items.map((i) => i.id)).size).toBe(50);
     expect(items.every((i) => i.tenantId === null)).toBe(true);
     expect(items[0]).toEqual({
-      id: expect.any(Number),
+      id: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/),
       tenantId: null,
       action: 'app.withdrawn',
       actor: { type: 'operator', id: HOSTILE, name: HOSTILE },
@@ -181,5 +181,13 @@ describe('ops audit', () => {
     // JSON writes the escape and the newline as \u001b and \n (their backslashes then doubled); the override
     // stays a character until the table escapes it.
     expect(lines[1]).toContain('"reason":"ok\\\\u001b[31m red\\u{202e}evil\\\\nnext"');
+  });
+
+  it('--json prints the tenant-written text as inert as the table: the override as \\u202e', async () => {
+    const result = await ops(url, ['audit', '--tenant', 'acme', '--json']);
+    expect(result.code).toBe(0);
+    expectNoRawControls(result.stdout);
+    expect(result.stdout).toContain('"reason": "ok\\u001b[31m red\\u202eevil\\nnext"');
+    expect(JSON.parse(result.stdout).items[0].data.reason).toBe(HOSTILE);
   });
 });

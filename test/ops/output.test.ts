@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cellText, escapeText, record, table } from '../../src/ops/output.ts';
+import { cellText, escapeText, json, record, table } from '../../src/ops/output.ts';
 
 describe('escapeText: what a tenant wrote reaches a terminal inert', () => {
   it.each([
@@ -66,5 +66,33 @@ describe('record', () => {
         ['status', 'published'],
       ]),
     ).toBe('id      x\nstatus  published\n');
+  });
+});
+
+describe('json: what --json prints is as inert as the tables', () => {
+  it.each([
+    ['a right-to-left override', 'abc\u202egpj.exe', 'abc\\u202egpj.exe'],
+    ['a C1 control (CSI)', 'x\u009by', 'x\\u009by'],
+    ['DEL', 'x\u007fy', 'x\\u007fy'],
+    ['an isolate and a mark', '\u2066a\u2069\u200f', '\\u2066a\\u2069\\u200f'],
+    ['the Arabic letter mark', 'a\u061cb', 'a\\u061cb'],
+    ['an ANSI colour (JSON escapes C0 itself)', '\u001b[31mred', '\\u001b[31mred'],
+    ['a newline', 'a\nb', 'a\\nb'],
+    ['letters of any script stay', 'Zürich 東京 مرحبا', 'Zürich 東京 مرحبا'],
+  ])('%s in a value or a key prints as an escape', (_case, text, escaped) => {
+    const printed = json({ [text]: [text] });
+    expect(printed).toBe(`{\n  "${escaped}": [\n    "${escaped}"\n  ]\n}\n`);
+    expect(JSON.parse(printed)).toEqual({ [text]: [text] });
+  });
+
+  it('leaves no control or bidirectional character raw, whatever the text (only its own line breaks)', () => {
+    const every = Array.from({ length: 0xa0 }, (_, c) => String.fromCharCode(c)).join('');
+    const text = `${every}\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069`;
+    const printed = json({ text });
+    expect(printed.replace(/\n/g, '')).not.toMatch(
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: the characters that must not be printed raw
+      /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u,
+    );
+    expect(JSON.parse(printed)).toEqual({ text });
   });
 });
