@@ -131,6 +131,7 @@ async function main() {
       });
       const outcome = await poster.post({
         url: endpoint.url,
+        endpointId: endpoint.id,
         eventType: BENCH_EVENT,
         deliveryId: randomUUID(),
         body: JSON.stringify(body),
