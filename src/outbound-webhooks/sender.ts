@@ -68,6 +68,8 @@ export function startDeliverySender(options: SenderOptions): DeliverySender {
   let flushTimer: NodeJS.Timeout | null = null;
   let idleTimer: NodeJS.Timeout | null = null;
   let looking = false;
+  /** A send ended while a claim was under way: its slot is free, and the claim did not count it free. */
+  let freedWhileLooking = false;
   let claiming: Promise<unknown> = Promise.resolve();
   let done: () => void = () => {};
   const drained = new Promise<void>((resolve) => {
@@ -91,6 +93,7 @@ export function startDeliverySender(options: SenderOptions): DeliverySender {
   const finish = (delivery: Claimed, result: AttemptResult) => {
     results.push(result);
     inFlight.remove(delivery);
+    if (looking) freedWhileLooking = true;
     if (!flushTimer) flushTimer = setTimeout(flush, RESULTS_FLUSH_MS);
     if (stopped && inFlight.total === 0) {
       if (flushTimer) clearTimeout(flushTimer);
@@ -138,6 +141,7 @@ export function startDeliverySender(options: SenderOptions): DeliverySender {
   const look = () => {
     if (stopped || looking || inFlight.total >= limits.window) return;
     looking = true;
+    freedWhileLooking = false;
     if (idleTimer) clearTimeout(idleTimer);
     idleTimer = null;
     const room = limits.window - inFlight.total;
@@ -160,8 +164,9 @@ export function startDeliverySender(options: SenderOptions): DeliverySender {
       .then((count) => {
         looking = false;
         if (stopped) return;
-        // A full claim may have left more due; one cut short by the shares waits for a send to end.
-        if (count >= room) look();
+        // A full claim may have left more due, and a slot freed meanwhile may take one; a claim cut short by
+        // the shares, with nothing freed, waits for a send to end.
+        if (count >= room || freedWhileLooking) look();
         else if (!idleTimer) idleTimer = setTimeout(look, idleMs).unref();
       });
   };
