@@ -1,6 +1,7 @@
 // What bench/outbound.ts prints: its rows side by side with the floors, where the measured rows' time
 // went, and each figure beside its goal (met or MISSED, never asserted).
 import os from 'node:os';
+import type { Fairness } from './outbound-fairness.ts';
 import { quantile, type Stretch } from './outbound-support.ts';
 import type { StatementTime } from './outbound-worker.ts';
 
@@ -64,7 +65,7 @@ function partOf(text: string): string {
   )
     return 'trail pass';
   if (
-    /^update webhook_deliveries d set next_attempt_at|from "(audit_events|webhook_endpoints)" where/.test(
+    /^update webhook_deliveries d set next_attempt_at|^select c\.id, e\.id as endpoint_id|from "(audit_events|webhook_endpoints)" where/.test(
       text,
     )
   )
@@ -221,4 +222,26 @@ function printStatements(stretch: string, statements: StatementTime[], seconds: 
       `  ${(t.count / seconds).toFixed(1).padStart(7)}/s ${(t.totalMs / seconds).toFixed(0).padStart(5)} ms/s  mean ` +
         `${(t.totalMs / t.count).toFixed(2).padStart(6)}  max ${t.maxMs.toFixed(0).padStart(5)}  ${t.text.slice(0, 100)}`,
     );
+}
+
+/** Rows 5-6's goal: the tenant's lag p99 beside a tenant whose endpoints hang, within goalMs of it alone. */
+export function printFairness(
+  fairness: Fairness,
+  at: { goalMs: number; rate: number; hangRate: number; endpoints: number },
+): void {
+  const alone = quantile(fairness.alone.lags, 0.99);
+  const beside = quantile(fairness.beside.lags, 0.99);
+  console.log(
+    `\nrows 5-6: the bench tenant raised ${at.rate} rows a second (${at.rate * at.endpoints} deliveries a second ` +
+      `to its ${at.endpoints} endpoints) each time; beside it (row 6) a tenant raised ${at.hangRate} rows a second ` +
+      `(${fairness.hangingRows} rows, ${at.hangRate * 16} deliveries a second) to 16 endpoints on a listener that ` +
+      `took ${fairness.hungConnections} connections and answered none (each send held for the 10 s timeout).`,
+  );
+  console.log(
+    `goal: another tenant's lag p99 within ${at.goalMs / 1000} s of its lag alone, beside a tenant whose 16 ` +
+      `endpoints hang: ${verdict(beside - alone <= at.goalMs)} (p99 ${ms(beside)} ms beside, ${ms(alone)} ms ` +
+      `alone, ${beside - alone >= 0 ? '+' : ''}${ms(beside - alone)} ms; p50 ${ms(quantile(fairness.beside.lags, 0.5))} ` +
+      `beside, ${ms(quantile(fairness.alone.lags, 0.5))} alone; load average ${fairness.beside.load.toFixed(2)} ` +
+      `beside, ${fairness.alone.load.toFixed(2)} alone)`,
+  );
 }

@@ -15,12 +15,15 @@
 //      wall clock as its transaction returned) minus the hold, for the rows committed in the measured
 //      SECONDS. Rate and CPU: arrivals and use in the SECONDS from the hold's end, when every process
 //      works on measured rows;
-//   4. capacity: BURST rows raised at once; deliveries a second from the first arrival to the last.
+//   4. capacity: BURST rows raised at once; deliveries a second from the first arrival to the last;
+//   5-6. fairness (bench/outbound-fairness.ts): the tenant's lag alone, then beside a tenant whose 16
+//      endpoints hang.
 // Then where the time went: the deliveries' own columns (the pass that wrote it, its send, the poster's
 // latency) and the worker's SQL statements timed by text. Knobs: BENCH_ENDPOINTS (20),
 // BENCH_ROWS_PER_SECOND (20), BENCH_WARMUP_S (15), BENCH_SECONDS (60), BENCH_WORKERS (1),
-// BENCH_FLOOR_POSTS (10000), BENCH_STORE_ROWS (500), BENCH_BURST_ROWS (1000). Prints figures beside their
-// goals; never asserts and is never part of the tests.
+// BENCH_FLOOR_POSTS (10000), BENCH_STORE_ROWS (500), BENCH_BURST_ROWS (1000), BENCH_FAIRNESS_ROWS_PER_SECOND
+// (5), BENCH_HANGING_ROWS_PER_SECOND (4), BENCH_FAIRNESS_SECONDS (30). Prints figures beside their goals;
+// never asserts and is never part of the tests.
 import { randomBytes, randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
@@ -37,7 +40,8 @@ import {
 } from '../src/outbound-webhooks/index.ts';
 import { ensureTenant } from '../src/tenants/service.ts';
 import { freePort } from '../test/support/free-port.ts';
-import { printReport, type Row } from './outbound-report.ts';
+import { FAIRNESS_GOAL_MS, measureFairness } from './outbound-fairness.ts';
+import { printFairness, printReport, type Row } from './outbound-report.ts';
 import {
   addEndpoints,
   BENCH_EVENT,
@@ -69,6 +73,9 @@ const WORKERS = knob('BENCH_WORKERS', 1);
 const FLOOR_POSTS = knob('BENCH_FLOOR_POSTS', 10_000);
 const STORE_ROWS = knob('BENCH_STORE_ROWS', 500);
 const BURST_ROWS = knob('BENCH_BURST_ROWS', 1_000);
+const FAIR_RATE = knob('BENCH_FAIRNESS_ROWS_PER_SECOND', 5);
+const HANG_RATE = knob('BENCH_HANGING_ROWS_PER_SECOND', 4);
+const FAIR_SECONDS = knob('BENCH_FAIRNESS_SECONDS', 30);
 const TICK_MS = 100;
 const IN_FLIGHT = 64; // the sender's default concurrency
 const HOLD = TRAIL_HOLD_MS;
@@ -131,6 +138,7 @@ async function main() {
       });
       const outcome = await poster.post({
         url: endpoint.url,
+        endpointId: endpoint.id,
         eventType: BENCH_EVENT,
         deliveryId: randomUUID(),
         body: JSON.stringify(body),
@@ -331,6 +339,23 @@ async function main() {
       .map((a) => `${a[1]}/${a[2]}`);
     const duplicates = eventKeys.length - new Set(eventKeys).size;
 
+    // 5-6. Fairness: the tenant's lag alone, then beside a tenant whose endpoints hang.
+    const fairness = await measureFairness({
+      database,
+      key,
+      tenantId: tenant.id,
+      endpoints: ENDPOINTS,
+      receiver,
+      rate: FAIR_RATE,
+      hangRate: HANG_RATE,
+      seconds: FAIR_SECONDS,
+      holdMs: HOLD,
+      tickMs: TICK_MS,
+      meter,
+      load,
+    });
+    rows.push(fairness.alone, fairness.beside);
+
     printReport({
       rows,
       startLoad,
@@ -354,6 +379,12 @@ async function main() {
       outcomesBehindMs,
       writtenAtLastArrival,
       workerErrors: workers.map((w) => ({ name: w.name, ...w.errors })),
+    });
+    printFairness(fairness, {
+      goalMs: FAIRNESS_GOAL_MS,
+      rate: FAIR_RATE,
+      hangRate: HANG_RATE,
+      endpoints: ENDPOINTS,
     });
   });
 }

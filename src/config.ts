@@ -85,6 +85,13 @@ export interface Config {
    * endpoints may use http and localhost, private and other non-public addresses (docs/outbound-webhooks.md).
    */
   webhookAllowPrivateNetworks: boolean;
+  /**
+   * A worker's webhook sender (docs/outbound-webhooks.md "Fair sending"): WEBHOOK_SENDER_WINDOW sends in
+   * flight at most (default 64, 1 to 1024), of them WEBHOOK_SENDER_TENANT_SHARE to one tenant (default 16)
+   * and WEBHOOK_SENDER_ENDPOINT_SHARE to one endpoint (default 8), each 1 to 1024 (a share above the
+   * window is the window).
+   */
+  webhookSender: { window: number; perTenant: number; perEndpoint: number };
   appRunnerToken: string | null;
   appCallTokenSecret: string | null;
   secretStoreKey: Buffer | null;
@@ -187,6 +194,11 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       read.oneOf('APP_RUNNER_ALLOW_PRIVATE_NETWORKS', ['true', 'false'], 'false') === 'true',
     webhookAllowPrivateNetworks:
       read.oneOf('WEBHOOK_ALLOW_PRIVATE_NETWORKS', ['true', 'false'], 'false') === 'true',
+    webhookSender: {
+      window: read.int('WEBHOOK_SENDER_WINDOW', 64, 1, 1024),
+      perTenant: read.int('WEBHOOK_SENDER_TENANT_SHARE', 16, 1, 1024),
+      perEndpoint: read.int('WEBHOOK_SENDER_ENDPOINT_SHARE', 8, 1, 1024),
+    },
     appRunnerToken: read.text('APP_RUNNER_TOKEN'),
     appCallTokenSecret: read.text('APP_CALL_TOKEN_SECRET'),
     secretStoreKey: read.key('SECRET_STORE_KEY'),

@@ -184,6 +184,7 @@ async function startParts(
             logger: workerLogger,
             secretStoreKey: config.secretStoreKey,
             allowPrivateNetworks: config.webhookAllowPrivateNetworks,
+            limits: config.webhookSender,
           }),
         ),
       healthPort: config.workerHealthPort,

@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { Database } from '../db/pool.ts';
 import type { LookupAll } from '../net/checked-connector.ts';
 import { type Background, schedulePasses, type Timer } from '../worker/schedule.ts';
+import type { SenderLimits } from './claim-rules.ts';
 import { type FanoutOptions, fanoutPass } from './fanout.ts';
 import { DeliveryPoster } from './post.ts';
 import { type DeliverySender, startDeliverySender } from './sender.ts';
@@ -22,7 +23,8 @@ export interface OutboundBackgroundOptions {
   clock?: () => Date;
   lookup?: LookupAll;
   timer?: Timer;
-  concurrency?: number;
+  /** The sender's window and fair shares (docs/outbound-webhooks.md "Fair sending"). */
+  limits?: SenderLimits;
   senderIdleMs?: number;
 }
 
@@ -37,6 +39,7 @@ export function startOutboundWebhooks(options: OutboundBackgroundOptions): Outbo
         allowPrivateNetworks: options.allowPrivateNetworks,
         ...(options.lookup ? { lookup: options.lookup } : {}),
         ...(options.clock ? { now: () => (options.clock as () => Date)().getTime() } : {}),
+        ...(options.limits ? { connectionsPerEndpoint: options.limits.perEndpoint } : {}),
       })
     : null;
   if (!options.secretStoreKey) log.warn('SECRET_STORE_KEY is not set: outbound webhook deliveries wait');
@@ -48,7 +51,7 @@ export function startOutboundWebhooks(options: OutboundBackgroundOptions): Outbo
           poster,
           key: options.secretStoreKey,
           ...(options.clock ? { clock: options.clock } : {}),
-          ...(options.concurrency ? { concurrency: options.concurrency } : {}),
+          ...(options.limits ? { limits: options.limits } : {}),
           ...(options.senderIdleMs ? { idleMs: options.senderIdleMs } : {}),
         })
       : null;

@@ -9,6 +9,7 @@ import { errors } from '../http/responses.ts';
 import { listDeliveries, retryDelivery, runDeliveries } from './deliveries.ts';
 import { type WebhookRouteDeps, webhookContextOf } from './route-context.ts';
 import { DeliveriesQuery, Delivery, DeliveryList, IdParams } from './schemas.ts';
+import { timeFilterOf } from './time-filter.ts';
 
 const tags = ['webhook-deliveries'];
 
@@ -22,23 +23,19 @@ export function deliveryRoutes(deps: WebhookRouteDeps): FastifyPluginAsyncTypebo
           tags,
           operationId: 'listWebhookDeliveries',
           summary:
-            'The tenant’s webhook deliveries, newest first (filters endpointId, status, event, workflowRunId, from, to)',
+            'The tenant’s webhook deliveries, newest first (filters endpointId, status, event, workflowRunId, time or from and to)',
           querystring: DeliveriesQuery,
           response: { 200: pageOf(Delivery) },
         },
       },
       async (request) => {
-        const { from, to, ...query } = request.query;
-        const fromDate = from === undefined ? undefined : new Date(from);
-        const toDate = to === undefined ? undefined : new Date(to);
-        if (fromDate && toDate && fromDate >= toDate) {
-          throw validationError([{ path: 'query.to', message: 'must be after from' }]);
-        }
+        const { time, from, to, ...query } = request.query;
+        const filter = timeFilterOf({ time, from, to });
+        if ('refused' in filter) throw validationError([filter.refused]);
         return listDeliveries(deps.database.db, {
           ...query,
+          ...filter.bounds,
           tenantId: principalOf(request).tenantId,
-          from: fromDate,
-          to: toDate,
         });
       },
     );

@@ -1,93 +1,9 @@
-// The sender's reads and writes of deliveries (docs/outbound-webhooks.md "Delivery"): claiming due ones
-// with skip-locked semantics and a lease, and writing what each attempt came to.
-import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
-import { auditEvents } from '../audit/tables.ts';
+// The sender's writes of what each attempt came to (docs/outbound-webhooks.md "Delivery"); the claim of
+// due ones is delivery-claim.ts.
+import { sql } from 'drizzle-orm';
 import type { Database } from '../db/pool.ts';
 import { notify } from '../notifications/service.ts';
-import type { EventSource } from './event-body.ts';
 import { afterFailure } from './retry-rules.ts';
-import { webhookEndpoints } from './tables.ts';
-
-/** How long a claimed delivery is the claimer's: past it, a sender that died has left it due again. */
-export const CLAIM_LEASE_MS = 60_000;
-
-export interface Claimed {
-  id: string;
-  endpointId: string;
-  attempts: number;
-  source: EventSource;
-}
-
-export type ClaimedEndpoint = typeof webhookEndpoints.$inferSelect;
-
-/** Claims up to `limit` due deliveries of enabled endpoints, oldest due first, with the rows to send them. */
-export async function claimDue(
-  database: Database,
-  now: Date,
-  limit: number,
-): Promise<{ claimed: Claimed[]; endpoints: Map<string, ClaimedEndpoint> }> {
-  const lease = new Date(now.getTime() + CLAIM_LEASE_MS);
-  const { rows } = await database.db.execute<{
-    id: string;
-    endpoint_id: string;
-    attempts: number;
-    tenant_id: string;
-    event_id: string;
-    event_type: string;
-    occurred_at: Date | string;
-    workflow_run_id: string | null;
-    audit_event_id: string | number;
-  }>(sql`
-    update webhook_deliveries d set next_attempt_at = ${lease}
-    from (
-      select d2.id from webhook_deliveries d2
-      join webhook_endpoints e on e.id = d2.endpoint_id and e.enabled
-      where d2.status in ('pending', 'failed') and d2.next_attempt_at <= ${now}
-      order by d2.next_attempt_at
-      limit ${limit}
-      for update of d2 skip locked
-    ) due
-    where d.id = due.id
-    returning d.id, d.endpoint_id, d.attempts, d.tenant_id, d.event_id, d.event_type, d.occurred_at,
-      d.workflow_run_id, d.audit_event_id`);
-  if (rows.length === 0) return { claimed: [], endpoints: new Map() };
-  const auditIds = [...new Set(rows.map((r) => Number(r.audit_event_id)))];
-  const endpointIds = [...new Set(rows.map((r) => r.endpoint_id))];
-  const [audits, endpoints] = await Promise.all([
-    database.db
-      .select({
-        id: auditEvents.id,
-        resourceType: auditEvents.resourceType,
-        resourceId: auditEvents.resourceId,
-        data: auditEvents.data,
-      })
-      .from(auditEvents)
-      .where(inArray(auditEvents.id, auditIds)),
-    database.db.select().from(webhookEndpoints).where(inArray(webhookEndpoints.id, endpointIds)),
-  ]);
-  const auditById = new Map(audits.map((a) => [a.id, a]));
-  const claimed: Claimed[] = [];
-  for (const r of rows) {
-    const audit = auditById.get(Number(r.audit_event_id));
-    if (!audit) continue;
-    claimed.push({
-      id: r.id,
-      endpointId: r.endpoint_id,
-      attempts: r.attempts,
-      source: {
-        eventId: r.event_id,
-        eventType: r.event_type,
-        tenantId: r.tenant_id,
-        occurredAt: new Date(r.occurred_at),
-        resourceType: audit.resourceType,
-        resourceId: audit.resourceId,
-        data: audit.data,
-        workflowRunId: r.workflow_run_id,
-      },
-    });
-  }
-  return { claimed, endpoints: new Map(endpoints.map((e) => [e.id, e])) };
-}
 
 export interface AttemptResult {
   deliveryId: string;
@@ -107,8 +23,8 @@ const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
  * Writes attempts' outcomes in one transaction: delivered ones end; failed ones move along the ladder;
- * the fifth failure exhausts the delivery, marks its endpoint failing and, when the endpoint was not
- * failing yet, notifies the tenant's holders of webhooks:write. A delivered one clears failing.
+ * the fifth failure exhausts the delivery and marks its endpoint failing from then (markFailing). A
+ * delivered one clears failing.
  *
  * A few statements whatever the batch's size: the deliveries in one update, then the endpoints the batch
  * touches locked in id order before any is written. Every worker's sender writes its outcomes so, and the
@@ -175,16 +91,21 @@ export async function recordAttempts(database: Database, results: readonly Attem
   });
 }
 
+/**
+ * An exhaustion marks the endpoint failing from now: a first one turns it failing and tells the tenant's
+ * holders of webhooks:write; a later one, while it is still failing, restarts the day Home lists it for
+ * (failing_since moves on, never back) and tells no one again.
+ */
 async function markFailing(
   tx: Parameters<Parameters<Database['db']['transaction']>[0]>[0],
   r: AttemptResult,
 ) {
-  const [turned] = await tx
-    .update(webhookEndpoints)
-    .set({ failingSince: r.at })
-    .where(and(eq(webhookEndpoints.id, r.endpointId), isNull(webhookEndpoints.failingSince)))
-    .returning({ id: webhookEndpoints.id });
-  if (!turned) return;
+  const { rows } = await tx.execute<{ was: Date | string | null }>(sql`
+    update webhook_endpoints e set failing_since = greatest(e.failing_since, ${r.at})
+    from (select id, failing_since as was from webhook_endpoints where id = ${r.endpointId}) before
+    where e.id = before.id
+    returning before.was`);
+  if (rows.length === 0 || rows[0]?.was !== null) return;
   await notify(tx, {
     tenantId: r.tenantId,
     kind: 'webhook_endpoint_failing',

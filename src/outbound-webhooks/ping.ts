@@ -39,6 +39,7 @@ export async function pingEndpoint(ctx: WebhookContext, poster: Poster, id: stri
         }
       : await poster.post({
           url: endpoint.url,
+          endpointId: endpoint.id,
           eventType: PING,
           deliveryId: randomUUID(),
           body: JSON.stringify(pingBody(endpoint.tenantId, endpoint.id, now)),

@@ -1,17 +1,20 @@
 // One delivery on the wire (docs/outbound-webhooks.md): POST the body with its headers exactly, signed now,
 // to a checked address (src/net/checked-connector.ts: the name is resolved and judged at every new
 // connection), within 10 seconds, redirects never followed. Never throws: the answer says what happened
-// in words that never name the URL.
+// in words that never name the URL. Each endpoint has its own connections (endpoint-agents.ts).
 import { Agent } from 'undici';
 import { AddressRefused, checkedConnector, type LookupAll } from '../net/checked-connector.ts';
+import { EndpointAgents } from './endpoint-agents.ts';
 import { signatureHeader } from './signing.ts';
 
 export const DELIVERY_TIMEOUT_MS = 10_000;
-/** Keep-alive connections per endpoint origin: deliveries to one endpoint share them. */
-const CONNECTIONS_PER_ORIGIN = 16;
+/** Keep-alive connections per endpoint: at least the sends one endpoint may have in flight. */
+const CONNECTIONS_PER_ENDPOINT = 16;
 
 export interface OutgoingDelivery {
   url: string;
+  /** Whose connections carry it: each endpoint has its own. */
+  endpointId: string;
   eventType: string;
   deliveryId: string;
   /** The raw JSON body, signed as these exact bytes. */
@@ -33,6 +36,8 @@ export interface PosterOptions {
   /** Milliseconds since the epoch; the signature's t. */
   now?: () => number;
   timeoutMs?: number;
+  /** Keep-alive connections per endpoint (16 unless told). */
+  connectionsPerEndpoint?: number;
 }
 
 /** Why a URL is not sent to now (its scheme), or null. */
@@ -55,22 +60,26 @@ function describe(err: unknown, timedOut: boolean, timeoutMs: number): string {
 }
 
 export class DeliveryPoster {
-  readonly #agent: Agent;
+  readonly #agents: EndpointAgents;
   readonly #options: PosterOptions;
 
   constructor(options: PosterOptions) {
     this.#options = options;
     const timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
-    this.#agent = new Agent({
-      connections: CONNECTIONS_PER_ORIGIN,
-      headersTimeout: timeoutMs,
-      bodyTimeout: timeoutMs,
-      connect: checkedConnector({
-        allowPrivateNetworks: options.allowPrivateNetworks,
-        ...(options.lookup ? { lookup: options.lookup } : {}),
-        connect: { timeout: timeoutMs },
-      }),
+    const connect = checkedConnector({
+      allowPrivateNetworks: options.allowPrivateNetworks,
+      ...(options.lookup ? { lookup: options.lookup } : {}),
+      connect: { timeout: timeoutMs },
     });
+    this.#agents = new EndpointAgents(
+      () =>
+        new Agent({
+          connections: options.connectionsPerEndpoint ?? CONNECTIONS_PER_ENDPOINT,
+          headersTimeout: timeoutMs,
+          bodyTimeout: timeoutMs,
+          connect,
+        }),
+    );
   }
 
   async post(delivery: OutgoingDelivery): Promise<PostResult> {
@@ -88,23 +97,26 @@ export class DeliveryPoster {
     const t = Math.floor((this.#options.now?.() ?? Date.now()) / 1000);
     const signal = AbortSignal.timeout(timeoutMs);
     try {
-      const response = await this.#agent.request({
-        origin: url.origin,
-        path: `${url.pathname}${url.search}`,
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          'user-agent': 'Service-Webhooks/1',
-          'x-service-event': delivery.eventType,
-          'x-service-delivery': delivery.deliveryId,
-          'x-service-signature': signatureHeader(t, delivery.body, delivery.secrets),
-        },
-        body: delivery.body,
-        signal,
+      // The pool counts the endpoint busy until the answer's body is read.
+      const code = await this.#agents.with(delivery.endpointId, async (agent) => {
+        const response = await agent.request({
+          origin: url.origin,
+          path: `${url.pathname}${url.search}`,
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            'user-agent': 'Service-Webhooks/1',
+            'x-service-event': delivery.eventType,
+            'x-service-delivery': delivery.deliveryId,
+            'x-service-signature': signatureHeader(t, delivery.body, delivery.secrets),
+          },
+          body: delivery.body,
+          signal,
+        });
+        // The answer's body is not kept: read (bounded) so the connection can serve the next delivery.
+        await response.body.dump({ limit: 64 * 1024 }).catch(() => {});
+        return response.statusCode;
       });
-      // The answer's body is not kept: read (bounded) so the connection can serve the next delivery.
-      await response.body.dump({ limit: 64 * 1024 }).catch(() => {});
-      const code = response.statusCode;
       if (code >= 200 && code < 300) return { delivered: true, responseCode: code, latencyMs: latency() };
       const error =
         code >= 300 && code < 400 ? `redirect ${code} not followed` : `the endpoint answered ${code}`;
@@ -120,6 +132,6 @@ export class DeliveryPoster {
   }
 
   async close(): Promise<void> {
-    await this.#agent.close();
+    await this.#agents.close();
   }
 }

@@ -129,6 +129,13 @@ export const DeliveriesQuery = Type.Object(
     ),
     event: Type.Optional(EventType),
     workflowRunId: Type.Optional(Uuid),
+    time: Type.Optional(
+      Type.String({
+        maxLength: 100,
+        description:
+          'An ISO 8601 interval <start>/<end> on createdAt, start inclusive, end exclusive; either side open (.. or empty): 2026-11-01T00:00:00Z/2026-11-02T00:00:00Z, 2026-11-01T00:00:00Z/.. Not with from or to.',
+      }),
+    ),
     from: Type.Optional(
       Type.String({ format: 'date-time', description: 'Inclusive lower bound on createdAt' }),
     ),

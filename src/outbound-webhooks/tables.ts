@@ -70,7 +70,10 @@ export const webhookDeliveries = pgTable(
   },
   (t) => [
     uniqueIndex('webhook_deliveries_endpoint_event_idx').on(t.endpointId, t.auditEventId),
-    index('webhook_deliveries_due_idx').on(t.nextAttemptAt).where(sql`${t.status} in ('pending', 'failed')`),
+    // The claim reads each endpoint's due deliveries, oldest due first (delivery-claim.ts).
+    index('webhook_deliveries_endpoint_due_idx')
+      .on(t.endpointId, t.nextAttemptAt)
+      .where(sql`${t.status} in ('pending', 'failed')`),
     index('webhook_deliveries_tenant_idx').on(t.tenantId, t.createdAt),
     index('webhook_deliveries_run_idx')
       .on(t.tenantId, t.workflowRunId)

@@ -58,6 +58,7 @@ describe('loadConfig defaults', () => {
     expect(config.rateLimitPerMinute).toBe(600);
     expect(config.allowPrivateNetworks).toBe(false);
     expect(config.webhookAllowPrivateNetworks).toBe(false);
+    expect(config.webhookSender).toEqual({ window: 64, perTenant: 16, perEndpoint: 8 });
     expect(config.retention).toEqual({ appCallbackDays: 90, submissionEventDays: 90, intervalMinutes: 60 });
     expect(config.runnerConcurrency).toBe(8);
     expect(config.logLevel).toBe('info');
@@ -147,6 +148,9 @@ describe('loadConfig with settings', () => {
         APP_RUNNER_KEEPALIVE_MS: '0',
         APP_RUNNER_ALLOW_PRIVATE_NETWORKS: 'true',
         WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+        WEBHOOK_SENDER_WINDOW: '128',
+        WEBHOOK_SENDER_TENANT_SHARE: '32',
+        WEBHOOK_SENDER_ENDPOINT_SHARE: '4',
         APP_RUNNER_TOKEN: 'runner-token',
         APP_CALL_TOKEN_SECRET: 'call-secret',
         SECRET_STORE_KEY: key,
@@ -216,6 +220,7 @@ describe('loadConfig with settings', () => {
       runnerKeepAliveMs: 0,
       allowPrivateNetworks: true,
       webhookAllowPrivateNetworks: true,
+      webhookSender: { window: 128, perTenant: 32, perEndpoint: 4 },
       appRunnerToken: 'runner-token',
       appCallTokenSecret: 'call-secret',
       secretStoreKey: Buffer.from(key, 'hex'),

@@ -32,6 +32,7 @@ afterAll(async () => {
 
 const message = (url: string) => ({
   url,
+  endpointId: 'e-1',
   eventType: 'ping',
   deliveryId: 'd-1',
   body: '{}',

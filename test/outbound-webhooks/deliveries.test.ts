@@ -134,6 +134,13 @@ describe('GET /webhook-deliveries', () => {
       rows[2]?.id,
       rows[1]?.id,
     ]);
+    // The spec's spelling: an interval, either side open.
+    expect(await ids(`time=${at(1).toISOString()}/${at(3).toISOString()}`)).toEqual([
+      rows[2]?.id,
+      rows[1]?.id,
+    ]);
+    expect(await ids(`time=../${at(2).toISOString()}`)).toEqual([rows[1]?.id, rows[0]?.id]);
+    expect(await ids(`time=${at(2).toISOString()}/..`)).toEqual([rows[3]?.id, rows[2]?.id]);
     expect(await ids(`endpointId=${second}&status=failed`)).toEqual([rows[2]?.id]);
     const page = await ok<Listing>(await api.call('/webhook-deliveries?limit=2&offset=1', token));
     expect(page.items.map((d) => d.id)).toEqual([rows[2]?.id, rows[1]?.id]);
@@ -145,6 +152,9 @@ describe('GET /webhook-deliveries', () => {
     ['event=run.started', 'query.event'],
     ['endpointId=nope', 'query.endpointId'],
     ['from=2030-04-02T00:00:00Z&to=2030-04-01T00:00:00Z', 'query.to'],
+    ['time=2030-04-01T00:00:00Z', 'query.time'],
+    ['time=2030-04-02T00:00:00Z/2030-04-01T00:00:00Z', 'query.time'],
+    ['time=2030-04-01T00:00:00Z/..&from=2030-04-01T00:00:00Z', 'query.time'],
     ['limit=0', 'query.limit'],
     ['page=2', 'query.page'],
   ])('refuses %s at its parameter', async (query, path) => {

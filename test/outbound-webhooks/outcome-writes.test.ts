@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { eq, inArray, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { notifications } from '../../src/notifications/tables.ts';
+import { failingEndpoints } from '../../src/outbound-webhooks/attention.ts';
 import { type AttemptResult, recordAttempts } from '../../src/outbound-webhooks/delivery-store.ts';
 import { webhookDeliveries } from '../../src/outbound-webhooks/tables.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
@@ -112,7 +113,8 @@ it('writes a batch of every outcome as one by one: delivered, a step along the l
     lastDeliveryAt: at,
     failingSince: null,
   });
-  expect((await endpointRow(platform.database, bad.id))?.failingSince).toEqual(at);
+  // Failing from the batch's last exhaustion.
+  expect((await endpointRow(platform.database, bad.id))?.failingSince).toEqual(later);
   const told = async () =>
     platform.database.db.select().from(notifications).where(eq(notifications.resourceId, bad.id));
   expect(await told()).toHaveLength(1);
@@ -130,6 +132,40 @@ it('writes a batch of every outcome as one by one: delivered, a step along the l
   });
   expect((await endpointRow(platform.database, good.id))?.lastDeliveryAt).toEqual(at);
   expect(await told()).toHaveLength(1);
+});
+
+it('restarts Home’s day on a later exhaustion while still failing, telling no one again', async () => {
+  const DAY = 86_400_000;
+  const endpoint = await addEndpoint(
+    platform.database,
+    alpha,
+    'https://example.com/down',
+    ['run.completed'],
+    {
+      failingSince: new Date(Date.now() - 2 * DAY),
+    },
+  );
+  const listed = async (now: Date) =>
+    (await failingEndpoints(platform.database.db, alpha, now)).map((entry) => entry.resource.id);
+  expect(await listed(new Date())).not.toContain(endpoint.id);
+
+  const at = new Date();
+  await recordAttempts(platform.database, [result(await claimedDelivery(endpoint.id, 4), at, failedAnswer)]);
+  expect((await endpointRow(platform.database, endpoint.id))?.failingSince).toEqual(at);
+  expect(await listed(new Date(at.getTime() + DAY - 1))).toContain(endpoint.id);
+  expect(await listed(new Date(at.getTime() + DAY + 1))).not.toContain(endpoint.id);
+  // Told when it turned failing two days ago: not again.
+  const told = await platform.database.db
+    .select()
+    .from(notifications)
+    .where(eq(notifications.resourceId, endpoint.id));
+  expect(told).toHaveLength(0);
+
+  // An exhaustion written late (an older attempt's) never moves the day back.
+  await recordAttempts(platform.database, [
+    result(await claimedDelivery(endpoint.id, 4), new Date(at.getTime() - 60_000), failedAnswer),
+  ]);
+  expect((await endpointRow(platform.database, endpoint.id))?.failingSince).toEqual(at);
 });
 
 it('writes two senders’ batches for the same endpoints at once without a deadlock', async () => {

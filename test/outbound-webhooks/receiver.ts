@@ -91,3 +91,45 @@ export function verifySignature(header: string, rawBody: string, secret: string,
 
 /** The v1 values of a signature header. */
 export const v1Count = (header: string) => header.split(',').filter((part) => part.startsWith('v1=')).length;
+
+export interface HangingReceiver {
+  url: string;
+  /** Requests to /hang/… that arrived (each left unanswered), and requests elsewhere (answered 204). */
+  hung: number;
+  answered: number;
+  close(): Promise<void>;
+}
+
+/**
+ * One origin serving a hanging receiver and a well-behaved one: a request to /hang/… is read and never
+ * answered (the connection stays open until close), any other is answered 204 at once.
+ */
+export async function startHangingReceiver(): Promise<HangingReceiver> {
+  const state = { hung: 0, answered: 0 };
+  const server = http.createServer((request, response) => {
+    request.resume();
+    request.on('end', () => {
+      if (request.url?.startsWith('/hang/')) state.hung += 1;
+      else {
+        state.answered += 1;
+        response.writeHead(204).end();
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    get hung() {
+      return state.hung;
+    },
+    get answered() {
+      return state.answered;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
