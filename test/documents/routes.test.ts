@@ -144,6 +144,39 @@ describe('POST /subjects/:subjectId/documents', () => {
     }
   });
 
+  it('refuses a name that reorders what is shown (bidirectional controls) or holds a C1 control, writing nothing', async () => {
+    const subjectId = 'applicant-bidi';
+    // `invoice\u202Etxt.exe` shows as invoiceexe.txt and saves as .exe.
+    const refused = [
+      'invoice\u202Etxt.exe',
+      ...['\u202A', '\u202B', '\u202C', '\u202D', '\u2066', '\u2067', '\u2068', '\u2069'],
+      ...['\u200E', '\u200F', '\u061C', '\u0085', '\u009F'],
+    ].map((c) => (c.length === 1 ? `scan${c}.pdf` : c));
+    for (const name of refused) {
+      const response = await upload(platform, {
+        subjectId,
+        name,
+        contentType: 'application/pdf',
+        bytes: PDF,
+      });
+      const error = await expectError(response, 400, 'validation_error');
+      expect(error.details?.issues, JSON.stringify(name)).toEqual([
+        { path: 'query.name', message: expect.stringMatching(/must match pattern/) },
+      ]);
+    }
+    const listed = await platform.fetch(documentsPath(subjectId));
+    expect(((await listed.json()) as { total: number }).total).toBe(0);
+    // Joiners reorder nothing and Persian, Indic scripts and emoji need them: taken.
+    const joined = 'نامه\u200Cها.pdf';
+    const document = await uploaded(platform, {
+      subjectId,
+      name: joined,
+      contentType: 'application/pdf',
+      bytes: PDF,
+    });
+    expect(document.name).toBe(joined);
+  });
+
   it('needs a token and documents:write', async () => {
     const request = { subjectId: 'applicant-6', name: 'a.pdf', contentType: 'application/pdf', bytes: PDF };
     await expectError(await upload(platform, { ...request, token: null }), 401, 'unauthorized');
