@@ -256,6 +256,29 @@ describe('APP_SIGNATURES required', () => {
     expect(error.details).toEqual({ reason: 'unsigned' });
   });
 
+  it('approving a request whose version lost its trusted signer since: 409 provenance_required, still open', async () => {
+    await act.requireApprovals('gate-e', false);
+    const v = await upload('gate-e', 'gated-approval');
+    const token = await act.as('gate-e');
+    await attach('gate-e', v, await sigstore.keyless(v.bytes, { identity: ACME }));
+    expect((await act.post(`/apps/gated-approval/versions/${v.id}/publish`, token)).status).toBe(202);
+    // As after a restart with a policy that no longer names the signer (trust is computed, never stored).
+    const [row] = await platform.database.db
+      .select({ provenance: appVersions.provenance })
+      .from(appVersions)
+      .where(eq(appVersions.id, v.id));
+    const provenance = row?.provenance as { signer: Record<string, string> };
+    await platform.database.db
+      .update(appVersions)
+      .set({ provenance: { ...provenance, signer: { ...provenance.signer, identity: 'mallory@evil.test' } } })
+      .where(eq(appVersions.id, v.id));
+    const approve = () => act.post(`/apps/gated-approval/versions/${v.id}/approve`, token);
+    const refused = await act.refused(v.id, 409, 'provenance_required', approve);
+    expect(refused.details).toEqual({ reason: 'untrusted' });
+    const open = await (await platform.fetch('/apps/approvals', { token })).json();
+    expect(open.items).toEqual([expect.objectContaining({ versionId: v.id, status: 'pending' })]);
+  });
+
   it('a save moving an install to an unsigned version: 409 provenance_required; a trusted one saves', async () => {
     const token = await act.as('gate-d');
     const trusted = await upload('gate-d', 'moving-app', '1.0.0');
