@@ -3,6 +3,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSchemaAjv } from '../../src/module/schemas.ts';
 import { expectError } from '../http/expect.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import {
@@ -94,6 +95,34 @@ describe('POST /subjects/:subjectId/documents', () => {
       bytes: bytesOf('{"score": 12}'),
     });
     expect(await checked(platform, json)).toMatchObject({ status: 'clean', size: 13 });
+  });
+
+  it('describes the body it takes: any JSON value is a JSON document, as any bytes are a text one', async () => {
+    // A fuzzer sent these as application/json: the route took them (they are documents, stored as sent)
+    // while the description said the body must be a string. The description says what the route takes.
+    const description = await (await platform.fetch('/openapi.json', { token: null })).json();
+    const content = description.paths['/subjects/{subjectId}/documents'].post.requestBody.content;
+    const ajv = createSchemaAjv();
+    for (const type of ['application/json', 'text/plain', 'text/csv']) {
+      const takes = ajv.compile(content[type].schema);
+      for (const value of [false, 0, [null, null], null, { a: 1 }, 'text'])
+        expect(takes(value), `${type} ${JSON.stringify(value)}`).toBe(true);
+    }
+    for (const type of ['application/pdf', 'image/png'])
+      expect(content[type].schema).toMatchObject({ type: 'string', format: 'binary' });
+    for (const [text, size] of [
+      ['false', 5],
+      ['0', 1],
+      ['[null, null]', 12],
+    ] as const) {
+      const document = await uploaded(platform, {
+        subjectId: 'applicant-json',
+        name: 'value.json',
+        contentType: 'application/json',
+        bytes: bytesOf(text),
+      });
+      expect(await checked(platform, document)).toMatchObject({ status: 'clean', size });
+    }
   });
 
   it('refuses a body over 8 MiB with 413, and takes one of exactly 8 MiB', async () => {
