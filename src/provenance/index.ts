@@ -16,6 +16,7 @@ export {
   type ProvenanceRecord,
   type ProvenanceView,
   provenanceView,
+  RELEASE_PROVENANCE,
   trustPolicy,
   useTrustPolicy,
 } from './record.ts';
