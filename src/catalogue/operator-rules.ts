@@ -62,6 +62,7 @@ export function signerOf(provenance: Provenance): string | null {
   if (provenance === null) return null;
   if (provenance.trustedSigner !== null) return provenance.trustedSigner;
   const signer = provenance.signer;
+  if (signer.kind === 'release') return 'platform';
   return signer.kind === 'keyless' ? `${signer.identity} (${signer.issuer})` : signer.keyId;
 }
 

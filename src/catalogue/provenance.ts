@@ -6,12 +6,14 @@ import { recordAudit } from '../audit/trail.ts';
 import type { Tx } from '../db/pool.ts';
 import { ApiError } from '../http/errors.ts';
 import {
+  type Bundle,
+  checkContent,
   ProvenanceInvalid,
-  type ProvenanceRecord,
   parseBundle,
   provenanceView,
   type RootLoader,
   RootsUnavailable,
+  type Subject,
   trustPolicy,
   verifyBundle,
 } from '../provenance/index.ts';
@@ -36,7 +38,7 @@ async function lockReason(tx: Tx, version: VersionRow): Promise<string | null> {
 }
 
 /** The trusted roots, or 503 provenance_unavailable. */
-export async function loadRoots(roots: RootLoader) {
+async function loadRoots(roots: RootLoader): Promise<TrustedRoots> {
   try {
     return await roots();
   } catch (error) {
@@ -45,14 +47,12 @@ export async function loadRoots(roots: RootLoader) {
   }
 }
 
-/** A bundle's verification as the api answers it: ProvenanceInvalid becomes 400 provenance_invalid. */
-export function verifiedRecord(
-  json: unknown,
-  subject: Parameters<typeof verifyBundle>[1],
-  roots: Parameters<typeof verifyBundle>[2],
-): ProvenanceRecord {
+type TrustedRoots = Parameters<typeof verifyBundle>[2];
+
+/** A step of the verification as the api answers it: ProvenanceInvalid becomes 400 provenance_invalid. */
+function asAnswered<T>(step: () => T): T {
   try {
-    return verifyBundle(parseBundle(json), subject, roots, trustPolicy());
+    return step();
   } catch (error) {
     if (error instanceof ProvenanceInvalid)
       throw new ApiError('provenance_invalid', error.message, { reason: error.reason });
@@ -60,21 +60,65 @@ export function verifiedRecord(
   }
 }
 
+/**
+ * The bundle, if it is one naming this module: 400 provenance_invalid (malformed, unsupported,
+ * digest_mismatch) otherwise. Needs no trusted root, so a bundle refused here is refused even while the
+ * roots cannot be loaded: a malformed bundle is the author's to fix, never "try again later".
+ */
+function namingBundle(json: unknown, sha256: string): Bundle {
+  return asAnswered(() => {
+    const bundle = parseBundle(json);
+    checkContent(bundle, sha256);
+    return bundle;
+  });
+}
+
+/**
+ * A bundle's record as the api and `ops platform publish --bundle` answer it, in this order: what can be
+ * refused without the trusted roots (400), then the roots (503 provenance_unavailable), then the signature
+ * under them (400 provenance_invalid, reason signature).
+ */
+export async function verifiedRecord(json: unknown, subject: Subject, roots: RootLoader) {
+  const bundle = namingBundle(json, subject.sha256);
+  const loaded = await loadRoots(roots);
+  return asAnswered(() => verifyBundle(bundle, subject, loaded, trustPolicy()));
+}
+
+/**
+ * The tenant's own version, locked, whose provenance may change and which the bundle names: 404
+ * not_found, 409 provenance_locked, 400 provenance_invalid otherwise.
+ */
+async function openVersion(
+  tx: Tx,
+  ctx: LifecycleContext,
+  target: { name: string; id: string },
+  json: unknown,
+) {
+  const version = await lockOwnVersion(tx, ctx.principal.tenantId, target.name, target.id);
+  const reason = await lockReason(tx, version);
+  if (reason !== null)
+    throw new ApiError('provenance_locked', `the version’s provenance is fixed (${reason})`, { reason });
+  return { version, bundle: namingBundle(json, version.sha256) };
+}
+
 export async function attachProvenance(
   ctx: LifecycleContext,
   deps: ProvenanceDeps,
   target: { name: string; id: string },
-  bundle: unknown,
+  json: unknown,
 ) {
+  // What can be refused without the trusted roots is refused before they are loaded (the version, its
+  // lock, the bundle's shape and subject), and without holding the version's row while a root is fetched.
+  // The transaction that records checks them again: the version may have moved in between.
+  asAnswered(() => parseBundle(json));
+  await ctx.database.db.transaction((tx) => openVersion(tx, ctx, target, json));
   const roots = await loadRoots(deps.roots);
   return ctx.database.db.transaction(async (tx) => {
-    const version = await lockOwnVersion(tx, ctx.principal.tenantId, target.name, target.id);
-    const reason = await lockReason(tx, version);
-    if (reason !== null)
-      throw new ApiError('provenance_locked', `the version’s provenance is fixed (${reason})`, { reason });
+    const { version, bundle } = await openVersion(tx, ctx, target, json);
     const module = await deps.storage.get(version.sha256);
     if (!module) throw new Error(`module ${version.sha256} is missing from module storage`);
-    const record = verifiedRecord(bundle, { module, sha256: version.sha256 }, roots);
+    const subject = { module, sha256: version.sha256 };
+    const record = asAnswered(() => verifyBundle(bundle, subject, roots, trustPolicy()));
     const [updated] = await tx
       .update(appVersions)
       .set({ provenance: record as unknown as Record<string, unknown> })

@@ -2,6 +2,7 @@
 // docs/catalogue.md). New versions publish as platformSource release; release versions the release no
 // longer carries are withdrawn; operator versions are left alone, and a release never republishes a
 // version the operator withdrew. A release version with the manifest of an operator version adopts it.
+// Release versions record provenance of kind `release` (trusted: they ship with the platform).
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
@@ -9,6 +10,7 @@ import { and, eq, isNull } from 'drizzle-orm';
 import { recordAudit } from '../audit/trail.ts';
 import type { Database, Tx } from '../db/pool.ts';
 import { inspectModuleBytes, type Manifest, parseManifest, sha256Hex } from '../module/index.ts';
+import { RELEASE_PROVENANCE } from '../provenance/index.ts';
 import type { ModuleStorage } from '../storage/module-storage.ts';
 import { appVersions } from './tables.ts';
 
@@ -27,6 +29,7 @@ export interface ReconcileReport {
 }
 
 const SYSTEM = { type: 'system' as const, id: 'release', name: 'release catalogue' };
+const RELEASE = RELEASE_PROVENANCE as unknown as Record<string, unknown>;
 const label = (m: { name: string; version: string }) => `${m.name}@${m.version}`;
 
 /** Reads the release index (written by the apps build) and checks every module against it. */
@@ -121,6 +124,7 @@ export async function reconcileRelease(
             sha256: module.sha256,
             sizeBytes: module.bytes.byteLength,
             manifest,
+            provenance: RELEASE,
             publishedAt: new Date(),
           })
           .returning();
@@ -169,6 +173,18 @@ export async function reconcileRelease(
       });
       report.withdrawn.push(label(version));
     }
+    // Release versions recorded before the kind existed, and operator versions adopted without a bundle
+    // (one that has a bundle keeps it: it says more).
+    await tx
+      .update(appVersions)
+      .set({ provenance: RELEASE })
+      .where(
+        and(
+          isNull(appVersions.tenantId),
+          eq(appVersions.platformSource, 'release'),
+          isNull(appVersions.provenance),
+        ),
+      );
   });
   logger.info({ release: report }, 'release catalogue reconciled');
   return report;

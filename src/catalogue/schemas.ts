@@ -136,14 +136,19 @@ const Signer = Type.Union(
       },
       closed,
     ),
+    Type.Object({ kind: Type.Literal('release') }, closed),
   ],
-  { description: 'Who signed: a keyless certificate’s issuer and identity, or a key’s fingerprint' },
+  {
+    description:
+      'Who signed: a keyless certificate’s issuer and identity, a key’s fingerprint, or the platform’s release',
+  },
 );
 
 const Provenance = Type.Object(
   {
-    kind: Type.Union([Type.Literal('signature'), Type.Literal('attestation')], {
-      description: 'A message signature over the module, or an in-toto statement naming it',
+    kind: Type.Union([Type.Literal('signature'), Type.Literal('attestation'), Type.Literal('release')], {
+      description:
+        'A message signature over the module, an in-toto statement naming it, or a version of the release catalogue (shipped with the platform, trusted)',
     }),
     signer: Signer,
     source: nullable(Type.String(), { description: 'The source repository a keyless certificate names' }),
@@ -158,7 +163,9 @@ const Provenance = Type.Object(
       ),
     ),
     signedAt: nullable(dateTime(), { description: 'The log entry’s time, else the RFC 3161 timestamp’s' }),
-    trusted: Type.Boolean({ description: 'Whether APP_TRUSTED_SIGNERS names the signer' }),
+    trusted: Type.Boolean({
+      description: 'Whether APP_TRUSTED_SIGNERS names the signer; always true for the release',
+    }),
     trustedSigner: nullable(Type.String(), { description: 'The name of the policy entry that trusts it' }),
   },
   { ...closed, title: 'AppVersionProvenance' },

@@ -71,6 +71,14 @@ export function returnUrlOf(
   return { ok: true, url: text };
 }
 
+/**
+ * White space and C0 or C1 controls. The URL parser drops tab, CR and LF and trims spaces and controls, so
+ * the page checked would not be the text answered; answered as given, `…/x\r\nSet-Cookie: a=b` becomes a
+ * header in a flow that redirects with it. A vendor's page never needs one raw (they are percent-encoded).
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this looks for.
+const UNSENDABLE = /[\s\u0000-\u001f\u007f-\u009f]/u;
+
 export type PageDecision =
   | {
       ok: true;
@@ -82,9 +90,10 @@ export type PageDecision =
 /**
  * Whether the platform sends the applicant to the page a module answered: an https page on one of the
  * install's approved hosts, at the port that host is approved with (the scheme's default for a host
- * approved without one), named (not an IP address, not localhost), without a user name or password, and
- * not on a port browsers refuse to fetch from. With APP_RUNNER_ALLOW_PRIVATE_NETWORKS (development) http,
- * any port and IP addresses pass, still only on the install's hostnames. The reason names the host at
+ * approved without one), named (not an IP address, not localhost), without a user name or password, not
+ * on a port browsers refuse to fetch from, and without spaces or control characters. With
+ * APP_RUNNER_ALLOW_PRIVATE_NETWORKS (development) http, any port and IP addresses pass, still only on the
+ * install's hostnames. The reason names the host at
  * most, never the address (it may carry the vendor's tokens).
  */
 export function pageDecision(
@@ -94,6 +103,9 @@ export function pageDecision(
 ): PageDecision {
   if (page.length > MAX_PAGE_URL_LENGTH) {
     return { ok: false, reason: `the page address is longer than ${MAX_PAGE_URL_LENGTH} characters` };
+  }
+  if (UNSENDABLE.test(page)) {
+    return { ok: false, reason: 'the page address holds a space or a control character' };
   }
   // The runner's own check of a module's requests: https (http only on a private-network stack), no
   // credentials, never an IPv6 literal, localhost only on a private-network stack, an approved host at

@@ -20,14 +20,23 @@ export const DocumentParams = Type.Object({
   id: Type.String({ format: 'uuid' }),
 });
 
+/**
+ * What a file name may not hold, as a character class: slashes (a name, not a path), C0 and C1 controls
+ * and DEL, and the bidirectional marks (U+061C, U+200E, U+200F), embeddings and overrides
+ * (U+202A–U+202E) and isolates (U+2066–U+2069), which reorder what is shown: `invoice\u202Etxt.exe`
+ * shows as `invoiceexe.txt` and saves as `.exe`. The set `ops` escapes. Zero-width joiners and
+ * non-joiners stay: Persian, Indic scripts and emoji need them, and they reorder nothing.
+ */
+const NAME_REFUSED = '\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069/\\\\';
+
 export const UploadQuery = Type.Object(
   {
     name: Type.String({
       minLength: 1,
       maxLength: 255,
-      // A file name, not a path: no slashes or backslashes, no control characters.
-      pattern: '^[^\\u0000-\\u001f\\u007f/\\\\]+$',
-      description: 'The document’s file name, 1 to 255 characters without slashes or control characters',
+      pattern: `^[^${NAME_REFUSED}]+$`,
+      description:
+        'The document’s file name, 1 to 255 characters without slashes, control characters or bidirectional marks, embeddings, overrides and isolates',
       examples: ['passport.pdf'],
     }),
   },

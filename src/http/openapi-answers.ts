@@ -76,13 +76,23 @@ export function withOptionalDefaults(querystring: RouteSchema): RouteSchema {
   return { ...querystring, required: required.filter((name) => properties[name]?.default === undefined) };
 }
 
-/** A body that is not JSON (the route's `accepts`: one type, or a comma list), described as the raw bytes it is. */
+/** A JSON type (`application/json`, `application/….+json`) or a text type, whose schema OpenAPI reads as the value's. */
+const readsAsValue = (type: string) => /^application\/(?:[\w.-]+\+)?json$|^text\//i.test(type);
+
+/**
+ * A body taken as raw bytes (the route's `accepts`: one type, or a comma list), described per type. A
+ * binary type is a string of bytes. Under a JSON or text type a schema describes the value those bytes
+ * spell, and a raw route takes any: `false`, `0` and `[null, null]` are JSON documents too, kept as sent.
+ * So no type is claimed there, rather than a `string` the route never asks for.
+ */
 export function rawBody(accepts: string) {
   const types = accepts.split(',').map((type) => type.trim());
-  const named = types.length === 1 ? `Content-Type ${accepts}` : `Content-Type one of ${types.join(', ')}`;
+  const schemaOf = (type: string) =>
+    readsAsValue(type)
+      ? { description: `The raw bytes: any ${type} content, kept as sent` }
+      : { type: 'string', format: 'binary', description: `The raw bytes (${type})` };
   return {
-    consumes: types,
-    body: { type: 'string', format: 'binary', description: `The raw bytes, ${named}` },
+    body: { content: Object.fromEntries(types.map((type) => [type, { schema: schemaOf(type) }])) },
   };
 }
 

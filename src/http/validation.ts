@@ -48,15 +48,21 @@ const isReferencePage = (url: string) => url === '/docs' || url.startsWith('/doc
 const NO_PARAMETERS = Type.Object({}, { additionalProperties: false });
 
 /**
- * A route without a query string schema takes no query parameters: one is refused (400 at `query.<name>`)
- * rather than ignored, as on routes whose schema names theirs.
+ * A route takes only the query parameters its schema names: one it does not name is refused (400 at
+ * `query.<name>`) rather than ignored, on a route without a query string schema (it takes none) and on
+ * one whose schema forgot `additionalProperties: false` alike. One place, so no route can leave it out.
  */
 export function refuseUnnamedQueryParameters(app: FastifyInstance): void {
   app.addHook('onRoute', (route) => {
-    if (isReferencePage(route.url) || route.schema?.querystring !== undefined) return;
-    route.schema = { ...route.schema, querystring: NO_PARAMETERS };
+    if (isReferencePage(route.url)) return;
+    const named = route.schema?.querystring as Record<string, unknown> | undefined;
+    route.schema = { ...route.schema, querystring: named === undefined ? NO_PARAMETERS : closed(named) };
   });
 }
+
+/** A query schema as named, closed unless it says itself whether other parameters are taken. */
+const closed = (schema: Record<string, unknown>) =>
+  schema.additionalProperties === undefined ? { ...schema, additionalProperties: false } : schema;
 
 const UNSTORABLE_MESSAGE = 'holds U+0000 or an unpaired surrogate (\\ud800-\\udfff), which cannot be stored';
 

@@ -11,7 +11,7 @@ import {
   restorePlatformVersion,
   withdrawPlatformVersion,
 } from '../catalogue/platform-versions.ts';
-import { loadRoots, verifiedRecord } from '../catalogue/provenance.ts';
+import { verifiedRecord } from '../catalogue/provenance.ts';
 import { releaseManifest } from '../catalogue/release.ts';
 import { ApiError } from '../http/errors.ts';
 import { provenanceView, rootLoader } from '../provenance/index.ts';
@@ -90,8 +90,8 @@ async function bundleRecord(session: OpsSession, file: string, module: PlatformM
   } catch {
     throw new ApiError('provenance_invalid', 'the bundle file is not JSON', { reason: 'malformed' });
   }
-  const roots = await loadRoots(rootLoader(session.config.provenance));
-  return verifiedRecord(json, { module: module.bytes, sha256: module.sha256 }, roots);
+  const subject = { module: module.bytes, sha256: module.sha256 };
+  return verifiedRecord(json, subject, rootLoader(session.config.provenance));
 }
 
 function registerList(platform: Command, io: OpsIO) {

@@ -18,10 +18,14 @@ export interface KeyEntry {
 
 export type TrustedSigner = KeylessEntry | KeyEntry;
 
-/** Who signed, as recorded: the certificate's issuer and identity, or the key's fingerprint. */
+/**
+ * Who signed, as recorded: the certificate's issuer and identity, or the key's fingerprint; or the
+ * platform's release, which ships its versions with the platform itself and no policy entry names.
+ */
 export type SignerRecord =
   | { kind: 'keyless'; issuer: string; identity: string }
-  | { kind: 'key'; keyId: string };
+  | { kind: 'key'; keyId: string }
+  | { kind: 'release' };
 
 /** The fingerprint a key entry and a key signer share: `sha256:` and the hex of the DER SPKI's hash. */
 export function keyIdOf(key: crypto.KeyObject): string {

@@ -9,9 +9,12 @@ export interface LogEntryRecord {
   integratedTime: string | null;
 }
 
-/** Stored in app_versions.provenance. Trust is never stored: the policy may change between starts. */
+/**
+ * Stored in app_versions.provenance. Trust is never stored: the policy may change between starts. Kind
+ * `signature` or `attestation`: a verified bundle; `release`: a version of the release catalogue.
+ */
 export interface ProvenanceRecord {
-  kind: 'signature' | 'attestation';
+  kind: 'signature' | 'attestation' | 'release';
   signer: SignerRecord;
   /** The source repository a keyless certificate names (Fulcio's extension), else null. */
   source: string | null;
@@ -21,6 +24,24 @@ export interface ProvenanceRecord {
 }
 
 export type ProvenanceView = ProvenanceRecord & { trusted: boolean; trustedSigner: string | null };
+
+/**
+ * What a release version records: it is built and shipped with the platform, so it is proven by where it
+ * comes from rather than by a bundle, and trusted whatever the policy (which names no release signer).
+ */
+export const RELEASE_PROVENANCE: ProvenanceRecord = {
+  kind: 'release',
+  signer: { kind: 'release' },
+  source: null,
+  transparencyLog: null,
+  signedAt: null,
+};
+
+const KINDS: readonly unknown[] = [
+  'signature',
+  'attestation',
+  'release',
+] satisfies ProvenanceRecord['kind'][];
 
 /**
  * The policy every view computes trust with: set once when a process reads its settings (the api at
@@ -38,7 +59,7 @@ export const trustPolicy = (): readonly TrustedSigner[] => policy;
 export function asRecord(value: unknown): ProvenanceRecord | null {
   if (typeof value !== 'object' || value === null) return null;
   const record = value as Partial<ProvenanceRecord>;
-  if (record.kind !== 'signature' && record.kind !== 'attestation') return null;
+  if (!KINDS.includes(record.kind)) return null;
   if (typeof record.signer !== 'object' || record.signer === null) return null;
   return record as ProvenanceRecord;
 }
@@ -57,7 +78,7 @@ export function provenanceView(
     source: record.source ?? null,
     transparencyLog: record.transparencyLog ?? null,
     signedAt: record.signedAt ?? null,
-    trusted: entry !== null,
+    trusted: record.kind === 'release' || entry !== null,
     trustedSigner: entry?.name ?? null,
   };
 }

@@ -3,6 +3,9 @@
 // trusted roots. The result is what a version records.
 import crypto from 'node:crypto';
 import { type Bundle, bundleFromJSON } from '@sigstore/bundle';
+
+export type { Bundle };
+
 import { RFC3161Timestamp, X509Certificate } from '@sigstore/core';
 import type { TrustedRoot } from '@sigstore/protobuf-specs';
 import { type Signer, toSignedEntity, toTrustMaterial, Verifier } from '@sigstore/verify';

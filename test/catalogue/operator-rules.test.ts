@@ -12,7 +12,7 @@ import {
   scopeOf,
   signerOf,
 } from '../../src/catalogue/operator-rules.ts';
-import type { ProvenanceView } from '../../src/provenance/index.ts';
+import { type ProvenanceView, provenanceView, RELEASE_PROVENANCE } from '../../src/provenance/index.ts';
 
 const T1 = '11111111-1111-4111-8111-111111111111';
 const T2 = '22222222-2222-4222-8222-222222222222';
@@ -88,6 +88,8 @@ const keyless = {
   identity: 'https://github.com/acme/kyc/.github/workflows/release.yml@refs/heads/main',
 } as const;
 const key = { kind: 'key', keyId: 'sha256:ab12' } as const;
+/** A release version's, as the view shows it (provenanceView of RELEASE_PROVENANCE). */
+const release = provenanceView(RELEASE_PROVENANCE, []) as ProvenanceView;
 
 describe('signerOf', () => {
   it.each([
@@ -96,6 +98,7 @@ describe('signerOf', () => {
     [shown(key, 'release key'), 'release key'],
     [shown(keyless, null), `${keyless.identity} (${keyless.issuer})`],
     [shown(key, null), 'sha256:ab12'],
+    [release, 'platform'],
   ])('%j: %s', (provenance, signer) => expect(signerOf(provenance)).toBe(signer));
 });
 
@@ -116,6 +119,10 @@ describe('provenanceMatches', () => {
     [untrusted, { signer: 'sha256:ab12' }, false],
     [untrusted, { untrusted: true, signer: 'ci' }, false],
     [trusted, { untrusted: true, signer: 'ci' }, false],
+    // A release version is neither unsigned nor untrusted, and no policy entry names its signer.
+    [release, { unsigned: true }, false],
+    [release, { untrusted: true }, false],
+    [release, { signer: 'ci' }, false],
   ])('%j with %j: %s', (provenance, filter, kept) =>
     expect(provenanceMatches(provenance, filter)).toBe(kept));
 });

@@ -256,6 +256,29 @@ describe('APP_SIGNATURES required', () => {
     expect(error.details).toEqual({ reason: 'unsigned' });
   });
 
+  it('approving a request whose version lost its trusted signer since: 409 provenance_required, still open', async () => {
+    await act.requireApprovals('gate-e', false);
+    const v = await upload('gate-e', 'gated-approval');
+    const token = await act.as('gate-e');
+    await attach('gate-e', v, await sigstore.keyless(v.bytes, { identity: ACME }));
+    expect((await act.post(`/apps/gated-approval/versions/${v.id}/publish`, token)).status).toBe(202);
+    // As after a restart with a policy that no longer names the signer (trust is computed, never stored).
+    const [row] = await platform.database.db
+      .select({ provenance: appVersions.provenance })
+      .from(appVersions)
+      .where(eq(appVersions.id, v.id));
+    const provenance = row?.provenance as { signer: Record<string, string> };
+    await platform.database.db
+      .update(appVersions)
+      .set({ provenance: { ...provenance, signer: { ...provenance.signer, identity: 'mallory@evil.test' } } })
+      .where(eq(appVersions.id, v.id));
+    const approve = () => act.post(`/apps/gated-approval/versions/${v.id}/approve`, token);
+    const refused = await act.refused(v.id, 409, 'provenance_required', approve);
+    expect(refused.details).toEqual({ reason: 'untrusted' });
+    const open = await (await platform.fetch('/apps/approvals', { token })).json();
+    expect(open.items).toEqual([expect.objectContaining({ versionId: v.id, status: 'pending' })]);
+  });
+
   it('a save moving an install to an unsigned version: 409 provenance_required; a trusted one saves', async () => {
     const token = await act.as('gate-d');
     const trusted = await upload('gate-d', 'moving-app', '1.0.0');
@@ -303,32 +326,64 @@ describe('APP_SIGNATURES required', () => {
 });
 
 describe('a trusted root that cannot be loaded', () => {
-  it('PUT answers 503 provenance_unavailable and records nothing', async () => {
-    const broken = await startCataloguePlatform({
+  let broken: CataloguePlatform;
+  let token: string;
+  beforeAll(async () => {
+    broken = await startCataloguePlatform({
       APP_SIGNATURES: 'optional',
       APP_TRANSPARENCY_TRUSTED_ROOTS: '/nonexistent/trusted-root.json',
     });
-    try {
-      const capped = capMemory(await appModule('rootless-app', '1.0.0'), 64);
-      if (!capped.ok) throw new Error(capped.message);
-      const token = await broken.token({ tenant: 'prov-root', user: 'ada', roles: ['admin'] });
-      const uploaded = await broken.upload(capped.bytes, token);
-      expect(uploaded.status).toBe(201);
-      const v = (await uploaded.json()) as { id: string };
-      const bundle = await sigstore.keyless(capped.bytes, { identity: ACME });
-      const response = await broken.fetch(`/apps/rootless-app/versions/${v.id}/provenance`, {
-        method: 'PUT',
-        token,
-        json: bundle,
-      });
-      await expectError(response, 503, 'provenance_unavailable');
-      const [row] = await broken.database.db
-        .select({ provenance: appVersions.provenance })
-        .from(appVersions)
-        .where(eq(appVersions.id, v.id));
-      expect(row?.provenance).toBeNull();
-    } finally {
-      await broken.close();
-    }
+    token = await broken.token({ tenant: 'prov-root', user: 'ada', roles: ['admin'] });
   }, 120_000);
+  afterAll(async () => broken?.close());
+
+  async function uploadBroken(version: string) {
+    const capped = capMemory(await appModule('rootless-app', version), 64);
+    if (!capped.ok) throw new Error(capped.message);
+    const uploaded = await broken.upload(capped.bytes, token);
+    expect(uploaded.status).toBe(201);
+    return { ...((await uploaded.json()) as { id: string }), bytes: capped.bytes };
+  }
+  const put = (id: string, bundle: unknown) =>
+    broken.fetch(`/apps/rootless-app/versions/${id}/provenance`, { method: 'PUT', token, json: bundle });
+  const recorded = async (id: string) => {
+    const [row] = await broken.database.db
+      .select({ provenance: appVersions.provenance })
+      .from(appVersions)
+      .where(eq(appVersions.id, id));
+    return row?.provenance;
+  };
+
+  it('PUT answers 503 provenance_unavailable and records nothing', async () => {
+    const v = await uploadBroken('1.0.0');
+    const bundle = await sigstore.keyless(v.bytes, { identity: ACME });
+    await expectError(await put(v.id, bundle), 503, 'provenance_unavailable');
+    expect(await recorded(v.id)).toBeNull();
+  });
+
+  it('still refuses first what needs no root: a malformed bundle, another module’s, a locked version', async () => {
+    const v = await uploadBroken('1.1.0');
+    const malformed = await expectError(
+      await put(v.id, { mediaType: 'not a bundle' }),
+      400,
+      'provenance_invalid',
+    );
+    expect(malformed.details).toEqual({ reason: 'malformed' });
+    const other = await uploadBroken('1.1.1');
+    const elsewhere = await sigstore.keyless(other.bytes, { identity: ACME });
+    const mismatch = await expectError(await put(v.id, elsewhere), 400, 'provenance_invalid');
+    expect(mismatch.details).toEqual({ reason: 'digest_mismatch' });
+    await expectError(await put(crypto.randomUUID(), elsewhere), 404, 'not_found');
+
+    const published = await broken.fetch(`/apps/rootless-app/versions/${v.id}/publish`, {
+      method: 'POST',
+      token,
+      json: {},
+    });
+    expect(published.status).toBe(200);
+    const signed = await sigstore.keyless(v.bytes, { identity: ACME });
+    const locked = await expectError(await put(v.id, signed), 409, 'provenance_locked');
+    expect(locked.details).toEqual({ reason: 'published' });
+    expect(await recorded(v.id)).toBeNull();
+  });
 });

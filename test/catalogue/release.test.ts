@@ -134,4 +134,26 @@ describe('release catalogue reconciliation', () => {
     const rows = await platformRows();
     expect(rows.find((r) => r.name === 'operator-app')?.platformSource).toBe('release');
   });
+
+  it('records provenance of kind release, shown trusted whatever the policy; kept from before, filled in', async () => {
+    const release = await releaseModule('proven-app', '1.0.0');
+    await reconcile([release]);
+    const token = await platform.token({ tenant: 'any', roles: ['analyst'] });
+    const versions = await (await platform.fetch('/apps/proven-app/versions', { token })).json();
+    expect(versions.items[0].provenance).toEqual({
+      kind: 'release',
+      signer: { kind: 'release' },
+      source: null,
+      transparencyLog: null,
+      signedAt: null,
+      trusted: true,
+      trustedSigner: null,
+    });
+    // A release version recorded before the kind existed is given it at the next start.
+    const proven = eq(appVersions.name, 'proven-app');
+    await platform.database.db.update(appVersions).set({ provenance: null }).where(proven);
+    await reconcile([release]);
+    const [row] = await platform.database.db.select().from(appVersions).where(proven);
+    expect(row?.provenance).toMatchObject({ kind: 'release', signer: { kind: 'release' } });
+  });
 });

@@ -30,7 +30,7 @@ describe('pageDecision: the pages the platform sends applicants to', () => {
     ['http://idv.example.com/s/1', false, { refused: /must use https/ }],
     ['ftp://idv.example.com/s/1', false, { refused: /must use https/ }],
     ['javascript:alert(1)', false, { refused: /must use https/ }],
-    ['not a url', false, { refused: /not a valid absolute URL/ }],
+    ['not-a-url', false, { refused: /not a valid absolute URL/ }],
     // not on an approved host, or not at its port
     ['https://evil.example.com/s/1', false, { refused: /host evil\.example\.com is not approved/ }],
     ['https://hosted.example/s', false, { refused: /host hosted\.example is not approved/ }],
@@ -45,6 +45,18 @@ describe('pageDecision: the pages the platform sends applicants to', () => {
     ['https://user@idv.example.com/s/1', false, { refused: /user name or password/ }],
     // a port browsers refuse, even where approved
     ['https://bad.idv.example:6000/s', false, { refused: /port 6000 is one browsers refuse/ }],
+    // spaces and control characters: the URL parser drops or trims them, so the page answered would not
+    // be the page checked (`\r\n` a header in a redirect)
+    ['https://idv.example.com/x\r\nSet-Cookie: a=b', false, { refused: /space or a control character/ }],
+    ['https://idv.example.com/x\nSet-Cookie:a=b', true, { refused: /space or a control character/ }],
+    ['https://idv.example.com/s\t1', false, { refused: /space or a control character/ }],
+    ['https://idv.exa\tmple.com/s', false, { refused: /space or a control character/ }],
+    [' https://idv.example.com/s', false, { refused: /space or a control character/ }],
+    ['https://idv.example.com/s\u0000', false, { refused: /space or a control character/ }],
+    ['https://idv.example.com/s\u007f', false, { refused: /space or a control character/ }],
+    ['https://idv.example.com/s\u0085', false, { refused: /space or a control character/ }],
+    ['https://idv.example.com/a b', false, { refused: /space or a control character/ }],
+    ['https://idv.example.com/a%20b%0D%0A', false, { host: 'idv.example.com' }],
     // longer than 4000 characters
     [`https://idv.example.com/${'a'.repeat(4000)}`, false, { refused: /longer than 4000/ }],
     // a private-network stack: http, any port and IP addresses pass on the install's hostnames

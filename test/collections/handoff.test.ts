@@ -334,6 +334,19 @@ describe('502 handoff_failed', () => {
     expect(await handoffAudits(submission.id)).toEqual([]);
   });
 
+  it('when the page holds control characters, rather than answering a header injection', async () => {
+    const { submission, applicant } = await waitingSubmission('sess_crlf');
+    const page = `https://${PAGES_HOST}/x\r\nSet-Cookie: a=b`;
+    world.sessions.set('sess_crlf', { status: 'pending', url: page });
+    const response = await handoff(submission.id, applicant);
+    const text = await response.clone().text();
+    const failed = await errorOf(response, 502);
+    expect(failed).toMatchObject({ code: 'handoff_failed', details: { reason: 'page' } });
+    expect(failed.message).toMatch(/space or a control character/);
+    expect(text).not.toContain('Set-Cookie');
+    expect(await handoffAudits(submission.id)).toEqual([]);
+  });
+
   it('when a required secret has no value', async () => {
     const { submission, applicant } = await waitingSubmission('sess_nosecret');
     const secret = and(

@@ -3,6 +3,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSchemaAjv } from '../../src/module/schemas.ts';
 import { expectError } from '../http/expect.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import {
@@ -96,6 +97,34 @@ describe('POST /subjects/:subjectId/documents', () => {
     expect(await checked(platform, json)).toMatchObject({ status: 'clean', size: 13 });
   });
 
+  it('describes the body it takes: any JSON value is a JSON document, as any bytes are a text one', async () => {
+    // A fuzzer sent these as application/json: the route took them (they are documents, stored as sent)
+    // while the description said the body must be a string. The description says what the route takes.
+    const description = await (await platform.fetch('/openapi.json', { token: null })).json();
+    const content = description.paths['/subjects/{subjectId}/documents'].post.requestBody.content;
+    const ajv = createSchemaAjv();
+    for (const type of ['application/json', 'text/plain', 'text/csv']) {
+      const takes = ajv.compile(content[type].schema);
+      for (const value of [false, 0, [null, null], null, { a: 1 }, 'text'])
+        expect(takes(value), `${type} ${JSON.stringify(value)}`).toBe(true);
+    }
+    for (const type of ['application/pdf', 'image/png'])
+      expect(content[type].schema).toMatchObject({ type: 'string', format: 'binary' });
+    for (const [text, size] of [
+      ['false', 5],
+      ['0', 1],
+      ['[null, null]', 12],
+    ] as const) {
+      const document = await uploaded(platform, {
+        subjectId: 'applicant-json',
+        name: 'value.json',
+        contentType: 'application/json',
+        bytes: bytesOf(text),
+      });
+      expect(await checked(platform, document)).toMatchObject({ status: 'clean', size });
+    }
+  });
+
   it('refuses a body over 8 MiB with 413, and takes one of exactly 8 MiB', async () => {
     const limit = 8 * 1024 * 1024;
     const big = new Uint8Array(limit + 1);
@@ -142,6 +171,39 @@ describe('POST /subjects/:subjectId/documents', () => {
         what,
       ).toContain(at);
     }
+  });
+
+  it('refuses a name that reorders what is shown (bidirectional controls) or holds a C1 control, writing nothing', async () => {
+    const subjectId = 'applicant-bidi';
+    // `invoice\u202Etxt.exe` shows as invoiceexe.txt and saves as .exe.
+    const refused = [
+      'invoice\u202Etxt.exe',
+      ...['\u202A', '\u202B', '\u202C', '\u202D', '\u2066', '\u2067', '\u2068', '\u2069'],
+      ...['\u200E', '\u200F', '\u061C', '\u0085', '\u009F'],
+    ].map((c) => (c.length === 1 ? `scan${c}.pdf` : c));
+    for (const name of refused) {
+      const response = await upload(platform, {
+        subjectId,
+        name,
+        contentType: 'application/pdf',
+        bytes: PDF,
+      });
+      const error = await expectError(response, 400, 'validation_error');
+      expect(error.details?.issues, JSON.stringify(name)).toEqual([
+        { path: 'query.name', message: expect.stringMatching(/must match pattern/) },
+      ]);
+    }
+    const listed = await platform.fetch(documentsPath(subjectId));
+    expect(((await listed.json()) as { total: number }).total).toBe(0);
+    // Joiners reorder nothing and Persian, Indic scripts and emoji need them: taken.
+    const joined = 'نامه\u200Cها.pdf';
+    const document = await uploaded(platform, {
+      subjectId,
+      name: joined,
+      contentType: 'application/pdf',
+      bytes: PDF,
+    });
+    expect(document.name).toBe(joined);
   });
 
   it('needs a token and documents:write', async () => {

@@ -85,7 +85,16 @@ describe('ops apps list --json', () => {
       publishedAt: expect.any(String),
       review: null,
       block: null,
-      provenance: null,
+      // A release version: shipped with the platform (docs/provenance.md), so never listed as unsigned.
+      provenance: {
+        kind: 'release',
+        signer: { kind: 'release' },
+        source: null,
+        transparencyLog: null,
+        signedAt: null,
+        trusted: true,
+        trustedSigner: null,
+      },
       installs: [
         {
           id: expect.any(String),
@@ -146,9 +155,12 @@ describe('filters', () => {
     expect(names(await list(...filters))).toEqual(expected);
   });
 
-  it('--tenant takes an id too; --unsigned keeps every version while none has provenance', async () => {
+  it('--tenant takes an id too; --unsigned keeps every tenant version while none has provenance', async () => {
     expect(names(await list('--tenant', await suite.tenantId('list-b')))).toEqual(['list-b/other@1.0.0']);
-    expect(await list('--unsigned')).toHaveLength(6);
+    // The release's version has provenance of kind release: not unsigned.
+    const unsigned = names(await list('--unsigned'));
+    expect(unsigned).toHaveLength(5);
+    expect(unsigned).not.toContain('platform/plat-list@1.0.0');
   });
 
   it('--unsigned, --untrusted and --signer read the provenance a version records', async () => {
@@ -225,7 +237,10 @@ describe('ops apps list as a table', () => {
     expect(column(result.stdout, 'NEEDS')).toEqual(Array(6).fill('-'));
     expect(column(result.stdout, 'REVIEW')).toEqual(['-', '-', '-', '-', '-', 'pending']);
     expect(column(result.stdout, 'BLOCK')).toEqual(['-', '-', '-', 'module: leaks', '-', '-']);
-    expect(column(result.stdout, 'PROVENANCE')).toEqual(Array(6).fill('-'));
+    expect(column(result.stdout, 'PROVENANCE')).toEqual([
+      'release platform (trusted)',
+      ...Array(5).fill('-'),
+    ]);
     expect(column(result.stdout, 'INSTALLS')).toEqual([
       '2: list-a/plat-a, list-b/plat-b',
       '-',

@@ -250,29 +250,29 @@ describe('ops platform publish', () => {
         APP_TRANSPARENCY_TRUSTED_ROOTS: sigstore.rootPath,
         APP_TRUSTED_SIGNERS: keylessPolicy('platform-ops', 'ops@acme.test'),
       };
-      const mismatch = await ops.run(
-        [
-          'platform',
-          'publish',
-          await file(other.bytes),
-          '--new-app',
-          '--bundle',
-          signed,
-          '--by',
-          'grace',
-          '--json',
-        ],
-        { env },
-      );
-      expect(mismatch.code).toBe(1);
-      expect(JSON.parse(mismatch.stderr).error).toMatchObject({
-        code: 'provenance_invalid',
-        details: { reason: 'digest_mismatch' },
-      });
+      const otherFile = await file(other.bytes);
+      const mismatchArgv = [
+        'platform',
+        'publish',
+        otherFile,
+        '--new-app',
+        '--bundle',
+        signed,
+        '--by',
+        'grace',
+      ];
+      const noRoot = { ...env, APP_TRANSPARENCY_TRUSTED_ROOTS: path.join(dir, 'no-such-root.json') };
+      // Another module's bundle is refused as such, with or without a loadable root: it needs none.
+      for (const runEnv of [env, noRoot]) {
+        const mismatch = await ops.run([...mismatchArgv, '--json'], { env: runEnv });
+        expect(mismatch.code).toBe(1);
+        expect(JSON.parse(mismatch.stderr).error).toMatchObject({
+          code: 'provenance_invalid',
+          details: { reason: 'digest_mismatch' },
+        });
+      }
       expect(await platformRow(platform.database, 'signed-vendor', '1.0.9')).toBeUndefined();
-      await refused(argv, 'provenance_unavailable', {
-        env: { ...env, APP_TRANSPARENCY_TRUSTED_ROOTS: path.join(dir, 'no-such-root.json') },
-      });
+      await refused(argv, 'provenance_unavailable', { env: noRoot });
       const published = await ops.json<{ version: { id: string }; provenance: Record<string, unknown> }>(
         argv,
         {
