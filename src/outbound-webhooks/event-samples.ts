@@ -119,6 +119,7 @@ const SAMPLES: Readonly<Record<string, Sample>> = {
       versionId: '1c2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f',
       version: '1.3.0',
       previousVersionId: '2d3e4f5a-6b7c-4d8e-9f0a-1b2c3d4e5f6a',
+      fromVersion: '1.2.0',
       hosts: ['api.idverify.example', 'eu.idverify.example'],
       hostsAdded: ['eu.idverify.example'],
       hostsRemoved: [],
