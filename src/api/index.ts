@@ -162,6 +162,7 @@ export async function buildPublicApi(deps: ApiDeps) {
     collectionRoutes({
       database: deps.database,
       config: deps.config,
+      verifier: deps.verifier,
       runner: storage ? (deps.runner ?? null) : null,
     }),
   );

@@ -2,6 +2,7 @@
 import {
   createLocalJWKSet,
   createRemoteJWKSet,
+  decodeJwt,
   importJWK,
   type JWK,
   type JWTPayload,
@@ -15,6 +16,11 @@ import { LOCAL_AUDIENCE, LOCAL_ISSUER, type LocalKeys } from './local-keys.ts';
 
 export interface TokenVerifier {
   verify(token: string): Promise<JWTPayload>;
+  /**
+   * As verify, but a token whose exp has passed still verifies (every other check holds): only for the
+   * one thing an expired applicant link may do, ask for a new link. Absent: lapsed tokens are refused.
+   */
+  verifyLapsed?(token: string): Promise<JWTPayload>;
 }
 
 /** How far the identity provider's clock may be from this host's, for exp, nbf and iat. */
@@ -22,17 +28,26 @@ export const CLOCK_TOLERANCE_SECONDS = 60;
 
 /** A token must expire (exp), and may not claim to be issued later than now plus the tolerance. */
 function verifierFor(keys: JWTVerifyGetKey, issuer: string, audience: string): TokenVerifier {
+  const verifyAt = async (token: string, currentDate?: Date) => {
+    const { payload } = await jwtVerify(token, keys, {
+      issuer,
+      audience,
+      algorithms: ['ES256', 'RS256', 'EdDSA'],
+      requiredClaims: ['exp'],
+      clockTolerance: CLOCK_TOLERANCE_SECONDS,
+      ...(currentDate ? { currentDate } : {}),
+    });
+    if (issuedInTheFuture(payload, Date.now())) throw new Error('the token is issued in the future');
+    return payload;
+  };
   return {
-    async verify(token) {
-      const { payload } = await jwtVerify(token, keys, {
-        issuer,
-        audience,
-        algorithms: ['ES256', 'RS256', 'EdDSA'],
-        requiredClaims: ['exp'],
-        clockTolerance: CLOCK_TOLERANCE_SECONDS,
-      });
-      if (issuedInTheFuture(payload, Date.now())) throw new Error('the token is issued in the future');
-      return payload;
+    verify: (token) => verifyAt(token),
+    // jose has no "ignore exp": its clock is set back to the token's own exp when that has passed (the
+    // exp read unverified only sets the clock; the signature and every claim are then checked as usual).
+    verifyLapsed: (token) => {
+      const exp = decodeJwt(token).exp;
+      const now = Date.now();
+      return verifyAt(token, typeof exp === 'number' && exp * 1000 < now ? new Date(exp * 1000) : undefined);
     },
   };
 }

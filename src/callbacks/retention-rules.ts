@@ -64,8 +64,7 @@ export function orphanCutoff(now: Date): Date {
 
 /**
  * Drop-off events reported before this instant are deleted: the setting's days, never fewer than the
- * floor. null: the setting is 0, kept forever. No table holds them in this repository yet (the sweep's
- * table list says where they join).
+ * floor. null: the setting is 0, kept forever.
  */
 export function submissionEventCutoff(now: Date, submissionEventDays: number): Date | null {
   if (submissionEventDays === 0) return null;

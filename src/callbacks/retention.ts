@@ -1,5 +1,6 @@
-// The retention sweep (docs/retention.md): each pass times out the sessions no run waits on any more and
-// deletes settled sessions and webhook events older than RETENTION_APP_CALLBACK_DAYS plus seven days.
+// The retention sweep (docs/retention.md): each pass times out the sessions no run waits on any more,
+// deletes settled sessions and webhook events older than RETENTION_APP_CALLBACK_DAYS plus seven days, and
+// the collection terminal's drop-off events older than RETENTION_SUBMISSION_EVENT_DAYS (at least 90).
 // Per tenant, oldest rows first, in batches: each batch is one statement (so its own short transaction)
 // that takes its rows with FOR UPDATE SKIP LOCKED, so a row another transaction holds (a webhook settling
 // it, the resumer reading it) is left for the next pass instead of waited on. Every cut-off of a pass is
@@ -7,6 +8,8 @@
 // wrote the rows' timestamps), so a pass is one consistent cut whatever the workers' clocks say.
 import { type SQL, sql } from 'drizzle-orm';
 import type { Logger } from 'pino';
+// Past the collections' front door: its index.ts loads the hand-off, which reads this folder's sessions.
+import { collectionDropOffEvents } from '../collections/tables.ts';
 import type { Database, Queryable } from '../db/pool.ts';
 import { readDatabaseNow } from '../installs/index.ts';
 import { countRetentionDeleted } from '../telemetry/index.ts';
@@ -21,6 +24,7 @@ import {
   intervalMsOf,
   orphanCutoff,
   type RetentionSettings,
+  submissionEventCutoff,
 } from './retention-rules.ts';
 import { appCallbacks, appWebhookEvents } from './tables.ts';
 
@@ -105,15 +109,28 @@ const webhookEvents: RetentionTarget = {
     ),
 };
 
-/**
- * What a pass sweeps, in order: orphans are timed out before settled sessions are deleted. Drop-off
- * events of the collection terminal (RETENTION_SUBMISSION_EVENT_DAYS, submissionEventCutoff) join this
- * list when their table does: this repository has none yet.
- */
+/** Drop-off events reported more than RETENTION_SUBMISSION_EVENT_DAYS ago (never fewer than 90 days). */
+const dropOffEvents: RetentionTarget = {
+  name: 'collection_drop_off_events',
+  effect: 'delete',
+  cutoff: (now, settings) => submissionEventCutoff(now, settings.submissionEventDays),
+  batch: (db, tenantId, cutoff, size) =>
+    rowsOf(
+      db,
+      sql`delete from ${collectionDropOffEvents} where id in (
+            select id from ${collectionDropOffEvents}
+            where tenant_id = ${tenantId} and reported_at < ${cutoff}
+            order by reported_at limit ${size}
+            for update skip locked)`,
+    ),
+};
+
+/** What a pass sweeps, in order: orphans are timed out before settled sessions are deleted. */
 export const RETENTION_TARGETS: readonly RetentionTarget[] = [
   orphanedSessions,
   settledSessions,
   webhookEvents,
+  dropOffEvents,
 ];
 
 /** A target of one tenant: what the log line names for a capped or failed pair. */

@@ -31,6 +31,8 @@ export interface MeteringItem {
   day: string;
   calls: number;
   httpRequests: number;
+  webhooks: number;
+  handoffs: number;
   /** Only for callers holding apps:write; one entry per currency charged that day. */
   spend?: { currency: string; micros: number }[];
 }
@@ -68,6 +70,9 @@ export interface MeteringRow {
   calls: number;
   httpRequests: number;
   spendMicros: number;
+  /** Vendor webhooks and hand-offs the module ran on: counted apart from calls, never limited. */
+  webhooks: number;
+  handoffs: number;
 }
 
 /**
@@ -106,6 +111,8 @@ export async function meteringRows(
       calls: appMetering.calls,
       httpRequests: appMetering.httpRequests,
       spendMicros: appMetering.spendMicros,
+      webhooks: appMetering.webhooks,
+      handoffs: appMetering.handoffs,
     })
     .from(appMetering)
     .leftJoin(appInstalls, eq(appInstalls.id, appMetering.installId))
@@ -119,23 +126,36 @@ export async function meteringRows(
     );
 }
 
-/** Calls, HTTP requests and spend per currency summed over some metering rows. */
+/**
+ * Calls, HTTP requests and spend per currency summed over some metering rows, and apart from them the
+ * vendor webhooks and hand-offs (which no quota or budget weighs).
+ */
 export interface Tally {
   calls: number;
   httpRequests: number;
   /** Micros per currency charged; calls that cost nothing add none. */
   spend: Map<string, number>;
+  webhooks: number;
+  handoffs: number;
 }
 
-export const emptyTally = (): Tally => ({ calls: 0, httpRequests: 0, spend: new Map() });
+export const emptyTally = (): Tally => ({
+  calls: 0,
+  httpRequests: 0,
+  spend: new Map(),
+  webhooks: 0,
+  handoffs: 0,
+});
 
 /** Adds one row to a tally. Pure but for the tally it is given. */
 export function tally(
   into: Tally,
-  row: Pick<MeteringRow, 'calls' | 'httpRequests' | 'currency' | 'spendMicros'>,
+  row: Pick<MeteringRow, 'calls' | 'httpRequests' | 'currency' | 'spendMicros' | 'webhooks' | 'handoffs'>,
 ) {
   into.calls += row.calls;
   into.httpRequests += row.httpRequests;
+  into.webhooks += row.webhooks;
+  into.handoffs += row.handoffs;
   if (row.spendMicros > 0)
     into.spend.set(row.currency, (into.spend.get(row.currency) ?? 0) + row.spendMicros);
   return into;
@@ -144,9 +164,10 @@ export function tally(
 /** A tally as reports answer it: spend as [{ currency, micros }] by currency, and only `withSpend`. */
 export function shownTally(t: Tally, withSpend: boolean) {
   const counts = { calls: t.calls, httpRequests: t.httpRequests };
-  if (!withSpend) return counts;
+  const apart = { webhooks: t.webhooks, handoffs: t.handoffs };
+  if (!withSpend) return { ...counts, ...apart };
   const spend = [...t.spend].sort(([a], [b]) => a.localeCompare(b));
-  return { ...counts, spend: spend.map(([currency, micros]) => ({ currency, micros })) };
+  return { ...counts, spend: spend.map(([currency, micros]) => ({ currency, micros })), ...apart };
 }
 
 /** GET /app-installs/metering: the rows folded per install, action and day, newest day first. */

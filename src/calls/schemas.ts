@@ -71,6 +71,20 @@ const Spend = Type.Array(Type.Object({ currency: Type.String(), micros: Count },
   description: 'Only with apps:write: micros per currency charged, by currency',
 });
 
+/** Counted apart from calls, and never limited (docs/limits-and-metering.md "Counted apart"). */
+const apart = {
+  webhooks: Type.Integer({
+    minimum: 0,
+    description:
+      'Vendor webhook deliveries the module ran on, or may have (POST /webhooks/app-installs/{installId}), under the session’s action; not calls, never limited',
+  }),
+  handoffs: Type.Integer({
+    minimum: 0,
+    description:
+      'Hand-offs the module ran on, or may have (GET /collection-submissions/{id}/handoff), under the session’s action; not calls, never limited',
+  }),
+};
+
 /** GET /app-installs/metering: the range read and its rows, newest day first. */
 export const MeteringReport = Type.Object(
   {
@@ -87,6 +101,7 @@ export const MeteringReport = Type.Object(
           calls: Count,
           httpRequests: Count,
           spend: Type.Optional(Spend),
+          ...apart,
         },
         closed,
       ),
@@ -102,7 +117,7 @@ export const Month = Type.String({
 });
 
 /** What a month, a day or an install used (spend only with apps:write). */
-const used = { calls: Count, httpRequests: Count, spend: Type.Optional(Spend) };
+const used = { calls: Count, httpRequests: Count, spend: Type.Optional(Spend), ...apart };
 
 /** A quota or budget against its current period; metrics name what it may count. */
 const standing = (metrics: readonly string[], description: string) =>

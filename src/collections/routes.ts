@@ -3,12 +3,18 @@
 // parse, authorize, call the service.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
-import { principalOf } from '../http/auth.ts';
+import type { TokenVerifier } from '../auth/tokens.ts';
+import { bearerToken, principalOf } from '../http/auth.ts';
 import { errors } from '../http/responses.ts';
+import { reportDropOff } from './drop-offs.ts';
 import { type HandoffDeps, type HandoffRequest, handOff, submissionStatus } from './handoff.ts';
+import { requestLink } from './link-requests.ts';
 import {
   CreateSubmissionBody,
+  DropOffBody,
+  DropOffEvent,
   HandoffAnswer,
+  LinkRequestAnswer,
   Submission,
   SubmissionParams,
   SubmissionStatusAnswer,
@@ -17,7 +23,12 @@ import { createSubmission, getSubmission, type SubmissionContext, sendSubmission
 
 const tags = ['collection-submissions'];
 
-export function collectionRoutes(deps: HandoffDeps): FastifyPluginAsyncTypebox {
+export interface CollectionDeps extends HandoffDeps {
+  /** The api's token verifier: an expired link's token is verified, but for its expiry, by it. */
+  verifier: TokenVerifier;
+}
+
+export function collectionRoutes(deps: CollectionDeps): FastifyPluginAsyncTypebox {
   const contextOf = (request: FastifyRequest): SubmissionContext => ({
     database: deps.database,
     principal: principalOf(request),
@@ -115,6 +126,65 @@ export function collectionRoutes(deps: HandoffDeps): FastifyPluginAsyncTypebox {
         },
       },
       async (request) => handOff(deps, applicantRequest(request, request.params.id)),
+    );
+
+    app.post(
+      '/collection-submissions/:id/link-requests',
+      {
+        // Public for the auth hook, which refuses expired tokens: the route verifies its own (below).
+        config: { public: true },
+        schema: {
+          tags,
+          operationId: 'requestCollectionLink',
+          summary: 'The applicant, whose link expired, asks for a new one',
+          description:
+            'With the token of the expired link, verified but for its expiry (only the submission’s applicant; a link still valid is 409). Audited collection.submission.link_requested (the submission.link_requested webhook event), once per quarter of an hour per submission: the tenant’s collection flow sends the new link.',
+          params: SubmissionParams,
+          response: {
+            202: LinkRequestAnswer,
+            ...errors('unauthorized', 'forbidden', 'not_found', 'conflict'),
+          },
+        },
+      },
+      async (request, reply) =>
+        reply
+          .status(202)
+          .send(
+            await requestLink(
+              { database: deps.database, verifier: deps.verifier },
+              { token: bearerToken(request), submissionId: request.params.id, requestId: request.id },
+            ),
+          ),
+    );
+
+    app.post(
+      '/collection-submissions/:id/drop-off-events',
+      {
+        config: { applicant: true },
+        schema: {
+          tags,
+          operationId: 'reportCollectionDropOff',
+          summary: 'The collection terminal reports the step at which the applicant left the flow',
+          description:
+            'Only the submission’s applicant, with the token of their link. One event per step: 201 when recorded, 200 with the first report when that step was reported before; 409 past 100 steps. Kept RETENTION_SUBMISSION_EVENT_DAYS (at least 90 days).',
+          params: SubmissionParams,
+          body: DropOffBody,
+          response: {
+            200: DropOffEvent,
+            201: DropOffEvent,
+            ...errors('forbidden', 'not_found', 'conflict'),
+          },
+        },
+      },
+      async (request, reply) => {
+        const reported = await reportDropOff(
+          deps.database,
+          principalOf(request),
+          request.params.id,
+          request.body.step,
+        );
+        return reply.status(reported.created ? 201 : 200).send(reported.event);
+      },
     );
   };
 }

@@ -69,3 +69,33 @@ export const HandoffAnswer = Type.Object(
   },
   { additionalProperties: false, title: 'Handoff' },
 );
+
+export const LinkRequestAnswer = Type.Object(
+  {
+    id: Type.String({ format: 'uuid', description: 'The submission’s id' }),
+    linkRequestedAt: dateTime(
+      'When the request the tenant was told about (collection.submission.link_requested) was made: this one, or one in the quarter of an hour before',
+    ),
+  },
+  { additionalProperties: false, title: 'CollectionLinkRequest' },
+);
+
+export const DropOffBody = Type.Object(
+  {
+    step: Type.String({
+      minLength: 1,
+      maxLength: 100,
+      description: 'The flow’s step the applicant left at, as the collection terminal names it',
+    }),
+  },
+  { additionalProperties: false, examples: [{ step: 'upload-id-document' }] },
+);
+
+export const DropOffEvent = Type.Object(
+  {
+    submissionId: Type.String({ format: 'uuid' }),
+    step: Type.String(),
+    reportedAt: dateTime('When the drop-off at this step was first reported'),
+  },
+  { additionalProperties: false, title: 'CollectionDropOffEvent' },
+);

@@ -28,7 +28,8 @@ export interface AuthenticatedPrincipal extends Principal {
 /** Looks a tenant up by id; null when the token names a tenant this deployment does not have. */
 export type TenantLookup = (tenantId: string) => Promise<{ id: string; name: string } | null>;
 
-function bearerToken(request: FastifyRequest): string {
+/** The request's bearer token; 401 without one. */
+export function bearerToken(request: FastifyRequest): string {
   const header = request.headers.authorization;
   const match = header ? /^Bearer\s+([A-Za-z0-9._~+/=-]+)$/i.exec(header) : null;
   if (!match?.[1]) throw unauthorized();

@@ -1,13 +1,14 @@
 // Where an install may read its webhooks' external id from (docs/callbacks.md "Event ids and external
 // ids"). The platform finds a webhook's session by that id before the module checks the vendor's
 // signature; an id read where the signature does not reach lets anyone holding one signed delivery point
-// it at another pending session of the install. So a config that names the source
-// (handles.webhookExternalIdFromConfig) is refused when the source cannot be signed:
-//   - any app: the query string, which no signature scheme covers;
-//   - http-connector (the platform's generic connector, whose config names its scheme beside the source):
-//     a header its scheme does not sign — hmac signs only the body, hmac-timestamped also its timestamp
-//     header, standard-webhooks its webhook-id and webhook-timestamp headers, any other scheme nothing.
-// Other apps' headers are their own scheme's business: the platform cannot know what they sign. Pure.
+// it at another pending session of the install. The platform can only judge that for http-connector (the
+// platform's generic connector, whose config names its scheme beside the source), which takes the id only
+// from the body or a header its scheme signs: never the query string (no scheme signs it), and a header
+// only when signed — hmac signs only the body, hmac-timestamped also its timestamp header,
+// standard-webhooks its webhook-id and webhook-timestamp headers, any other scheme nothing. Every other
+// app may read it from the body, a header or the query, as its manifest's handles allow: what its own
+// scheme signs is its business (and a signed event that names another session than the id found is
+// refused, 401 webhook_rejected). Pure.
 import type { Manifest } from '../module/index.ts';
 import { type ConfigIssue, valueAt } from './config-pointers.ts';
 
@@ -44,18 +45,18 @@ export function webhookSourceIssues(
   const pointer = manifest.handles.webhookExternalIdFromConfig;
   if (!pointer) return [];
   const source = valueAt(config, pointer);
-  if (!isRecord(source)) return [];
+  const signedHeaders = SCHEMED_APPS[manifest.name];
+  if (!isRecord(source) || !signedHeaders) return [];
   if (typeof source.query === 'string') {
     return [
       {
         path: pointer,
         message:
-          'a webhook’s external id cannot be read from the query, which no signature covers: read it from the body or a signed header',
+          'this app takes a webhook’s external id only from the body or a signed header: no signature scheme covers the query',
       },
     ];
   }
-  const signedHeaders = SCHEMED_APPS[manifest.name];
-  if (typeof source.header !== 'string' || !signedHeaders) return [];
+  if (typeof source.header !== 'string') return [];
   const settings = valueAt(config, parentOf(pointer));
   const signed = signedHeaders(isRecord(settings) ? settings : {});
   if (signed.includes(source.header.toLowerCase())) return [];

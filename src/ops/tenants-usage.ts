@@ -1,5 +1,6 @@
 // `ops tenants usage` (docs/operations.md "ops tenants usage"): a month's use per install with the
-// operator's quotas and the installs' budgets, spend included. With a tenant and --json the answer is
+// operator's quotas and the installs' budgets, spend included, and the vendor webhooks and hand-offs
+// counted apart from calls. With a tenant and --json the answer is
 // the month report GET /apps/metering answers an apps:write caller of that tenant (days included): the
 // billing export. Without a tenant, every tenant's report, by name.
 import { asc } from 'drizzle-orm';
@@ -67,6 +68,8 @@ const installsTable = (installs: readonly InstallEntry[]) =>
     { header: 'CALLS', value: (i) => i.calls },
     { header: 'HTTP_REQUESTS', value: (i) => i.httpRequests },
     { header: 'SPEND', value: (i) => spendOf(i) },
+    { header: 'WEBHOOKS', value: (i) => i.webhooks },
+    { header: 'HANDOFFS', value: (i) => i.handoffs },
     {
       header: 'BUDGETS',
       value: (i) =>
@@ -94,6 +97,8 @@ export function tenantUsageText(tenantName: string, report: MonthReport): string
       ['calls', report.total.calls],
       ['http requests', report.total.httpRequests],
       ['spend', spendOf(report.total)],
+      ['webhooks', report.total.webhooks],
+      ['handoffs', report.total.handoffs],
     ]),
     installsTable(report.installs),
     quotasTable(report.quotas),
@@ -107,6 +112,8 @@ export function everyTenantUsageText(usage: EveryTenantUsage): string {
     { header: 'CALLS', value: (t) => t.total.calls },
     { header: 'HTTP_REQUESTS', value: (t) => t.total.httpRequests },
     { header: 'SPEND', value: (t) => spendOf(t.total) },
+    { header: 'WEBHOOKS', value: (t) => t.total.webhooks },
+    { header: 'HANDOFFS', value: (t) => t.total.handoffs },
     { header: 'INSTALLS', value: (t) => t.installs.length },
     { header: 'QUOTAS', value: (t) => t.quotas.map((q) => standingText(q)).join(', ') },
   ])}`;

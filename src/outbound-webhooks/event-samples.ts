@@ -119,6 +119,7 @@ const SAMPLES: Readonly<Record<string, Sample>> = {
       versionId: '1c2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f',
       version: '1.3.0',
       previousVersionId: '2d3e4f5a-6b7c-4d8e-9f0a-1b2c3d4e5f6a',
+      fromVersion: '1.2.0',
       hosts: ['api.idverify.example', 'eu.idverify.example'],
       hostsAdded: ['eu.idverify.example'],
       hostsRemoved: [],
@@ -186,11 +187,11 @@ const SAMPLES: Readonly<Record<string, Sample>> = {
       comment: null,
     },
   },
-  // As the other collection.submission.* rows (src/collections/submissions.ts): the submission's run.
+  // src/collections/link-requests.ts requestLink: the submission's run, and when its link expired.
   'submission.link_requested': {
     resourceId: '4b5c6d7e-8f9a-4b0c-9d1e-2f3a4b5c6d7e',
     workflowRunId: RUN,
-    data: { workflowRunId: RUN },
+    data: { workflowRunId: RUN, linkExpiredAt: '2025-06-01T21:30:00.000Z' },
   },
   [PING]: { resourceId: '2e3f4a5b-6c7d-4e8f-9a0b-1c2d3e4f5a6b', data: {} },
 };

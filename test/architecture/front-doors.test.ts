@@ -40,6 +40,8 @@ const PAST_THE_DOOR: readonly { file: string; target: string }[] = [
   { file: 'src/db/schema.ts', target: 'src/documents/tables.ts' },
   { file: 'src/db/schema.ts', target: 'src/callbacks/tables.ts' },
   { file: 'src/db/schema.ts', target: 'src/outbound-webhooks/tables.ts' },
+  // The retention sweep deletes drop-off events; the collections' door loads the hand-off, which reads sessions.
+  { file: 'src/callbacks/retention.ts', target: 'src/collections/tables.ts' },
   // The vendor webhook reads installs; installs read and fail an install's sessions (install_in_use).
   { file: 'src/installs/service.ts', target: 'src/callbacks/sessions.ts' },
   // Installs reads metering and the budget lists through these.

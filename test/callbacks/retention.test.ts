@@ -97,7 +97,7 @@ describe('sweepRetention', () => {
     expect(await eventIds()).toEqual(keptEvents.map((e) => e.id).sort());
     expect(result).toEqual<PassResult>({
       tenants: await tenantCount(),
-      deleted: { app_callbacks: 6, app_webhook_events: 2 },
+      deleted: { app_callbacks: 6, app_webhook_events: 2, collection_drop_off_events: 0 },
       timedOut: 0,
       capped: [],
       failed: [],
@@ -211,7 +211,7 @@ describe('sweepRetention', () => {
     expect(await sessionIds()).toEqual([alphas[6]?.id]);
     expect(result).toEqual<PassResult>({
       tenants: await tenantCount(),
-      deleted: { app_callbacks: 9, app_webhook_events: 6 },
+      deleted: { app_callbacks: 9, app_webhook_events: 6, collection_drop_off_events: 0 },
       timedOut: 0,
       capped: [
         { tenantId: alpha, target: 'app_callbacks' },
@@ -255,7 +255,12 @@ describe('sweepRetention', () => {
     });
     const { logger, lines } = capture();
     const result = await pass({ logger, targets: [broken, ...RETENTION_TARGETS] });
-    expect(result.deleted).toEqual({ broken: 0, app_callbacks: 1, app_webhook_events: 0 });
+    expect(result.deleted).toEqual({
+      broken: 0,
+      app_callbacks: 1,
+      app_webhook_events: 0,
+      collection_drop_off_events: 0,
+    });
     const everyTenant = (await db().select({ id: tenants.id }).from(tenants).orderBy(tenants.id)).map(
       (t) => t.id,
     );

@@ -8,6 +8,7 @@ import { appCallbacks } from '../../src/callbacks/tables.ts';
 import type { CataloguePlatform } from '../catalogue/support.ts';
 import { expectError } from '../http/expect.ts';
 import { ok } from '../installs/support.ts';
+import { buildFixture } from '../support/assemblyscript.ts';
 import {
   deliver,
   eventAnswer,
@@ -18,6 +19,7 @@ import {
   type SessionSeed,
   sessionState,
   startWebhookPlatform,
+  WEBHOOK_SECRET,
   webhookApp,
   webhooksMetered,
 } from './support.ts';
@@ -347,5 +349,61 @@ describe('a delivery that records nothing', () => {
     await platform.database.db.delete(appCallbacks).where(eq(appCallbacks.id, session.id));
     await expectError(await send(session.externalId, null), 404, 'not_found');
     await expectError(await send('nul\u0000id', null), 404, 'not_found');
+  });
+});
+
+describe('an install whose config says the external id is in the query', () => {
+  // Any app but the generic connector may name the query (its manifest's webhookExternalIdFromConfig):
+  // the vendor calls back at the webhook URL with its own parameter, here ?sid=.
+  const queryApp = buildFixture('webhook-app', {
+    '"name":"webhook-app"': '"name":"webhook-query-app"',
+    '"webhookExternalId":{"json":"/session"}': '"webhookExternalIdFromConfig":"/idSource"',
+    '"configSchema":{"type":"object"}':
+      '"configSchema":{"type":"object","properties":{"idSource":{"type":"object"}}}',
+  });
+
+  it('saves the install and finds the session by that parameter, end to end', async () => {
+    const admin = await platform.token({ tenant: 'hooks' });
+    const queryVersionId = await publishedId(platform, admin, queryApp);
+    const saved = await platform.fetch('/app-installs', {
+      method: 'POST',
+      token: admin,
+      json: {
+        name: 'kyc-query',
+        versionId: queryVersionId,
+        enabled: false,
+        config: { idSource: { query: 'sid' } },
+      },
+    });
+    const view = await ok<{ id: string; webhookUrl: string | null }>(saved, 201);
+    expect(view.webhookUrl).toBe(`https://hooks.example.com/webhooks/app-installs/${view.id}`);
+    await ok(
+      await platform.fetch('/app-installs/kyc-query/secrets/WEBHOOK_SECRET', {
+        method: 'POST',
+        token: admin,
+        json: { value: WEBHOOK_SECRET },
+      }),
+    );
+    await ok(
+      await platform.fetch('/app-installs/kyc-query', {
+        method: 'PUT',
+        token: admin,
+        json: { versionId: queryVersionId, enabled: true, config: { idSource: { query: 'sid' } } },
+      }),
+    );
+    const session = await openSessionRow(platform, {
+      tenantId,
+      installId: view.id,
+      versionId: queryVersionId,
+    });
+    // No id in the body: only the query names the session.
+    const body = { answer: eventAnswer(session.externalId, 'evt-query', 'completed') };
+    const answer = await ok(
+      await deliver(platform, view.id, body, { query: `?sid=${encodeURIComponent(session.externalId)}` }),
+      202,
+    );
+    expect(answer).toEqual({ received: true, callbackId: session.id, status: 'completed' });
+    expect((await sessionState(platform, session.id)).session?.status).toBe('completed');
+    await expectError(await deliver(platform, view.id, body), 400, 'missing_external_id');
   });
 });

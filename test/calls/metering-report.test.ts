@@ -52,6 +52,8 @@ describe('meteringReport', () => {
         day: '2025-03-15',
         calls: 1,
         httpRequests: 1,
+        webhooks: 0,
+        handoffs: 0,
       },
       {
         installId,
@@ -61,6 +63,8 @@ describe('meteringReport', () => {
         day: '2025-03-14',
         calls: 1,
         httpRequests: 1,
+        webhooks: 0,
+        handoffs: 0,
       },
     ];
     expect((await report()).items).toEqual(expected);

@@ -4,7 +4,7 @@
 // written with meterCall, installs straight in the database (test/calls/support.ts).
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type MeteredCall, meterCall, nameMeteringRows } from '../../src/calls/metering.ts';
+import { type MeteredCall, meterApart, meterCall, nameMeteringRows } from '../../src/calls/metering.ts';
 import { checkQuotas } from '../../src/calls/quota-check.ts';
 import { setTenantQuota } from '../../src/calls/tenant-quotas.ts';
 import { ApiError } from '../../src/http/errors.ts';
@@ -74,10 +74,20 @@ async function installOf(tenantId: string, name: string, limits?: LimitsRow, act
   });
   const meter = (now?: Date, over: Partial<MeteredCall> = {}) =>
     meterCall(platform.database.db, call(over), now);
-  return { id: install.id, meter };
+  /** A vendor webhook or hand-off the module ran on, as the webhook route and the hand-off count them. */
+  const meterApartOf = (counter: 'webhooks' | 'handoffs', now: Date, action = 'echo') =>
+    meterApart(
+      platform.database.db,
+      { tenantId, installId: install.id, installName: name, appName: 'echo', action },
+      counter,
+      now,
+    );
+  return { id: install.id, meter, meterApart: meterApartOf };
 }
 
 const today = () => new Date().toISOString().slice(0, 10);
+/** No vendor webhook or hand-off counted. */
+const NONE_APART = { webhooks: 0, handoffs: 0 };
 const entryOf = (report: Report, name: string) => report.installs.filter((i) => i.installName === name);
 
 describe('GET /apps/metering', () => {
@@ -122,6 +132,8 @@ describe('GET /apps/metering', () => {
         calls: 1,
         httpRequests: 4,
         spend: [],
+        webhooks: 0,
+        handoffs: 0,
         currency: null,
         budgets: [],
       },
@@ -136,9 +148,48 @@ describe('GET /apps/metering', () => {
           { currency: 'EUR', micros: 2500 },
           { currency: 'USD', micros: 100 },
         ],
+        webhooks: 0,
+        handoffs: 0,
         currency: null,
         budgets: [],
       },
+    ]);
+  });
+
+  it('shows vendor webhooks and hand-offs counted apart, to every reader, in total, per day and per install', async () => {
+    const { tenantId, admin, analyst, report } = await tenantOf('month-apart');
+    const kyc = await installOf(tenantId, 'kyc');
+    const idv = await installOf(tenantId, 'idv');
+    await kyc.meter(at('2025-05-02T08:00:00Z'));
+    await kyc.meterApart('webhooks', at('2025-05-02T09:00:00Z'), 'verify');
+    await kyc.meterApart('webhooks', at('2025-05-02T10:00:00Z'), 'verify');
+    await kyc.meterApart('handoffs', at('2025-05-02T10:00:00Z'), 'verify');
+    // A day with hand-offs and webhooks only is a day with use; none of it is a call.
+    await idv.meterApart('handoffs', at('2025-05-20T10:00:00Z'));
+    await idv.meterApart('webhooks', at('2025-05-20T11:00:00Z'));
+    await idv.meterApart('webhooks', at('2025-06-01T00:00:00Z'));
+
+    for (const token of [admin, analyst]) {
+      const may = await report(token, '?month=2025-05');
+      expect(may.total).toMatchObject({ calls: 1, httpRequests: 1, webhooks: 3, handoffs: 2 });
+      expect(may.days).toEqual([
+        expect.objectContaining({ day: '2025-05-02', calls: 1, httpRequests: 1, webhooks: 2, handoffs: 1 }),
+        expect.objectContaining({ day: '2025-05-20', calls: 0, httpRequests: 0, webhooks: 1, handoffs: 1 }),
+      ]);
+      expect(may.installs.map((i) => [i.installName, i.calls, i.webhooks, i.handoffs])).toEqual([
+        ['idv', 0, 1, 1],
+        ['kyc', 1, 2, 1],
+      ]);
+    }
+    // The per-day report shows them under the session's action.
+    const daily = await ok<{ items: Record<string, unknown>[] }>(
+      await platform.fetch('/app-installs/metering?from=2025-05-01&to=2025-05-31&install=kyc', {
+        token: analyst,
+      }),
+    );
+    expect(daily.items).toEqual([
+      expect.objectContaining({ action: 'echo', calls: 1, webhooks: 0, handoffs: 0 }),
+      expect.objectContaining({ action: 'verify', calls: 0, httpRequests: 0, webhooks: 2, handoffs: 1 }),
     ]);
   });
 
@@ -150,8 +201,8 @@ describe('GET /apps/metering', () => {
 
     const current = await report(analyst);
     expect(current.month).toBe(today().slice(0, 7));
-    expect(current.days).toEqual([{ day: today(), calls: 1, httpRequests: 1 }]);
-    expect(current.total).toEqual({ calls: 1, httpRequests: 1 });
+    expect(current.days).toEqual([{ day: today(), ...NONE_APART, calls: 1, httpRequests: 1 }]);
+    expect(current.total).toEqual({ calls: 1, httpRequests: 1, ...NONE_APART });
   });
 
   it('answers a month without use as nothing used, still listing the installs', async () => {
@@ -163,7 +214,7 @@ describe('GET /apps/metering', () => {
     // The install is still listed: its budgets count now, whichever month is read.
     expect(await report(analyst, '?month=2024-01')).toEqual({
       month: '2024-01',
-      total: { calls: 0, httpRequests: 0 },
+      total: { calls: 0, httpRequests: 0, ...NONE_APART },
       days: [],
       installs: [
         {
@@ -173,6 +224,7 @@ describe('GET /apps/metering', () => {
           removed: false,
           calls: 0,
           httpRequests: 0,
+          ...NONE_APART,
           budgets: [],
         },
       ],
@@ -288,7 +340,12 @@ describe('GET /apps/metering', () => {
     await kyc.meter(undefined, { charged: true, price: EUR });
 
     const written = await report(admin);
-    expect(written.total).toEqual({ calls: 1, httpRequests: 1, spend: [{ currency: 'EUR', micros: 2500 }] });
+    expect(written.total).toEqual({
+      calls: 1,
+      httpRequests: 1,
+      spend: [{ currency: 'EUR', micros: 2500 }],
+      ...NONE_APART,
+    });
     expect(written.days[0]?.spend).toEqual([{ currency: 'EUR', micros: 2500 }]);
     expect(entryOf(written, 'kyc')[0]).toMatchObject({
       spend: [{ currency: 'EUR', micros: 2500 }],
@@ -297,11 +354,21 @@ describe('GET /apps/metering', () => {
     expect(entryOf(written, 'kyc')[0]?.budgets.map((b) => b.metric)).toEqual(['calls', 'spend']);
 
     const read = await report(analyst);
-    expect(read.total).toEqual({ calls: 1, httpRequests: 1 });
-    expect(read.days).toEqual([{ day: today(), calls: 1, httpRequests: 1 }]);
+    expect(read.total).toEqual({ calls: 1, httpRequests: 1, ...NONE_APART });
+    expect(read.days).toEqual([{ day: today(), calls: 1, httpRequests: 1, ...NONE_APART }]);
     const [entry] = entryOf(read, 'kyc');
     expect(entry && Object.keys(entry).sort()).toEqual(
-      ['appName', 'budgets', 'calls', 'httpRequests', 'installId', 'installName', 'removed'].sort(),
+      [
+        'appName',
+        'budgets',
+        'calls',
+        'httpRequests',
+        'installId',
+        'installName',
+        'removed',
+        'webhooks',
+        'handoffs',
+      ].sort(),
     );
     expect(entry?.budgets.map((b) => b.metric)).toEqual(['calls']);
     expect(JSON.stringify(read)).not.toMatch(/spend|currency|EUR/);

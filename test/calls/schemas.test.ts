@@ -54,6 +54,8 @@ describe('call answer schemas', () => {
       calls: 3,
       httpRequests: 4,
       spend: [{ currency: 'EUR', micros: 1500 }],
+      webhooks: 2,
+      handoffs: 1,
     };
     expect(problems(MeteringReport, { from: '2026-11-01', to: '2026-11-24', items: [item] })).toEqual([]);
   });

@@ -72,6 +72,7 @@ describe('a new install under approvals', () => {
       versionId: v.id,
       version: '1.0.0',
       previousVersionId: null,
+      fromVersion: null,
       hosts: [VENDOR, 'one.vendor.example'],
       hostsAdded: [VENDOR, 'one.vendor.example'],
       hostsRemoved: [],
@@ -270,7 +271,12 @@ describe('a save of an existing install under approvals', () => {
       installUpdatedAt: before.updatedAt,
     });
     const [requested] = await api.auditOf(ada, 'app.install.change.requested');
-    expect(requested?.data).toMatchObject({ previousVersionId: v1.id, newInstall: false, hostsRemoved: [] });
+    expect(requested?.data).toMatchObject({
+      previousVersionId: v1.id,
+      fromVersion: '1.0.0',
+      newInstall: false,
+      hostsRemoved: [],
+    });
 
     await ok(await api.approve(grace, 'm', change.id));
     expect(await api.installOf(ada, 'm')).toMatchObject({

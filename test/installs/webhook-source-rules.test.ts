@@ -1,5 +1,6 @@
 // Where an install's config may say a webhook's external id is read (src/installs/webhook-source-rules.ts):
-// never from the query; for http-connector, a header only when its scheme signs that header.
+// any app's own source (the body, a header, the query); for http-connector only the body or a header its
+// scheme signs, never the query.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { configIssues } from '../../src/installs/plan.ts';
@@ -33,6 +34,7 @@ describe('webhookSourceIssues', () => {
     ['no source in the config (the install receives no webhooks)', otherApp, {}],
     ['a JSON Pointer into the body', otherApp, { idSource: { json: '/session' } }],
     ['a header of another app (its own scheme decides)', otherApp, { idSource: { header: 'X-Session' } }],
+    ['the query, for an app other than the connector', otherApp, { idSource: { query: 'sid' } }],
     ['connector: the body under hmac', connector, webhook('hmac', { json: '/id' })],
     ['connector: the body under any scheme', connector, webhook('token', { json: '/id' })],
     [
@@ -60,8 +62,14 @@ describe('webhookSourceIssues', () => {
   });
 
   it.each([
-    ['the query, for any app', otherApp, { idSource: { query: 'sid' } }, '/idSource', /query/],
     ['the query, for the connector', connector, webhook('hmac', { query: 'sid' }), POINTER, /query/],
+    [
+      'the query, for the connector under a scheme that signs headers',
+      connector,
+      webhook('standard-webhooks', { query: 'webhook-id' }),
+      POINTER,
+      /query/,
+    ],
     [
       'a header under hmac (it signs the body only)',
       connector,

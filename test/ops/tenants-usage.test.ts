@@ -3,7 +3,7 @@
 // apps:write caller of that tenant, month for month; without a tenant, every tenant's report; on a
 // terminal, aligned tables with every name escaped and progress over the tenants.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type MeteredCall, meterCall } from '../../src/calls/metering.ts';
+import { type MeteredCall, meterApart, meterCall } from '../../src/calls/metering.ts';
 import { tenants } from '../../src/tenants/tables.ts';
 import { insertInstall, type LimitsRow } from '../calls/support.ts';
 import { type CataloguePlatform, startCataloguePlatform } from '../catalogue/support.ts';
@@ -38,7 +38,15 @@ async function installOf(tenantId: string, name: string, limits?: LimitsRow, act
       },
       now,
     );
-  return { id: install.id, meter };
+  /** A vendor webhook or hand-off the module ran on, counted apart from calls. */
+  const apart = (counter: 'webhooks' | 'handoffs', now: Date) =>
+    meterApart(
+      platform.database.db,
+      { tenantId, installId: install.id, installName: name, appName: 'echo', action: 'echo' },
+      counter,
+      now,
+    );
+  return { id: install.id, meter, apart };
 }
 
 /** The month report the api answers the tenant's administrator (apps:write: spend included). */
@@ -64,6 +72,9 @@ beforeAll(async () => {
     price: { currency: 'USD', priceMicros: 100 },
   });
   await aml.meter(at('2025-03-03T10:00:00Z'), { httpRequests: 4 });
+  await kyc.apart('webhooks', at('2025-03-03T09:00:00Z'));
+  await kyc.apart('webhooks', at('2025-03-31T09:00:00Z'));
+  await kyc.apart('handoffs', at('2025-03-31T09:00:00Z'));
   await kyc.meter(undefined, { charged: true, price: EUR });
   await kyc.meter(undefined, { charged: true, price: EUR });
   await ops.json(['tenants', 'quota', 'billed', 'calls', 'month', '100000', '--by', 'grace']);
@@ -84,10 +95,12 @@ describe('ops tenants usage <tenant> --json: the billing export', () => {
           { currency: 'EUR', micros: 2_500_000 },
           { currency: 'USD', micros: 100 },
         ],
+        webhooks: 2,
+        handoffs: 1,
       },
       days: [
-        { day: '2025-03-03', calls: 2, httpRequests: 5 },
-        { day: '2025-03-31', calls: 1, httpRequests: 1 },
+        { day: '2025-03-03', calls: 2, httpRequests: 5, webhooks: 1, handoffs: 0 },
+        { day: '2025-03-31', calls: 1, httpRequests: 1, webhooks: 1, handoffs: 1 },
       ],
     });
   });
@@ -116,13 +129,19 @@ describe('ops tenants usage', () => {
         'calls          3',
         'http requests  6',
         'spend          2.5 EUR, 0.0001 USD',
+        'webhooks       2',
+        'handoffs       1',
       ].join('\n'),
     );
     const lines = installs?.split('\n') ?? [];
-    expect(lines[0]).toBe('INSTALL  APP   REMOVED  CALLS  HTTP_REQUESTS  SPEND                BUDGETS');
-    expect(lines[1]).toBe('aml      echo  -        1      4              -                    -');
+    expect(lines[0]).toBe(
+      'INSTALL  APP   REMOVED  CALLS  HTTP_REQUESTS  SPEND                WEBHOOKS  HANDOFFS  BUDGETS',
+    );
+    expect(lines[1]).toBe(
+      'aml      echo  -        1      4              -                    0         0         -',
+    );
     expect(lines[2]).toMatch(
-      /^kyc {6}echo {2}- {8}2 {6}2 {14}2\.5 EUR, 0\.0001 USD {2}calls\/day 2\/2 reached, spend\/month 5 EUR\/50 EUR$/,
+      /^kyc {6}echo {2}- {8}2 {6}2 {14}2\.5 EUR, 0\.0001 USD {2}2 {9}1 {9}calls\/day 2\/2 reached, spend\/month 5 EUR\/50 EUR$/,
     );
     expect(quotas).toMatch(
       /^QUOTA {8}MAX {5}USED {2}REACHED {2}RESETS\ncalls\/month {2}100000 {2}2 {5}- {8}\d{4}-/,
@@ -168,9 +187,9 @@ describe('ops tenants usage', () => {
     expect(result.stderr).toMatch(new RegExp(`\\rtenants 1/${count}.*\\rtenants ${count}/${count}\\n$`, 's'));
     const lines = result.stdout.trimEnd().split('\n');
     expect(lines[0]).toBe('month 2025-03');
-    expect(lines[1]).toMatch(/^TENANT +CALLS +HTTP_REQUESTS +SPEND +INSTALLS +QUOTAS$/);
+    expect(lines[1]).toMatch(/^TENANT +CALLS +HTTP_REQUESTS +SPEND +WEBHOOKS +HANDOFFS +INSTALLS +QUOTAS$/);
     expect(lines.find((l) => l.startsWith('billed '))).toMatch(
-      /^billed +3 +6 +2\.5 EUR, 0\.0001 USD +2 +calls\/month 2\/100000$/,
+      /^billed +3 +6 +2\.5 EUR, 0\.0001 USD +2 +1 +2 +calls\/month 2\/100000$/,
     );
     expect(lines).toHaveLength(count + 2);
     const quiet = await ops.run(['tenants', 'usage', '--month', '2025-03', '--json'], { tty: true });

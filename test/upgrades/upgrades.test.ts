@@ -166,6 +166,18 @@ describe('a move adding hosts or capabilities', () => {
       hostsAdded: [status],
       waitingFor: 'approval',
     });
+    // The app.install.change.requested event names the version it moves from and the target.
+    const requested = await ok<{ items: { data: Record<string, unknown> }[] }>(
+      await api.call('/audit-events?action=app.install.change.requested', ada),
+    );
+    expect(
+      requested.items.find((item) => item.data.changeId === report.held[0]?.changeId)?.data,
+    ).toMatchObject({
+      origin: 'auto_upgrade',
+      fromVersion: '1.0.0',
+      version: '1.1.0',
+      versionId: next['1.1.0'],
+    });
     // Another sweep asks nothing again.
     expect((await sweepApp('up-held')).waiting).toEqual([
       expect.objectContaining({ installId: install.id, waitingFor: 'approval' }),

@@ -154,6 +154,9 @@ export async function requestChange(tx: Tx, by: WrittenBy, request: ChangeReques
     versionId: asked.version.id,
     version: asked.version.version,
     previousVersionId: request.newInstall ? null : install.versionId,
+    // The version it moves from, by number (an automatic upgrade's reader wants "1.2.0 → 1.3.0" without a
+    // lookup); null for a new install, which runs nothing yet.
+    fromVersion: request.newInstall ? null : (request.currentVersion?.version ?? null),
     hosts: change.hosts,
     hostsAdded: change.hostsAdded,
     hostsRemoved: removedHosts(install.hosts, asked.hosts),
