@@ -1,0 +1,107 @@
+// Command start-up benchmark (issue 44 item 9): how long a person waits for `ops --help`, `app --help`,
+// `platform --help` and `platform token` (against a running platform, as the README has it), each run as a
+// person runs it (a new node process on the bin), the median of BENCH_TIMES runs beside its goal. Also
+// the cost of the one build a change of src/ brings (scripts/cli-build.js), and, for comparison, the old way
+// of running the sources through tsx. Prints figures with the machine's load; never asserts timings and is
+// never part of the tests.
+import { execFile, spawn } from 'node:child_process';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { promisify } from 'node:util';
+import { build } from '../scripts/cli-build.js';
+import { freePort } from '../test/support/free-port.ts';
+
+const run = promisify(execFile);
+const ROOT = path.resolve(import.meta.dirname, '..');
+const bin = (name: string) => path.join(ROOT, 'bin', `${name}.js`);
+const TIMES = Number(process.env.BENCH_TIMES ?? 7);
+
+interface Line {
+  what: string;
+  ms: number;
+  goalMs?: number;
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
+
+/** The median wall time of running `args` (node and its arguments) to its end, TIMES times. */
+async function timed(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < TIMES; i++) {
+    const started = performance.now();
+    await run(process.execPath, args, { env, cwd: ROOT });
+    times.push(performance.now() - started);
+  }
+  return median(times);
+}
+
+/** `platform start` in a fresh DATA_DIR on free ports, once it printed its block; answers its stop. */
+async function startPlatform(env: NodeJS.ProcessEnv): Promise<() => Promise<void>> {
+  const child = spawn(process.execPath, [bin('platform'), 'start'], { env, cwd: ROOT, detached: true });
+  let out = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    out += chunk;
+  });
+  child.stderr.resume();
+  await new Promise<void>((resolve, reject) => {
+    const check = () => (/Get a token: [^\n]*\n/.test(out) ? resolve() : undefined);
+    child.stdout.on('data', check);
+    child.once('exit', (code) => reject(new Error(`platform start exited ${code}:\n${out}`)));
+  });
+  return async () => {
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    process.kill(-(child.pid as number), 'SIGINT');
+    await exited;
+  };
+}
+
+async function main() {
+  const lines: Line[] = [];
+  const load = os.loadavg()[0]?.toFixed(1);
+  const builtAt = performance.now();
+  await build();
+  lines.push({
+    what: 'build of the commands after a change of src/ (once)',
+    ms: performance.now() - builtAt,
+  });
+
+  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'apps-platform-bench-cli-'));
+  await fs.chmod(dataDir, 0o755);
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'warn',
+    PORT: String(await freePort()),
+    API_INTERNAL_PORT: String(await freePort()),
+    RUNNER_PORT: String(await freePort()),
+    EMBEDDED_POSTGRES_PORT: String(await freePort()),
+  };
+  lines.push({ what: 'ops --help', ms: await timed([bin('ops'), '--help'], env), goalMs: 300 });
+  lines.push({ what: 'app --help', ms: await timed([bin('app'), '--help'], env), goalMs: 300 });
+  lines.push({ what: 'platform --help', ms: await timed([bin('platform'), '--help'], env), goalMs: 300 });
+  const tsx = ['--import', 'tsx', path.join(ROOT, 'src', 'ops', 'main.ts'), '--help'];
+  lines.push({ what: 'ops --help through tsx (as before)', ms: await timed(tsx, env) });
+
+  const stop = await startPlatform(env);
+  try {
+    const token = [bin('platform'), 'token', '--tenant', 'acme', '--role', 'admin'];
+    lines.push({ what: 'platform token (platform running)', ms: await timed(token, env), goalMs: 1000 });
+    lines.push({ what: 'ops audit (platform running)', ms: await timed([bin('ops'), 'audit'], env) });
+  } finally {
+    await stop();
+    await fs.rm(dataDir, { recursive: true, force: true });
+  }
+
+  process.stdout.write(
+    `command start-up, median of ${TIMES} runs (load average ${load} on ${os.cpus().length} cores)\n`,
+  );
+  for (const { what, ms, goalMs } of lines) {
+    const goal = goalMs === undefined ? '' : `  goal ≤ ${goalMs} ms: ${ms <= goalMs ? 'met' : 'NOT met'}`;
+    process.stdout.write(`  ${what.padEnd(52)} ${Math.round(ms).toString().padStart(6)} ms${goal}\n`);
+  }
+}
+
+await main();
