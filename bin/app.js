@@ -1,6 +1,5 @@
 #!/usr/bin/env node
-// The `app` command for app authors: new, build, test. TypeScript sources run through tsx.
-import { register } from 'tsx/esm/api';
+// The `app` command for app authors: new, build, test, from the build of its sources (scripts/cli-build.js).
+import { cliEntry } from '../scripts/cli-build.js';
 
-register();
-await import('../src/app-cli/main.ts');
+await import(await cliEntry('app'));

@@ -1,6 +1,5 @@
 #!/usr/bin/env node
-// The `ops` command for the deployment's operator. TypeScript sources run through tsx.
-import { register } from 'tsx/esm/api';
+// The `ops` command for the deployment's operator, from the build of its sources (scripts/cli-build.js).
+import { cliEntry } from '../scripts/cli-build.js';
 
-register();
-await import('../src/ops/main.ts');
+await import(await cliEntry('ops'));

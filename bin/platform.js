@@ -1,8 +1,8 @@
 #!/usr/bin/env node
-// The `platform` command. TypeScript sources run through tsx, so a clone needs no build step.
-import { register } from 'tsx/esm/api';
+// The `platform` command, from the build of its sources (scripts/cli-build.js: made at `npm ci`, made
+// again first whenever a source changed since).
+import { cliEntry } from '../scripts/cli-build.js';
 
-register();
 // Before anything imports `pg`: its client is instrumented as it loads (only when telemetry is on).
-await import('../src/telemetry/preload.ts');
-await import('../src/main.ts');
+await import(await cliEntry('preload'));
+await import(await cliEntry('platform'));

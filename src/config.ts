@@ -45,6 +45,11 @@ export interface Config {
   mode: 'embedded' | 'production';
   nodeEnv: string;
   logLevel: string;
+  /**
+   * LOG_FORMAT: pretty (readable lines) or json; null (unset): pretty when standard output is a terminal,
+   * json otherwise. Checked here; createLogger (logging.ts) reads it from the process's environment.
+   */
+  logFormat: 'pretty' | 'json' | null;
   dataDir: string;
   databaseUrl: string | null;
   /** EMBEDDED_POSTGRES_PORT; null (unset): the port DATA_DIR recorded, 54329, or any free one. */
@@ -166,6 +171,8 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     mode,
     nodeEnv: read.text('NODE_ENV') ?? 'development',
     logLevel: read.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
+    logFormat:
+      read.text('LOG_FORMAT') === null ? null : read.oneOf('LOG_FORMAT', ['pretty', 'json'] as const, 'json'),
     dataDir,
     databaseUrl,
     embeddedPostgresPort:

@@ -1,9 +1,12 @@
 // JSON log lines with the fields of docs/operations.md "Logs"; the listed keys are censored at the top level
 // and one level down wherever they appear, and errors are written without the data they carry (query
 // parameters, the row PostgreSQL quotes): applicants' data never reaches a log line through an error.
+// On a terminal the same lines are shown readable, one short line each (LOG_FORMAT: pretty or json).
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import { isSpanContextValid, TraceFlags, trace } from '@opentelemetry/api';
 import pino, { type DestinationStream, type Logger } from 'pino';
+import type { PrettyOptions } from 'pino-pretty';
 import { PLATFORM_VERSION } from './version.ts';
 
 export const CENSORED_KEYS = [
@@ -24,14 +27,35 @@ export const REDACT_PATHS = [
   'headers.authorization',
 ];
 
+export type LogFormat = 'pretty' | 'json';
+export const LOG_FORMATS: readonly LogFormat[] = ['pretty', 'json'];
+
+/** LOG_FORMAT as set, else readable lines on a terminal and JSON anywhere else (a file, a pipe). Pure. */
+export function logFormatOf(setting: string | null | undefined, isTerminal: boolean): LogFormat {
+  if (setting === 'pretty' || setting === 'json') return setting;
+  return isTerminal ? 'pretty' : 'json';
+}
+
 export interface LoggerOptions {
   service: string;
   level: string;
   env: string;
+  /** Where lines go: standard output by default. */
   destination?: DestinationStream;
+  /**
+   * Absent: JSON into a given destination; on standard output, LOG_FORMAT (checked by loadConfig), else
+   * readable on a terminal and JSON elsewhere.
+   */
+  format?: LogFormat;
 }
 
 export function createLogger(options: LoggerOptions): Logger {
+  const format =
+    options.format ??
+    (options.destination
+      ? 'json'
+      : logFormatOf(process.env.LOG_FORMAT?.trim(), process.stdout.isTTY === true));
+  const destination = format === 'pretty' ? readableLines(options.destination) : options.destination;
   return pino(
     {
       level: options.level,
@@ -48,8 +72,43 @@ export function createLogger(options: LoggerOptions): Logger {
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
     },
-    options.destination,
+    destination,
   );
+}
+
+/** Shown in a readable line's text, or left out of it: the fields every line of a process repeats. */
+const NOT_SHOWN = ['pid', 'hostname', 'service', 'version', 'env', 'role'];
+const REQUEST_FIELDS = ['method', 'route', 'path', 'statusCode', 'responseTimeMs'];
+
+/**
+ * A line's text as the readable format shows it: its role, then for a request's line
+ * `GET /subjects/:subjectId/documents 200 12 ms`, for any other its message. Pure.
+ */
+export function readableMessage(line: Record<string, unknown>, messageKey = 'msg'): string {
+  const role = typeof line.role === 'string' ? `${line.role}: ` : '';
+  if (typeof line.method === 'string' && typeof line.statusCode === 'number') {
+    const where = line.route ?? line.path;
+    return `${role}${line.method} ${where} ${line.statusCode} ${line.responseTimeMs} ms`;
+  }
+  return `${role}${String(line[messageKey] ?? '')}`;
+}
+
+/**
+ * pino-pretty as the logger's stream: one line each (time, level, text, the other fields as JSON), written
+ * synchronously so that a process ending at once (a signal) loses none. Loaded only when used.
+ */
+function readableLines(destination: DestinationStream | undefined): DestinationStream {
+  const pretty = createRequire(import.meta.url)('pino-pretty') as (
+    options: PrettyOptions,
+  ) => DestinationStream;
+  return pretty({
+    destination: destination ?? 1,
+    sync: true,
+    singleLine: true,
+    translateTime: 'SYS:HH:MM:ss.l',
+    ignore: [...NOT_SHOWN, ...REQUEST_FIELDS].join(','),
+    messageFormat: (log, messageKey) => readableMessage(log, messageKey),
+  });
 }
 
 /**

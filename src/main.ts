@@ -1,18 +1,19 @@
-// The `platform` command: start, migrate, token, webhooks listen.
+// The `platform` command: start, migrate, token, webhooks listen. Each action imports its own code when it
+// runs, so `--help` and a mistyped option load commander alone (scripts/cli-build.js splits them apart).
 import { Command, Option } from 'commander';
-import { openDatabaseForCommand } from './cli/database.ts';
-import { runRunnerChild } from './cli/runner-process.ts';
-import { start } from './cli/start.ts';
-import { mintToken, UsageError } from './cli/token.ts';
-import { exitUsage } from './cli/usage.ts';
-import { listen } from './cli/webhooks-listen.ts';
-import { ConfigError, loadConfig, type Role } from './config.ts';
+import { API_URL_HELP, findApiUrl } from './cli/api-url.ts';
+import { exitUsage, UsageError } from './cli/usage.ts';
+import { ConfigError } from './config/reader.ts';
+import type { Role } from './config.ts';
 import { PLATFORM_VERSION } from './version.ts';
 
 const program = new Command('platform')
   .version(PLATFORM_VERSION)
   .description('Apps Platform: api, worker and runner')
   .exitOverride(exitUsage);
+
+/** The settings of the environment (a ConfigError names every wrong one). */
+const settings = async () => (await import('./config.ts')).loadConfig();
 
 program
   .command('start')
@@ -23,17 +24,22 @@ program
       .default('all'),
   )
   .action(async (options: { role: Role }) => {
-    await start(loadConfig(), options.role);
+    const { start } = await import('./cli/start.ts');
+    await start(await settings(), options.role);
   });
 
 // The runner child of `start --role all` (src/cli/runner-child.ts starts it; not for use by hand).
-program.command('runner-child', { hidden: true }).action(runRunnerChild);
+program.command('runner-child', { hidden: true }).action(async () => {
+  const { runRunnerChild } = await import('./cli/runner-process.ts');
+  await runRunnerChild();
+});
 
 program
   .command('migrate')
   .description("apply database migrations and exit (through the running platform's database, if any)")
   .action(async () => {
-    const handle = await openDatabaseForCommand(loadConfig());
+    const { openDatabaseForCommand } = await import('./cli/database.ts');
+    const handle = await openDatabaseForCommand(await settings());
     await handle.stop();
     process.stdout.write('migrations applied\n');
   });
@@ -54,7 +60,8 @@ program
   .option('--applicant <submissionId>', "the applicant of a collection submission (the link's token)")
   .option('--expires-in <duration>', 'lifetime, e.g. 30m, 12h, 7d', '12h')
   .action(async (options) => {
-    process.stdout.write(`${await mintToken(loadConfig(), options)}\n`);
+    const { mintToken } = await import('./cli/token.ts');
+    process.stdout.write(`${await mintToken(await settings(), options)}\n`);
   });
 
 program
@@ -68,19 +75,23 @@ program
     '--token <jwt>',
     'a token with webhooks:write (npx platform token --tenant acme --role admin)',
   )
-  .option('--api <url>', 'the API', 'http://127.0.0.1:3000')
+  .option('--api-url <url>', API_URL_HELP)
+  // The option's name before it was spelled as `app publish` spells it; kept for one release.
+  .addOption(new Option('--api <url>').hideHelp())
   .option(
     '--events <types>',
     'event types, comma separated (GET /webhook-events lists them)',
     'run.completed,run.failed,decision.created',
   )
   .option('--port <port>', 'the listener’s port (0: any free one)', '0')
-  .action(async (options) => {
+  .action(async (options: { apiUrl?: string; api?: string; token: string; events: string; port: string }) => {
+    const { listen } = await import('./cli/webhooks-listen.ts');
+    const api = await findApiUrl(options.apiUrl ?? options.api, await settings());
     const stop = new Promise((resolve) => {
       process.once('SIGINT', resolve);
       process.once('SIGTERM', resolve);
     });
-    await listen(options, process.stdout, stop);
+    await listen({ ...options, api }, process.stdout, stop);
   });
 
 program.parseAsync().catch((error: unknown) => {

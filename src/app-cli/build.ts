@@ -7,6 +7,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { DEFAULT_OPTIMIZE_LEVEL } from './build-stamp.ts';
+import { APP_COMMANDS } from './commands.ts';
 import { AppUsageError } from './errors.ts';
 
 export const OPTIMIZE_HELP =
@@ -62,7 +63,7 @@ export async function runBuild(dir: string, out: string | undefined, optimizeLev
 export function registerBuild(program: Command): void {
   program
     .command('build')
-    .description('compile an app, check its manifest as an upload is checked, and write the module')
+    .description(APP_COMMANDS.build)
     .argument('<dir>', 'the app directory (holding assembly/index.ts)')
     .option('--out <file>', 'where to write the module (default <dir>/build/<name>-<version>.wasm)')
     .option('--optimize <level>', OPTIMIZE_HELP, optimizeLevelOf, DEFAULT_OPTIMIZE_LEVEL)

@@ -13,6 +13,7 @@ import {
   type OutgoingResponse,
   startLocalServer,
 } from '../../packages/app-testing/src/local-server.ts';
+import { APP_COMMANDS } from './commands.ts';
 import { portOf } from './vendor-double.ts';
 
 /** Spans kept, the oldest dropped first: enough for a walkthrough's traces, bounded for a long session. */
@@ -167,6 +168,7 @@ export async function startCollectorDouble(
 export function registerCollectorDouble(program: Command): void {
   program
     .command('collector-double')
+    .summary(APP_COMMANDS['collector-double'])
     .description(
       'run an OpenTelemetry collector double on 127.0.0.1 (until Ctrl-C): it takes OTLP/HTTP JSON at ' +
         '/v1/traces and /v1/metrics (OTEL_EXPORTER_OTLP_ENDPOINT=<its address>), prints a line per trace, ' +

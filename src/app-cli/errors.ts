@@ -1,2 +1,4 @@
+import { UsageError } from '../cli/usage.ts';
+
 /** A usage error of the `app` command: exit code 2. */
-export class AppUsageError extends Error {}
+export class AppUsageError extends UsageError {}

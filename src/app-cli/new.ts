@@ -4,6 +4,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { nameProblem } from '../module/index.ts';
+import { APP_COMMANDS } from './commands.ts';
 import { AppUsageError } from './errors.ts';
 import {
   appSource,
@@ -91,7 +92,7 @@ export async function newApp(dir: string, name = nameFromDir(dir)): Promise<NewA
 export function registerNew(program: Command): void {
   program
     .command('new')
-    .description('scaffold an app: an AssemblyScript module on the SDK, conformance samples and a test')
+    .description(APP_COMMANDS.new)
     .argument('<dir>', 'directory to create (absent or empty)')
     .option('--name <name>', 'the app name (default: from the directory name)')
     .action(async (dir: string, options: { name?: string }) => {

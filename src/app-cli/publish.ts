@@ -1,14 +1,15 @@
 // `app publish <module>`: the step from a built module to a running platform. Uploads the module
 // (POST /apps/uploads, Content-Type application/wasm) and publishes the version it became (POST
-// /apps/:name/versions/:id/publish) against API_URL with a tenant's token (TOKEN or --token), then says
+// /apps/:name/versions/:id/publish) against the api with a tenant's token (TOKEN or --token), then says
 // what happened: published, awaiting the tenant's approval, or under the operator's review. With --bundle
 // it attaches a Sigstore bundle to the uploaded version first (PUT /apps/:name/versions/:id/provenance),
-// so a deployment requiring signatures publishes it (docs/provenance.md).
+// so a deployment requiring signatures publishes it (docs/provenance.md). The api is found as every
+// command finds it (src/cli/api-url.ts: --api-url, API_URL, the platform running from DATA_DIR, PORT).
 import fs from 'node:fs/promises';
 import type { Command } from 'commander';
+import { API_URL_HELP, type ApiUrl, fetchApi, findApiUrl } from '../cli/api-url.ts';
+import { APP_COMMANDS } from './commands.ts';
 import { AppUsageError } from './errors.ts';
-
-export const DEFAULT_API_URL = 'http://127.0.0.1:3000';
 
 interface Version {
   id: string;
@@ -43,16 +44,8 @@ export function remedyOf(answer: Answer): string[] {
   return [`raise "version" in the app's manifest (now ${version}) and build again`];
 }
 
-async function call(url: string, init: RequestInit): Promise<Answer> {
-  let response: Response;
-  try {
-    response = await fetch(url, init);
-  } catch (error) {
-    const reason = (error as { cause?: { code?: string } }).cause?.code ?? String(error);
-    throw new PublishError(
-      `cannot reach the platform at ${new URL(url).origin} (${reason}): is it running? API_URL names it`,
-    );
-  }
+async function call(api: ApiUrl, route: string, init: RequestInit): Promise<Answer> {
+  const response = await fetchApi(api, route, init);
   const text = await response.text();
   return { status: response.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
 }
@@ -89,15 +82,14 @@ async function readInput(file: string, what: string): Promise<Buffer> {
  */
 export async function publishModule(
   file: string,
-  apiUrl: string,
+  api: ApiUrl,
   token: string,
   bundleFile?: string,
 ): Promise<PublishResult> {
   const bytes = await readInput(file, 'the module app build wrote');
   const bundle = bundleFile === undefined ? null : await readInput(bundleFile, 'a Sigstore bundle');
   const headers = { authorization: `Bearer ${token}` };
-  const base = apiUrl.replace(/\/+$/, '');
-  const upload = await call(`${base}/apps/uploads`, {
+  const upload = await call(api, '/apps/uploads', {
     method: 'POST',
     headers: { ...headers, 'content-type': 'application/wasm' },
     body: bytes,
@@ -107,7 +99,7 @@ export async function publishModule(
   }
   const version = upload.body as unknown as Version;
   if (bundle) {
-    const attached = await call(`${base}/apps/${version.name}/versions/${version.id}/provenance`, {
+    const attached = await call(api, `/apps/${version.name}/versions/${version.id}/provenance`, {
       method: 'PUT',
       headers: { ...headers, 'content-type': 'application/json' },
       body: bundle,
@@ -115,7 +107,7 @@ export async function publishModule(
     if (attached.status !== 200)
       throw new PublishError(`provenance of version ${version.id} refused: ${describeRefusal(attached)}`);
   }
-  const publish = await call(`${base}/apps/${version.name}/versions/${version.id}/publish`, {
+  const publish = await call(api, `/apps/${version.name}/versions/${version.id}/publish`, {
     method: 'POST',
     headers,
   });
@@ -125,10 +117,10 @@ export async function publishModule(
 export function registerPublish(program: Command): void {
   program
     .command('publish')
-    .description('upload a built module to the platform at API_URL and publish it (token: TOKEN or --token)')
+    .description(APP_COMMANDS.publish)
     .argument('<module>', 'the module app build wrote (<dir>/build/<name>-<version>.wasm)')
     .option('--token <token>', 'a token of the tenant with apps:publish (default: $TOKEN)')
-    .option('--api-url <url>', `the platform's API (default: $API_URL, else ${DEFAULT_API_URL})`)
+    .option('--api-url <url>', API_URL_HELP)
     .option(
       '--bundle <file>',
       'a Sigstore bundle of the module (cosign sign-blob --bundle …), attached before the publish',
@@ -140,9 +132,10 @@ export function registerPublish(program: Command): void {
           'no token: set TOKEN or give --token (npx platform token --tenant <name> --role admin prints one)',
         );
       }
-      const apiUrl = options.apiUrl ?? process.env.API_URL ?? DEFAULT_API_URL;
+      const { loadConfig } = await import('../config.ts');
+      const api = await findApiUrl(options.apiUrl, loadConfig());
       // A refusal is thrown: the command prints `app: <step> refused: …` and exits 1.
-      const { version, outcome } = await publishModule(file, apiUrl, token, options.bundle);
+      const { version, outcome } = await publishModule(file, api, token, options.bundle);
       process.stdout.write(
         `uploaded ${version.name} ${version.version} as version ${version.id}\n${outcome}\n`,
       );

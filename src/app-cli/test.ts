@@ -13,6 +13,7 @@ import {
 } from '../../packages/app-testing/src/index.ts';
 import { OPTIMIZE_HELP, optimizeLevelOf } from './build.ts';
 import { DEFAULT_OPTIMIZE_LEVEL, upToDateBuild } from './build-stamp.ts';
+import { APP_COMMANDS } from './commands.ts';
 import { AppUsageError } from './errors.ts';
 
 interface TestOptions {
@@ -86,7 +87,7 @@ export async function runTest(target: string, options: TestOptions): Promise<boo
 export function registerTest(program: Command): void {
   program
     .command('test')
-    .description('run the conformance check of an app (a directory is built first) through the real host')
+    .description(APP_COMMANDS.test)
     .argument('<target>', 'an app directory or a built module (.wasm)')
     .option('--samples <file>', 'conformance setup: .json data, or a .ts/.js module exporting it')
     .option('--json', 'print the report as JSON')

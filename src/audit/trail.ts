@@ -2,7 +2,7 @@
 // record commits or rolls back with the change it describes.
 import { and, desc, eq, gte, isNull, like, lt, type SQL, sql } from 'drizzle-orm';
 import type { Queryable } from '../db/pool.ts';
-import { countCapped, type Page } from '../http/paging.ts';
+import { countCapped, type Page } from '../http/page-count.ts';
 import { auditEvents } from './tables.ts';
 
 export type ActorType = 'user' | 'machine' | 'applicant' | 'operator' | 'system';

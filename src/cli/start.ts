@@ -17,6 +17,7 @@ import { type RunsRuntime, registerRunWorkflows } from '../runs/workflows.ts';
 import { observeDatabaseGauges, startEngineMetrics, startTelemetry } from '../telemetry/index.ts';
 import { ENGINE_SCHEMA, startWorker, TASK_QUEUES } from '../worker/index.ts';
 import { together } from '../worker/schedule.ts';
+import { recordRunningApi } from './api-url.ts';
 import { type DatabaseHandle, openPlatformDatabase } from './database.ts';
 import { listenersOf, takenListeners, takenPortsMessage } from './ports.ts';
 import { startRunnerChild } from './runner-child.ts';
@@ -215,6 +216,8 @@ async function startParts(
       engineDatabaseUrl: db.url,
     });
     parts.add({ name: 'api', stop: api.close });
+    // Where the commands of this DATA_DIR find the api (webhooks listen, app publish: api-url.ts).
+    parts.add({ name: 'api address', stop: await recordRunningApi(config.dataDir, api.url, logger) });
     // A development stack receives its vendors' webhooks at its own address unless told otherwise; it is set
     // after loadConfig so the address does not join ownHosts (loopback vendors stay callable there).
     if (config.mode === 'embedded') config.webhookPublicUrl ??= api.url;

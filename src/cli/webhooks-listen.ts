@@ -1,14 +1,16 @@
 // `platform webhooks listen`: a development receiver. Starts an HTTP listener on loopback, creates an
 // outbound webhook endpoint aimed at it through the API (the stack needs WEBHOOK_ALLOW_PRIVATE_NETWORKS
 // =true to deliver to http on loopback), prints each delivery with its signature verified as a tenant's
-// receiver would (src/outbound-webhooks/verify.ts), and deletes the endpoint when stopped.
+// receiver would (src/outbound-webhooks/verify.ts), and deletes the endpoint when stopped. The api is
+// found as every command finds it (api-url.ts).
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { verifyDelivery } from '../outbound-webhooks/index.ts';
-import { UsageError } from './token.ts';
+import { type ApiUrl, fetchApi } from './api-url.ts';
+import { UsageError } from './usage.ts';
 
 export interface ListenOptions {
-  api: string;
+  api: ApiUrl;
   token: string;
   events: string;
   port: string;
@@ -19,7 +21,7 @@ interface Out {
 }
 
 async function call(options: ListenOptions, method: string, path: string, body?: unknown) {
-  const response = await fetch(new URL(path, options.api), {
+  const response = await fetchApi(options.api, path, {
     method,
     headers: {
       authorization: `Bearer ${options.token}`,
@@ -28,7 +30,8 @@ async function call(options: ListenOptions, method: string, path: string, body?:
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   const text = await response.text();
-  if (!response.ok) throw new UsageError(`${method} ${path} answered ${response.status}: ${text}`);
+  if (!response.ok)
+    throw new UsageError(`${method} ${options.api.url}${path} answered ${response.status}: ${text}`);
   return text === '' ? {} : (JSON.parse(text) as Record<string, unknown>);
 }
 

@@ -2,7 +2,8 @@
 // roots APP_TRANSPARENCY_TRUSTED_ROOTS (absolute paths; unset: the public-good root over TUF) and the TUF
 // client's cache APP_TRANSPARENCY_TUF_CACHE.
 import path from 'node:path';
-import { parsePolicy, type TrustedSigner } from '../provenance/index.ts';
+// Past the door: every command reads the settings, and the door would load Sigstore's code with them.
+import { parsePolicy, type TrustedSigner } from '../provenance/policy.ts';
 import type { Reader } from './reader.ts';
 
 export interface ProvenanceSettings {

@@ -46,7 +46,8 @@ export async function lockHolder(dataDir: string): Promise<number | null> {
   return Number.isInteger(pid) && pid > 0 && isAlive(pid) ? pid : null;
 }
 
-function isAlive(pid: number): boolean {
+/** Whether process `pid` exists (under any user). */
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -4,7 +4,8 @@ import type { ExtractTablesWithRelations } from 'drizzle-orm';
 import { drizzle, type NodePgDatabase, type NodePgQueryResultHKT } from 'drizzle-orm/node-postgres';
 import type { PgTransaction } from 'drizzle-orm/pg-core';
 import pg from 'pg';
-import { inTransactionSpan } from '../telemetry/index.ts';
+// Past the door: every command opens a pool, and the door would load the telemetry SDK and its exporters.
+import { inTransactionSpan } from '../telemetry/spans.ts';
 import * as schema from './schema.ts';
 
 export type Schema = typeof schema;

@@ -1,12 +1,12 @@
 // Paging of lists: limit and offset (at most 100,000) in, items + total + totalIsEstimate out (the count
-// stops at 100,000).
+// stops at 100,000). The schemas are here; the count, which services use without a route, is in
+// page-count.ts (without TypeBox, which costs a command half a second to load).
 
-import { type SQL, sql } from 'drizzle-orm';
-import type { PgTable } from 'drizzle-orm/pg-core';
 import { type TSchema, Type } from 'typebox';
-import type { Queryable } from '../db/pool.ts';
+import { COUNT_CAP } from './page-count.ts';
 
-export const COUNT_CAP = 100_000;
+export { COUNT_CAP, countCapped, type Page } from './page-count.ts';
+
 /** The deepest a list pages: where its count stops. A larger offset is refused as input (400). */
 export const MAX_OFFSET = COUNT_CAP;
 
@@ -37,27 +37,4 @@ export function pageOf<T extends TSchema>(item: T) {
       description: 'True when the count stopped at 100,000: at least total rows match.',
     }),
   });
-}
-
-export interface Page<T> {
-  items: T[];
-  total: number;
-  totalIsEstimate: boolean;
-}
-
-/** Counts matching rows, reading at most COUNT_CAP + 1 of them. */
-export async function countCapped(
-  db: Queryable,
-  table: PgTable,
-  where: SQL | undefined,
-): Promise<Omit<Page<never>, 'items'>> {
-  const capped = db
-    .select({ one: sql`1` })
-    .from(table)
-    .where(where)
-    .limit(COUNT_CAP + 1)
-    .as('capped');
-  const [row] = await db.select({ n: sql<number>`count(*)::int` }).from(capped);
-  const n = row?.n ?? 0;
-  return { total: Math.min(n, COUNT_CAP), totalIsEstimate: n > COUNT_CAP };
 }

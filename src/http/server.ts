@@ -16,6 +16,7 @@ import { installAuth, type TenantLookup } from './auth.ts';
 import { ApiError, installErrorHandling, sendError, validationError } from './errors.ts';
 import { depthExcess, depthMessage } from './json-depth.ts';
 import { jsonErrorPlace } from './json-position.ts';
+import { collectRouteWords, maskedPath } from './log-path.ts';
 import { installUnknownRoutes } from './methods.ts';
 import { installOpenApi } from './openapi.ts';
 import { genReqId } from './request-id.ts';
@@ -49,6 +50,8 @@ export interface ServerOptions {
 }
 
 export async function createServer(options: ServerOptions) {
+  // The fixed words of the routes' paths: what a request no route takes may show of its path in the log.
+  const routeWords = new Set<string>();
   const app = Fastify({
     loggerInstance: options.logger,
     genReqId,
@@ -66,10 +69,11 @@ export async function createServer(options: ServerOptions) {
     // conventions here; otherwise it would go out in Fastify's own body without x-request-id.
     frameworkErrors: (error, request, reply) => {
       reply.header('x-request-id', request.id).header('cache-control', 'no-store');
-      reply.raw.once('finish', () => logCompletion(request, reply));
+      reply.raw.once('finish', () => logCompletion(request, reply, routeWords));
       sendError(error, request, reply);
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
+  collectRouteWords(app, routeWords);
   // Routes declare error answers as Type.Ref('ErrorBody') (responses.ts errors()); the description names it once.
   app.addSchema(ErrorBody);
   // The API speaks JSON: a text/plain body is refused (415) rather than handed to a route as a string.
@@ -79,7 +83,7 @@ export async function createServer(options: ServerOptions) {
 
   // First: every later hook and the handler run inside the request's span.
   installHttpTelemetry(app);
-  installConventions(app);
+  installConventions(app, routeWords);
   installErrorHandling(app);
   installUnknownRoutes(app);
   refuseUnnamedQueryParameters(app);
@@ -149,7 +153,7 @@ export function unstorableRefusal(text: string, json: unknown): ApiError | null 
   return issues.length > 0 ? validationError(issues) : null;
 }
 
-function installConventions(app: FastifyInstance): void {
+function installConventions(app: FastifyInstance, routeWords: ReadonlySet<string>): void {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
@@ -157,15 +161,19 @@ function installConventions(app: FastifyInstance): void {
     if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
     return payload;
   });
-  app.addHook('onResponse', async (request, reply) => logCompletion(request, reply));
+  app.addHook('onResponse', async (request, reply) => logCompletion(request, reply, routeWords));
 }
 
-/** The one line per request, written when it completes; failures carry their error code. */
-function logCompletion(request: FastifyRequest, reply: FastifyReply): void {
+/**
+ * The one line per request, written when it completes; failures carry their error code. Where it went is
+ * the route's pattern, or for a request no route takes its path with the ids masked (log-path.ts): never a
+ * subject id or any other path parameter or query as sent.
+ */
+function logCompletion(request: FastifyRequest, reply: FastifyReply, routeWords: ReadonlySet<string>): void {
+  const route = request.routeOptions.url;
   const line = {
     method: request.method,
-    route: request.routeOptions.url ?? null,
-    path: request.url.split('?')[0],
+    ...(route ? { route } : { route: null, path: maskedPath(request.url, routeWords) }),
     statusCode: reply.statusCode,
     responseTimeMs: Math.round(reply.elapsedTime),
     ...(request.failure ? { code: request.failure.code } : {}),

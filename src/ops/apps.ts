@@ -5,12 +5,11 @@ import { registerAppsBlocks } from './apps-blocks.ts';
 import { registerAppsList } from './apps-list.ts';
 import { registerAppsReviews } from './apps-reviews.ts';
 import { registerAppsVersions } from './apps-versions.ts';
+import { GROUPS } from './groups.ts';
 import type { OpsIO } from './runtime.ts';
 
 export function registerApps(program: Command, io: OpsIO): void {
-  const apps = program
-    .command('apps')
-    .description('the app catalogue: versions with their installs, blocks, operator reviews, withdraws');
+  const apps = program.command('apps').description(GROUPS.apps);
   registerAppsList(apps, io);
   registerAppsBlocks(apps, io);
   registerAppsReviews(apps, io);

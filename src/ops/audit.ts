@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import { listInstanceTrail } from '../audit/trail.ts';
 import { opsCommand, runs, tenantArg } from './commands.ts';
+import { GROUPS } from './groups.ts';
 import { table } from './output.ts';
 import { type OpsIO, OpsUsageError } from './runtime.ts';
 
@@ -33,7 +34,7 @@ function sinceOf(text: string): Date {
 }
 
 export function registerAudit(program: Command, io: OpsIO): void {
-  opsCommand(program, 'audit', 'the instance trail, newest first: operator changes and the platform’s own')
+  opsCommand(program, 'audit', GROUPS.audit)
     .option('--since <date>', 'records from this date or time on (ISO 8601)')
     .option('--action <action>', 'an action, or a prefix ending in a dot such as app.module.')
     .option('--tenant <tenant>', 'records concerning this tenant (name or id)')

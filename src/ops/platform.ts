@@ -18,6 +18,7 @@ import { provenanceView, rootLoader } from '../provenance/index.ts';
 import { createModuleStorage } from '../storage/index.ts';
 import { nameAtVersion } from './args.ts';
 import { changeCommand, opsCommand, runs } from './commands.ts';
+import { GROUPS } from './groups.ts';
 import { record, table } from './output.ts';
 import { inspectPlatformModule, readModuleArgument } from './platform-module.ts';
 import { rollBack, rollbackText } from './rollback.ts';
@@ -229,9 +230,7 @@ Example:
 }
 
 export function registerPlatform(program: Command, io: OpsIO): void {
-  const platform = program
-    .command('platform')
-    .description('platform versions outside a release: list, publish, withdraw, restore');
+  const platform = program.command('platform').description(GROUPS.platform);
   registerList(platform, io);
   registerPublish(platform, io);
   registerWithdraw(platform, io);

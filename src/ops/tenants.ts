@@ -8,6 +8,7 @@ import { removeTenantQuota, setTenantQuota } from '../calls/tenant-quotas.ts';
 import { setTenantReview } from '../catalogue/reviews.ts';
 import { monthArg, quotaMax } from './args.ts';
 import { changeCommand, opsCommand, runs, tenantArg } from './commands.ts';
+import { GROUPS } from './groups.ts';
 import { type OpsIO, operatorActor } from './runtime.ts';
 import { everyTenantUsage, everyTenantUsageText, tenantUsage, tenantUsageText } from './tenants-usage.ts';
 
@@ -138,9 +139,7 @@ Examples:
 }
 
 export function registerTenants(program: Command, io: OpsIO): void {
-  const tenants = program
-    .command('tenants')
-    .description("one tenant's operator review and quotas, and the tenants' use of a month");
+  const tenants = program.command('tenants').description(GROUPS.tenants);
   registerReview(tenants, io);
   registerQuota(tenants, io);
   registerUsage(tenants, io);

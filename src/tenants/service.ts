@@ -5,7 +5,8 @@ import { recordAudit } from '../audit/trail.ts';
 import type { Database, Db, Queryable } from '../db/pool.ts';
 import { preparedOn } from '../db/prepared.ts';
 import type { AuthenticatedPrincipal } from '../http/auth.ts';
-import { defaultTenantSettings, type TenantSettings } from './settings.ts';
+import { defaultTenantSettings } from './default-settings.ts';
+import type { TenantSettings } from './settings.ts';
 import { tenants } from './tables.ts';
 
 export type Tenant = typeof tenants.$inferSelect;

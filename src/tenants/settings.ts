@@ -52,12 +52,7 @@ export const TenantSettingsSchema = Type.Object(
 
 export type TenantSettings = Static<typeof TenantSettingsSchema>;
 
-export function defaultTenantSettings(): TenantSettings {
-  return {
-    approvals: { required: false, requiredFor: ['app', 'definitions'], fourEyes: true },
-    collection: { flowUrl: null },
-  };
-}
+export { defaultTenantSettings } from './default-settings.ts';
 
 /**
  * Whether changes in an area wait for approval under these settings: approvals.required with requiredFor

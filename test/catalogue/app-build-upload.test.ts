@@ -99,7 +99,7 @@ describe('an app built with `app build`', () => {
     const unreachable = await app(['publish', module], { API_URL: closed, TOKEN: 'x' });
     expect(unreachable.code).toBe(1);
     expect(unreachable.stderr).toBe(
-      `app: cannot reach the platform at ${closed} (ECONNREFUSED): is it running? API_URL names it\n`,
+      `app: cannot reach the platform at ${closed} (ECONNREFUSED; the URL from API_URL): is it running? --api-url or API_URL names another\n`,
     );
   });
 });

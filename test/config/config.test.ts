@@ -62,6 +62,7 @@ describe('loadConfig defaults', () => {
     expect(config.retention).toEqual({ appCallbackDays: 90, submissionEventDays: 90, intervalMinutes: 60 });
     expect(config.runnerConcurrency).toBe(8);
     expect(config.logLevel).toBe('info');
+    expect(config.logFormat).toBeNull();
     expect(config.nodeEnv).toBe('development');
     expect(config.appReviewDefault).toBe('off');
     expect(config.circuit).toEqual({ failureThreshold: 5, openSeconds: 30 });
@@ -129,6 +130,7 @@ describe('loadConfig with settings', () => {
         DATABASE_URL,
         NODE_ENV: 'production',
         LOG_LEVEL: 'warn',
+        LOG_FORMAT: 'json',
         DATA_DIR: '/var/lib/platform',
         HOST: '10.0.0.5',
         PORT: '8080',
@@ -198,6 +200,7 @@ describe('loadConfig with settings', () => {
       mode: 'production',
       nodeEnv: 'production',
       logLevel: 'warn',
+      logFormat: 'json',
       dataDir: '/var/lib/platform',
       databaseUrl: DATABASE_URL,
       embeddedPostgresPort: 6543,
@@ -451,6 +454,7 @@ describe('loadConfig refusals', () => {
     ['RETENTION_INTERVAL_MINUTES', '0'],
     ['APP_RUNNER_CONCURRENCY', '0'],
     ['LOG_LEVEL', 'loud'],
+    ['LOG_FORMAT', 'colourful'],
     ['APP_REVIEW_DEFAULT', 'maybe'],
     ['DATABASE_URL', 'not a url'],
     ['DATABASE_URL', 'db.internal:5432/platform'],

@@ -19,7 +19,7 @@ describe('README: receive outbound webhooks', () => {
         'listen',
         '--token',
         stack.token,
-        '--api',
+        '--api-url',
         stack.api,
         '--events',
         'run.completed,decision.created',

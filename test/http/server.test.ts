@@ -76,7 +76,6 @@ describe('a thrown bug', () => {
       code: 'internal',
       method: 'GET',
       route: '/boom',
-      path: '/boom',
       service: 'server-test',
     });
     expect(line.err.message).toBe(SECRET_TEXT);

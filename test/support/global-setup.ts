@@ -3,6 +3,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
+import { build, freshBuild } from '../../scripts/cli-build.js';
 import { ensureDatabase, startEmbeddedPostgres } from '../../src/db/embedded.ts';
 import { applyMigrations } from '../../src/db/migrate.ts';
 import { freePort } from './free-port.ts';
@@ -17,6 +18,9 @@ declare module 'vitest' {
 }
 
 export default async function setup(project: TestProject) {
+  // The commands tests spawn run from their build (scripts/cli-build.js): made here once when the sources
+  // changed since, rather than by every test file's first command at once.
+  if (freshBuild() === null) await build();
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'apps-platform-test-'));
   await fs.chmod(dir, 0o755); // PostgreSQL runs as its own user and must reach its directory
   const server = await startEmbeddedPostgres({ dataDir: dir, port: await freePort() });
