@@ -7,6 +7,7 @@
 // computed from the one `now` the pass is given (the worker reads it from the database's clock, which also
 // wrote the rows' timestamps), so a pass is one consistent cut whatever the workers' clocks say.
 import { type SQL, sql } from 'drizzle-orm';
+import type { AnyPgColumn, AnyPgTable } from 'drizzle-orm/pg-core';
 import type { Logger } from 'pino';
 // Past the collections' front door: its index.ts loads the hand-off, which reads this folder's sessions.
 import { collectionDropOffEvents } from '../collections/tables.ts';
@@ -93,20 +94,28 @@ const settledSessions: RetentionTarget = {
     ),
 };
 
+/**
+ * A batch that deletes up to `size` of the tenant's rows of `table` whose `at` is before the cut-off,
+ * oldest first (rows with nothing else to check before they go).
+ */
+function deleteOlderThan(table: AnyPgTable & { id: AnyPgColumn; tenantId: AnyPgColumn }, at: AnyPgColumn) {
+  return (db: Queryable, tenantId: string, cutoff: Date, size: number) =>
+    rowsOf(
+      db,
+      sql`delete from ${table} where id in (
+            select id from ${table}
+            where tenant_id = ${tenantId} and ${at} < ${cutoff}
+            order by ${at} limit ${size}
+            for update skip locked)`,
+    );
+}
+
 /** Webhook events received more than the same setting plus seven days ago (by their own receipt). */
 const webhookEvents: RetentionTarget = {
   name: 'app_webhook_events',
   effect: 'delete',
   cutoff: (now, settings) => callbackCutoff(now, settings.appCallbackDays),
-  batch: (db, tenantId, cutoff, size) =>
-    rowsOf(
-      db,
-      sql`delete from ${appWebhookEvents} where id in (
-            select id from ${appWebhookEvents}
-            where tenant_id = ${tenantId} and received_at < ${cutoff}
-            order by received_at limit ${size}
-            for update skip locked)`,
-    ),
+  batch: deleteOlderThan(appWebhookEvents, appWebhookEvents.receivedAt),
 };
 
 /** Drop-off events reported more than RETENTION_SUBMISSION_EVENT_DAYS ago (never fewer than 90 days). */
@@ -114,15 +123,7 @@ const dropOffEvents: RetentionTarget = {
   name: 'collection_drop_off_events',
   effect: 'delete',
   cutoff: (now, settings) => submissionEventCutoff(now, settings.submissionEventDays),
-  batch: (db, tenantId, cutoff, size) =>
-    rowsOf(
-      db,
-      sql`delete from ${collectionDropOffEvents} where id in (
-            select id from ${collectionDropOffEvents}
-            where tenant_id = ${tenantId} and reported_at < ${cutoff}
-            order by reported_at limit ${size}
-            for update skip locked)`,
-    ),
+  batch: deleteOlderThan(collectionDropOffEvents, collectionDropOffEvents.reportedAt),
 };
 
 /** What a pass sweeps, in order: orphans are timed out before settled sessions are deleted. */
