@@ -38,7 +38,7 @@ export interface Approval {
 }
 
 export interface AuditItem {
-  id: number;
+  id: string;
   action: string;
   actor: { id: string };
   resource: { type: string; id: string };
@@ -83,7 +83,8 @@ export function approvalCalls(api: Calls) {
     /** The tenant's audit records of these actions, oldest first. */
     async trail(token: string, actions: string[]) {
       const body = await ok<{ items: AuditItem[] }>(await api.call('/audit-events?limit=100', token));
-      return body.items.filter((i) => actions.includes(i.action)).sort((a, b) => a.id - b.id);
+      // The trail answers newest first (ids are UUIDs: they say nothing of the order within a millisecond).
+      return body.items.filter((i) => actions.includes(i.action)).reverse();
     },
     async notes(token: string) {
       return (await ok<{ items: Note[] }>(await api.call('/notifications', token))).items;
