@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { moduleStorageOf } from '../../src/api/index.ts';
 import { type ReleaseModule, reconcileRelease } from '../../src/catalogue/release.ts';
+import { RELEASE_PROVENANCE } from '../../src/provenance/index.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { type BuiltModule, builtModule, opsOn, platformRow } from './platform-support.ts';
 
@@ -73,9 +74,12 @@ describe('a release start-up beside the operator’s versions', () => {
     const { report, errors } = await start([module]);
     expect(report.adopted).toEqual(['adopted@1.0.0']);
     expect(errors).toEqual([]);
+    // The operator published it unsigned: adopted, it is the release's, and says so (kind release).
+    expect(before?.provenance).toBeNull();
     expect(await platformRow(platform.database, 'adopted', '1.0.0')).toEqual({
       ...before,
       platformSource: 'release',
+      provenance: RELEASE_PROVENANCE,
     });
   });
 

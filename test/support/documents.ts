@@ -35,24 +35,26 @@ export async function storedDocument(platform: TestPlatform, document: TestDocum
   }
 }
 
-/** The document reads the api answered (its request log lines), of one call or of all, by status. */
-export function servedReads(platform: TestPlatform, callId?: string): number[] {
+/**
+ * The document reads the api answered (its request log lines, which name the route, never the path), by
+ * status: all of them, or those logged after the first `from` (a test reads its own calls' by counting
+ * the lines before them).
+ */
+export function servedReads(platform: TestPlatform, from = 0): number[] {
   return platform.logs
-    .filter(
-      (line) =>
-        line.route === '/internal/app-calls/:callId/documents/:id' &&
-        (callId === undefined || String(line.path).startsWith(`/internal/app-calls/${callId}/`)),
-    )
+    .filter((line) => line.route === '/internal/app-calls/:callId/documents/:id')
+    .slice(from)
     .map((line) => line.statusCode as number);
 }
 
 /**
- * The answers of reads the api has logged once there are `count` of them: a request's line is written
- * when its answer has gone out, which may be just after the reader got it. Bounded.
+ * The answers of reads the api has logged after the first `from`, once there are `count` of them: a
+ * request's line is written when its answer has gone out, which may be just after the reader got it.
+ * Bounded.
  */
-export async function servedReadsOnce(platform: TestPlatform, count: number, callId?: string) {
+export async function servedReadsOnce(platform: TestPlatform, count: number, from = 0) {
   const giveUpAt = Date.now() + 10_000;
-  while (servedReads(platform, callId).length < count && Date.now() < giveUpAt)
+  while (servedReads(platform, from).length < count && Date.now() < giveUpAt)
     await new Promise((resolve) => setImmediate(resolve));
-  return servedReads(platform, callId);
+  return servedReads(platform, from);
 }
