@@ -2,6 +2,7 @@
 import { Type } from 'typebox';
 import { pageOf, pageQuery } from '../http/paging.ts';
 import { dateTime, nullable } from '../http/responses.ts';
+import { C0_CONTROLS, UNSAFE_BEYOND_C0 } from '../unsafe-characters.ts';
 import { ACCEPTED_CONTENT_TYPES } from './check-rules.ts';
 
 /** The most bytes one document holds (and the upload's body limit): 8 MiB, as a vendor's answer to a call. */
@@ -21,13 +22,11 @@ export const DocumentParams = Type.Object({
 });
 
 /**
- * What a file name may not hold, as a character class: slashes (a name, not a path), C0 and C1 controls
- * and DEL, and the bidirectional marks (U+061C, U+200E, U+200F), embeddings and overrides
- * (U+202A–U+202E) and isolates (U+2066–U+2069), which reorder what is shown: `invoice\u202Etxt.exe`
- * shows as `invoiceexe.txt` and saves as `.exe`. The set `ops` escapes. Zero-width joiners and
- * non-joiners stay: Persian, Indic scripts and emoji need them, and they reorder nothing.
+ * What a file name may not hold, as a character class: slashes (a name, not a path), and the controls and
+ * reordering marks `ops` escapes (src/unsafe-characters.ts): `invoice\u202Etxt.exe` would show as
+ * `invoiceexe.txt` and save as `.exe`.
  */
-const NAME_REFUSED = '\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069/\\\\';
+const NAME_REFUSED = `${C0_CONTROLS}${UNSAFE_BEYOND_C0}/\\\\`;
 
 export const UploadQuery = Type.Object(
   {

@@ -2,11 +2,10 @@
 // tables. Text a tenant wrote (names, comments, reasons) reaches an operator's terminal only escaped: a
 // control character could move the cursor, recolour or clear the screen, and a bidirectional override
 // could make a table lie about what it says. Pure: values in, text out.
+import { C0_CONTROLS, UNSAFE_BEYOND_C0 } from '../unsafe-characters.ts';
 
-/** DEL, C1 controls, and the bidirectional marks, embeddings, overrides and isolates. */
-const UNSAFE_BEYOND_C0 = '\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069';
 /** Every character a terminal must not receive raw: the C0 controls and those above. */
-const UNSAFE = new RegExp(`[\\u0000-\\u001f${UNSAFE_BEYOND_C0}]`, 'gu');
+const UNSAFE = new RegExp(`[${C0_CONTROLS}${UNSAFE_BEYOND_C0}]`, 'gu');
 /** What JSON.stringify leaves raw: it escapes the C0 controls itself (its own line breaks are layout). */
 const RAW_IN_JSON = new RegExp(`[${UNSAFE_BEYOND_C0}]`, 'gu');
 
