@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { JWK } from 'jose';
+import { writeFileAtomically } from '../atomic-file.ts';
 import type { Config } from '../config.ts';
 
 export const LOCAL_ISSUER = 'apps-platform-local';
@@ -78,10 +79,7 @@ export async function readOrCreateDatabasePassword(dataDir: string): Promise<str
   if (local.databasePassword) return local.databasePassword;
   const file = secretsPath(dataDir);
   const updated = { ...local, databasePassword: newDatabasePassword() };
-  const partial = `${file}.${process.pid}.part`;
-  await fs.rm(partial, { force: true }); // a crash's leftover: the mode is given only to a new file
-  await fs.writeFile(partial, JSON.stringify(updated, null, 2), { mode: 0o600, flag: 'wx' });
-  await fs.rename(partial, file);
+  await writeFileAtomically(file, JSON.stringify(updated, null, 2), 0o600);
   return updated.databasePassword;
 }
 

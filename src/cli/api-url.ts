@@ -5,6 +5,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from 'pino';
+import { writeFileAtomically } from '../atomic-file.ts';
 import type { Config } from '../config.ts';
 import { isAlive } from '../db/data-dir-lock.ts';
 import { UsageError } from './usage.ts';
@@ -110,7 +111,7 @@ export async function recordRunningApi(
   const { port, hostname } = new URL(apiUrl);
   const url = localApiUrl(hostname.replace(/^\[|\]$/g, ''), Number(port));
   try {
-    await writeAtomically(file, `${JSON.stringify({ pid: process.pid, url })}\n`);
+    await writeFileAtomically(file, `${JSON.stringify({ pid: process.pid, url })}\n`);
   } catch (err) {
     logger.warn({ err, file }, 'the api address could not be recorded for the commands of this DATA_DIR');
     return async () => {};
@@ -118,12 +119,6 @@ export async function recordRunningApi(
   return async () => {
     if ((await recordedPid(file)) === process.pid) await fs.rm(file, { force: true });
   };
-}
-
-async function writeAtomically(file: string, text: string): Promise<void> {
-  const partial = `${file}.${process.pid}.partial`;
-  await fs.writeFile(partial, text);
-  await fs.rename(partial, file);
 }
 
 /** A request that never reached the api: names the URL, where it came from, and why. */

@@ -3,6 +3,7 @@
 // storage (keyed by tenant and document) are both built on it.
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { writeFileAtomically } from '../atomic-file.ts';
 
 export interface ObjectStore {
   /** Stores the bytes under the key, replacing what was there; a reader never sees half of them. */
@@ -44,10 +45,8 @@ export class FilesystemObjects implements ObjectStore {
     const final = this.pathOf(key);
     await fs.mkdir(path.dirname(this.dir), { recursive: true });
     await fs.mkdir(path.dirname(final), { recursive: true, mode: FOLDER_MODE });
-    const partial = `${final}.${process.pid}.${Date.now()}.part`;
-    // Private from its first byte: the mode is given at creation, and the rename keeps it.
-    await fs.writeFile(partial, bytes, { mode: FILE_MODE });
-    await fs.rename(partial, final); // atomic: a reader never sees half an object
+    // Private from its first byte; atomic: a reader never sees half an object.
+    await writeFileAtomically(final, bytes, FILE_MODE);
   }
 
   async get(key: string): Promise<Uint8Array | null> {

@@ -1,0 +1,14 @@
+// A file written whole or not at all: written beside its place under a name of this write's own, then
+// renamed over it, so a reader (another process included) never sees half of it.
+import fs from 'node:fs/promises';
+
+/**
+ * Writes `data` to `file` atomically. A `mode` is the new file's from its first byte (given at creation,
+ * kept by the rename); without one the process's default applies.
+ */
+export async function writeFileAtomically(file: string, data: string | Uint8Array, mode?: number) {
+  const partial = `${file}.${process.pid}.${Date.now()}.part`;
+  // `wx`: a new file only, so the mode is never one a leftover of a crashed write already had.
+  await fs.writeFile(partial, data, { flag: 'wx', ...(mode === undefined ? {} : { mode }) });
+  await fs.rename(partial, file);
+}
