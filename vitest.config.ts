@@ -14,6 +14,9 @@ const ALONE = [
 export default defineConfig({
   test: {
     globalSetup: ['test/support/global-setup.ts'],
+    setupFiles: ['test/support/profile-setup.ts'],
+    // The ten slowest files after the summary (test/support/slowest-files-reporter.ts).
+    reporters: ['default', './test/support/slowest-files-reporter.ts'],
     testTimeout: 30_000,
     hookTimeout: 90_000,
     pool: 'forks',
@@ -28,6 +31,7 @@ export default defineConfig({
           // 2 cores busy (vitest's default there is one file at a time). Three were faster still, but
           // starved the product's own time limits (a module's 5 s start) on this machine.
           maxWorkers: 2,
+          isolate: false,
           sequence: { groupOrder: 0 },
         },
       },

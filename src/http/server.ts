@@ -21,6 +21,7 @@ import { installUnknownRoutes } from './methods.ts';
 import { installOpenApi } from './openapi.ts';
 import { genReqId } from './request-id.ts';
 import { ErrorBody } from './responses.ts';
+import { sharedSerializers } from './serializers.ts';
 import { mayHoldUnstorable } from './unstorable-text.ts';
 import {
   partValidators,
@@ -64,7 +65,9 @@ export async function createServer(options: ServerOptions) {
     // line can be (Node's 16 KiB of headers), the route's schema decides instead: 400 at params.<name>.
     routerOptions: { maxParamLength: 16 * 1024 },
     ...(options.timeouts ? timeoutOptions(options.timeouts) : {}),
-    schemaController: { compilersFactory: { buildValidator: partValidators() } },
+    schemaController: {
+      compilersFactory: { buildValidator: partValidators(), buildSerializer: sharedSerializers() },
+    },
     // A URL Fastify cannot decode is answered before any hook or error handler runs, so it gets the
     // conventions here; otherwise it would go out in Fastify's own body without x-request-id.
     frameworkErrors: (error, request, reply) => {

@@ -23,12 +23,18 @@ type ValidatorFactory = AjvCompiler.BuildCompilerFromPool;
 type RouteCompiler = FastifySchemaCompiler<unknown>;
 
 /**
+ * One pool for the process: Fastify's compiler keeps an Ajv per set of shared schemas and options, and
+ * Ajv keeps each compiled schema by its object, so the public and internal instances (and a test's
+ * instances) compile each route schema once.
+ */
+const pool = AjvCompiler();
+
+/**
  * Fastify's own Ajv compiler (ajv-formats, shared schemas) twice: without coercion for bodies (JSON
  * carries its own types: "true" is no boolean, "apps" no array), with it for text, where every value
  * arrives as a string (`limit=5`, `force=true`).
  */
 export function partValidators(): ValidatorFactory {
-  const pool = AjvCompiler();
   return (externalSchemas, ajvOptions) => {
     const plugins = ajvOptions?.plugins ?? [];
     const compiler = (coerceTypes: false | 'array') =>
@@ -60,9 +66,20 @@ export function refuseUnnamedQueryParameters(app: FastifyInstance): void {
   });
 }
 
-/** A query schema as named, closed unless it says itself whether other parameters are taken. */
-const closed = (schema: Record<string, unknown>) =>
-  schema.additionalProperties === undefined ? { ...schema, additionalProperties: false } : schema;
+const closedSchemas = new WeakMap<Record<string, unknown>, Record<string, unknown>>();
+
+/**
+ * A query schema as named, closed unless it says itself whether other parameters are taken; the same
+ * object for the same schema, so its compiled validator is found again (pool above).
+ */
+function closed(schema: Record<string, unknown>): Record<string, unknown> {
+  if (schema.additionalProperties !== undefined) return schema;
+  const known = closedSchemas.get(schema);
+  if (known) return known;
+  const closedSchema = { ...schema, additionalProperties: false };
+  closedSchemas.set(schema, closedSchema);
+  return closedSchema;
+}
 
 const UNSTORABLE_MESSAGE = 'holds U+0000 or an unpaired surrogate (\\ud800-\\udfff), which cannot be stored';
 

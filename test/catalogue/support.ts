@@ -12,6 +12,7 @@ import { expectError } from '../http/expect.ts';
 import { buildFixture } from '../support/assemblyscript.ts';
 import { freePort } from '../support/free-port.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
+import { timed } from '../support/profile.ts';
 import { RUNNER_TOKEN } from '../support/runner.ts';
 
 export interface CataloguePlatform extends TestPlatform {
@@ -33,20 +34,22 @@ export async function startCataloguePlatform(
   options: CataloguePlatformOptions = {},
 ): Promise<CataloguePlatform> {
   const internalPort = await freePort();
-  const runner = await startRunnerFromConfig(
-    loadConfig({
-      DATABASE_URL: 'postgres://unused/unused',
-      RUNNER_PORT: '0',
-      HOST: '127.0.0.1',
-      APP_RUNNER_TOKEN: RUNNER_TOKEN,
-      API_INTERNAL_URL: `http://127.0.0.1:${internalPort}`,
-      // The runner and the api must agree on it (apps calling a vendor double on 127.0.0.1).
-      ...(env.APP_RUNNER_ALLOW_PRIVATE_NETWORKS
-        ? { APP_RUNNER_ALLOW_PRIVATE_NETWORKS: env.APP_RUNNER_ALLOW_PRIVATE_NETWORKS }
-        : {}),
-      ...options.runnerEnv,
-    }),
-    pino({ level: 'silent' }),
+  const runner = await timed('starting', () =>
+    startRunnerFromConfig(
+      loadConfig({
+        DATABASE_URL: 'postgres://unused/unused',
+        RUNNER_PORT: '0',
+        HOST: '127.0.0.1',
+        APP_RUNNER_TOKEN: RUNNER_TOKEN,
+        API_INTERNAL_URL: `http://127.0.0.1:${internalPort}`,
+        // The runner and the api must agree on it (apps calling a vendor double on 127.0.0.1).
+        ...(env.APP_RUNNER_ALLOW_PRIVATE_NETWORKS
+          ? { APP_RUNNER_ALLOW_PRIVATE_NETWORKS: env.APP_RUNNER_ALLOW_PRIVATE_NETWORKS }
+          : {}),
+        ...options.runnerEnv,
+      }),
+      pino({ level: 'silent' }),
+    ),
   );
   const platform = await startTestPlatform(
     {

@@ -21,6 +21,7 @@ import { RESULT_POLLING_MS, type RunsRuntime, registerRunWorkflows } from '../..
 import { type RunningWorker, startWorker } from '../../src/worker/index.ts';
 import { type CataloguePlatform, startCataloguePlatform } from '../catalogue/support.ts';
 import { ok, published, SECRET_KEY_HEX } from '../installs/support.ts';
+import { timed } from '../support/profile.ts';
 import { RUNNER_TOKEN } from '../support/runner.ts';
 import { publishDefinitionRows } from './definitions.ts';
 
@@ -63,20 +64,22 @@ export async function startRunsStack(
       circuitDefaults: platform.config.circuit,
     },
   };
-  const worker = await startWorker({
-    databaseUrl,
-    logger,
-    healthPort: null,
-    executorId: `test-${process.pid}`,
-    registerWorkflows: () => registerRunWorkflows(runtime),
-    // The resumer moves runs waiting on vendor sessions on (a short interval: tests wait on it).
-    ...(options.resumeIntervalMs
-      ? {
-          startBackground: () =>
-            runsBackground(database, logger, { resumeIntervalMs: options.resumeIntervalMs }),
-        }
-      : {}),
-  });
+  const worker = await timed('starting', () =>
+    startWorker({
+      databaseUrl,
+      logger,
+      healthPort: null,
+      executorId: `test-${process.pid}`,
+      registerWorkflows: () => registerRunWorkflows(runtime),
+      // The resumer moves runs waiting on vendor sessions on (a short interval: tests wait on it).
+      ...(options.resumeIntervalMs
+        ? {
+            startBackground: () =>
+              runsBackground(database, logger, { resumeIntervalMs: options.resumeIntervalMs }),
+          }
+        : {}),
+    }),
+  );
   const vendor = await startVendorDouble(routes);
   const admin = await platform.token();
   const version = await published(platform, admin, fs.readFile(CONNECTOR));

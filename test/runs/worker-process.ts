@@ -3,6 +3,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { freePort } from '../support/free-port.ts';
 import { BIN, baseEnv, children, collect, ROOT } from '../support/processes.ts';
+import { timed } from '../support/profile.ts';
 
 /** `platform start --role worker` with `env`; resolves once its /healthz answers 200. */
 export async function startWorkerProcess(env: Record<string, string>): Promise<ChildProcess> {
@@ -36,7 +37,15 @@ export function startRunnerRole(env: Record<string, string>, port: number): Prom
 }
 
 /** `platform start --role <role>` on loopback with `env`; resolves once `health` answers 200. */
-async function startRole(role: string, env: Record<string, string>, health: string): Promise<ChildProcess> {
+function startRole(role: string, env: Record<string, string>, health: string): Promise<ChildProcess> {
+  return timed('starting', () => startRoleAndWaitForHealth(role, env, health));
+}
+
+async function startRoleAndWaitForHealth(
+  role: string,
+  env: Record<string, string>,
+  health: string,
+): Promise<ChildProcess> {
   const child = spawn(process.execPath, [BIN, 'start', '--role', role], {
     cwd: ROOT,
     detached: true,

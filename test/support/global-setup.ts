@@ -1,4 +1,5 @@
 // One embedded PostgreSQL per test run; a migrated template database that each test file copies.
+import { readFileSync, writeFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -17,6 +18,22 @@ declare module 'vitest' {
   }
 }
 
+/** For npm run test:profile: the CPU the run's PostgreSQL used (its backends, waited for, included). */
+function recordPostgresCpu(dir: string): void {
+  const out = process.env.TEST_PROFILE_OUT;
+  if (!out) return;
+  try {
+    const pid = readFileSync(path.join(dir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0];
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat
+      .slice(stat.lastIndexOf(')') + 2)
+      .split(' ')
+      .slice(11, 15)
+      .map(Number);
+    writeFileSync(`${out}.postgres`, String((fields.reduce((a, b) => a + b, 0) * 1000) / 100));
+  } catch {}
+}
+
 export default async function setup(project: TestProject) {
   // The commands tests spawn run from their build (scripts/cli-build.js): made here once when the sources
   // changed since, rather than by every test file's first command at once.
@@ -29,6 +46,7 @@ export default async function setup(project: TestProject) {
   project.provide('pgAdminUrl', server.url('postgres'));
   project.provide('pgTemplate', TEMPLATE_DATABASE);
   return async () => {
+    recordPostgresCpu(dir);
     await server.stop();
     await fs.rm(dir, { recursive: true, force: true });
   };

@@ -14,6 +14,7 @@ import type { RunsEngine } from '../../src/runs/engine-client.ts';
 import { ensureTenant } from '../../src/tenants/service.ts';
 import { type Contract, expectContractKept, fetchContract } from './contract.ts';
 import { createTestDatabase } from './database.ts';
+import { timed } from './profile.ts';
 
 export interface TokenRequest {
   tenant?: string;
@@ -37,7 +38,14 @@ export interface TestPlatform extends RunningApi {
   fetch(pathname: string, init?: RequestInit & { token?: string | null; json?: unknown }): Promise<Response>;
 }
 
-export async function startTestPlatform(
+export function startTestPlatform(
+  env: Record<string, string> = {},
+  options: { verifier?: TokenVerifier; runs?: RunsEngine } = {},
+): Promise<TestPlatform> {
+  return timed('starting', () => startPlatformInProcess(env, options));
+}
+
+async function startPlatformInProcess(
   env: Record<string, string> = {},
   /** runs: the engine the api starts and resumes runs with (a recording one); absent, DBOS's client. */
   options: { verifier?: TokenVerifier; runs?: RunsEngine } = {},

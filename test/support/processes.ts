@@ -11,6 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
 import { freePort } from './free-port.ts';
+import { timed } from './profile.ts';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 /** The `platform` command (`npx platform`). */
@@ -223,7 +224,11 @@ export function startPlatform(args: string[], env: Env, cwd = ROOT): Promise<Run
 }
 
 /** Starts a command that runs the platform (`npm start`, say) the same way, and waits for its block. */
-export async function startCommand(command: string[], env: Env, cwd = ROOT): Promise<Running> {
+export function startCommand(command: string[], env: Env, cwd = ROOT): Promise<Running> {
+  return timed('starting', () => startAndWaitForBlock(command, env, cwd));
+}
+
+async function startAndWaitForBlock(command: string[], env: Env, cwd: string): Promise<Running> {
   const spawnedAt = performance.now();
   const [file, ...args] = command as [string, ...string[]];
   const child = spawn(file, args, { cwd, env, detached: true });
@@ -291,7 +296,16 @@ export function startVendorDoubleCommand(
  * A command that serves until stopped (`bin` and its arguments), in its own process group, once it printed
  * a line saying it is listening.
  */
-export async function startServingCommand(
+export function startServingCommand(
+  bin: string,
+  args: readonly string[],
+  env: Env,
+  what: string,
+): Promise<VendorProcess> {
+  return timed('starting', () => startAndWaitForListening(bin, args, env, what));
+}
+
+async function startAndWaitForListening(
   bin: string,
   args: readonly string[],
   env: Env,

@@ -16,6 +16,7 @@ import { capMemory } from '../../src/module/wasm.ts';
 import type { LookupAll } from '../../src/runner/egress/http.ts';
 import { startRunnerFromConfig } from '../../src/runner/index.ts';
 import type { TestPlatform } from './platform.ts';
+import { timed } from './profile.ts';
 
 export const RUNNER_TOKEN = 'test-runner-token';
 
@@ -75,7 +76,9 @@ export async function startTestRunner(
 ): Promise<TestRunner> {
   const { cacheDir, settings } = await runnerSettings(platform, env);
   const config = loadConfig({ DATABASE_URL: 'postgres://unused/unused', ...settings });
-  const runner = await startRunnerFromConfig(config, pino({ level: 'silent' }), egress);
+  const runner = await timed('starting', () =>
+    startRunnerFromConfig(config, pino({ level: 'silent' }), egress),
+  );
   return {
     url: runner.url,
     cacheDir,
@@ -124,7 +127,13 @@ export interface RunnerProcess extends TestRunner {
 const ENTRY = path.join(import.meta.dirname, 'runner-process.ts');
 
 /** The real runner (runner-process.ts) in a child process with these settings, once it listens. */
-export async function spawnRunner(
+export function spawnRunner(
+  env: Record<string, string>,
+): Promise<{ child: ChildProcess; url: string; exited: () => boolean }> {
+  return timed('starting', () => spawnRunnerProcess(env));
+}
+
+async function spawnRunnerProcess(
   env: Record<string, string>,
 ): Promise<{ child: ChildProcess; url: string; exited: () => boolean }> {
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', ENTRY], {
