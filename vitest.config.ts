@@ -27,10 +27,10 @@ export default defineConfig({
           name: 'parallel',
           include: ['test/**/*.test.ts', 'apps/*/test/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
           exclude: ALONE,
-          // Most files wait on processes, sockets and PostgreSQL as much as they compute: two at once keep
-          // 2 cores busy (vitest's default there is one file at a time). Three were faster still, but
-          // starved the product's own time limits (a module's 5 s start) on this machine.
+          // Two at once keep 2 cores busy (vitest's default there is one file at a time); three were slower
+          // on this machine (722 s against 676 s, and 17 % more CPU: docs/testing.md).
           maxWorkers: 2,
+          // A worker's files share its loaded modules instead of importing them again each (docs/testing.md).
           isolate: false,
           sequence: { groupOrder: 0 },
         },

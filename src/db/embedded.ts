@@ -53,6 +53,11 @@ export interface EmbeddedOptions {
    */
   adoptOrphan?: boolean;
   onLog?: (line: string) => void;
+  /**
+   * More server settings (`-c name=value`). The test suite's server, which nothing crashes, trades
+   * durability it does not need for speed (test/support/global-setup.ts); the platform sets none.
+   */
+  settings?: Record<string, string>;
   /** Lines for the operator (not debug): the password set on a cluster that refused it. */
   onNotice?: (line: string) => void;
 }
@@ -169,7 +174,8 @@ async function startServer(
 ): Promise<number> {
   const port = await choosePort(options.port, options.dataDir);
   const logFile = path.join(databaseDir, 'server.log');
-  const flags = `-p ${port} -c listen_addresses=127.0.0.1 -c max_connections=300`;
+  const settings = Object.entries(options.settings ?? {}).map(([name, value]) => ` -c ${name}=${value}`);
+  const flags = `-p ${port} -c listen_addresses=127.0.0.1 -c max_connections=300${settings.join('')}`;
   const started = await pgCtl(['start', '-D', databaseDir, '-w', '-t', '60', '-l', logFile, '-o', flags]);
   if (started.ok) return port;
   await stopLeftover(databaseDir, stopServer);

@@ -44,9 +44,28 @@ export function partValidators(): ValidatorFactory {
       }) as unknown as RouteCompiler;
     const body = compiler(false);
     const text = compiler('array');
-    const byPart: RouteCompiler = (route) => (route.httpPart === 'body' ? body(route) : text(route));
+    const byPart: RouteCompiler = (route) =>
+      compiledOnFirstUse(() => (route.httpPart === 'body' ? body(route) : text(route)));
     return byPart as unknown as ReturnType<ValidatorFactory>;
   };
+}
+
+type Validate = ReturnType<RouteCompiler> & { errors?: unknown };
+
+/**
+ * A route's validator compiled when its first request comes rather than when the server starts: a
+ * start compiles none of the api's hundreds of schemas (most of its CPU), and a process that serves a
+ * few routes compiles only theirs. Fastify reads `errors` off the function it was given after a refusal.
+ */
+function compiledOnFirstUse(compile: () => Validate): Validate {
+  let validate: Validate | undefined;
+  const lazy = ((data: unknown) => {
+    validate ??= compile();
+    const result = validate(data);
+    lazy.errors = validate.errors;
+    return result;
+  }) as Validate;
+  return lazy;
 }
 
 /** The reference page's assets take what a browser sends them: they are no API operation. */

@@ -1,7 +1,7 @@
 // A burst of one tenant's runs waits for the runner instead of failing (issue 26 item 5; a call no runner
 // took waits for capacity, spending no attempt; docs/calls.md): the real api, worker (DBOS, this process) and
 // runner (its defaults: 8 calls at once, 4 a tenant), http-connector against a vendor double holding each
-// request 300 ms. Every run completes, the vendor answers each run once, no attempt is recorded `busy` and
+// request 100 ms (long enough that a burst's calls overlap: 200 runs start at once, 4 calls go out at a time). Every run completes, the vendor answers each run once, no attempt is recorded `busy` and
 // the health report counts no failure. The worker's runner client is watched (it still calls the real
 // runner): the worker never has more than the tenant's 4 calls on their way, and the runner never answers
 // busy.
@@ -24,7 +24,7 @@ import {
 /** Runs started at once: the issue's 200, inline; queue mode repeats it with fewer (it costs more a run). */
 const INLINE_RUNS = 200;
 const QUEUE_RUNS = 60;
-const VENDOR_HOLDS_MS = 300;
+const VENDOR_HOLDS_MS = 100;
 
 let stack: RunsStack;
 let tenantId: string;
@@ -58,7 +58,7 @@ beforeAll(async () => {
       method: 'GET',
       path: '/screen',
       respond: async (request) => {
-        // The vendor's own pace, not a test's synchronisation: each request takes 300 ms to answer.
+        // The vendor's own pace, not a test's synchronisation: each request takes 100 ms to answer.
         await new Promise((resolve) => setTimeout(resolve, VENDOR_HOLDS_MS));
         const n = request.query.n ?? '';
         answered.set(n, (answered.get(n) ?? 0) + 1);

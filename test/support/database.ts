@@ -14,7 +14,8 @@ async function copyTemplate(): Promise<string> {
   const client = new pg.Client({ connectionString: adminUrl });
   await client.connect();
   try {
-    await client.query(`CREATE DATABASE ${name} TEMPLATE ${inject('pgTemplate')}`);
+    // A copy of the template's files rather than of its pages through the WAL: a fraction of the work.
+    await client.query(`CREATE DATABASE ${name} TEMPLATE ${inject('pgTemplate')} STRATEGY FILE_COPY`);
   } finally {
     await client.end();
   }

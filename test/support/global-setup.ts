@@ -40,7 +40,13 @@ export default async function setup(project: TestProject) {
   if (freshBuild() === null) await build();
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'apps-platform-test-'));
   await fs.chmod(dir, 0o755); // PostgreSQL runs as its own user and must reach its directory
-  const server = await startEmbeddedPostgres({ dataDir: dir, port: await freePort() });
+  const server = await startEmbeddedPostgres({
+    dataDir: dir,
+    port: await freePort(),
+    // Nothing crashes this server (tests that stop or kill PostgreSQL start their own), so it keeps no
+    // promise to survive an operating system's crash: no flush at each commit, no fsync, no full pages.
+    settings: { fsync: 'off', synchronous_commit: 'off', full_page_writes: 'off' },
+  });
   await ensureDatabase(server.url('postgres'), TEMPLATE_DATABASE);
   await applyMigrations(server.url(TEMPLATE_DATABASE));
   project.provide('pgAdminUrl', server.url('postgres'));

@@ -242,6 +242,7 @@ async function startAndWaitForBlock(command: string[], env: Env, cwd: string): P
       // Not anchored at the end: with LOG_LEVEL info a log line may follow the block in the same chunk.
       if (/Get a token: [^\n]*\n\n/.test(out())) {
         child.stdout?.off('data', onData);
+        clearTimeout(limit);
         resolve();
       }
     };
@@ -250,7 +251,7 @@ async function startAndWaitForBlock(command: string[], env: Env, cwd: string): P
       reject(new Error(`platform exited (${result.code}) before running:\n${result.stderr}`)),
     );
     // A start that never says it runs fails with what it printed, not with the test's bare timeout.
-    setTimeout(
+    const limit = setTimeout(
       () => reject(new Error(`platform printed no token line in ${START_LIMIT_MS} ms:\n${out()}\n${err()}`)),
       START_LIMIT_MS,
     ).unref();
@@ -319,6 +320,7 @@ async function startAndWaitForListening(
     const onData = () => {
       if (/listening on .*\n/.test(out())) {
         child.stdout?.off('data', onData);
+        clearTimeout(limit);
         resolve();
       }
     };
@@ -326,7 +328,10 @@ async function startAndWaitForListening(
     void exited.then((result) =>
       reject(new Error(`${what} exited (${result.code}) before listening:\n${result.stderr}`)),
     );
-    setTimeout(() => reject(new Error(`${what} not listening after 30 s:\n${err()}`)), 30_000).unref();
+    const limit = setTimeout(
+      () => reject(new Error(`${what} not listening after 30 s:\n${err()}`)),
+      30_000,
+    ).unref();
   });
   return { child, stdout: out, stderr: err, exited };
 }
