@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import LongestFirst from './test/support/longest-first.ts';
 
 /**
  * Files that measure the runner's handling of CPU and time (threads lowered when a call has used 50 ms
@@ -15,6 +16,8 @@ export default defineConfig({
   test: {
     globalSetup: ['test/support/global-setup.ts'],
     setupFiles: ['test/support/profile-setup.ts'],
+    // Longest files first, by test/file-times.json (written by npm run test:profile).
+    sequence: { sequencer: LongestFirst },
     // The ten slowest files after the summary (test/support/slowest-files-reporter.ts).
     reporters: ['default', './test/support/slowest-files-reporter.ts'],
     testTimeout: 30_000,

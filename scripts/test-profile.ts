@@ -6,6 +6,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { FILE_TIMES } from '../test/support/longest-first.ts';
 import type { FileTimes } from '../test/support/slowest-files-reporter.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -86,5 +87,12 @@ const report = [
   '',
 ].join('\n');
 fs.writeFileSync(path.join(root, 'test-profile.md'), report);
+// The order the next runs start files in (test/support/longest-first.ts): commit it when it changed much.
+const measured = Object.fromEntries(
+  [...files]
+    .sort((a, b) => a.file.localeCompare(b.file))
+    .map((f) => [f.file, Math.round(f.wallMs / 100) * 100]),
+);
+if (vitest.status === 0) fs.writeFileSync(FILE_TIMES, `${JSON.stringify(measured, null, 1)}\n`);
 console.log(`\n${report.split('\n## Every file')[0]}\nEvery file's time: test-profile.md`);
 process.exit(vitest.status ?? 1);
