@@ -1,7 +1,7 @@
 // Builds AssemblyScript test modules at test time (cached by source hash under node_modules/.cache).
 // Replacements make variants of one fixture (another name or version) without another source file; those
 // that touch only the manifest are made from one compiled module (fixture-manifest.ts).
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { replaceManifest, variantManifest } from './fixture-manifest.ts';
@@ -28,6 +28,9 @@ export async function buildFixture(
   return compiled(name, host, edited);
 }
 
+/** Compiles under way in this process, by their module's path: variants of one fixture share one. */
+const compiling = new Map<string, Promise<void>>();
+
 /** The module built from this source, from the cache when it was built before. */
 export async function compiled(name: string, host: string, variant: string): Promise<Uint8Array> {
   const hash = createHash('sha256').update(`${host}\0${variant}`).digest('hex').slice(0, 16);
@@ -35,7 +38,14 @@ export async function compiled(name: string, host: string, variant: string): Pro
   try {
     return new Uint8Array(await fs.readFile(out));
   } catch {}
-  await timed('compiling', () => compile(name, host, variant, hash, out));
+  let build = compiling.get(out);
+  if (!build) {
+    build = timed('compiling', () => compile(name, host, variant, hash, out)).finally(() =>
+      compiling.delete(out),
+    );
+    compiling.set(out, build);
+  }
+  await build;
   return new Uint8Array(await fs.readFile(out));
 }
 
@@ -46,9 +56,9 @@ async function compile(
   hash: string,
   out: string,
 ): Promise<void> {
-  // Each build in its own folder, renamed into place: test files building one fixture at once never
-  // read half a module.
-  const dir = path.join(CACHE, `src-${name}-${hash}-${process.pid}`);
+  // Each build in its own folder, renamed into place: test files (other processes) building one fixture at
+  // once never read half a module.
+  const dir = path.join(CACHE, `src-${name}-${hash}-${process.pid}-${randomUUID()}`);
   await fs.mkdir(dir, { recursive: true });
   await fs.writeFile(path.join(dir, 'host.ts'), host);
   await fs.writeFile(path.join(dir, `${name}.ts`), variant);

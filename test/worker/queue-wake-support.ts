@@ -1,5 +1,6 @@
 // A worker with a probe workflow on the platform queue, and a DBOSClient enqueueing it as the api does
-// (src/runs/engine-client.ts). DBOS is a process-wide singleton: one worker per test file.
+// (src/runs/engine-client.ts). DBOS is a process-wide singleton: one worker per test file, and the probe
+// registered once per process (test files share their worker's process: docs/testing.md).
 import { Writable } from 'node:stream';
 import { DBOS, DBOSClient } from '@dbos-inc/dbos-sdk';
 import { expect } from 'vitest';
@@ -13,6 +14,12 @@ async function probeStep(n: number): Promise<number> {
 }
 async function probeWorkflow(n: number): Promise<number> {
   return DBOS.runStep(() => probeStep(n), { name: 'probe-step' });
+}
+let probeRegistered = false;
+function registerProbe(): void {
+  if (probeRegistered) return;
+  DBOS.registerWorkflow(probeWorkflow, { name: PROBE });
+  probeRegistered = true;
 }
 
 export async function startProbeWorker(databaseUrl: string, queueSafetyPollMs: number) {
@@ -28,7 +35,7 @@ export async function startProbeWorker(databaseUrl: string, queueSafetyPollMs: n
     logger,
     healthPort: null,
     queueSafetyPollMs,
-    registerWorkflows: () => DBOS.registerWorkflow(probeWorkflow, { name: PROBE }),
+    registerWorkflows: registerProbe,
   });
   const client = await DBOSClient.create({
     systemDatabaseUrl: databaseUrl,
