@@ -47,7 +47,10 @@ export default class SlowestFilesReporter implements Reporter {
     const width = Math.max(...files.slice(0, 10).map((f) => f.file.length));
     const lines = files
       .slice(0, 10)
-      .map((f) => `  ${seconds(f.wallMs).padStart(8)}  ${f.file.padEnd(width)}  ${f.tests} tests`);
+      .map(
+        (f) =>
+          `  ${seconds(f.wallMs).padStart(8)}  ${f.file.padEnd(width)}  ${f.tests} test${f.tests === 1 ? '' : 's'}`,
+      );
     this.vitest.logger.log(`\n Slowest files (import, set-up and tests):\n${lines.join('\n')}\n`);
   }
 }
