@@ -18,10 +18,14 @@ export interface ManifestSource {
 
 /** The fixture source with its manifest literal padded, or null when it has no such literal. */
 export function padManifest(source: string): ManifestSource | null {
-  const match = LITERAL.exec(source);
+  return padded(source, LITERAL.exec(source));
+}
+
+function padded(source: string, match: RegExpExecArray | null): ManifestSource | null {
   if (!match?.[1]) return null;
   const manifest = match[1] + ' '.repeat(MANIFEST_ROOM);
-  return { padded: source.replace(LITERAL, () => `\`${manifest}\``), manifest };
+  const end = match.index + match[0].length;
+  return { padded: `${source.slice(0, match.index)}\`${manifest}\`${source.slice(end)}`, manifest };
 }
 
 /**
@@ -32,8 +36,8 @@ export function variantManifest(
   source: string,
   replacements: Record<string, string>,
 ): { base: ManifestSource; manifest: string } | null {
-  const base = padManifest(source);
   const match = LITERAL.exec(source);
+  const base = padded(source, match);
   if (!base || !match?.[1]) return null;
   const original = match[1];
   const outside = source.slice(0, match.index) + source.slice(match.index + match[0].length);

@@ -20,30 +20,21 @@ export interface FileProfile {
 
 const KINDS: SpanKind[] = ['starting', 'database', 'compiling'];
 
-class Union {
-  private active = 0;
-  private since = 0;
-  total = 0;
-  open(now: number) {
-    if (this.active++ === 0) this.since = now;
-  }
-  close(now: number) {
-    if (--this.active === 0) this.total += now - this.since;
-  }
-  read(now: number) {
-    return this.total + (this.active > 0 ? now - this.since : 0);
-  }
-}
-
-const unions = Object.fromEntries(KINDS.map((kind) => [kind, new Union()])) as Record<SpanKind, Union>;
+/** Finished spans and sleeps of this process, as [from, to] (test files share it when vitest runs them in one). */
+const intervals: Record<SpanKind | 'sleeps', [number, number][]> = {
+  starting: [],
+  database: [],
+  compiling: [],
+  sleeps: [],
+};
 
 /** Runs work, counting its wall time under kind. */
 export async function timed<T>(kind: SpanKind, work: () => Promise<T>): Promise<T> {
-  unions[kind].open(performance.now());
+  const from = performance.now();
   try {
     return await work();
   } finally {
-    unions[kind].close(performance.now());
+    intervals[kind].push([from, performance.now()]);
   }
 }
 
@@ -94,7 +85,7 @@ function countTestSleeps(onSlept: (from: number, to: number) => void): void {
   (require('node:module') as typeof import('node:module')).syncBuiltinESMExports();
 }
 
-/** The length of the union of intervals (sleeps running at once count once). */
+/** The length of the union of intervals (spans or sleeps running at once count once). */
 export function unionLength(intervals: readonly (readonly [number, number])[]): number {
   let total = 0;
   let end = Number.NEGATIVE_INFINITY;
@@ -106,8 +97,6 @@ export function unionLength(intervals: readonly (readonly [number, number])[]): 
   return total;
 }
 
-/** The sleeps counted in this process (test files share it when vitest runs them in one). */
-const sleeps: [number, number][] = [];
 const COUNTING = Symbol.for('apps-platform.test-profile.sleeps');
 
 /** Starts the file's profile (from the setup file); the function answers it at the file's end. */
@@ -115,25 +104,24 @@ export function startFileProfile(): () => FileProfile {
   const cpu = process.cpuUsage();
   const children = childCpuMs();
   const started = performance.now();
-  const spansBefore = Object.fromEntries(KINDS.map((kind) => [kind, unions[kind].read(started)]));
   const global = globalThis as { [COUNTING]?: boolean };
   if (!global[COUNTING]) {
     global[COUNTING] = true;
-    countTestSleeps((from, to) => sleeps.push([from, to]));
+    countTestSleeps((from, to) => intervals.sleeps.push([from, to]));
   }
   return () => {
     const used = process.cpuUsage(cpu);
-    const now = performance.now();
-    const spans = Object.fromEntries(
-      KINDS.map((kind) => [kind, Math.round(unions[kind].read(now) - (spansBefore[kind] ?? 0))]),
-    ) as Record<SpanKind, number>;
-    const mine = sleeps.filter(([from]) => from >= started);
-    sleeps.length = 0;
+    // This file's own: what began after it started; then forgotten, for the next file in the process.
+    const length = (kind: SpanKind | 'sleeps') => {
+      const mine = intervals[kind].filter(([from]) => from >= started);
+      intervals[kind].length = 0;
+      return Math.round(unionLength(mine));
+    };
     return {
-      spans,
+      spans: Object.fromEntries(KINDS.map((kind) => [kind, length(kind)])) as Record<SpanKind, number>,
       cpuMs: Math.round((used.user + used.system) / 1000),
       childCpuMs: Math.round(childCpuMs() - children),
-      testSleepMs: Math.round(unionLength(mine)),
+      testSleepMs: length('sleeps'),
     };
   };
 }
