@@ -14,6 +14,7 @@ import {
 import { localRunnerUrl, readRunnerUrl } from './config/runner-urls.ts';
 import { readStorage, type StorageSettings } from './config/storage.ts';
 import { readTelemetry, type TelemetrySettings } from './config/telemetry.ts';
+import { START_LIMIT_MS } from './runner/start-limit.ts';
 
 export {
   ConfigError,
@@ -82,6 +83,11 @@ export interface Config {
   runnerConcurrency: number;
   runnerTenantConcurrency: number;
   runnerWarmPlugins: number;
+  /**
+   * APP_RUNNER_START_LIMIT_MS: how long a module's start code (and, at inspection, its manifest export)
+   * may run; the spec's 5 s at most, lower only (tests that reach it wait less).
+   */
+  runnerStartLimitMs: number;
   runnerWarmIdleMs: number;
   runnerKeepAliveMs: number;
   allowPrivateNetworks: boolean;
@@ -195,6 +201,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     runnerConcurrency: read.int('APP_RUNNER_CONCURRENCY', 8, 1, 256),
     runnerTenantConcurrency: read.int('APP_RUNNER_TENANT_CONCURRENCY', 4, 1, 256),
     runnerWarmPlugins: read.int('APP_RUNNER_WARM_PLUGINS', 8, 0, 256),
+    runnerStartLimitMs: read.int('APP_RUNNER_START_LIMIT_MS', START_LIMIT_MS, 100, START_LIMIT_MS),
     runnerWarmIdleMs: read.int('APP_RUNNER_WARM_IDLE_MS', 60_000, 1_000, 86_400_000),
     runnerKeepAliveMs: read.int('APP_RUNNER_KEEPALIVE_MS', 4_000, 0, 600_000),
     allowPrivateNetworks:

@@ -26,6 +26,7 @@ export async function startRunnerFromConfig(
     tenantConcurrency: config.runnerTenantConcurrency,
     warmPlugins: config.runnerWarmPlugins,
     warmIdleMs: config.runnerWarmIdleMs,
+    startLimitMs: config.runnerStartLimitMs,
     runnerToken: config.appRunnerToken,
     apiInternalUrl: config.apiInternalUrl,
     logger,

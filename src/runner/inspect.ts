@@ -14,11 +14,11 @@ import {
   sha256Hex,
 } from '../module/index.ts';
 import { REFUSING_BINDING } from './host/refusal.ts';
+import { secondsText } from './start-limit.ts';
 import type { ThreadModule } from './threads/protocol.ts';
 import { type SandboxPool, withSandbox } from './threads/sandbox-pool.ts';
 import { readingWithoutSecrets } from './threads/thread-call.ts';
 
-export const MANIFEST_DEADLINE_MS = 5_000;
 /** Before the manifest names memoryMiB, the manifest export runs under the largest cap a manifest may ask. */
 const INSPECTION_MAX_MIB = 256;
 
@@ -32,7 +32,7 @@ export type InspectionVerdict =
  */
 export async function inspectUpload(
   bytes: Uint8Array,
-  sandbox?: Pick<SandboxPool, 'run'>,
+  sandbox?: Pick<SandboxPool, 'run' | 'startLimitMs'>,
 ): Promise<InspectionVerdict> {
   if (!sandbox) return withSandbox((oneOff) => inspectUpload(bytes, oneOff));
   const inspected = checkModuleBytes(bytes);
@@ -72,18 +72,21 @@ export async function inspectUpload(
 
 async function runManifestExport(
   module: ThreadModule,
-  sandbox: Pick<SandboxPool, 'run'>,
+  sandbox: Pick<SandboxPool, 'run' | 'startLimitMs'>,
 ): Promise<{ manifest: unknown } | { refused: string }> {
   const { result } = await sandbox.run(module, {
     exportName: 'manifest',
     input: '',
-    deadlineMs: MANIFEST_DEADLINE_MS,
+    deadlineMs: sandbox.startLimitMs,
     binding: REFUSING_BINDING,
     reading: readingWithoutSecrets('manifest'),
     transient: true,
   });
   if (result.kind === 'start_failed') return { refused: `the module did not start: ${result.message}` };
-  if (result.kind === 'timeout') return { refused: 'the manifest export did not answer within 5 s' };
+  if (result.kind === 'timeout')
+    return {
+      refused: `the manifest export did not answer within ${secondsText(sandbox.startLimitMs)}`,
+    };
   if (result.kind === 'trapped')
     return { refused: `the manifest export trapped: ${result.message}`.slice(0, 500) };
   if (result.kind === 'bad_output') return { refused: `manifest: ${result.message}` };

@@ -30,6 +30,8 @@ export interface RunnerOptions {
   tenantConcurrency: number;
   warmPlugins: number;
   warmIdleMs: number;
+  /** APP_RUNNER_START_LIMIT_MS; START_LIMIT_MS when unset. */
+  startLimitMs?: number;
   runnerToken: string;
   apiInternalUrl: string;
   logger: FastifyBaseLogger;
@@ -253,8 +255,11 @@ function busy(gate: Gate, tenantId: string): ApiError {
 }
 
 /** The pool as one tenant's work sees it: every run names that tenant. */
-function forTenant(sandbox: SandboxPool, tenantId: string): Pick<SandboxPool, 'run'> {
-  return { run: (module, call) => sandbox.run(module, { ...call, tenantId }) };
+function forTenant(sandbox: SandboxPool, tenantId: string): Pick<SandboxPool, 'run' | 'startLimitMs'> {
+  return {
+    run: (module, call) => sandbox.run(module, { ...call, tenantId }),
+    startLimitMs: sandbox.startLimitMs,
+  };
 }
 
 export async function startRunner(options: RunnerOptions) {
@@ -273,6 +278,7 @@ export async function startRunner(options: RunnerOptions) {
       longCall: (tenantId, delta) => gate.longCall(tenantId, delta),
       warmCapacity: options.warmPlugins,
       warmIdleMs: options.warmIdleMs,
+      startLimitMs: options.startLimitMs,
       onError: (err) => options.logger.warn({ err }, 'a host function failed'),
     }),
   };

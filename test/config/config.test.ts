@@ -219,6 +219,7 @@ describe('loadConfig with settings', () => {
       runnerConcurrency: 16,
       runnerTenantConcurrency: 3,
       runnerWarmPlugins: 0,
+      runnerStartLimitMs: 5_000,
       runnerWarmIdleMs: 5000,
       runnerKeepAliveMs: 0,
       allowPrivateNetworks: true,
@@ -334,6 +335,13 @@ describe('loadConfig with settings', () => {
       CWD,
     );
     expect([high.retention.appCallbackDays, high.runnerConcurrency, high.port]).toEqual([36500, 256, 65535]);
+  });
+
+  it('lets APP_RUNNER_START_LIMIT_MS lower the 5 s start limit, never raise it', () => {
+    expect(loadConfig({}, CWD).runnerStartLimitMs).toBe(5_000);
+    expect(loadConfig({ APP_RUNNER_START_LIMIT_MS: '100' }, CWD).runnerStartLimitMs).toBe(100);
+    expect(() => loadConfig({ APP_RUNNER_START_LIMIT_MS: '5001' }, CWD)).toThrow(/APP_RUNNER_START_LIMIT_MS/);
+    expect(() => loadConfig({ APP_RUNNER_START_LIMIT_MS: '99' }, CWD)).toThrow(/APP_RUNNER_START_LIMIT_MS/);
   });
 
   it('takes the circuit defaults at both ends of their ranges', () => {

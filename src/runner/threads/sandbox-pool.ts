@@ -8,6 +8,7 @@
 // for a thread, and a preparation still running 50 ms after a call began to wait ends for it. A task
 // that has used 50 ms of CPU has its thread lowered to nice 19 until it ends (thread-priority.ts), so
 // loops and heavy start code yield the CPU to everyone's short calls; such a call is reported long.
+import { START_LIMIT_MS } from '../start-limit.ts';
 import type { ThreadModule } from './protocol.ts';
 import {
   type DemandView,
@@ -32,6 +33,8 @@ export interface SandboxPoolOptions {
   /** Warm instances in all; 0: every call makes its instance. */
   warmCapacity: number;
   warmIdleMs: number;
+  /** How long start code may run; START_LIMIT_MS when unset (APP_RUNNER_START_LIMIT_MS may lower it). */
+  startLimitMs?: number;
   /** A tenant's calls and warm-ups at once (APP_RUNNER_TENANT_CONCURRENCY); unset: no bound. */
   tenantConcurrency?: number;
   onError?: (error: unknown) => void;
@@ -82,8 +85,11 @@ export class SandboxPool {
   #yieldCheck: NodeJS.Timeout | null = null;
   #closed = false;
   #replaced = 0;
+  /** How long a module's start code may run on these threads (an inspection's manifest export too). */
+  readonly startLimitMs: number;
 
   constructor(private readonly options: SandboxPoolOptions) {
+    this.startLimitMs = options.startLimitMs ?? START_LIMIT_MS;
     for (let i = 0; i < options.threads; i++) this.#spawn();
     this.#sweeper = setInterval(() => this.#sweepIdle(), Math.min(options.warmIdleMs, 10_000));
     this.#sweeper.unref();
@@ -178,11 +184,14 @@ export class SandboxPool {
   #spawn(): SandboxThread {
     const { value: thread, tid } = withTaskId(
       () =>
-        new SandboxThread({
-          idle: (t) => this.#onIdle(t),
-          ended: (t) => this.#onEnded(t),
-          error: this.options.onError,
-        }),
+        new SandboxThread(
+          {
+            idle: (t) => this.#onIdle(t),
+            ended: (t) => this.#onEnded(t),
+            error: this.options.onError,
+          },
+          this.startLimitMs,
+        ),
     );
     // At once, not once the thread has loaded: its start (tens of ms of CPU) yields to the main thread.
     renice(tid, SANDBOX_NICENESS);

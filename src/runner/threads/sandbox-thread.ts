@@ -8,6 +8,7 @@ import type { LogLine, Usage } from '../host/call-state.ts';
 import { type HostBinding, REFUSALS } from '../host/refusal.ts';
 import { HOST_REQUEST_BYTES, MAX_HOST_REQUESTS } from '../host/request-limits.ts';
 import type { Redactor } from '../redaction.ts';
+import { START_LIMIT_MS, secondsText } from '../start-limit.ts';
 import { sandboxEntry } from './bundle.ts';
 import {
   type FromThread,
@@ -21,8 +22,6 @@ import {
 } from './protocol.ts';
 import type { CallReading } from './thread-call.ts';
 
-/** Module start code (instantiation, _initialize) may take at most this long. */
-export const START_LIMIT_MS = 5_000;
 /** Compiled modules a thread keeps; the least recently used is forgotten beyond. */
 export const MODULES_PER_THREAD = 64;
 
@@ -59,7 +58,7 @@ export type ExportResult =
   /** The output was no answer of the export (too large, not JSON, not its shape...). */
   | { kind: 'bad_output'; message: string; logs: LogLine[] }
   | { kind: 'trapped'; message: string }
-  /** The instance never ran the export: its start code trapped or ran past START_LIMIT_MS. */
+  /** The instance never ran the export: its start code trapped or ran past its limit. */
   | { kind: 'start_failed'; message: string }
   | { kind: 'timeout' };
 
@@ -117,7 +116,11 @@ export class SandboxThread {
   #ended = false;
   #ready = false;
 
-  constructor(private readonly events: ThreadEvents) {
+  constructor(
+    private readonly events: ThreadEvents,
+    /** How long start code may run (START_LIMIT_MS, or lower: APP_RUNNER_START_LIMIT_MS). */
+    private readonly startLimitMs = START_LIMIT_MS,
+  ) {
     const { port1, port2 } = new MessageChannel();
     const signals = new SharedArrayBuffer(SIGNAL_BYTES);
     this.#hostPort = port1;
@@ -168,8 +171,8 @@ export class SandboxThread {
     else if (!task.transient) this.#hold(module);
     return new Promise<ExportResult>((resolve) => {
       const timers = [setTimeout(() => this.#expire(seq, { kind: 'timeout' }), Math.max(0, task.deadlineMs))];
-      if (!task.warm && task.deadlineMs > START_LIMIT_MS)
-        timers.push(setTimeout(() => this.#startLimit(seq), START_LIMIT_MS));
+      if (!task.warm && task.deadlineMs > this.startLimitMs)
+        timers.push(setTimeout(() => this.#startLimit(seq), this.startLimitMs));
       this.#running = {
         kind: 'call',
         seq,
@@ -202,7 +205,7 @@ export class SandboxThread {
     const timers = [
       setTimeout(() => {
         if (this.#running?.kind === 'prepare') this.#terminate('start code ran past its limit');
-      }, START_LIMIT_MS),
+      }, this.startLimitMs),
     ];
     this.#running = { kind: 'prepare', sha256: module.sha256, settle: done, timers };
     this.#post({ kind: 'prepare', sha256: module.sha256 });
@@ -319,12 +322,12 @@ export class SandboxThread {
     this.#terminate('the call passed its deadline', result);
   }
 
-  /** START_LIMIT_MS into a fresh call: a thread still in the instance's start code is ended. */
+  /** The start limit into a fresh call: a thread still in the instance's start code is ended. */
   #startLimit(seq: number): void {
     if (Atomics.load(this.#flags, SIGNALS.phase) !== PHASES.starting) return;
     this.#expire(seq, {
       kind: 'start_failed',
-      message: `its start code ran past ${START_LIMIT_MS / 1000} s`,
+      message: `its start code ran past ${secondsText(this.startLimitMs)}`,
     });
   }
 
