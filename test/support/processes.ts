@@ -232,15 +232,36 @@ async function startAndWaitForBlock(command: string[], env: Env, cwd: string): P
   const spawnedAt = performance.now();
   const [file, ...args] = command as [string, ...string[]];
   const child = spawn(file, args, { cwd, env, detached: true });
+  let addressAt = 0;
+  // Not anchored at the end: with LOG_LEVEL info a log line may follow the block in the same chunk.
+  const { exited, out, err } = await waitForOutput(child, /Get a token: [^\n]*\n\n/, {
+    what: 'platform',
+    limitMs: START_LIMIT_MS,
+    seen: (printed) => {
+      if (!addressAt && /\n {2}API {8}http/.test(printed)) addressAt = performance.now();
+    },
+  });
+  return { child, stdout: out(), stderr: err, startMs: Math.round(addressAt - spawnedAt), exited };
+}
+
+/**
+ * Waits until a child spawned in its own process group prints `ready` on stdout; fails with what it
+ * printed when it exits first or says nothing of the kind within `limitMs` (not with the test's bare
+ * timeout). `seen` is told the output so far at each chunk.
+ */
+async function waitForOutput(
+  child: ChildProcess,
+  ready: RegExp,
+  options: { what: string; limitMs: number; seen?: (printed: string) => void },
+): Promise<ReturnType<typeof collect>> {
   children.add(child);
   child.stdin?.end();
-  const { exited, out, err } = collect(child);
-  let addressAt = 0;
+  const collected = collect(child);
+  const { exited, out, err } = collected;
   await new Promise<void>((resolve, reject) => {
     const onData = () => {
-      if (!addressAt && /\n {2}API {8}http/.test(out())) addressAt = performance.now();
-      // Not anchored at the end: with LOG_LEVEL info a log line may follow the block in the same chunk.
-      if (/Get a token: [^\n]*\n\n/.test(out())) {
+      options.seen?.(out());
+      if (ready.test(out())) {
         child.stdout?.off('data', onData);
         clearTimeout(limit);
         resolve();
@@ -248,15 +269,14 @@ async function startAndWaitForBlock(command: string[], env: Env, cwd: string): P
     };
     child.stdout?.on('data', onData);
     void exited.then((result) =>
-      reject(new Error(`platform exited (${result.code}) before running:\n${result.stderr}`)),
+      reject(new Error(`${options.what} exited (${result.code}) before it was ready:\n${result.stderr}`)),
     );
-    // A start that never says it runs fails with what it printed, not with the test's bare timeout.
     const limit = setTimeout(
-      () => reject(new Error(`platform printed no token line in ${START_LIMIT_MS} ms:\n${out()}\n${err()}`)),
-      START_LIMIT_MS,
+      () => reject(new Error(`${options.what} not ready after ${options.limitMs} ms:\n${out()}\n${err()}`)),
+      options.limitMs,
     ).unref();
   });
-  return { child, stdout: out(), stderr: err, startMs: Math.round(addressAt - spawnedAt), exited };
+  return collected;
 }
 
 /** The process group's Ctrl-C, or a supervisor's SIGTERM to the process alone. */
@@ -313,25 +333,6 @@ async function startAndWaitForListening(
   what: string,
 ): Promise<VendorProcess> {
   const child = spawn(process.execPath, [bin, ...args], { cwd: ROOT, env, detached: true });
-  children.add(child);
-  child.stdin?.end();
-  const { exited, out, err } = collect(child);
-  await new Promise<void>((resolve, reject) => {
-    const onData = () => {
-      if (/listening on .*\n/.test(out())) {
-        child.stdout?.off('data', onData);
-        clearTimeout(limit);
-        resolve();
-      }
-    };
-    child.stdout?.on('data', onData);
-    void exited.then((result) =>
-      reject(new Error(`${what} exited (${result.code}) before listening:\n${result.stderr}`)),
-    );
-    const limit = setTimeout(
-      () => reject(new Error(`${what} not listening after 30 s:\n${err()}`)),
-      30_000,
-    ).unref();
-  });
+  const { exited, out, err } = await waitForOutput(child, /listening on .*\n/, { what, limitMs: 30_000 });
   return { child, stdout: out, stderr: err, exited };
 }
