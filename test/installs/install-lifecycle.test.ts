@@ -187,7 +187,7 @@ describe('DELETE /app-installs/:install', () => {
       .select({ data: auditEvents.data })
       .from(auditEvents)
       .where(and(eq(auditEvents.action, 'app.uninstalled'), eq(auditEvents.resourceId, install.id)));
-    expect(uninstalled?.data).toMatchObject({ name: 'r', force: true, failedCallbacks: 2 });
+    expect(uninstalled?.data).toMatchObject({ name: 'r', force: true, failedCallbacks: 3 });
     // Its name is free again.
     expect((await errorOf(await call('/app-installs/r', token), 404)).code).toBe('unknown_install');
   });
