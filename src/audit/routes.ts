@@ -2,8 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Database } from '../db/pool.ts';
 import { principalOf } from '../http/auth.ts';
-import { validationError } from '../http/errors.ts';
 import { pageOf, pageQuery } from '../http/paging.ts';
+import { timeBoundsOf, timeRangeQuery } from '../http/time-range.ts';
 import { listAuditEvents } from './trail.ts';
 
 const Actor = Type.Object(
@@ -44,12 +44,7 @@ const Query = Type.Object(
         description: 'An exact action, or a prefix ending in a dot or `.*` (app. or app.install.*).',
       }),
     ),
-    from: Type.Optional(
-      Type.String({ format: 'date-time', description: 'Inclusive lower bound on occurredAt.' }),
-    ),
-    to: Type.Optional(
-      Type.String({ format: 'date-time', description: 'Exclusive upper bound on occurredAt.' }),
-    ),
+    ...timeRangeQuery('occurredAt'),
   },
   { additionalProperties: false },
 );
@@ -71,12 +66,13 @@ export function auditRoutes(database: Database): FastifyPluginAsyncTypebox {
       async (request) => {
         const { tenantId } = principalOf(request);
         const { limit, offset, action, from, to } = request.query;
-        const fromDate = from ? new Date(from) : undefined;
-        const toDate = to ? new Date(to) : undefined;
-        if (fromDate && toDate && fromDate >= toDate) {
-          throw validationError([{ path: 'query.to', message: 'must be after from' }]);
-        }
-        return listAuditEvents(database.db, { tenantId, action, from: fromDate, to: toDate, limit, offset });
+        return listAuditEvents(database.db, {
+          tenantId,
+          action,
+          ...timeBoundsOf({ from, to }),
+          limit,
+          offset,
+        });
       },
     );
   };

@@ -1,8 +1,9 @@
 // The audit trail's one write helper and its reader. Writers pass their open transaction so the
 // record commits or rolls back with the change it describes.
-import { and, desc, eq, gte, isNull, like, lt, type SQL, sql } from 'drizzle-orm';
+import { and, desc, eq, isNull, like, type SQL, sql } from 'drizzle-orm';
 import type { Queryable } from '../db/pool.ts';
 import { countCapped, type Page } from '../http/page-count.ts';
+import { withinBounds } from '../http/time-bounds.ts';
 import { auditEvents } from './tables.ts';
 
 export type ActorType = 'user' | 'machine' | 'applicant' | 'operator' | 'system';
@@ -87,9 +88,7 @@ function windowConditions(query: { action?: string; from?: Date; to?: Date }): S
         : eq(auditEvents.action, filter.exact),
     );
   }
-  if (query.from) conditions.push(gte(auditEvents.occurredAt, query.from));
-  if (query.to) conditions.push(lt(auditEvents.occurredAt, query.to));
-  return conditions;
+  return [...conditions, ...withinBounds(auditEvents.occurredAt, query)];
 }
 
 export async function listAuditEvents(db: Queryable, query: AuditQuery): Promise<Page<AuditEvent>> {

@@ -1,4 +1,5 @@
-// GET /app-callbacks: the tenant's vendor sessions (listing.ts). Read from the database alone, it answers
+// GET /app-callbacks: the tenant's vendor sessions; GET /app-callbacks/:id, one; GET
+// /app-callbacks/:id/events, the vendor webhooks it received (listing.ts). Read from the database alone, it answers
 // without a runner or module storage too, so it is registered outside the install routes' scope (whose
 // hook answers 503 apps_unavailable where apps are off), as the invocation records are.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
@@ -6,8 +7,9 @@ import { Type } from 'typebox';
 import type { Database } from '../db/pool.ts';
 import { principalOf } from '../http/auth.ts';
 import { pageOf, pageQuery } from '../http/paging.ts';
-import { listCallbacks } from './listing.ts';
-import { CALLBACK_STATUSES, CallbackSession } from './session-view.ts';
+import { errors } from '../http/responses.ts';
+import { getCallback, listCallbacks, listSessionEvents } from './listing.ts';
+import { CALLBACK_STATUSES, CallbackSession, ReceivedEvent } from './session-view.ts';
 import type { CallbackStatus } from './tables.ts';
 
 const Uuid = Type.String({ format: 'uuid' });
@@ -37,6 +39,10 @@ const CallbacksQuery = Type.Object(
   { additionalProperties: false },
 );
 
+const SessionParams = Type.Object({ id: Uuid }, { additionalProperties: false });
+const EventsQuery = Type.Object({ ...pageQuery() }, { additionalProperties: false });
+const tags = ['app-callbacks'];
+
 export function callbackRoutes(database: Database): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
@@ -44,7 +50,7 @@ export function callbackRoutes(database: Database): FastifyPluginAsyncTypebox {
       {
         config: { permission: 'apps:read' },
         schema: {
-          tags: ['app-callbacks'],
+          tags,
           operationId: 'listCallbacks',
           summary:
             'Vendor sessions of asynchronous actions, newest first (output and error text need runs:context)',
@@ -60,6 +66,53 @@ export function callbackRoutes(database: Database): FastifyPluginAsyncTypebox {
           principal.permissions.has('runs:context'),
         );
       },
+    );
+
+    app.get(
+      '/app-callbacks/:id',
+      {
+        config: { permission: 'apps:read' },
+        schema: {
+          tags,
+          operationId: 'getCallback',
+          summary: 'One vendor session (output and error text need runs:context)',
+          params: SessionParams,
+          // 404 not_found: no session of that id in the tenant
+          response: { 200: CallbackSession, ...errors('not_found') },
+        },
+      },
+      async (request) => {
+        const principal = principalOf(request);
+        return getCallback(
+          database.db,
+          principal.tenantId,
+          request.params.id,
+          principal.permissions.has('runs:context'),
+        );
+      },
+    );
+
+    app.get(
+      '/app-callbacks/:id/events',
+      {
+        config: { permission: 'apps:read' },
+        schema: {
+          tags,
+          operationId: 'listCallbackEvents',
+          summary:
+            'The vendor webhooks a session received, newest first: event id, reported status and what each did (never the body)',
+          params: SessionParams,
+          querystring: EventsQuery,
+          // 404 not_found: no session of that id in the tenant
+          response: { 200: pageOf(ReceivedEvent), ...errors('not_found') },
+        },
+      },
+      async (request) =>
+        listSessionEvents(database.db, {
+          ...request.query,
+          id: request.params.id,
+          tenantId: principalOf(request).tenantId,
+        }),
     );
   };
 }

@@ -27,6 +27,7 @@ export {
   markResumed,
   openSession,
   pendingCallbacksOf,
+  runsWaitingOn,
   SESSION_ENDS,
   type SessionEnd,
   type SessionOpening,

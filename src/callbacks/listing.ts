@@ -1,12 +1,19 @@
 // GET /app-callbacks (docs/callbacks.md "Listing sessions"): a tenant's vendor sessions, newest first,
 // read from the database alone, so the listing answers where apps are off too. Sessions outlive their
-// install; the retention sweep (retention.ts) deletes settled ones, which are then gone from here.
+// install; the retention sweep (retention.ts) deletes settled ones, which are then gone from here. One
+// session, and the vendor webhooks it received (app_webhook_events: never their bodies), read the same way.
 import { and, desc, eq, inArray, or, type SQL } from 'drizzle-orm';
 import type { Queryable } from '../db/pool.ts';
+import { notFound } from '../http/errors.ts';
 import { countCapped, type Page } from '../http/paging.ts';
 import { appInstalls } from '../installs/index.ts';
-import { type CallbackView, callbackView } from './session-view.ts';
-import { appCallbacks, type CallbackStatus } from './tables.ts';
+import {
+  type CallbackView,
+  callbackView,
+  type ReceivedEventView,
+  receivedEventView,
+} from './session-view.ts';
+import { appCallbacks, appWebhookEvents, type CallbackStatus } from './tables.ts';
 
 export interface CallbackQuery {
   tenantId: string;
@@ -54,4 +61,44 @@ export async function listCallbacks(
     .offset(query.offset);
   const counted = await countCapped(db, appCallbacks, where);
   return { items: rows.map((row) => callbackView(row, withContext)), ...counted };
+}
+
+/** The tenant's session of that id; 404 not_found for none (another tenant's included). */
+async function sessionRow(db: Queryable, tenantId: string, id: string) {
+  const [row] = await db
+    .select()
+    .from(appCallbacks)
+    .where(and(eq(appCallbacks.tenantId, tenantId), eq(appCallbacks.id, id)));
+  if (!row) throw notFound('no vendor session of that id');
+  return row;
+}
+
+/** GET /app-callbacks/:id: one session, redacted as in the listing. */
+export async function getCallback(
+  db: Queryable,
+  tenantId: string,
+  id: string,
+  withContext: boolean,
+): Promise<CallbackView> {
+  return callbackView(await sessionRow(db, tenantId, id), withContext);
+}
+
+/** GET /app-callbacks/:id/events: the webhooks the session received, newest first, paged. */
+export async function listSessionEvents(
+  db: Queryable,
+  query: { tenantId: string; id: string; limit: number; offset: number },
+): Promise<Page<ReceivedEventView>> {
+  const session = await sessionRow(db, query.tenantId, query.id);
+  const where = and(
+    eq(appWebhookEvents.tenantId, query.tenantId),
+    eq(appWebhookEvents.callbackId, session.id),
+  );
+  const rows = await db
+    .select()
+    .from(appWebhookEvents)
+    .where(where)
+    .orderBy(desc(appWebhookEvents.receivedAt), desc(appWebhookEvents.id))
+    .limit(query.limit)
+    .offset(query.offset);
+  return { items: rows.map(receivedEventView), ...(await countCapped(db, appWebhookEvents, where)) };
 }

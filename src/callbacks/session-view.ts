@@ -3,7 +3,7 @@
 // such a caller still sees which fields came back (the keys), never what they hold.
 import { Type } from 'typebox';
 import { dateTime, nullable } from '../http/responses.ts';
-import type { appCallbacks, CallbackStatus } from './tables.ts';
+import type { appCallbacks, appWebhookEvents, CallbackStatus, WebhookEventOutcome } from './tables.ts';
 
 export const REDACTED = '[redacted]';
 
@@ -93,4 +93,51 @@ export const CallbackSession = Type.Object(
     completedAt: nullable(dateTime(), { description: 'When it settled; null while pending' }),
   },
   { additionalProperties: false, title: 'CallbackSession' },
+);
+
+export const WEBHOOK_EVENT_OUTCOMES: readonly WebhookEventOutcome[] = [
+  'accepted',
+  'completed',
+  'failed',
+  'stale',
+];
+
+/** A vendor webhook a session received (GET /app-callbacks/:id/events): what it said and did, never its body. */
+export interface ReceivedEventView {
+  id: string;
+  eventId: string;
+  status: 'completed' | 'failed' | 'pending';
+  outcome: WebhookEventOutcome;
+  receivedAt: string;
+}
+
+export function receivedEventView(row: typeof appWebhookEvents.$inferSelect): ReceivedEventView {
+  return {
+    id: row.id,
+    eventId: row.eventId,
+    status: row.status,
+    outcome: row.outcome,
+    receivedAt: row.receivedAt.toISOString(),
+  };
+}
+
+/** One item of GET /app-callbacks/:id/events. */
+export const ReceivedEvent = Type.Object(
+  {
+    id: Uuid,
+    eventId: Type.String({ description: 'The vendor’s event id (an install receives each once)' }),
+    status: Type.Unsafe<'completed' | 'failed' | 'pending'>({
+      type: 'string',
+      enum: ['completed', 'failed', 'pending'],
+      description: 'The status the event reported',
+    }),
+    outcome: Type.Unsafe<WebhookEventOutcome>({
+      type: 'string',
+      enum: [...WEBHOOK_EVENT_OUTCOMES],
+      description:
+        'What it did: accepted (recorded, the session stays pending), completed or failed (it settled the session), stale (it came after the session settled or timed out)',
+    }),
+    receivedAt: dateTime('When the platform received it'),
+  },
+  { additionalProperties: false, title: 'ReceivedWebhookEvent' },
 );

@@ -3,7 +3,7 @@
 // timed out when the run's wait is over, and handed back to the run by its continuation (resumedAt).
 // Every move is a conditional UPDATE from the states it may leave, so two workers, two deliveries or a
 // repeated DBOS step move a session once.
-import { and, count, eq, inArray, isNotNull, isNull, lte, sql } from 'drizzle-orm';
+import { and, asc, count, eq, inArray, isNotNull, isNull, lte, min, sql } from 'drizzle-orm';
 import type { Queryable } from '../db/pool.ts';
 import { recordCallbackWait } from '../telemetry/index.ts';
 import { appCallbacks, type CallbackStatus } from './tables.ts';
@@ -173,6 +173,30 @@ export async function pendingCallbacksOf(db: Queryable, installId: string): Prom
       ),
     );
   return row?.n ?? 0;
+}
+
+/** The most runs install_in_use names (details.runs), as a rename's refusal names at most. */
+export const MAX_WAITING_RUNS_NAMED = 100;
+
+/**
+ * The runs waiting on the install's pending sessions (install_in_use's details.runs), the longest
+ * waiting first, at most MAX_WAITING_RUNS_NAMED: what a person must settle or force before removing it.
+ */
+export async function runsWaitingOn(db: Queryable, installId: string): Promise<{ id: string }[]> {
+  const rows = await db
+    .select({ id: appCallbacks.workflowRunId, since: min(appCallbacks.createdAt) })
+    .from(appCallbacks)
+    .where(
+      and(
+        eq(appCallbacks.installId, installId),
+        eq(appCallbacks.status, 'pending'),
+        isNotNull(appCallbacks.workflowRunId),
+      ),
+    )
+    .groupBy(appCallbacks.workflowRunId)
+    .orderBy(asc(min(appCallbacks.createdAt)), asc(appCallbacks.workflowRunId))
+    .limit(MAX_WAITING_RUNS_NAMED);
+  return rows.map((row) => ({ id: row.id as string }));
 }
 
 /**

@@ -3,10 +3,11 @@
 // the runner made of it — written by the one attempt pipeline (attempt.ts), and read by
 // GET /app-invocations and GET /app-invocations/:id. Records outlive their install and keep its name at
 // the time. Without runs:context, input, output and the error's message read "[redacted]".
-import { and, desc, eq, gte, inArray, lt, or, type SQL } from 'drizzle-orm';
+import { and, desc, eq, inArray, or, type SQL } from 'drizzle-orm';
 import type { Queryable } from '../db/pool.ts';
 import { notFound } from '../http/errors.ts';
 import { countCapped, type Page } from '../http/paging.ts';
+import { withinBounds } from '../http/time-bounds.ts';
 import { holdsUnstorable, storableJson } from '../http/unstorable-text.ts';
 import type { InstallRow, VersionRow } from '../installs/index.ts';
 import type { Usage } from '../runner/index.ts';
@@ -221,8 +222,7 @@ export async function listInvocations(
   if (query.workflowRunId !== undefined)
     conditions.push(eq(appInvocations.workflowRunId, query.workflowRunId));
   if (query.status && query.status.length > 0) conditions.push(inArray(appInvocations.status, query.status));
-  if (query.from) conditions.push(gte(appInvocations.createdAt, query.from));
-  if (query.to) conditions.push(lt(appInvocations.createdAt, query.to));
+  conditions.push(...withinBounds(appInvocations.createdAt, query));
   const where = and(...conditions);
   const rows = await db
     .select()

@@ -5,9 +5,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Database } from '../db/pool.ts';
 import { principalOf } from '../http/auth.ts';
-import { validationError } from '../http/errors.ts';
 import { pageOf, pageQuery } from '../http/paging.ts';
 import { errors } from '../http/responses.ts';
+import { timeBoundsOf, timeRangeQuery } from '../http/time-range.ts';
 import { getInvocation, listInvocations } from './invocations.ts';
 import { InvocationRecord } from './schemas.ts';
 import type { InvocationStatus } from './tables.ts';
@@ -31,12 +31,7 @@ const InvocationsQuery = Type.Object(
         description: 'Repeatable (status=error&status=timeout): records of any of these statuses',
       }),
     ),
-    from: Type.Optional(
-      Type.String({ format: 'date-time', description: 'Inclusive lower bound on createdAt' }),
-    ),
-    to: Type.Optional(
-      Type.String({ format: 'date-time', description: 'Exclusive upper bound on createdAt' }),
-    ),
+    ...timeRangeQuery('createdAt'),
     ...pageQuery(),
   },
   { additionalProperties: false },
@@ -64,14 +59,9 @@ export function invocationRoutes(database: Database): FastifyPluginAsyncTypebox 
       async (request) => {
         const principal = principalOf(request);
         const { from, to, ...query } = request.query;
-        const fromDate = from === undefined ? undefined : new Date(from);
-        const toDate = to === undefined ? undefined : new Date(to);
-        if (fromDate && toDate && fromDate >= toDate) {
-          throw validationError([{ path: 'query.to', message: 'must be after from' }]);
-        }
         return listInvocations(
           database.db,
-          { ...query, tenantId: principal.tenantId, from: fromDate, to: toDate },
+          { ...query, ...timeBoundsOf({ from, to }), tenantId: principal.tenantId },
           principal.permissions.has('runs:context'),
         );
       },

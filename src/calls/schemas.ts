@@ -62,6 +62,32 @@ export const TestCallAnswer = Type.Object(
         closed,
       ),
     ),
+    redacted: Type.Array(
+      Type.Object(
+        {
+          placeholder: Type.String({ description: '[secret:NAME], [auth:TYPE] or [cache:NAME]' }),
+          kind: Type.Union([Type.Literal('secret'), Type.Literal('auth'), Type.Literal('cache')], {
+            description:
+              'A stored secret, a credential derived from one (bearer, basic, digest), or a cached value',
+          }),
+          name: Type.String({ description: 'The secret’s or cached value’s name, or the credential’s type' }),
+          in: Type.Array(
+            Type.Union([
+              Type.Literal('output'),
+              Type.Literal('externalId'),
+              Type.Literal('error'),
+              Type.Literal('logs'),
+            ]),
+            { description: 'The parts of the answer it stands in' },
+          ),
+        },
+        closed,
+      ),
+      {
+        description:
+          'What was redacted: each placeholder the answer and its log lines hold, once, by placeholder. Read from the text, so a module that writes such text itself shows here too; values never appear.',
+      },
+    ),
   },
   { ...closed, title: 'TestCallAnswer' },
 );

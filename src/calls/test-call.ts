@@ -6,6 +6,7 @@ import { actorOf } from '../audit/actor.ts';
 import { audit, type InstallContext, webhookUrl } from '../installs/index.ts';
 import { type AttemptDeps, type AttemptOutcome, runAttempt } from './attempt.ts';
 import { resolveCall } from './call-install.ts';
+import { redactionMarksOf } from './redaction-marks.ts';
 
 export interface TestCallBody {
   action: string;
@@ -13,10 +14,13 @@ export interface TestCallBody {
   input?: unknown;
 }
 
-/** The answer of a test call: the attempt's result with its duration, usage and the module's log lines. */
+/**
+ * The answer of a test call: the attempt's result with its duration, usage and the module's log lines,
+ * and the redaction placeholders it shows (what was redacted, and where).
+ */
 export function testCallAnswer(outcome: AttemptOutcome) {
   const { callId: _callId, ran: _ran, counted: _counted, invocationId: _invocationId, ...answer } = outcome;
-  return answer;
+  return { ...answer, redacted: redactionMarksOf(answer) };
 }
 
 export async function testInstall(

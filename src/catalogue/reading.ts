@@ -3,10 +3,12 @@
 import { and, asc, desc, eq, inArray, ne, or, type SQL } from 'drizzle-orm';
 import type { Queryable } from '../db/pool.ts';
 import type { AuthenticatedPrincipal } from '../http/auth.ts';
+import { countCapped } from '../http/page-count.ts';
+import { blocksOfVersionRow } from './blocks.ts';
 import { byVersionDescending, latestOf } from './catalogue-rules.ts';
 import { approvalView } from './lifecycle.ts';
-import { appPublishRequests, appReviews, appVersions } from './tables.ts';
-import { type VersionSummary, versionSummary } from './views.ts';
+import { appBlocks, appPublishRequests, appReviews, appVersions } from './tables.ts';
+import { type BlockView, type VersionSummary, versionSummary } from './views.ts';
 
 type VersionRow = typeof appVersions.$inferSelect;
 
@@ -26,6 +28,49 @@ async function visibleVersions(
   const where = name ? and(visibleTo(principal), eq(appVersions.name, name)) : visibleTo(principal);
   return db.select().from(appVersions).where(where);
 }
+
+/** The oldest block in force covering each version that has one (by its hash, or its whole app). */
+async function blocksOf(db: Queryable, rows: VersionRow[]): Promise<Map<string, BlockView>> {
+  if (rows.length === 0) return new Map();
+  const found = await db
+    .select({ versionId: appVersions.id, block: appBlocks })
+    .from(appVersions)
+    .innerJoin(appBlocks, blocksOfVersionRow())
+    .where(
+      inArray(
+        appVersions.id,
+        rows.map((r) => r.id),
+      ),
+    )
+    .orderBy(desc(appBlocks.createdAt), desc(appBlocks.id));
+  // Newest first, so the oldest block of each version is the one kept.
+  return new Map(
+    found.map(({ versionId, block }) => [
+      versionId,
+      {
+        scope: block.sha256 === null ? 'app' : 'module',
+        reason: block.reason,
+        blockedAt: block.createdAt.toISOString(),
+      },
+    ]),
+  );
+}
+
+/** What the catalogue's reads add to each version: the operator's latest review, a block in force. */
+interface Notes {
+  reviews: Map<string, typeof appReviews.$inferSelect>;
+  blocks: Map<string, BlockView>;
+}
+
+async function notesOf(db: Queryable, rows: VersionRow[]): Promise<Notes> {
+  const [reviews, blocks] = await Promise.all([latestReviews(db, rows), blocksOf(db, rows)]);
+  return { reviews, blocks };
+}
+
+const summaryOf = (row: VersionRow, notes: Notes) => ({
+  ...versionSummary(row, notes.reviews.get(row.id) ?? null),
+  block: notes.blocks.get(row.id) ?? null,
+});
 
 /** The operator's latest review of each of the tenant's own versions. */
 async function latestReviews(db: Queryable, rows: VersionRow[]) {
@@ -47,11 +92,7 @@ export interface AppEntry {
   installs: string[];
 }
 
-function entriesOf(
-  rows: VersionRow[],
-  reviews: Map<string, typeof appReviews.$inferSelect>,
-  installsOf: (name: string) => string[],
-): AppEntry[] {
+function entriesOf(rows: VersionRow[], notes: Notes, installsOf: (name: string) => string[]): AppEntry[] {
   const byApp = new Map<string, VersionRow[]>();
   for (const row of rows)
     byApp.set(`${row.publisher}:${row.name}`, [...(byApp.get(`${row.publisher}:${row.name}`) ?? []), row]);
@@ -61,7 +102,7 @@ function entriesOf(
       return {
         name: latest.name,
         publisher: latest.publisher,
-        latest: versionSummary(latest, reviews.get(latest.id) ?? null),
+        latest: summaryOf(latest, notes),
         versions: versions.length,
         installs: installsOf(latest.name),
       };
@@ -79,13 +120,13 @@ export async function listApps(
   installs: InstallNames = noInstalls,
 ) {
   const rows = await visibleVersions(db, principal);
-  return entriesOf(rows, await latestReviews(db, rows), await installs(principal.tenantId));
+  return entriesOf(rows, await notesOf(db, rows), await installs(principal.tenantId));
 }
 
 export async function listVersions(db: Queryable, principal: AuthenticatedPrincipal, name: string) {
   const rows = (await visibleVersions(db, principal, name)).sort(byVersionDescending);
-  const reviews = await latestReviews(db, rows);
-  return rows.map((row) => versionSummary(row, reviews.get(row.id) ?? null));
+  const notes = await notesOf(db, rows);
+  return rows.map((row) => summaryOf(row, notes));
 }
 
 export async function getApp(
@@ -96,25 +137,37 @@ export async function getApp(
 ) {
   const rows = await visibleVersions(db, principal, name);
   if (rows.length === 0) return null;
-  const reviews = await latestReviews(db, rows);
-  const [entry] = entriesOf(rows, reviews, await installs(principal.tenantId));
+  const notes = await notesOf(db, rows);
+  const [entry] = entriesOf(rows, notes, await installs(principal.tenantId));
   return {
     ...(entry as AppEntry),
-    items: rows.sort(byVersionDescending).map((r) => versionSummary(r, reviews.get(r.id) ?? null)),
+    items: rows.sort(byVersionDescending).map((r) => summaryOf(r, notes)),
   };
 }
 
 /**
- * Publish requests of the tenant's own versions: open oldest first, or decided newest first. Only those
- * of versions the caller sees: without apps:publish, none of a version still uploaded.
+ * Publish requests of the tenant's own versions: open oldest first, or decided newest first, paged. Only
+ * those of versions the caller sees: without apps:publish, none of a version still uploaded.
  */
-export async function listApprovals(db: Queryable, principal: AuthenticatedPrincipal, open: boolean) {
-  const status = open ? eq(appPublishRequests.status, 'pending') : ne(appPublishRequests.status, 'pending');
+export async function listApprovals(
+  db: Queryable,
+  principal: AuthenticatedPrincipal,
+  query: { open: boolean; limit: number; offset: number },
+) {
+  const r = appPublishRequests;
+  const seen = db.select({ id: appVersions.id }).from(appVersions).where(visibleTo(principal));
+  const where = and(
+    eq(r.tenantId, principal.tenantId),
+    query.open ? eq(r.status, 'pending') : ne(r.status, 'pending'),
+    inArray(r.versionId, seen),
+  );
   const rows = await db
-    .select({ request: appPublishRequests, name: appVersions.name, version: appVersions.version })
-    .from(appPublishRequests)
-    .innerJoin(appVersions, eq(appVersions.id, appPublishRequests.versionId))
-    .where(and(eq(appPublishRequests.tenantId, principal.tenantId), status, visibleTo(principal)))
-    .orderBy(open ? asc(appPublishRequests.requestedAt) : desc(appPublishRequests.decidedAt));
-  return rows.map((r) => approvalView(r.request, r));
+    .select({ request: r, name: appVersions.name, version: appVersions.version })
+    .from(r)
+    .innerJoin(appVersions, eq(appVersions.id, r.versionId))
+    .where(where)
+    .orderBy(...(query.open ? [asc(r.requestedAt), asc(r.id)] : [desc(r.decidedAt), desc(r.id)]))
+    .limit(query.limit)
+    .offset(query.offset);
+  return { items: rows.map((row) => approvalView(row.request, row)), ...(await countCapped(db, r, where)) };
 }

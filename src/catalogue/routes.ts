@@ -6,6 +6,7 @@ import { principalOf } from '../http/auth.ts';
 import { RUNNER_RELAY_CODES } from '../http/error-codes.ts';
 import { ApiError, notFound } from '../http/errors.ts';
 import { absentBodyIsEmpty } from '../http/optional-body.ts';
+import { pageQuery } from '../http/paging.ts';
 import { errors } from '../http/responses.ts';
 import { MAX_MODULE_BYTES } from '../module/index.ts';
 import type { ModuleStorage } from '../storage/module-storage.ts';
@@ -162,9 +163,12 @@ export function catalogueRoutes(deps: CatalogueDeps): FastifyPluginAsyncTypebox 
           tags: ['apps'],
           operationId: 'listAppApprovals',
           summary:
-            'Publish requests of the tenant’s own versions: open oldest first, or decided newest first',
+            'Publish requests of the tenant’s own versions, paged: open oldest first, or decided newest first',
           querystring: Type.Object(
-            { open: Type.Optional(Type.Boolean({ default: true, description: 'false: the decided ones' })) },
+            {
+              open: Type.Optional(Type.Boolean({ default: true, description: 'false: the decided ones' })),
+              ...pageQuery(),
+            },
             { additionalProperties: false },
           ),
           response: { 200: ApprovalList },
@@ -172,7 +176,8 @@ export function catalogueRoutes(deps: CatalogueDeps): FastifyPluginAsyncTypebox 
       },
       async (request) => {
         available();
-        return { items: await listApprovals(db, principalOf(request), request.query.open !== false) };
+        const { open, limit, offset } = request.query;
+        return listApprovals(db, principalOf(request), { open: open !== false, limit, offset });
       },
     );
 

@@ -2,6 +2,7 @@
 // Fastify serialises the answers with them and the OpenAPI description is generated from them, so each
 // names every field views.ts and lifecycle.ts write, and nothing else.
 import { Type } from 'typebox';
+import { pageOf } from '../http/paging.ts';
 import { dateTime, nullable } from '../http/responses.ts';
 
 const Uuid = Type.String({ format: 'uuid' });
@@ -201,6 +202,24 @@ export const VersionSummary = Type.Object(
     createdAt: dateTime(),
     publishedAt: nullable(dateTime()),
     review: nullable(Review, { description: 'The operator’s latest review, for the tenant’s own version' }),
+    block: Type.Optional(
+      nullable(
+        Type.Object(
+          {
+            scope: Type.Union([Type.Literal('module'), Type.Literal('app')], {
+              description: 'module: this module, by its hash; app: every version of its app',
+            }),
+            reason: Type.String(),
+            blockedAt: Type.String({ format: 'date-time' }),
+          },
+          closed,
+        ),
+        {
+          description:
+            'In the catalogue’s reads (GET /apps, /apps/:name, /apps/:name/versions): the operator’s oldest block in force covering it; null when none. Calls, installs and publishing it answer 409 app_blocked while it holds.',
+        },
+      ),
+    ),
     provenance: nullable(Provenance, {
       description: 'The Sigstore bundle the version was proven by (docs/provenance.md); null when none',
     }),
@@ -232,7 +251,7 @@ export const AppDetail = Type.Object(
 );
 
 export const VersionList = Type.Object({ items: Type.Array(VersionSummary) }, closed);
-export const ApprovalList = Type.Object({ items: Type.Array(Approval) }, closed);
+export const ApprovalList = pageOf(Approval);
 
 /** Publish: 200 the published version; 202 with the approval request or the operator's review it opened. */
 export const Published = Type.Object({ version: VersionSummary }, closed);

@@ -20,6 +20,13 @@ export function reviewView(review: ReviewRow) {
   };
 }
 
+/** An operator's block in force covering a version, as the catalogue's reads show it. */
+export interface BlockView {
+  scope: 'module' | 'app';
+  reason: string;
+  blockedAt: string;
+}
+
 export function versionSummary(row: VersionRow, review: ReviewRow | null = null) {
   const m = row.manifest;
   return {

@@ -208,7 +208,8 @@ export const installRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['app-installs'],
         operationId: 'deleteInstall',
         summary: 'Remove an install with its secrets, aliases, changes, limits and cached values',
-        description: 'While runs wait on its callbacks: 409 install_in_use, unless force fails them.',
+        description:
+          'While runs wait on its callbacks: 409 install_in_use naming them (details.runs: [{ id }], the longest waiting first, at most 100; details.pendingCallbacks: how many sessions), unless force fails them.',
         params: InstallParams,
         querystring: ForceQuery,
         response: { 204: Type.Null(), ...errors('unknown_install', 'install_in_use') },

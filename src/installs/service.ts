@@ -12,7 +12,7 @@ import { and, asc, eq, sql } from 'drizzle-orm';
 import { actorOf } from '../audit/actor.ts';
 import { type Actor, recordAudit } from '../audit/trail.ts';
 // Past the callbacks' front door: its webhook reads installs, so its index.ts would close a circle.
-import { failPendingCallbacks, pendingCallbacksOf } from '../callbacks/sessions.ts';
+import { failPendingCallbacks, pendingCallbacksOf, runsWaitingOn } from '../callbacks/sessions.ts';
 import { nameMeteringRows } from '../calls/metering.ts';
 import { appVersions } from '../catalogue/tables.ts';
 import type { Database, Queryable, Tx } from '../db/pool.ts';
@@ -263,8 +263,8 @@ export async function readVersion(tx: Queryable, id: string): Promise<VersionRow
 /**
  * DELETE /app-installs/:install: the install with its secrets, aliases, changes, limits, circuit and
  * cached values (the last two by cascade); its names become free. Invocations, vendor sessions and
- * metering stay. While runs wait on its sessions: 409 install_in_use, unless force fails them with
- * install_removed.
+ * metering stay. While runs wait on its sessions: 409 install_in_use naming them (details.runs, as a
+ * rename's refusal names runs in flight), unless force fails them with install_removed.
  */
 export async function deleteInstall(ctx: InstallContext, name: string, force: boolean): Promise<void> {
   await ctx.database.db.transaction(async (tx) => {
@@ -273,6 +273,7 @@ export async function deleteInstall(ctx: InstallContext, name: string, force: bo
     if (pending > 0 && !force) {
       throw new ApiError('install_in_use', 'runs wait on this install’s callbacks', {
         pendingCallbacks: pending,
+        runs: await runsWaitingOn(tx, install.id),
       });
     }
     const secrets = await tx

@@ -1,11 +1,12 @@
 // Deliveries as the API shows them (docs/outbound-webhooks.md "Deliveries and retry"): the listing with
 // its filters, a run's deliveries, and the manual retry. The worker's sender moves them otherwise.
-import { and, desc, eq, gte, inArray, lt, type SQL } from 'drizzle-orm';
+import { and, desc, eq, inArray, type SQL } from 'drizzle-orm';
 import { auditedBy } from '../audit/actor.ts';
 import { recordAudit } from '../audit/trail.ts';
 import type { Queryable } from '../db/pool.ts';
 import { conflict, notFound } from '../http/errors.ts';
 import { countCapped, type Page } from '../http/paging.ts';
+import { withinBounds } from '../http/time-bounds.ts';
 import { workflowRuns } from '../runs/tables.ts';
 import type { WebhookContext } from './endpoints.ts';
 import { webhookDeliveries } from './tables.ts';
@@ -79,8 +80,7 @@ export async function listDeliveries(db: Queryable, query: DeliveryQuery): Promi
   if (query.status && query.status.length > 0) conditions.push(inArray(d.status, query.status));
   if (query.event !== undefined) conditions.push(eq(d.eventType, query.event));
   if (query.workflowRunId !== undefined) conditions.push(eq(d.workflowRunId, query.workflowRunId));
-  if (query.from) conditions.push(gte(d.createdAt, query.from));
-  if (query.to) conditions.push(lt(d.createdAt, query.to));
+  conditions.push(...withinBounds(d.createdAt, query));
   const where = and(...conditions);
   const rows = await db
     .select()

@@ -2,6 +2,7 @@
 import { Type } from 'typebox';
 import { pageQuery } from '../http/paging.ts';
 import { dateTime, nullable } from '../http/responses.ts';
+import { timeRangeQuery } from '../http/time-range.ts';
 import { DELIVERY_STATUSES, type DeliveryStatus } from './deliveries.ts';
 import { EVENT_TYPE_NAMES } from './event-types.ts';
 import { MAX_URL_LENGTH } from './url-rules.ts';
@@ -136,12 +137,7 @@ export const DeliveriesQuery = Type.Object(
           'An ISO 8601 interval <start>/<end> on createdAt, start inclusive, end exclusive; either side open (.. or empty): 2026-11-01T00:00:00Z/2026-11-02T00:00:00Z, 2026-11-01T00:00:00Z/.. Not with from or to.',
       }),
     ),
-    from: Type.Optional(
-      Type.String({ format: 'date-time', description: 'Inclusive lower bound on createdAt' }),
-    ),
-    to: Type.Optional(
-      Type.String({ format: 'date-time', description: 'Exclusive upper bound on createdAt' }),
-    ),
+    ...timeRangeQuery('createdAt'),
     ...pageQuery(),
   },
   closed,

@@ -1,13 +1,10 @@
 // The deliveries listing's bounds on creation (docs/outbound-webhooks.md "Deliveries and retry"): the
 // spec's `time` filter, an ISO 8601 interval `<start>/<end>` with either side open (`..` or left empty),
-// or `from` and `to` as before. Start inclusive, end exclusive. Pure.
+// or `from` and `to` as every record listing takes them (src/http/time-range.ts). Start inclusive, end
+// exclusive. Pure.
+import { type TimeRange, timeRangeOf } from '../http/time-bounds.ts';
 
-export interface TimeBounds {
-  from?: Date;
-  to?: Date;
-}
-
-export type TimeFilter = { bounds: TimeBounds } | { refused: { path: string; message: string } };
+export type TimeFilter = TimeRange;
 
 /** An RFC 3339 date-time, as the `date-time` format of the other parameters takes. */
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
@@ -45,8 +42,5 @@ export function timeFilterOf(query: { time?: string; from?: string; to?: string 
       return { refused: { path: 'query.time', message: 'give time, or from and to, not both' } };
     return intervalOf(query.time);
   }
-  const from = query.from === undefined ? undefined : new Date(query.from);
-  const to = query.to === undefined ? undefined : new Date(query.to);
-  if (from && to && from >= to) return { refused: { path: 'query.to', message: 'must be after from' } };
-  return { bounds: { ...(from ? { from } : {}), ...(to ? { to } : {}) } };
+  return timeRangeOf(query);
 }

@@ -9,6 +9,7 @@ import { principalOf } from '../http/auth.ts';
 import { ApiError, forbidden } from '../http/errors.ts';
 import { pageOf } from '../http/paging.ts';
 import { errors } from '../http/responses.ts';
+import { timeBoundsOf } from '../http/time-range.ts';
 import type { RunnerClient } from '../runner/index.ts';
 import type { RunsEngine } from './engine-client.ts';
 import { evaluateRuleSet } from './evaluation.ts';
@@ -87,12 +88,15 @@ export function runRoutes(deps: RunRouteDeps): FastifyPluginAsyncTypebox {
         schema: {
           tags,
           operationId: 'listWorkflowRuns',
-          summary: 'The tenant’s runs, newest first (filters status, workflow, subjectId)',
+          summary: 'The tenant’s runs, newest first (filters status, workflow, subjectId, from and to)',
           querystring: RunListQuery,
           response: { 200: pageOf(RunSummary) },
         },
       },
-      async (request) => listRuns(contextOf(request), request.query),
+      async (request) => {
+        const { from, to, ...query } = request.query;
+        return listRuns(contextOf(request), { ...query, ...timeBoundsOf({ from, to }) });
+      },
     );
 
     app.get(

@@ -2,6 +2,7 @@
 import { Type } from 'typebox';
 import { pageQuery } from '../http/paging.ts';
 import { dateTime, nullable } from '../http/responses.ts';
+import { timeRangeQuery } from '../http/time-range.ts';
 
 const Key = Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]*$' });
 const SubjectId = Type.String({ minLength: 1, maxLength: 200 });
@@ -122,6 +123,7 @@ export const RunListQuery = Type.Object(
     status: Type.Optional(RunStatus),
     workflow: Type.Optional(Key),
     subjectId: Type.Optional(SubjectId),
+    ...timeRangeQuery('createdAt'),
   },
   { additionalProperties: false },
 );

@@ -8,6 +8,7 @@ import { failRunSessions } from '../callbacks/index.ts';
 import type { Database, Tx } from '../db/pool.ts';
 import { ApiError } from '../http/errors.ts';
 import { countCapped, type Page } from '../http/paging.ts';
+import { type TimeBounds, withinBounds } from '../http/time-bounds.ts';
 import { currentTraceParent, recordRunDuration, traceUrlOf } from '../telemetry/index.ts';
 import type { RunsEngine } from './engine-client.ts';
 import { IDEMPOTENCY_WINDOW_HOURS, requestDigest, type StartRequest } from './idempotency.ts';
@@ -232,14 +233,24 @@ function viewOf(ctx: RunContext, row: RunRow, steps: (typeof workflowRunSteps.$i
   };
 }
 
+/** GET /workflow-runs' filters: each one given narrows the list; from and to bound createdAt. */
+export interface RunQuery extends TimeBounds {
+  status?: RunStatus;
+  workflow?: string;
+  subjectId?: string;
+  limit: number;
+  offset: number;
+}
+
 export async function listRuns(
   ctx: RunContext,
-  query: { status?: RunStatus; workflow?: string; subjectId?: string; limit: number; offset: number },
+  query: RunQuery,
 ): Promise<Page<ReturnType<typeof summaryOf>>> {
   const conditions: SQL[] = [eq(workflowRuns.tenantId, ctx.tenantId)];
   if (query.status) conditions.push(eq(workflowRuns.status, query.status));
   if (query.workflow) conditions.push(eq(workflowRuns.workflowKey, query.workflow));
   if (query.subjectId) conditions.push(eq(workflowRuns.subjectId, query.subjectId));
+  conditions.push(...withinBounds(workflowRuns.createdAt, query));
   const where = and(...conditions);
   const db = ctx.database.db;
   const rows = await db

@@ -2,7 +2,12 @@
 // webhook route write them: the listing and the retention sweep read and delete what is there, whoever
 // wrote it.
 import { randomUUID } from 'node:crypto';
-import { appCallbacks, appWebhookEvents, type CallbackStatus } from '../../src/callbacks/tables.ts';
+import {
+  appCallbacks,
+  appWebhookEvents,
+  type CallbackStatus,
+  type WebhookEventOutcome,
+} from '../../src/callbacks/tables.ts';
 import type { Queryable } from '../../src/db/pool.ts';
 import { appInstalls } from '../../src/installs/index.ts';
 
@@ -33,7 +38,14 @@ export async function insertSession(
 /** A webhook event of the tenant received at `receivedAt` (now by default); answers its row. */
 export async function insertEvent(
   db: Queryable,
-  fields: { tenantId: string; receivedAt?: Date; callbackId?: string; installId?: string },
+  fields: {
+    tenantId: string;
+    receivedAt?: Date;
+    callbackId?: string;
+    installId?: string;
+    status?: 'completed' | 'failed' | 'pending';
+    outcome?: WebhookEventOutcome;
+  },
 ) {
   const [row] = await db
     .insert(appWebhookEvents)
@@ -41,8 +53,8 @@ export async function insertEvent(
       installId: fields.installId ?? randomUUID(),
       callbackId: fields.callbackId ?? randomUUID(),
       eventId: `evt-${randomUUID()}`,
-      status: 'completed',
-      outcome: 'completed',
+      status: fields.status ?? 'completed',
+      outcome: fields.outcome ?? 'completed',
       tenantId: fields.tenantId,
       ...(fields.receivedAt ? { receivedAt: fields.receivedAt } : {}),
     })

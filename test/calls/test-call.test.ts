@@ -87,6 +87,9 @@ describe('POST /app-installs/:install/test', () => {
     // The vendor echoed the key it received; the answer shows where, redacted.
     const body = (answer as { output: { vendor: { body: string } } }).output.vendor.body;
     expect(JSON.parse(body)).toEqual({ status: 'found', id: 't-1', sawKey: '[secret:API_KEY]' });
+    expect(answer.redacted).toEqual([
+      { placeholder: '[secret:API_KEY]', kind: 'secret', name: 'API_KEY', in: ['output'] },
+    ]);
     expect(answer.durationMs).toEqual(expect.any(Number));
     expect(JSON.stringify(answer)).not.toContain(API_KEY);
 
@@ -154,14 +157,18 @@ describe('POST /app-installs/:install/test', () => {
 
   it('stores what a call cached and hands it, redacted, to the next call', async () => {
     await install('cached');
-    const first = await ok<{ output: unknown }>(
+    const first = await ok<{ output: unknown; redacted: unknown }>(
       await test('cached', { action: 'remember', input: { value: 'remember-me-1' } }),
     );
     expect(first.output).toEqual({ cached: { value: null } });
-    const second = await ok<{ output: unknown }>(
+    expect(first.redacted).toEqual([]);
+    const second = await ok<{ output: unknown; redacted: unknown }>(
       await test('cached', { action: 'remember', input: { value: 'remember-me-2' } }),
     );
     expect(second.output).toEqual({ cached: { value: '[cache:last]' } });
+    expect(second.redacted).toEqual([
+      { placeholder: '[cache:last]', kind: 'cache', name: 'last', in: ['output'] },
+    ]);
     const listed = await ok<{ items: { name: string }[] }>(await call('/app-installs/cached/cache', admin));
     expect(listed.items.map((i) => i.name)).toEqual(['last']);
   });

@@ -1,7 +1,9 @@
 // Publish requests under the operator's review, decisions without a body, their audit rows, and who
 // sees versions through the approvals listing.
+import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { decideReview, setTenantReview } from '../../src/catalogue/reviews.ts';
+import { appBlocks, appVersions } from '../../src/catalogue/tables.ts';
 import { expectError } from '../http/expect.ts';
 import { catalogueSuite, versionState } from './support.ts';
 
@@ -158,5 +160,101 @@ describe('who sees versions through the approvals listing', () => {
       for (const route of [`/apps/${hidden}`, `/apps/${hidden}/versions`])
         await expectError(await suite.platform.fetch(route, { token: analyst }), 404, 'not_found');
     }
+  });
+
+  it('pages the listing with limit and offset, the total counting only what the caller sees', async () => {
+    await act.requireApprovals('pager');
+    const ada = await act.as('pager', 'ada');
+    const grace = await act.as('pager', 'grace');
+    const versions = [];
+    for (const name of ['first-app', 'second-app', 'third-app']) {
+      const v = await act.uploaded('pager', name);
+      expect((await act.post(path(v.name, v.id, 'publish'), ada)).status).toBe(202);
+      versions.push(v);
+    }
+    const page = async (query: string, token = grace) => {
+      const answer = await suite.platform.fetch(`/apps/approvals?${query}`, { token });
+      expect(answer.status, query).toBe(200);
+      const body = await answer.json();
+      return { names: body.items.map((a: { name: string }) => a.name), total: body.total };
+    };
+    expect(await page('limit=2')).toEqual({ names: ['first-app', 'second-app'], total: 3 });
+    expect(await page('limit=2&offset=2')).toEqual({ names: ['third-app'], total: 3 });
+    // Requests of versions still uploaded are not the analyst's to see, nor to count.
+    expect(await page('limit=1', await act.as('pager', 'ann', ['analyst']))).toEqual({ names: [], total: 0 });
+    for (const [query, at] of [
+      ['limit=0', 'query.limit'],
+      ['limit=101', 'query.limit'],
+      ['offset=-1', 'query.offset'],
+      ['open=maybe', 'query.open'],
+    ]) {
+      const error = await expectError(
+        await suite.platform.fetch(`/apps/approvals?${query}`, { token: grace }),
+        400,
+        'validation_error',
+      );
+      expect(error.details, query).toMatchObject({ issues: [expect.objectContaining({ path: at })] });
+    }
+  });
+});
+
+describe('blocks on the catalogue’s reads', () => {
+  it('shows the oldest block in force covering each version: its module, or its whole app', async () => {
+    const tenantId = await suite.platform.tenantId('guarded');
+    const older = await act.uploaded('guarded', 'guarded-app', '1.0.0');
+    await act.uploaded('guarded', 'guarded-app', '1.1.0');
+    // Another tenant's app of the same name is not covered by this tenant's app block.
+    await act.uploaded('bystander', 'guarded-app', '1.0.0');
+    const token = await act.as('guarded');
+    const blocksOf = async (as = token) => {
+      const answer = await suite.platform.fetch('/apps/guarded-app/versions', { token: as });
+      const body = await answer.json();
+      return body.items.map((v: { version: string; block: unknown }) => [v.version, v.block]);
+    };
+    expect(await blocksOf()).toEqual([
+      ['1.1.0', null],
+      ['1.0.0', null],
+    ]);
+
+    const db = suite.platform.database.db;
+    const [version] = await db.select().from(appVersions).where(eq(appVersions.id, older.id));
+    const [byHash] = await db
+      .insert(appBlocks)
+      .values({
+        sha256: version?.sha256,
+        reason: 'leaks keys',
+        createdBy: 'olga',
+        createdAt: new Date('2030-01-01T00:00:00Z'),
+      })
+      .returning();
+    await db.insert(appBlocks).values({
+      publisher: 'tenant',
+      publisherTenantId: tenantId,
+      appName: 'guarded-app',
+      reason: 'under review',
+      createdBy: 'olga',
+      createdAt: new Date('2030-01-02T00:00:00Z'),
+    });
+    const app = { scope: 'app', reason: 'under review', blockedAt: '2030-01-02T00:00:00.000Z' };
+    expect(await blocksOf()).toEqual([
+      ['1.1.0', app],
+      ['1.0.0', { scope: 'module', reason: 'leaks keys', blockedAt: '2030-01-01T00:00:00.000Z' }],
+    ]);
+    const entry = await (await suite.platform.fetch('/apps/guarded-app', { token })).json();
+    expect(entry.latest.block).toEqual(app);
+    expect(entry.items.map((v: { block: { scope: string } }) => v.block.scope)).toEqual(['app', 'module']);
+    const listed = await (await suite.platform.fetch('/apps', { token })).json();
+    expect(listed.items.find((a: { name: string }) => a.name === 'guarded-app').latest.block).toEqual(app);
+
+    // A lifted block is no longer in force.
+    await db
+      .update(appBlocks)
+      .set({ liftedAt: new Date(), liftedBy: 'olga' })
+      .where(eq(appBlocks.id, byHash?.id as string));
+    expect(await blocksOf()).toEqual([
+      ['1.1.0', app],
+      ['1.0.0', app],
+    ]);
+    expect(await blocksOf(await act.as('bystander'))).toEqual([['1.0.0', null]]);
   });
 });

@@ -120,6 +120,18 @@ describe('DELETE /app-installs/:install', () => {
         action: 'echo',
         externalId: 'waited-on',
         workflowRunId: '00000000-0000-4000-8000-000000000001',
+        createdAt: new Date('2030-01-01T10:01:00Z'),
+      },
+      // A run that waited longer is named first.
+      {
+        tenantId: install.tenantId,
+        installId: install.id,
+        installName: 'r',
+        versionId: install.versionId,
+        action: 'echo',
+        externalId: 'waited-on-longer',
+        workflowRunId: '00000000-0000-4000-8000-000000000002',
+        createdAt: new Date('2030-01-01T10:00:00Z'),
       },
       // A session no run waits on (a test call's) does not keep the install.
       {
@@ -144,7 +156,16 @@ describe('DELETE /app-installs/:install', () => {
     });
 
     const refused = await errorOf(await call('/app-installs/r', token, 'DELETE'), 409);
-    expect(refused).toMatchObject({ code: 'install_in_use', details: { pendingCallbacks: 1 } });
+    expect(refused).toMatchObject({
+      code: 'install_in_use',
+      details: {
+        pendingCallbacks: 2,
+        runs: [
+          { id: '00000000-0000-4000-8000-000000000002' },
+          { id: '00000000-0000-4000-8000-000000000001' },
+        ],
+      },
+    });
     expect((await call('/app-installs/r', token)).status).toBe(200);
 
     expect((await call('/app-installs/r?force=true', token, 'DELETE')).status).toBe(204);
@@ -152,6 +173,7 @@ describe('DELETE /app-installs/:install', () => {
     expect(sessions.map((s) => [s.externalId, s.status, s.error]).sort()).toEqual([
       ['nobody-waits', 'failed', 'install_removed'],
       ['waited-on', 'failed', 'install_removed'],
+      ['waited-on-longer', 'failed', 'install_removed'],
     ]);
     expect(await db.select().from(appInstallCache).where(eq(appInstallCache.installId, install.id))).toEqual(
       [],
@@ -165,7 +187,7 @@ describe('DELETE /app-installs/:install', () => {
       .select({ data: auditEvents.data })
       .from(auditEvents)
       .where(and(eq(auditEvents.action, 'app.uninstalled'), eq(auditEvents.resourceId, install.id)));
-    expect(uninstalled?.data).toMatchObject({ name: 'r', force: true, failedCallbacks: 2 });
+    expect(uninstalled?.data).toMatchObject({ name: 'r', force: true, failedCallbacks: 3 });
     // Its name is free again.
     expect((await errorOf(await call('/app-installs/r', token), 404)).code).toBe('unknown_install');
   });

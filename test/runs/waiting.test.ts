@@ -221,7 +221,7 @@ describe('a step on an asynchronous action', () => {
     const again = await stack.platform.fetch('/app-installs/jobs', { method: 'DELETE', token: admin });
     expect(again.status).toBe(409);
     expect(await again.json()).toMatchObject({
-      error: { code: 'install_in_use', details: { pendingCallbacks: 1 } },
+      error: { code: 'install_in_use', details: { pendingCallbacks: 1, runs: [{ id: run.id }] } },
     });
     const removed = await stack.platform.fetch('/app-installs/jobs?force=true', {
       method: 'DELETE',
