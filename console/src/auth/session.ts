@@ -50,12 +50,21 @@ export function takeTokenFromLocation(base: string): void {
   }
 }
 
-/** Keeps `token` as this tab's session; the problem when it is not a platform token or has expired. */
+/**
+ * Keeps `token` as this tab's session; the problem when it is not a platform token or has expired (an
+ * expired one is recorded as the reason the sign-in page gives).
+ */
 export function startSession(token: string): string | null {
   const principal = principalOf(token);
   if (!principal) return 'This is not a token of the platform.';
-  if (hasExpired(principal, Date.now()))
-    return `This token expired at ${new Date(principal.expiresAt ?? 0).toLocaleString()}.`;
+  if (principal.expiresAt !== null && hasExpired(principal, Date.now())) {
+    sessionStorage.setItem(
+      ENDED_KEY,
+      JSON.stringify({ kind: 'expired', at: principal.expiresAt } satisfies EndReason),
+    );
+    changed();
+    return `This token expired at ${new Date(principal.expiresAt).toLocaleString()}.`;
+  }
   sessionStorage.setItem(TOKEN_KEY, token);
   sessionStorage.removeItem(ENDED_KEY);
   changed();
