@@ -52,9 +52,10 @@ export function notificationText({ kind, resource, data: d }: NotificationLike):
 export function notificationHref({ kind, resource, data: d }: NotificationLike): string | null {
   switch (resource.type) {
     case 'app_install':
+      if (!text(d.name ?? d.install)) return null;
       if (d.changeId !== undefined && (kind === 'approval_requested' || kind === 'install_change_pending'))
         return changePage(d.name, d.changeId);
-      return text(d.name ?? d.install) ? installPage(d.name ?? d.install) : null;
+      return installPage(d.name ?? d.install);
     case 'app_version':
       return kind === 'approval_requested' ? '/apps/approvals' : text(d.name) ? `/apps/${seg(d.name)}` : null;
     case 'definition_approval':
