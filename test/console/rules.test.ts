@@ -3,8 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import { ApiFailure, explain, failureOf, NetworkFailure } from '../../console/src/api/errors.ts';
 import { hasExpired, principalOf } from '../../console/src/auth/claims.ts';
+import { tokenFromFragment } from '../../console/src/auth/fragment.ts';
 import { can, permissionsOf } from '../../console/src/auth/permissions.ts';
-import { tokenFromFragment } from '../../console/src/auth/session.ts';
 import { pageOf, withParams } from '../../console/src/components/page-params.ts';
 import { notificationHref, notificationText } from '../../console/src/pages/home/notification-rules.ts';
 import { consoleLink } from '../../src/cli/console-link.ts';

@@ -4,6 +4,7 @@
 // signed out) and the page to return to are kept too, for the sign-in page.
 import { useSyncExternalStore } from 'react';
 import { hasExpired, type Principal, principalOf } from './claims.ts';
+import { tokenFromFragment } from './fragment.ts';
 
 const TOKEN_KEY = 'console.token';
 const ENDED_KEY = 'console.ended';
@@ -25,12 +26,6 @@ let snapshot: { token: string | null; session: Session | null } = { token: null,
 
 function changed(): void {
   for (const listener of listeners) listener();
-}
-
-/** The token of a location's fragment (`#token=<jwt>`), or null. Pure. */
-export function tokenFromFragment(hash: string): string | null {
-  const token = new URLSearchParams(hash.replace(/^#/, '')).get('token');
-  return token && /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/.test(token) ? token : null;
 }
 
 /**
