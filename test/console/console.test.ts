@@ -244,4 +244,27 @@ describe('Home', () => {
     },
     SLOW,
   );
+
+  it(
+    'says when the platform cannot be reached, and goes on once it answers again',
+    async () => {
+      const page = await stack.openPage('/', 'admin');
+      await attentionItem(page).waitFor();
+      // The network between this tab and the platform drops: the browser's API requests fail.
+      const apiCalls = (url: URL) => !url.pathname.startsWith('/console/');
+      await page.route(apiCalls, (route) => route.abort('internetdisconnected'));
+      await page.getByRole('checkbox', { name: 'Unread only' }).check(); // a read the page must make
+      const banner = page.getByRole('alert').filter({ hasText: 'The platform cannot be reached' });
+      await banner.waitFor();
+      await page.unroute(apiCalls);
+      await page.getByRole('button', { name: 'Retry now' }).click();
+      await banner.waitFor({ state: 'detached' });
+      await expect
+        .poll(() => page.getByRole('region', { name: 'Notifications' }).textContent())
+        .toContain('Mark read');
+      await attentionItem(page).waitFor();
+      await page.context().close();
+    },
+    SLOW,
+  );
 });
