@@ -12,9 +12,9 @@ import {
   type TrustProxy,
 } from './config/reader.ts';
 import { localRunnerUrl, readRunnerUrl } from './config/runner-urls.ts';
+import { START_LIMIT_MS } from './config/start-limit.ts';
 import { readStorage, type StorageSettings } from './config/storage.ts';
 import { readTelemetry, type TelemetrySettings } from './config/telemetry.ts';
-import { START_LIMIT_MS } from './runner/start-limit.ts';
 
 export {
   ConfigError,

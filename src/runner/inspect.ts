@@ -3,6 +3,7 @@
 // a fresh instance with a 5 s deadline and every host function refusing, then the strict manifest parse
 // and the export check. A module the platform refuses is a verdict (accepted false), not a runner failure.
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import { secondsText } from '../config/start-limit.ts';
 import {
   capMemory,
   checkExports,
@@ -14,7 +15,6 @@ import {
   sha256Hex,
 } from '../module/index.ts';
 import { REFUSING_BINDING } from './host/refusal.ts';
-import { secondsText } from './start-limit.ts';
 import type { ThreadModule } from './threads/protocol.ts';
 import { type SandboxPool, withSandbox } from './threads/sandbox-pool.ts';
 import { readingWithoutSecrets } from './threads/thread-call.ts';

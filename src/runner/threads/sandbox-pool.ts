@@ -8,7 +8,7 @@
 // for a thread, and a preparation still running 50 ms after a call began to wait ends for it. A task
 // that has used 50 ms of CPU has its thread lowered to nice 19 until it ends (thread-priority.ts), so
 // loops and heavy start code yield the CPU to everyone's short calls; such a call is reported long.
-import { START_LIMIT_MS } from '../start-limit.ts';
+import { START_LIMIT_MS } from '../../config/start-limit.ts';
 import type { ThreadModule } from './protocol.ts';
 import {
   type DemandView,

@@ -3,12 +3,12 @@
 // binding, and is terminated when a call passes its deadline or start code passes its limit. The pool
 // replaces a thread that ended; nothing of it (port, flags, pending host answers) reaches the new one.
 import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
+import { START_LIMIT_MS, secondsText } from '../../config/start-limit.ts';
 import { MANIFEST_LIMITS } from '../../module/index.ts';
 import type { LogLine, Usage } from '../host/call-state.ts';
 import { type HostBinding, REFUSALS } from '../host/refusal.ts';
 import { HOST_REQUEST_BYTES, MAX_HOST_REQUESTS } from '../host/request-limits.ts';
 import type { Redactor } from '../redaction.ts';
-import { START_LIMIT_MS, secondsText } from '../start-limit.ts';
 import { sandboxEntry } from './bundle.ts';
 import {
   type FromThread,
