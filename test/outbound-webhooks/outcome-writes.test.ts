@@ -58,6 +58,7 @@ const result = (
   responseCode: 204,
   latencyMs: 12,
   error: null,
+  responseBody: null,
   ...answer,
 });
 
