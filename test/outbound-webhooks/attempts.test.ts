@@ -258,12 +258,6 @@ describe('GET /webhook-deliveries/:id/attempts', () => {
     expect((error.details?.issues as { path: string }[]).map((issue) => issue.path)).toContain(at);
   });
 
-  it('needs webhooks:read', async () => {
-    const { delivery } = await triedDelivery('attempts-forbidden', 1);
-    const token = await api.token('attempts-forbidden', ['apps:read']);
-    await expectError(await api.call(`/webhook-deliveries/${delivery.id}/attempts`, token), 403, 'forbidden');
-  });
-
   it('goes with its delivery, and with its endpoint’s deletion', async () => {
     const one = await triedDelivery('attempts-gone', 2);
     const two = await triedDelivery('attempts-gone', 3);
