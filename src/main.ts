@@ -1,4 +1,4 @@
-// The `platform` command: start, migrate, token, webhooks listen. Each action imports its own code when it
+// The `platform` command: start, migrate, token, console, webhooks listen. Each action imports its own code when it
 // runs, so `--help` and a mistyped option load commander alone (scripts/cli-build.js splits them apart).
 import { Command, Option } from 'commander';
 import { API_URL_HELP, findApiUrl } from './cli/api-url.ts';
@@ -63,6 +63,42 @@ program
     const { mintToken } = await import('./cli/token.ts');
     process.stdout.write(`${await mintToken(await settings(), options)}\n`);
   });
+
+program
+  .command('console')
+  .description('print a link that signs a principal in to the console (the token in its fragment)')
+  .requiredOption('--tenant <name>', 'tenant name (created if new)')
+  .addOption(new Option('--role <role>', 'role').choices(['admin', 'analyst']).makeOptionMandatory())
+  .option('--user <name>', 'user name', 'developer')
+  .option('--page <path>', 'the console page to land on, e.g. /runs/<id>', '/')
+  .option('--expires-in <duration>', 'lifetime, e.g. 30m, 12h, 7d', '12h')
+  .option('--open', 'open the link in the default browser as well')
+  .option('--api-url <url>', API_URL_HELP)
+  .action(
+    async (options: {
+      tenant: string;
+      role: string;
+      user: string;
+      page: string;
+      expiresIn: string;
+      open?: boolean;
+      apiUrl?: string;
+    }) => {
+      const [{ mintToken }, { consoleLink, consolePage, openInBrowser }] = await Promise.all([
+        import('./cli/token.ts'),
+        import('./cli/console-link.ts'),
+      ]);
+      consolePage(options.page);
+      const config = await settings();
+      const api = await findApiUrl(options.apiUrl, config);
+      const token = await mintToken(config, { ...options, permission: [] });
+      const link = consoleLink(api.url, token, options.page);
+      process.stdout.write(`${link}\n`);
+      if (options.open && !openInBrowser(link)) {
+        process.stderr.write('platform: no browser opener (xdg-open) on this machine: open the link above\n');
+      }
+    },
+  );
 
 program
   .command('webhooks')

@@ -221,8 +221,16 @@ async function startParts(
     // A development stack receives its vendors' webhooks at its own address unless told otherwise; it is set
     // after loadConfig so the address does not join ownHosts (loopback vendors stay callable there).
     if (config.mode === 'embedded') config.webhookPublicUrl ??= api.url;
-    lines.unshift(`  API        ${api.url}`, `  API docs   ${api.url}/docs`);
-    if (keys) lines.push('', `Get a token:  ${tokenCommand(config)}`);
+    lines.unshift(
+      `  API        ${api.url}`,
+      `  API docs   ${api.url}/docs`,
+      `  Console    ${api.url}/console/`,
+    );
+    // The token line stays last: scripts wait for it (and the blank line after) as the sign of a start.
+    if (keys) {
+      lines.push('', `Open the console:  ${platformCommand(config, 'console')} --open`);
+      lines.push(`Get a token:  ${platformCommand(config, 'token')}`);
+    }
     if (parts.stopRequested) return null;
   }
   return lines;
@@ -313,10 +321,11 @@ function describeMode(config: Config): string {
   return config.mode === 'embedded' ? `embedded PostgreSQL, data in ${config.dataDir}` : 'production';
 }
 
-function tokenCommand(config: Config): string {
+/** `npx platform token|console` for the example tenant, with this start's DATA_DIR when not the default. */
+function platformCommand(config: Config, command: 'token' | 'console'): string {
   const defaultDir = `${process.cwd()}/.data`;
   const prefix = config.dataDir === defaultDir ? '' : `DATA_DIR=${shellQuote(config.dataDir)} `;
-  return `${prefix}npx platform token --tenant acme --role admin`;
+  return `${prefix}npx platform ${command} --tenant acme --role admin`;
 }
 
 /** The command is printed to be pasted: a DATA_DIR with spaces or shell characters must stay one word. */

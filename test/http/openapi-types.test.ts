@@ -1,8 +1,9 @@
-// The client types the README walkthrough's generated client is typed by (test/support/api-types.ts) are
-// what openapi-typescript makes of today's description: they never go stale unseen.
+// What the console and the README walkthrough's client are typed by (console/src/api/schema.ts) is what
+// openapi-typescript makes of today's description, and the console's role table (console/src/auth/roles.ts)
+// is the server's: neither goes stale unseen.
 import fs from 'node:fs/promises';
 import { expect, it } from 'vitest';
-import { API_TYPES_FILE, apiTypes } from '../../scripts/openapi-types.ts';
+import { API_TYPES_FILE, apiTypes, ROLES_FILE, roleTable } from '../../scripts/openapi-types.ts';
 
 it('the committed client types are what `npm run openapi:types` writes from /openapi.json today', async () => {
   const committed = await fs.readFile(API_TYPES_FILE, 'utf8');
@@ -11,3 +12,7 @@ it('the committed client types are what `npm run openapi:types` writes from /ope
     true,
   );
 }, 60_000);
+
+it('the console’s committed role table is what `npm run openapi:types` writes from src/auth/permissions.ts', async () => {
+  expect(await fs.readFile(ROLES_FILE, 'utf8')).toBe(roleTable());
+});

@@ -1,0 +1,205 @@
+// The console in a real browser against the real platform: `platform start` as a newcomer runs it (its
+// processes, embedded PostgreSQL, the console that `npm ci` built), Debian's Chromium driven through
+// playwright-core (no browser of Playwright's own), and sign-in through `npx platform console`'s link.
+// A file starts one stack in beforeAll and stops it in afterAll; each page opens in a fresh browser context,
+// so each has its own session storage (its own signed-in tab).
+import { existsSync } from 'node:fs';
+import fs from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { expect } from 'vitest';
+import {
+  baseEnv,
+  dataDirs,
+  type Env,
+  freePorts,
+  ROOT,
+  type Running,
+  run,
+  signal,
+  startPlatform,
+  tempDir,
+} from './processes.ts';
+import { timed } from './profile.ts';
+
+/** Debian's Chromium (`.ci/run` installs the chromium package when it is missing). */
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const CONSOLE_DIST = path.join(ROOT, 'console', 'dist');
+const SCREENSHOTS = path.join(ROOT, 'docs', 'screenshots');
+
+export type Role = 'admin' | 'analyst';
+
+export interface SignIn {
+  role: Role;
+  user?: string;
+  /** The console page the link lands on (`--page`); Home by default. */
+  page?: string;
+  expiresIn?: string;
+}
+
+export interface Answer {
+  status: number;
+  // biome-ignore lint/suspicious/noExplicitAny: JSON answers, read field by field in the expectations
+  body: any;
+}
+
+export interface ConsoleStack {
+  /** The API's address as `platform start` printed it. */
+  api: string;
+  /** What `platform start` printed. */
+  banner: string;
+  tenant: string;
+  env: Env;
+  browser: Browser;
+  /** The link `npx platform console --tenant <tenant> …` prints. */
+  signInLink(signIn: SignIn): Promise<string>;
+  /** A token as `npx platform token` prints it, for the API calls a test makes to set the scene. */
+  token(role: Role, user?: string): Promise<string>;
+  /** A call of the API with `token`; its status and JSON body. */
+  call(token: string, method: string, route: string, json?: unknown): Promise<Answer>;
+  /** `path` of the console in a fresh tab signed in through the link, once the fragment is gone. */
+  openPage(path: string, signIn: Role | SignIn): Promise<Page>;
+  /** A fresh tab that is signed in nowhere. */
+  blankPage(): Promise<Page>;
+  stop(): Promise<void>;
+}
+
+export async function startConsoleStack(prefix: string, tenant = 'console'): Promise<ConsoleStack> {
+  if (!existsSync(path.join(CONSOLE_DIST, 'index.html'))) {
+    throw new Error('the console is not built: run `npm run build:console` (npm ci builds it)');
+  }
+  const dataDir = path.join(await tempDir(prefix), 'data');
+  dataDirs.add(dataDir);
+  const ports = await freePorts();
+  const env = baseEnv({ ...ports, DATA_DIR: dataDir });
+  const [platform, browser] = await Promise.all([
+    startPlatform(['--role', 'all'], env),
+    timed('starting', () =>
+      chromium.launch({
+        executablePath: CHROMIUM,
+        headless: true,
+        // Chromium's sandbox refuses to run as root (CI and this machine run tests as root).
+        args: process.getuid?.() === 0 ? ['--no-sandbox'] : [],
+      }),
+    ),
+  ]);
+  const api = /^ {2}API {8}(http\S+)$/m.exec(platform.stdout)?.[1] as string;
+  expect(api, platform.stdout).toBe(`http://127.0.0.1:${ports.PORT}`);
+
+  const signInLink = async ({ role, user, page, expiresIn }: SignIn) => {
+    const args = ['console', '--tenant', tenant, '--role', role];
+    if (user !== undefined) args.push('--user', user);
+    if (page !== undefined) args.push('--page', page);
+    if (expiresIn !== undefined) args.push('--expires-in', expiresIn);
+    const printed = await run(args, env);
+    expect(printed.code, printed.stderr).toBe(0);
+    return printed.stdout.trim();
+  };
+  const token = async (role: Role, user?: string) => {
+    const printed = await run(
+      ['token', '--tenant', tenant, '--role', role, ...(user ? ['--user', user] : [])],
+      env,
+    );
+    expect(printed.code, printed.stderr).toBe(0);
+    return printed.stdout.trim();
+  };
+  const call = async (bearer: string, method: string, route: string, json?: unknown) => {
+    const response = await fetch(`${api}${route}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${bearer}`,
+        ...(json === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(json === undefined ? {} : { body: JSON.stringify(json) }),
+    });
+    const text = await response.text();
+    return { status: response.status, body: text ? JSON.parse(text) : null };
+  };
+  const blankPage = async () => (await browser.newContext()).newPage();
+  const openPage = async (at: string, signIn: Role | SignIn) => {
+    const asked = typeof signIn === 'string' ? { role: signIn } : signIn;
+    const page = await blankPage();
+    await page.goto(await signInLink({ ...asked, page: at }));
+    await page.waitForURL((url) => url.hash === '' && !url.pathname.endsWith('/sign-in'));
+    return page;
+  };
+  const stop = async () => {
+    await browser.close();
+    await stopPlatform(platform);
+  };
+  return {
+    api,
+    banner: platform.stdout,
+    tenant,
+    env,
+    browser,
+    signInLink,
+    token,
+    call,
+    openPage,
+    blankPage,
+    stop,
+  };
+}
+
+async function stopPlatform(platform: Running): Promise<void> {
+  signal(platform, 'SIGINT');
+  await platform.exited;
+}
+
+export interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: unknown[] }[];
+}
+
+const axeSource = async () =>
+  fs.readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/**
+ * axe-core run in the page (evaluated through the browser's protocol, which the page's CSP does not
+ * govern); the serious and critical violations, each with its rule and where.
+ */
+export async function axe(page: Page): Promise<AxeViolation[]> {
+  await page.evaluate(await axeSource());
+  const violations = await page.evaluate<AxeViolation[]>(
+    "axe.run(document, { resultTypes: ['violations'] }).then((result) => result.violations)",
+  );
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map(({ id, impact, help, nodes }) => ({
+      id,
+      impact,
+      help,
+      nodes: nodes.map((n) => ({ target: n.target })),
+    }));
+}
+
+/** docs/screenshots/<name>.png, only when CONSOLE_SCREENSHOTS=1 (`npm run console:screenshots`). */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  if (process.env.CONSOLE_SCREENSHOTS !== '1') return;
+  await fs.mkdir(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
+}
+
+/** The scripts a page loaded while `load` ran, and their size gzipped (what the budget counts). */
+export async function scriptsLoaded(
+  page: Page,
+  load: () => Promise<void>,
+): Promise<{ files: number; gzipBytes: number }> {
+  const bodies: Promise<Buffer>[] = [];
+  const onResponse = (response: import('playwright-core').Response) => {
+    if (response.request().resourceType() === 'script') bodies.push(response.body());
+  };
+  page.on('response', onResponse);
+  try {
+    await load();
+  } finally {
+    page.off('response', onResponse);
+  }
+  const all = await Promise.all(bodies);
+  return { files: all.length, gzipBytes: all.reduce((sum, body) => sum + gzipSync(body).length, 0) };
+}
