@@ -1,14 +1,22 @@
-// GET /webhook-deliveries, POST /webhook-deliveries/:id/retry and GET /workflow-runs/:id/related
-// (deliveries.ts). The run's deliveries answer where runs are not served (no engine) too: they are read
+// GET /webhook-deliveries, GET /webhook-deliveries/:id/attempts (attempts.ts), POST
+// /webhook-deliveries/:id/retry and GET /workflow-runs/:id/related (deliveries.ts). The run's deliveries answer where runs are not served (no engine) too: they are read
 // from the database alone.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../http/auth.ts';
 import { validationError } from '../http/errors.ts';
 import { pageOf } from '../http/paging.ts';
 import { errors } from '../http/responses.ts';
+import { listAttempts } from './attempts.ts';
 import { listDeliveries, retryDelivery, runDeliveries } from './deliveries.ts';
 import { type WebhookRouteDeps, webhookContextOf } from './route-context.ts';
-import { DeliveriesQuery, Delivery, DeliveryList, IdParams } from './schemas.ts';
+import {
+  AttemptsQuery,
+  DeliveriesQuery,
+  Delivery,
+  DeliveryAttempt,
+  DeliveryList,
+  IdParams,
+} from './schemas.ts';
 import { timeFilterOf } from './time-filter.ts';
 
 const tags = ['webhook-deliveries'];
@@ -36,6 +44,31 @@ export function deliveryRoutes(deps: WebhookRouteDeps): FastifyPluginAsyncTypebo
           ...query,
           ...filter.bounds,
           tenantId: principalOf(request).tenantId,
+        });
+      },
+    );
+
+    app.get(
+      '/webhook-deliveries/:id/attempts',
+      {
+        config: { permission: 'webhooks:read' },
+        schema: {
+          tags,
+          operationId: 'listWebhookDeliveryAttempts',
+          summary:
+            'A delivery’s attempts, newest first: when, how long, the answer’s status, the error, the answer’s first KiB (needs runs:context)',
+          params: IdParams,
+          querystring: AttemptsQuery,
+          response: { 200: pageOf(DeliveryAttempt), ...errors('not_found') },
+        },
+      },
+      async (request) => {
+        const principal = principalOf(request);
+        return listAttempts(deps.database.db, {
+          ...request.query,
+          tenantId: principal.tenantId,
+          deliveryId: request.params.id,
+          withContext: principal.permissions.has('runs:context'),
         });
       },
     );

@@ -1,5 +1,5 @@
-// The sender's writes of what each attempt came to (docs/outbound-webhooks.md "Delivery"); the claim of
-// due ones is delivery-claim.ts.
+// The sender's writes of what each attempt came to (docs/outbound-webhooks.md "Delivery", "Attempts"): the
+// delivery's outcome and the attempt's record together; the claim of due ones is delivery-claim.ts.
 import { sql } from 'drizzle-orm';
 import type { Database } from '../db/pool.ts';
 import { notify } from '../notifications/service.ts';
@@ -17,12 +17,15 @@ export interface AttemptResult {
   responseCode: number | null;
   latencyMs: number;
   error: string | null;
+  /** The first KiB of the receiver's answer (response-excerpt.ts), or null. */
+  responseBody: string | null;
 }
 
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
- * Writes attempts' outcomes in one transaction: delivered ones end; failed ones move along the ladder;
+ * Writes attempts' outcomes in one transaction, each with its attempt's record (so a sender that dies
+ * before the commit leaves neither, and the attempt made again later is the one recorded): delivered ones end; failed ones move along the ladder;
  * the fifth failure exhausts the delivery and marks its endpoint failing from then (markFailing). A
  * delivered one clears failing.
  *
@@ -75,6 +78,7 @@ export async function recordAttempts(database: Database, results: readonly Attem
         ${column('error')}::text[], ${column('nextAttemptAt')}::timestamptz[])
         as v(id, status, attempts, at, response_code, latency_ms, error, next_attempt_at)
       where d.id = v.id`);
+    await insertAttempts(tx, results);
     if (endpointIds.length === 0) return;
     await tx.execute(sql`
       select id from webhook_endpoints where id = any(${sql.param(endpointIds)}::uuid[])
@@ -91,15 +95,36 @@ export async function recordAttempts(database: Database, results: readonly Attem
   });
 }
 
+type Tx = Parameters<Parameters<Database['db']['transaction']>[0]>[0];
+
+/**
+ * Every result of the batch as an attempt row, in the order the results came, numbered after the delivery's
+ * attempts already written. Run after the batch's update of the deliveries, whose row locks it holds: a
+ * concurrent batch for the same delivery (one sent twice, deliveries are at least once) waits for this one's
+ * commit and then numbers after it. A delivery gone meanwhile (its endpoint deleted) gets none.
+ */
+async function insertAttempts(tx: Tx, results: readonly AttemptResult[]) {
+  const column = <T>(pick: (r: AttemptResult) => T) => sql.param(results.map(pick));
+  await tx.execute(sql`
+    insert into webhook_delivery_attempts
+      (tenant_id, delivery_id, number, attempted_at, duration_ms, response_code, error, response_body)
+    select d.tenant_id, d.id,
+      coalesce((select max(a.number) from webhook_delivery_attempts a where a.delivery_id = d.id), 0)
+        + row_number() over (partition by d.id order by v.ord),
+      v.at, v.duration_ms, v.response_code, v.error, v.response_body
+    from unnest(${column((r) => r.deliveryId)}::uuid[], ${column((r) => r.at.toISOString())}::timestamptz[],
+      ${column((r) => r.latencyMs)}::integer[], ${column((r) => r.responseCode)}::integer[],
+      ${column((r) => r.error)}::text[], ${column((r) => r.responseBody)}::text[])
+      with ordinality as v(delivery_id, at, duration_ms, response_code, error, response_body, ord)
+    join webhook_deliveries d on d.id = v.delivery_id`);
+}
+
 /**
  * An exhaustion marks the endpoint failing from now: a first one turns it failing and tells the tenant's
  * holders of webhooks:write; a later one, while it is still failing, restarts the day Home lists it for
  * (failing_since moves on, never back) and tells no one again.
  */
-async function markFailing(
-  tx: Parameters<Parameters<Database['db']['transaction']>[0]>[0],
-  r: AttemptResult,
-) {
+async function markFailing(tx: Tx, r: AttemptResult) {
   const { rows } = await tx.execute<{ was: Date | string | null }>(sql`
     update webhook_endpoints e set failing_since = greatest(e.failing_since, ${r.at})
     from (select id, failing_since as was from webhook_endpoints where id = ${r.endpointId}) before

@@ -15,7 +15,12 @@ export { type FanoutResult, fanoutPass, TRAIL_HOLD_MS } from './fanout.ts';
 export { DELIVERY_TIMEOUT_MS, DeliveryPoster, type OutgoingDelivery, type PostResult } from './post.ts';
 export { type DeliverySender, startDeliverySender } from './sender.ts';
 export { newSigningSecret, signatureHeader } from './signing.ts';
-export { webhookDeliveries, webhookEndpoints, webhookTrailCursor } from './tables.ts';
+export {
+  webhookDeliveries,
+  webhookDeliveryAttempts,
+  webhookEndpoints,
+  webhookTrailCursor,
+} from './tables.ts';
 export { maskedUrl } from './url-mask.ts';
 export { endpointUrlRefusal } from './url-rules.ts';
 export { type Verdict, verifyDelivery } from './verify.ts';

@@ -1,6 +1,7 @@
 // POST /webhook-endpoints/:id/test: a signed ping sent now, through the same poster and address rules
 // as every delivery, to the endpoint whether it is enabled or not. It is no delivery: nothing is queued
-// or retried, no delivery row is written; only webhook_endpoint.tested is audited (with what happened).
+// or retried, no delivery or attempt row is written; only webhook_endpoint.tested is audited (with what
+// happened). The receiver's answer body is neither kept nor answered.
 import { randomUUID } from 'node:crypto';
 import { signingSecrets } from './endpoint-secrets.ts';
 import { auditEndpoint, requireEndpoint, requireKey, type WebhookContext } from './endpoints.ts';
@@ -23,19 +24,23 @@ export function pingBody(tenantId: string, endpointId: string, now: Date): Event
   };
 }
 
-export async function pingEndpoint(ctx: WebhookContext, poster: Poster, id: string): Promise<PostResult> {
+/** What a ping answers: what happened, without the receiver's body. */
+export type PingResult = Omit<PostResult, 'responseBody'>;
+
+export async function pingEndpoint(ctx: WebhookContext, poster: Poster, id: string): Promise<PingResult> {
   const key = requireKey(ctx);
   const endpoint = await requireEndpoint(ctx.database.db, ctx.principal.tenantId, id);
   const now = new Date();
   const secrets = signingSecrets(key, endpoint, now);
   // Sealed under another key (SECRET_STORE_KEY changed since): nothing is sent unsigned.
-  const result: PostResult =
+  const { responseBody: _body, ...result }: PostResult =
     secrets === null
       ? {
           delivered: false,
           responseCode: null,
           latencyMs: 0,
           error: 'the endpoint’s secret does not open with this deployment’s key: rotate it',
+          responseBody: null,
         }
       : await poster.post({
           url: endpoint.url,

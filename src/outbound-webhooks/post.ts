@@ -5,9 +5,12 @@
 import { Agent } from 'undici';
 import { AddressRefused, checkedConnector, type LookupAll } from '../net/checked-connector.ts';
 import { EndpointAgents } from './endpoint-agents.ts';
+import { EXCERPT_BYTES, responseExcerpt } from './response-excerpt.ts';
 import { signatureHeader } from './signing.ts';
 
 export const DELIVERY_TIMEOUT_MS = 10_000;
+/** The most of an answer read (its first KiB kept) before the connection is given up rather than reused. */
+const ANSWER_READ_LIMIT = 64 * 1024;
 /** Keep-alive connections per endpoint: at least the sends one endpoint may have in flight. */
 const CONNECTIONS_PER_ENDPOINT = 16;
 
@@ -28,6 +31,8 @@ export interface PostResult {
   responseCode: number | null;
   latencyMs: number;
   error?: string;
+  /** The first KiB of the answer's body as text (response-excerpt.ts); null when none came or it was empty. */
+  responseBody: string | null;
 }
 
 export interface PosterOptions {
@@ -45,6 +50,30 @@ function schemeRefusal(url: URL, allowPrivateNetworks: boolean): string | null {
   if (url.protocol === 'https:') return null;
   if (url.protocol === 'http:' && allowPrivateNetworks) return null;
   return 'the endpoint URL must use https';
+}
+
+/**
+ * Reads an answer's body (so the connection can serve the next delivery), keeping its first KiB; past
+ * ANSWER_READ_LIMIT the rest is left and the connection closed. A body cut short keeps what arrived.
+ */
+async function excerptOf(body: AsyncIterable<Buffer>): Promise<string | null> {
+  const kept: Buffer[] = [];
+  let keptBytes = 0;
+  let read = 0;
+  try {
+    for await (const chunk of body) {
+      read += chunk.length;
+      if (keptBytes < EXCERPT_BYTES) {
+        const part = chunk.subarray(0, EXCERPT_BYTES - keptBytes);
+        kept.push(part);
+        keptBytes += part.length;
+      }
+      if (read >= ANSWER_READ_LIMIT) break;
+    }
+  } catch {
+    // Reset or timed out mid-body: the status already came; keep what did.
+  }
+  return responseExcerpt(Buffer.concat(kept));
 }
 
 function describe(err: unknown, timedOut: boolean, timeoutMs: number): string {
@@ -90,15 +119,22 @@ export class DeliveryPoster {
     try {
       url = new URL(delivery.url);
     } catch {
-      return { delivered: false, responseCode: null, latencyMs: 0, error: 'the endpoint URL is not valid' };
+      return {
+        delivered: false,
+        responseCode: null,
+        latencyMs: 0,
+        error: 'the endpoint URL is not valid',
+        responseBody: null,
+      };
     }
     const refusal = schemeRefusal(url, this.#options.allowPrivateNetworks);
-    if (refusal) return { delivered: false, responseCode: null, latencyMs: 0, error: refusal };
+    if (refusal)
+      return { delivered: false, responseCode: null, latencyMs: 0, error: refusal, responseBody: null };
     const t = Math.floor((this.#options.now?.() ?? Date.now()) / 1000);
     const signal = AbortSignal.timeout(timeoutMs);
     try {
       // The pool counts the endpoint busy until the answer's body is read.
-      const code = await this.#agents.with(delivery.endpointId, async (agent) => {
+      const answer = await this.#agents.with(delivery.endpointId, async (agent) => {
         const response = await agent.request({
           origin: url.origin,
           path: `${url.pathname}${url.search}`,
@@ -113,20 +149,22 @@ export class DeliveryPoster {
           body: delivery.body,
           signal,
         });
-        // The answer's body is not kept: read (bounded) so the connection can serve the next delivery.
-        await response.body.dump({ limit: 64 * 1024 }).catch(() => {});
-        return response.statusCode;
+        return { code: response.statusCode, responseBody: await excerptOf(response.body) };
       });
-      if (code >= 200 && code < 300) return { delivered: true, responseCode: code, latencyMs: latency() };
+      const { code, responseBody } = answer;
+      if (code >= 200 && code < 300) {
+        return { delivered: true, responseCode: code, latencyMs: latency(), responseBody };
+      }
       const error =
         code >= 300 && code < 400 ? `redirect ${code} not followed` : `the endpoint answered ${code}`;
-      return { delivered: false, responseCode: code, latencyMs: latency(), error };
+      return { delivered: false, responseCode: code, latencyMs: latency(), error, responseBody };
     } catch (err) {
       return {
         delivered: false,
         responseCode: null,
         latencyMs: latency(),
         error: describe(err, signal.aborted, timeoutMs),
+        responseBody: null,
       };
     }
   }

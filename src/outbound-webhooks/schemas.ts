@@ -119,6 +119,31 @@ export const Delivery = Type.Object(
 
 export const DeliveryList = Type.Object({ items: Type.Array(Delivery) }, closed);
 
+export const DeliveryAttempt = Type.Object(
+  {
+    id: Uuid,
+    deliveryId: Uuid,
+    number: Type.Integer({ minimum: 1, description: '1 for the first attempt, then 2, 3, …' }),
+    attemptedAt: dateTime('When it was sent'),
+    durationMs: Type.Integer({
+      minimum: 0,
+      description: 'From sending to the answer read, or to the failure',
+    }),
+    responseCode: nullable(Type.Integer(), { description: 'The HTTP status; null when no answer came' }),
+    error: nullable(Type.String(), {
+      description:
+        'What went wrong, in words that never repeat the URL (the endpoint answered 500, no answer within 10 s, connection refused, TLS failed (…), refused: the host resolves to a loopback address); null when delivered',
+    }),
+    responseBody: nullable(Type.String(), {
+      description:
+        'The first KiB of the answer’s body as text, control and reordering characters as U+FFFD; null when none came or it was empty. Reads "[redacted]" without runs:context: a receiver may repeat the run’s data.',
+    }),
+  },
+  { ...closed, title: 'WebhookDeliveryAttempt' },
+);
+
+export const AttemptsQuery = Type.Object(pageQuery(), closed);
+
 export const DeliveriesQuery = Type.Object(
   {
     endpointId: Type.Optional(Uuid),

@@ -134,6 +134,7 @@ export function startDeliverySender(options: SenderOptions): DeliverySender {
           responseCode: outcome.responseCode,
           latencyMs: outcome.latencyMs,
           error: outcome.error ?? null,
+          responseBody: outcome.responseBody,
         }),
       );
   };

@@ -82,6 +82,31 @@ export const webhookDeliveries = pgTable(
 );
 
 /**
+ * One attempt of a delivery: when it was sent, how long it took, what came back (docs/outbound-webhooks.md
+ * "Attempts"). Written by the sender in the transaction that writes the attempt's outcome on the delivery,
+ * so an attempt is recorded exactly when the delivery counts it. number: 1, 2, … in the order written.
+ * response_body: the first KiB of the receiver's answer, made storable and safe to show. Goes with its
+ * delivery (the foreign key cascades; the index leads with delivery_id so the cascade finds its rows).
+ */
+export const webhookDeliveryAttempts = pgTable(
+  'webhook_delivery_attempts',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    tenantId: uuid('tenant_id').notNull(),
+    deliveryId: uuid('delivery_id')
+      .notNull()
+      .references(() => webhookDeliveries.id, { onDelete: 'cascade' }),
+    number: smallint('number').notNull(),
+    attemptedAt: timestamptz('attempted_at').notNull(),
+    durationMs: integer('duration_ms').notNull(),
+    responseCode: integer('response_code'),
+    error: text('error'),
+    responseBody: text('response_body'),
+  },
+  (t) => [uniqueIndex('webhook_delivery_attempts_delivery_number_idx').on(t.deliveryId, t.number)],
+);
+
+/**
  * How far the trail has been turned into deliveries: every audit row of a transaction below xact_id
  * has been read. One row (id 1).
  */

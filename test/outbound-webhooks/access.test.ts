@@ -69,6 +69,7 @@ describe('tenants and permissions', () => {
       '/webhook-endpoints',
       `/webhook-endpoints/${created.id}`,
       '/webhook-deliveries',
+      `/webhook-deliveries/${randomUUID()}/attempts`,
       `/workflow-runs/${randomUUID()}/related`,
     ]) {
       const error = await expectError(await api.call(path, analyst), 403, 'forbidden');
@@ -159,6 +160,12 @@ describe('the description of the outbound webhook routes', () => {
       ['post', '/webhook-endpoints/{id}/rotate-secret', 'rotateWebhookSecret', ['200', '404', ...withBody]],
       ['post', '/webhook-endpoints/{id}/test', 'testWebhookEndpoint', ['200', '404', ...withBody]],
       ['get', '/webhook-deliveries', 'listWebhookDeliveries', ['200', '400', ...generic]],
+      [
+        'get',
+        '/webhook-deliveries/{id}/attempts',
+        'listWebhookDeliveryAttempts',
+        ['200', '400', '404', ...generic],
+      ],
       ['post', '/webhook-deliveries/{id}/retry', 'retryWebhookDelivery', ['200', '404', '409', ...withBody]],
       ['get', '/workflow-runs/{id}/related', 'listWorkflowRunDeliveries', ['200', '400', '404', ...generic]],
     ];

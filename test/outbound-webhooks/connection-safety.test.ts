@@ -76,6 +76,7 @@ describe('refused at connection', () => {
           responseCode: null,
           latencyMs: expect.any(Number),
           error,
+          responseBody: null,
         });
       } finally {
         await poster.close();

@@ -3,15 +3,21 @@
 // takes the trail over at its next pass, and every event reaches the receiver. The count of duplicates
 // the receiver saw is asserted: zero here, since the dead pass had sent nothing (a send cut short after
 // the receiver answered is sent again when its lease runs out, docs/outbound-webhooks.md).
+// And kill -9 of a worker while its send is in flight: no attempt is recorded for the dead send (it dies
+// with the outcome it never wrote), and the send made again once the lease ran out is recorded once.
 import type { ChildProcess } from 'node:child_process';
-import { sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
+import pino from 'pino';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { DeliveryPoster, startDeliverySender } from '../../src/outbound-webhooks/index.ts';
+import { webhookDeliveries, webhookDeliveryAttempts } from '../../src/outbound-webhooks/tables.ts';
 import { SECRET_KEY_HEX } from '../installs/support.ts';
 import { startWorkerProcess, until } from '../runs/worker-process.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { cleanUpProcesses } from '../support/processes.ts';
 import { type Receiver, startReceiver, verifySignature } from './receiver.ts';
-import { addEndpoint, runCompleted } from './rows.ts';
+import { addEndpoint, KEY, runCompleted } from './rows.ts';
+import { insertDelivery } from './support.ts';
 
 const EVENTS = 20;
 let platform: TestPlatform;
@@ -108,4 +114,61 @@ it('loses no event when the leader dies mid-pass, and another worker takes over'
     return r.rows[0]?.n === EVENTS ? true : null;
   });
   expect(rows.reduce((sum, r) => sum + r.n, 0)).toBe(EVENTS);
+}, 240_000);
+
+it('records one attempt, not two, when a worker dies with its send in flight', async () => {
+  const beta = await platform.tenantId('beta');
+  const hanging = await startReceiver();
+  hanging.answer.hang = true;
+  const endpoint = await addEndpoint(platform.database, beta, hanging.url, ['run.completed']);
+  const { auditId } = await runCompleted(platform.database, beta);
+  // Queued as the trail reader queues it (its own pass finds it there and adds nothing).
+  const delivery = await insertDelivery(platform.database.db, {
+    tenantId: beta,
+    endpointId: endpoint.id,
+    auditEventId: auditId,
+  });
+  const doomed = await startWorkerProcess(workerEnv('doomed'));
+  await until('the send in flight', async () => (hanging.received.length === 1 ? true : null), 90_000);
+  await kill(doomed);
+  const row = async () =>
+    (
+      await platform.database.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, delivery.id))
+    )[0];
+  const attempts = () =>
+    platform.database.db
+      .select()
+      .from(webhookDeliveryAttempts)
+      .where(eq(webhookDeliveryAttempts.deliveryId, delivery.id));
+  expect(await row()).toMatchObject({ status: 'pending', attempts: 0 });
+  expect(await attempts()).toHaveLength(0);
+
+  // The lease runs out (a minute; written here rather than waited for), and a live sender sends it again.
+  await platform.database.db
+    .update(webhookDeliveries)
+    .set({ nextAttemptAt: new Date() })
+    .where(eq(webhookDeliveries.id, delivery.id));
+  hanging.answer.hang = false;
+  const poster = new DeliveryPoster({ allowPrivateNetworks: true });
+  const sender = startDeliverySender({
+    database: platform.database,
+    logger: pino({ level: 'silent' }),
+    poster,
+    key: KEY,
+    idleMs: 20,
+  });
+  try {
+    await until('delivered', async () => ((await row())?.status === 'delivered' ? true : null));
+  } finally {
+    await sender.stop();
+    await poster.close();
+    await hanging.close();
+  }
+  expect(await row()).toMatchObject({ attempts: 1, responseCode: 204 });
+  expect((await attempts()).map((a) => [a.number, a.responseCode, a.error])).toEqual([[1, 204, null]]);
+  // The receiver saw it twice, with one delivery id: the at-least-once case it deduplicates.
+  expect(hanging.received.map((got) => got.headers['x-service-delivery'])).toEqual([
+    delivery.id,
+    delivery.id,
+  ]);
 }, 240_000);

@@ -1,5 +1,7 @@
 // The sender's outcome writes (src/outbound-webhooks/delivery-store.ts recordAttempts) on real PostgreSQL:
-// a batch mixing every outcome leaves each delivery and endpoint as writing them one by one would, and two
+// a batch mixing every outcome leaves each delivery and endpoint as writing them one by one would, each
+// result recorded as one attempt numbered after the delivery's others (two senders' results for one
+// delivery both kept, in turn; none for a delivery gone meanwhile), and two
 // senders writing batches for the same endpoints at once (each worker has one) never deadlock — a
 // deadlock would lose a batch, and its deliveries would be sent again once their leases ran out.
 import { randomUUID } from 'node:crypto';
@@ -8,7 +10,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { notifications } from '../../src/notifications/tables.ts';
 import { failingEndpoints } from '../../src/outbound-webhooks/attention.ts';
 import { type AttemptResult, recordAttempts } from '../../src/outbound-webhooks/delivery-store.ts';
-import { webhookDeliveries } from '../../src/outbound-webhooks/tables.ts';
+import { webhookDeliveries, webhookDeliveryAttempts } from '../../src/outbound-webhooks/tables.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { addEndpoint, endpointRow, runCompleted } from './rows.ts';
 
@@ -58,6 +60,7 @@ const result = (
   responseCode: 204,
   latencyMs: 12,
   error: null,
+  responseBody: null,
   ...answer,
 });
 
@@ -132,6 +135,61 @@ it('writes a batch of every outcome as one by one: delivered, a step along the l
   });
   expect((await endpointRow(platform.database, good.id))?.lastDeliveryAt).toEqual(at);
   expect(await told()).toHaveLength(1);
+});
+
+const attemptsOf = (deliveryId: string) =>
+  platform.database.db
+    .select()
+    .from(webhookDeliveryAttempts)
+    .where(eq(webhookDeliveryAttempts.deliveryId, deliveryId))
+    .orderBy(webhookDeliveryAttempts.number);
+
+it('records each result as an attempt, numbered after the delivery’s, however the results come', async () => {
+  const endpoint = await addEndpoint(platform.database, alpha, 'https://example.com/n', ['run.completed']);
+  const at = new Date(Date.now() - 1000);
+  const later = new Date(at.getTime() + 250);
+  const delivery = await claimedDelivery(endpoint.id);
+  await recordAttempts(platform.database, [
+    result(delivery, at, { ...failedAnswer, latencyMs: 31, responseBody: 'try later' }),
+  ]);
+  expect(await attemptsOf(delivery.id)).toEqual([
+    {
+      id: expect.any(String),
+      tenantId: alpha,
+      deliveryId: delivery.id,
+      number: 1,
+      attemptedAt: at,
+      durationMs: 31,
+      responseCode: 500,
+      error: 'the endpoint answered 500',
+      responseBody: 'try later',
+    },
+  ]);
+  // Sent twice at once (a retry while it was in flight): both senders' results are kept, in turn.
+  const again = { ...delivery, attempts: 1 };
+  await Promise.all([
+    recordAttempts(platform.database, [result(again, later, failedAnswer)]),
+    recordAttempts(platform.database, [result(again, later)]),
+  ]);
+  expect((await attemptsOf(delivery.id)).map((a) => a.number)).toEqual([1, 2, 3]);
+  // Two results of one delivery in one batch: two attempts, in the batch's order.
+  const twice = await claimedDelivery(endpoint.id);
+  await recordAttempts(platform.database, [
+    result(twice, at, failedAnswer),
+    result({ ...twice, attempts: 1 }, later),
+  ]);
+  expect((await attemptsOf(twice.id)).map((a) => [a.number, a.responseCode])).toEqual([
+    [1, 500],
+    [2, 204],
+  ]);
+  expect(await row(twice.id)).toMatchObject({ status: 'delivered', attempts: 2 });
+  // A delivery gone meanwhile (its endpoint deleted): no attempt, and the rest of the batch written.
+  const gone = await claimedDelivery(endpoint.id);
+  const kept = await claimedDelivery(endpoint.id);
+  await platform.database.db.delete(webhookDeliveries).where(eq(webhookDeliveries.id, gone.id));
+  await recordAttempts(platform.database, [result(gone, at), result(kept, at)]);
+  expect(await attemptsOf(gone.id)).toHaveLength(0);
+  expect(await attemptsOf(kept.id)).toHaveLength(1);
 });
 
 it('restarts Home’s day on a later exhaustion while still failing, telling no one again', async () => {

@@ -4,7 +4,7 @@
 // endpoint is pinged too; what the receiver answers comes back; no delivery row is written.
 import { count, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { webhookDeliveries } from '../../src/outbound-webhooks/index.ts';
+import { webhookDeliveries, webhookDeliveryAttempts } from '../../src/outbound-webhooks/index.ts';
 import { UUID } from '../http/expect.ts';
 import { ok } from '../installs/support.ts';
 import type { TestPlatform } from '../support/platform.ts';
@@ -85,6 +85,11 @@ describe('the test ping', () => {
       .from(webhookDeliveries)
       .where(eq(webhookDeliveries.tenantId, tenantId));
     expect(deliveries?.n).toBe(0);
+    const [attempts] = await platform.database.db
+      .select({ n: count() })
+      .from(webhookDeliveryAttempts)
+      .where(eq(webhookDeliveryAttempts.tenantId, tenantId));
+    expect(attempts?.n).toBe(0);
     const [audit] = await auditOf(platform.database.db, tenantId, 'webhook_endpoint.tested');
     expect(audit?.data).toEqual({
       url: `${receiver.url}/…`,

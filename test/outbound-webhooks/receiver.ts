@@ -15,8 +15,11 @@ export interface Received {
 export interface Receiver {
   url: string;
   received: Received[];
-  /** The status the next requests are answered with (204 to begin with). */
-  answer: { status: number; location?: string };
+  /**
+   * How the next requests are answered: the status (204 to begin with), with a body when told; `hang`
+   * leaves them unanswered (kept, the connection open until close).
+   */
+  answer: { status: number; location?: string; body?: string; hang?: boolean };
   close(): Promise<void>;
 }
 
@@ -33,8 +36,9 @@ export async function startReceiver(): Promise<Receiver> {
         headers: request.headers,
         body: Buffer.concat(chunks).toString('utf8'),
       });
+      if (answer.hang) return;
       response.writeHead(answer.status, answer.location ? { location: answer.location } : {});
-      response.end();
+      response.end(answer.body);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
