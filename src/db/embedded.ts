@@ -74,7 +74,18 @@ async function binaries(): Promise<Binaries> {
 }
 
 /** PostgreSQL refuses to run as root, so as root it runs as the `postgres` user the package creates. */
-async function runAs(): Promise<Owner> {
+/** PostgreSQL's user, asked of the system once per process (a start asks for it several times). */
+let owner: Promise<Owner> | null = null;
+
+function runAs(): Promise<Owner> {
+  owner ??= findOwner().catch((error) => {
+    owner = null; // not remembered: the next start asks again
+    throw error;
+  });
+  return owner;
+}
+
+async function findOwner(): Promise<Owner> {
   if (os.userInfo().uid !== 0) return {};
   await run('id', ['-u', USER]).catch(async () => {
     await run('groupadd', ['-f', USER]);
