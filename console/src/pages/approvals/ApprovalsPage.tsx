@@ -1,11 +1,18 @@
-// Registered so its URL and the API's links open; its content is to be built.
-import { Placeholder } from '../../components/Placeholder.tsx';
+// What waits for a decision besides app versions: definitions' approval requests and install changes, each
+// queue with its decide buttons (app versions' publish requests are under Apps: /apps/approvals).
+import { Link } from 'react-router';
+import { DefinitionApprovalsQueue } from './DefinitionApprovalsQueue.tsx';
+import { InstallChangesQueue } from './InstallChangesQueue.tsx';
 
 export default function ApprovalsPage() {
   return (
-    <Placeholder
-      title="Approvals"
-      about="Definitions' approvals and install changes waiting for a decision."
-    />
+    <>
+      <h1>Approvals</h1>
+      <p className="meta">
+        Publish requests of app versions are under <Link to="/apps/approvals">Apps › Publish requests</Link>.
+      </p>
+      <DefinitionApprovalsQueue />
+      <InstallChangesQueue />
+    </>
   );
 }

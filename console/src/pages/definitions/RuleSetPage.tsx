@@ -1,6 +1,9 @@
-// Registered so its URL and the API's links open; its content is to be built.
-import { Placeholder } from '../../components/Placeholder.tsx';
+// A rule set (`/rule-sets/<key>`, `/rule-sets/<key>/versions/<n>`: the API's activity links).
+import { useParams } from 'react-router';
+import { DefinitionView } from './DefinitionView.tsx';
+import { useRuleSet } from './queries.ts';
 
 export default function RuleSetPage() {
-  return <Placeholder title="Rule set" about="A rule set and its versions." />;
+  const { key = '', version } = useParams();
+  return <DefinitionView kind="rule_set" definitionKey={key} version={version} query={useRuleSet(key)} />;
 }

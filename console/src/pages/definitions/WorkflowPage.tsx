@@ -1,6 +1,9 @@
-// Registered so its URL and the API's links open; its content is to be built.
-import { Placeholder } from '../../components/Placeholder.tsx';
+// A workflow (`/workflows/<key>`, `/workflows/<key>/versions/<n>`: the API's activity links).
+import { useParams } from 'react-router';
+import { DefinitionView } from './DefinitionView.tsx';
+import { useWorkflow } from './queries.ts';
 
 export default function WorkflowPage() {
-  return <Placeholder title="Workflow" about="A workflow definition and its versions." />;
+  const { key = '', version } = useParams();
+  return <DefinitionView kind="workflow" definitionKey={key} version={version} query={useWorkflow(key)} />;
 }
