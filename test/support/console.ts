@@ -66,14 +66,22 @@ export interface ConsoleStack {
   stop(): Promise<void>;
 }
 
-export async function startConsoleStack(prefix: string, tenant = 'console'): Promise<ConsoleStack> {
+/**
+ * `settings`: more of the platform's settings (say, an identity provider's AUTH_* and
+ * CONSOLE_OIDC_CLIENT_ID), over the test defaults.
+ */
+export async function startConsoleStack(
+  prefix: string,
+  tenant = 'console',
+  settings: Env = {},
+): Promise<ConsoleStack> {
   if (!existsSync(path.join(CONSOLE_DIST, 'index.html'))) {
     throw new Error('the console is not built: run `npm run build:console` (npm ci builds it)');
   }
   const dataDir = path.join(await tempDir(prefix), 'data');
   dataDirs.add(dataDir);
   const ports = await freePorts();
-  const env = baseEnv({ ...ports, DATA_DIR: dataDir });
+  const env = baseEnv({ ...ports, DATA_DIR: dataDir, ...settings });
   const [platform, browser] = await Promise.all([
     startPlatform(['--role', 'all'], env),
     timed('starting', () =>

@@ -10,7 +10,7 @@ import { takeSignInResponse } from './callback.ts';
 import { useConsoleSettings } from './console-settings.ts';
 import { finishProviderSignIn } from './oidc.ts';
 import { type OidcSettings, signInFailureText } from './oidc-rules.ts';
-import { recordSignInFailure, startSession, takeReturnTo } from './session.ts';
+import { endReason, recordSignInFailure, startSession, takeReturnTo } from './session.ts';
 
 /** Where the sign-in ends: the page to land on, or the sign-in page with the failure recorded. */
 async function finish(oidc: OidcSettings | null, response: string | null): Promise<string> {
@@ -23,9 +23,10 @@ async function finish(oidc: OidcSettings | null, response: string | null): Promi
     return failed('The sign-in did not complete: there was no answer from your identity provider.');
   try {
     const refused = startSession(await finishProviderSignIn(oidc, response));
-    return refused
-      ? failed(`Your identity provider signed you in, but the console cannot use its token: ${refused}`)
-      : (takeReturnTo() ?? '/');
+    if (refused === null) return takeReturnTo() ?? '/';
+    // A token that expired on the way is recorded as an expired session, which the sign-in page explains.
+    if (endReason()?.kind === 'expired') return '/sign-in';
+    return failed(`Your identity provider signed you in, but the console cannot use its token: ${refused}`);
   } catch (error) {
     return failed(signInFailureText(error as Error));
   }
