@@ -10,7 +10,7 @@ import { takeSignInResponse } from './callback.ts';
 import { useConsoleSettings } from './console-settings.ts';
 import { finishProviderSignIn } from './oidc.ts';
 import { type OidcSettings, signInFailureText } from './oidc-rules.ts';
-import { endReason, recordSignInFailure, startSession, takeReturnTo } from './session.ts';
+import { currentSession, endReason, recordSignInFailure, startSession, takeReturnTo } from './session.ts';
 
 /** Where the sign-in ends: the page to land on, or the sign-in page with the failure recorded. */
 async function finish(oidc: OidcSettings | null, response: string | null): Promise<string> {
@@ -18,6 +18,8 @@ async function finish(oidc: OidcSettings | null, response: string | null): Promi
     recordSignInFailure(message);
     return '/sign-in';
   };
+  // Opened by hand or reloaded: nothing to complete; a signed-in person simply goes on.
+  if (!response && currentSession()) return '/';
   if (!oidc) return failed('This platform signs nobody in through an identity provider.');
   if (!response)
     return failed('The sign-in did not complete: there was no answer from your identity provider.');
