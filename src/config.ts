@@ -2,6 +2,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { type ConsoleOidcSettings, readConsoleOidc } from './config/console-oidc.ts';
 import { type ProvenanceSettings, readProvenance } from './config/provenance.ts';
 import {
   ConfigError,
@@ -18,6 +19,7 @@ import { readTelemetry, type TelemetrySettings } from './config/telemetry.ts';
 
 export {
   ConfigError,
+  type ConsoleOidcSettings,
   localRunnerUrl,
   type ProvenanceSettings,
   type StorageSettings,
@@ -107,6 +109,8 @@ export interface Config {
   appCallTokenSecret: string | null;
   secretStoreKey: Buffer | null;
   auth: AuthSettings;
+  /** The console's OpenID Connect sign-in (CONSOLE_OIDC_CLIENT_ID, CONSOLE_OIDC_SCOPE); null when off. */
+  consoleOidc: ConsoleOidcSettings | null;
   rateLimitPerMinute: number;
   /** The api's HTTP listeners: how long a request may take to arrive, idle sockets, refused tokens. */
   http: HttpSettings;
@@ -221,6 +225,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       issuer: read.text('AUTH_ISSUER'),
       audience: read.text('AUTH_AUDIENCE'),
     },
+    consoleOidc: readConsoleOidc(read),
     rateLimitPerMinute: read.int('API_RATE_LIMIT_PER_MINUTE', 600, 0, 1_000_000),
     http: {
       requestTimeoutMs: read.int('HTTP_REQUEST_TIMEOUT_MS', 120_000, 100, 3_600_000),

@@ -4,7 +4,6 @@
 // table: docs/console.md lists them.
 import type { ComponentType } from 'react';
 import { createBrowserRouter, Navigate, type RouteObject, useParams } from 'react-router';
-import { SignInPage } from './auth/SignInPage.tsx';
 import HomePage from './pages/home/HomePage.tsx';
 import { ErrorPage, NotFoundPage } from './shell/ErrorPage.tsx';
 import { Layout } from './shell/Layout.tsx';
@@ -64,7 +63,9 @@ export const pages: RouteObject[] = [
 ];
 
 export const routes: RouteObject[] = [
-  { path: '/sign-in', Component: SignInPage, ErrorBoundary: ErrorPage },
+  // Outside the shell, loaded on first use with the OpenID Connect library.
+  { path: '/sign-in', lazy: page(() => import('./auth/SignInPage.tsx')), ErrorBoundary: ErrorPage },
+  { path: '/auth/callback', lazy: page(() => import('./auth/CallbackPage.tsx')), ErrorBoundary: ErrorPage },
   {
     path: '/',
     Component: Layout,

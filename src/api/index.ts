@@ -17,7 +17,7 @@ import { moduleServable } from '../catalogue/servable.ts';
 import type { Inspector } from '../catalogue/uploads.ts';
 import { collectionRoutes } from '../collections/index.ts';
 import type { Config } from '../config.ts';
-import { consoleRoutes } from '../console/routes.ts';
+import { CONSOLE_DIST, consoleRoutes } from '../console/routes.ts';
 import type { Database } from '../db/pool.ts';
 import { DocumentChecks, documentSourceOf, subjectDocumentRoutes } from '../documents/index.ts';
 import { createServer } from '../http/server.ts';
@@ -100,7 +100,7 @@ export async function buildPublicApi(deps: ApiDeps) {
   for (const schema of [...definitionSchemas, ...approvalSchemas]) app.addSchema(schema);
   await app.register(healthRoutes(deps.database));
   // The console's pages and files at /console/ (not part of the API's description).
-  await app.register(consoleRoutes());
+  await app.register(consoleRoutes(CONSOLE_DIST, deps.config.consoleOidc));
   await app.register(tenantRoutes(deps.database, deps.config));
   await app.register(auditRoutes(deps.database));
   await app.register(activityRoutes(deps.database));

@@ -8,11 +8,14 @@
 //   (/console/runs/<id>, an href an activity item names) opens where it points.
 // - Every answer carries a Content-Security-Policy that allows no inline script or style and no framing.
 // - Without a build, a 503 in plain words says how to make one.
+// - /console/config.json tells the console, before anyone signs in, whether the deployment's identity
+//   provider signs people in (OpenID Connect), and as which client.
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { CONSOLE_HEADERS, cacheControlOf, consoleFileOf } from './serving-rules.ts';
+import type { ConsoleOidcSettings } from '../config.ts';
+import { cacheControlOf, consoleFileOf, consoleHeadersFor } from './serving-rules.ts';
 
 export const CONSOLE_PREFIX = '/console';
 export const CONSOLE_DIST = path.resolve(import.meta.dirname, '../../console/dist');
@@ -25,13 +28,30 @@ const ROUTE_OPTIONS = {
   schema: { hide: true, querystring: { type: 'object', additionalProperties: true } },
 } as const;
 
-export function consoleRoutes(distDir: string = CONSOLE_DIST) {
+/** What /console/config.json answers: the sign-in the console offers besides the development one. */
+const CONFIG_SCHEMA = {
+  type: 'object',
+  required: ['oidc'],
+  additionalProperties: false,
+  properties: {
+    oidc: {
+      type: ['object', 'null'],
+      required: ['issuer', 'clientId', 'scope'],
+      additionalProperties: false,
+      properties: { issuer: { type: 'string' }, clientId: { type: 'string' }, scope: { type: 'string' } },
+    },
+  },
+} as const;
+
+export function consoleRoutes(distDir: string = CONSOLE_DIST, oidc: ConsoleOidcSettings | null = null) {
+  const headers = consoleHeadersFor(oidc?.issuer ?? null);
+  const settings = { oidc: oidc && { issuer: oidc.issuer, clientId: oidc.clientId, scope: oidc.scope } };
   return async (app: FastifyInstance) => {
     // reply.sendFile only: the routes below decide what each path answers.
     await app.register(fastifyStatic, { root: distDir, serve: false });
     app.addHook('onSend', async (request, reply, payload) => {
       if (request.routeOptions.url?.startsWith(CONSOLE_PREFIX)) {
-        for (const [name, value] of Object.entries(CONSOLE_HEADERS)) reply.header(name, value);
+        for (const [name, value] of Object.entries(headers)) reply.header(name, value);
       }
       return payload;
     });
@@ -39,6 +59,11 @@ export function consoleRoutes(distDir: string = CONSOLE_DIST) {
       const query = request.url.slice(CONSOLE_PREFIX.length);
       return reply.redirect(`${CONSOLE_PREFIX}/${query}`, 302);
     });
+    app.get(
+      `${CONSOLE_PREFIX}/config.json`,
+      { ...ROUTE_OPTIONS, schema: { ...ROUTE_OPTIONS.schema, response: { 200: CONFIG_SCHEMA } } },
+      async (_request, reply) => reply.header('cache-control', 'no-cache').send(settings),
+    );
     app.get(`${CONSOLE_PREFIX}/*`, ROUTE_OPTIONS, async (request, reply) => {
       const wanted = (request.params as { '*': string })['*'];
       const file = await consoleFileOf(wanted, (candidate) => isFile(path.join(distDir, candidate)));

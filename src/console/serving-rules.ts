@@ -2,25 +2,34 @@
 
 /**
  * The policy allows the console's own files and nothing inline: no inline script or style, no eval, no
- * framing (clickjacking), no <base> rewriting, forms only to this origin, images also as data: URLs.
+ * framing (clickjacking), no <base> rewriting, forms only to this origin, images also as data: URLs. The
+ * browser may fetch from the console's origin and, with the OpenID Connect sign-in on, from the identity
+ * provider's (its discovery document and token endpoint): `connectOrigins`.
  */
-export const CONSOLE_CSP = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "connect-src 'self'",
-  "frame-ancestors 'none'",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "object-src 'none'",
-].join('; ');
+export function consoleCsp(connectOrigins: readonly string[] = []): string {
+  return [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data:",
+    ["connect-src 'self'", ...connectOrigins].join(' '),
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "object-src 'none'",
+  ].join('; ');
+}
 
-export const CONSOLE_HEADERS = {
-  'content-security-policy': CONSOLE_CSP,
-  'x-content-type-options': 'nosniff',
-  'referrer-policy': 'no-referrer',
-} as const;
+export const CONSOLE_CSP = consoleCsp();
+
+/** The headers of every answer under /console; `issuer` is the OpenID Connect sign-in's, when it is on. */
+export function consoleHeadersFor(issuer: string | null) {
+  return {
+    'content-security-policy': consoleCsp(issuer === null ? [] : [new URL(issuer).origin]),
+    'x-content-type-options': 'nosniff',
+    'referrer-policy': 'no-referrer',
+  } as const;
+}
 
 /** Names under assets/ carry a hash of their content: they never change. */
 const HASHED = /^assets\//;

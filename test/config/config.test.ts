@@ -233,6 +233,7 @@ describe('loadConfig with settings', () => {
         issuer: 'https://idp.example.com/',
         audience: 'apps-platform',
       },
+      consoleOidc: null,
       rateLimitPerMinute: 0,
       http: {
         requestTimeoutMs: 30_000,

@@ -116,6 +116,10 @@ describe('signing in', () => {
       expect(await page.textContent('main')).toContain(
         'After signing in you return to /runs/run-1?status=running',
       );
+      // No identity provider is configured here (no CONSOLE_OIDC_CLIENT_ID): the page explains the link.
+      await page.getByRole('heading', { name: 'With a development sign-in link' }).waitFor();
+      expect(await page.textContent('main')).toContain('npx platform console --tenant acme --role admin');
+      expect(await page.getByRole('button', { name: /identity provider/ }).count()).toBe(0);
 
       // The link `npx platform console` prints (Home), opened in the same tab.
       await page.goto(await stack.signInLink({ role: 'admin' }));

@@ -8,8 +8,9 @@ import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TokenVerifier } from '../../src/auth/tokens.ts';
+import type { ConsoleOidcSettings } from '../../src/config.ts';
 import { consoleRoutes, NOT_BUILT } from '../../src/console/routes.ts';
-import { CONSOLE_CSP, IMMUTABLE } from '../../src/console/serving-rules.ts';
+import { CONSOLE_CSP, consoleCsp, IMMUTABLE } from '../../src/console/serving-rules.ts';
 import { createServer } from '../../src/http/server.ts';
 
 const refuseEveryToken: TokenVerifier = {
@@ -18,14 +19,21 @@ const refuseEveryToken: TokenVerifier = {
   },
 };
 
-async function serverFor(distDir: string): Promise<FastifyInstance> {
+/** The OpenID Connect sign-in as CONSOLE_OIDC_CLIENT_ID with AUTH_ISSUER configure it. */
+const OIDC: ConsoleOidcSettings = {
+  issuer: 'https://login.example.com:8443/realms/acme',
+  clientId: 'platform-console',
+  scope: 'openid platform',
+};
+
+async function serverFor(distDir: string, oidc: ConsoleOidcSettings | null = null): Promise<FastifyInstance> {
   const app = (await createServer({
     logger: pino({ level: 'silent' }),
     openApi: true,
     rateLimitPerMinute: 1000,
     auth: { verifier: refuseEveryToken, findTenant: async () => null },
   })) as unknown as FastifyInstance;
-  await app.register(consoleRoutes(distDir));
+  await app.register(consoleRoutes(distDir, oidc));
   await app.ready();
   return app;
 }
@@ -33,6 +41,7 @@ async function serverFor(distDir: string): Promise<FastifyInstance> {
 const temp: string[] = [];
 let built: FastifyInstance;
 let unbuilt: FastifyInstance;
+let signingIn: FastifyInstance;
 const INDEX =
   '<!doctype html><title>console</title><script type="module" src="/console/assets/index-AbC123.js"></script>';
 
@@ -48,11 +57,13 @@ beforeAll(async () => {
   await fs.writeFile(path.join(path.dirname(dist), `${path.basename(dist)}-secret.txt`), 'secret');
   built = await serverFor(dist);
   unbuilt = await serverFor(empty);
+  signingIn = await serverFor(dist, OIDC);
 });
 
 afterAll(async () => {
   await built?.close();
   await unbuilt?.close();
+  await signingIn?.close();
   for (const dir of temp) {
     await fs.rm(dir, { recursive: true, force: true });
     await fs.rm(`${dir}-secret.txt`, { force: true });
@@ -124,5 +135,40 @@ describe('the console’s routes', () => {
     const answer = await built.inject({ method: 'GET', url: '/openapi.json' });
     const paths = Object.keys(JSON.parse(answer.body).paths ?? {});
     expect(paths.filter((p) => p.startsWith('/console'))).toEqual([]);
+  });
+
+  it('tell the console, without a token and afresh each time, that no identity provider signs in here', async () => {
+    const answer = await built.inject({ method: 'GET', url: '/console/config.json' });
+    expect(answer.statusCode).toBe(200);
+    expect(answer.headers['content-type']).toMatch(/^application\/json/);
+    expect(answer.headers['cache-control']).toBe('no-cache');
+    expect(JSON.parse(answer.body)).toEqual({ oidc: null });
+    expectConsoleHeaders(answer.headers);
+  });
+});
+
+describe('the console’s routes with the OpenID Connect sign-in on', () => {
+  it('tell the console the identity provider and its client', async () => {
+    const answer = await signingIn.inject({ method: 'GET', url: '/console/config.json' });
+    expect(answer.statusCode).toBe(200);
+    expect(answer.headers['cache-control']).toBe('no-cache');
+    expect(JSON.parse(answer.body)).toEqual({ oidc: OIDC });
+  });
+
+  it('let the browser fetch from the provider’s origin, and nothing else changes in the policy', async () => {
+    const policy = consoleCsp(['https://login.example.com:8443']);
+    expect(policy).toBe(
+      CONSOLE_CSP.replace("connect-src 'self'", "connect-src 'self' https://login.example.com:8443"),
+    );
+    for (const url of [
+      '/console/',
+      '/console/runs/1',
+      '/console/assets/index-AbC123.js',
+      '/console/config.json',
+    ]) {
+      const answer = await signingIn.inject({ method: 'GET', url });
+      expect(answer.headers['content-security-policy'], url).toBe(policy);
+      expect(answer.headers['content-security-policy'], url).not.toMatch(/unsafe-|realms/);
+    }
   });
 });

@@ -69,7 +69,10 @@ export interface ConsoleStack {
 export async function startConsoleStack(
   prefix: string,
   tenant = 'console',
-  /** More settings for `platform start` (`APP_RUNNER_ALLOW_PRIVATE_NETWORKS: 'true'` for a vendor double). */
+  /**
+   * More of the platform's settings over the test defaults (`APP_RUNNER_ALLOW_PRIVATE_NETWORKS: 'true'` for
+   * a vendor double; an identity provider's AUTH_* and CONSOLE_OIDC_CLIENT_ID).
+   */
   settings: Env = {},
 ): Promise<ConsoleStack> {
   if (!existsSync(path.join(CONSOLE_DIST, 'index.html'))) {

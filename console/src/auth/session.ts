@@ -1,6 +1,6 @@
-// The signed-in session of this tab: the token in sessionStorage (this tab only, gone when it closes),
-// taken from a sign-in link's fragment (`#token=…`: never sent to a server) and the fragment cleared at
-// once, so no URL holds the token after sign-in. Why a session ended (expired, refused by the platform,
+// The signed-in session of this tab: the token in sessionStorage (this tab only, gone when it closes). One
+// session, two ways in: a development sign-in link's fragment (`#token=…`: never sent to a server, cleared
+// at once, so no URL holds the token after sign-in), or the identity provider's access token (oidc.ts). Why a session ended (expired, refused by the platform,
 // signed out) and the page to return to are kept too, for the sign-in page.
 import { useSyncExternalStore } from 'react';
 import { hasExpired, type Principal, principalOf } from './claims.ts';
@@ -14,7 +14,9 @@ export type EndReason =
   | { kind: 'expired'; at: number }
   | { kind: 'refused'; message: string }
   | { kind: 'signed-out' }
-  | { kind: 'invalid' };
+  | { kind: 'invalid' }
+  /** A sign-in through the identity provider that did not complete: `message` is the sentence to show. */
+  | { kind: 'not-signed-in'; message: string };
 
 export interface Session {
   token: string;
@@ -71,6 +73,13 @@ export function endSession(reason: EndReason): void {
   if (sessionStorage.getItem(TOKEN_KEY) === null) return;
   sessionStorage.removeItem(TOKEN_KEY);
   sessionStorage.setItem(ENDED_KEY, JSON.stringify(reason));
+  changed();
+}
+
+/** Records why a sign-in through the identity provider did not complete, for the sign-in page. */
+export function recordSignInFailure(message: string): void {
+  sessionStorage.removeItem(TOKEN_KEY);
+  sessionStorage.setItem(ENDED_KEY, JSON.stringify({ kind: 'not-signed-in', message } satisfies EndReason));
   changed();
 }
 
