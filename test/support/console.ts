@@ -66,14 +66,19 @@ export interface ConsoleStack {
   stop(): Promise<void>;
 }
 
-export async function startConsoleStack(prefix: string, tenant = 'console'): Promise<ConsoleStack> {
+/** `settings`: more of `platform start`'s environment (`WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true'` for a receiver on loopback). */
+export async function startConsoleStack(
+  prefix: string,
+  tenant = 'console',
+  settings: Env = {},
+): Promise<ConsoleStack> {
   if (!existsSync(path.join(CONSOLE_DIST, 'index.html'))) {
     throw new Error('the console is not built: run `npm run build:console` (npm ci builds it)');
   }
   const dataDir = path.join(await tempDir(prefix), 'data');
   dataDirs.add(dataDir);
   const ports = await freePorts();
-  const env = baseEnv({ ...ports, DATA_DIR: dataDir });
+  const env = baseEnv({ ...ports, DATA_DIR: dataDir, ...settings });
   const [platform, browser] = await Promise.all([
     startPlatform(['--role', 'all'], env),
     timed('starting', () =>
