@@ -61,7 +61,7 @@ function DeliveryTable({ items, open }: { items: Delivery[]; open: string | null
         <tr>
           {COLUMNS.map((name) => (
             <th key={name} scope="col">
-              {name || <span className="visually-hidden">Attempts</span>}
+              {name || <span className="visually-hidden">Attempt log</span>}
             </th>
           ))}
         </tr>

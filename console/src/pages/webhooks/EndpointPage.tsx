@@ -8,7 +8,7 @@ import { Loading } from '../../components/Loading.tsx';
 import { When } from '../../components/When.tsx';
 import { DeleteEndpoint, RotateSecret, TestPing } from './EndpointActions.tsx';
 import { EndpointForm } from './EndpointForm.tsx';
-import { EventList } from './EndpointsPage.tsx';
+import { EventList } from './EventList.tsx';
 import { useEndpoint, useEventCatalogue, useReplaceEndpoint } from './queries.ts';
 import { WebhooksNav } from './WebhooksNav.tsx';
 import type { EndpointBody } from './webhook-rules.ts';

@@ -8,6 +8,7 @@ import { Loading } from '../../components/Loading.tsx';
 import { Table } from '../../components/Table.tsx';
 import { When } from '../../components/When.tsx';
 import { EndpointForm } from './EndpointForm.tsx';
+import { EventList } from './EventList.tsx';
 import { useCreateEndpoint, useEndpoints, useEventCatalogue } from './queries.ts';
 import { SecretOnce } from './SecretOnce.tsx';
 import { WebhooksNav } from './WebhooksNav.tsx';
@@ -55,18 +56,6 @@ export default function EndpointsPage() {
       </section>
       {canWrite ? <AddEndpoint /> : null}
     </>
-  );
-}
-
-export function EventList({ events }: { events: readonly string[] }) {
-  return (
-    <ul className="webhook-event-list">
-      {events.map((type) => (
-        <li key={type}>
-          <code>{type}</code>
-        </li>
-      ))}
-    </ul>
   );
 }
 

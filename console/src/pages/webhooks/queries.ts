@@ -38,8 +38,10 @@ export const useDeliveries = (filter: DeliveryFilter, page: { limit: number; off
     queryKey: webhookKeys.deliveriesPage(filter, page),
     queryFn: ({ signal }) =>
       unwrap(api.GET('/webhook-deliveries', { params: { query: deliveryQueryOf(filter, page) }, signal })),
-    // Pending and failed deliveries are still to be tried: the list follows them by itself.
-    refetchInterval: (query) => (deliveriesInMotion(query.state.data?.items) ? REFRESH.inMotion : false),
+    // Pending and failed deliveries are still to be tried: the list follows them closely; otherwise it
+    // looks for new deliveries as Home looks for news.
+    refetchInterval: (query) =>
+      deliveriesInMotion(query.state.data?.items) ? REFRESH.inMotion : REFRESH.home,
   });
 
 /**
