@@ -1,7 +1,8 @@
 // A version's manifest, readable: its actions (each with its input and output schemas), its configuration
 // schema, the hosts it may call, the secrets it needs, and its limits. JSON stays JSON, in a <pre>.
-import { type AppVersion, durationText, listText } from './app-rules.ts';
-import { JsonBlock } from './JsonBlock.tsx';
+
+import { JsonBlock } from '../../components/JsonBlock.tsx';
+import { type AppVersion, durationText, jsonText, listText } from './app-rules.ts';
 
 type Action = AppVersion['actions'][number];
 
@@ -18,7 +19,7 @@ export function Manifest({ version }: { version: AppVersion }) {
       <section aria-labelledby="config-title" className="panel">
         <h2 id="config-title">Configuration schema</h2>
         <p className="meta">What an install's configuration must be (JSON Schema).</p>
-        <JsonBlock value={version.configSchema} />
+        <JsonBlock text={jsonText(version.configSchema)} />
       </section>
       <section aria-labelledby="access-title" className="panel">
         <h2 id="access-title">Hosts and secrets</h2>
@@ -80,9 +81,9 @@ function ActionDetails({ action }: { action: Action }) {
         {action.async ? <span className="meta"> (waits on a vendor session)</span> : null}
       </summary>
       <h3>Input schema</h3>
-      <JsonBlock value={action.inputSchema} />
+      <JsonBlock text={jsonText(action.inputSchema)} />
       <h3>Output schema</h3>
-      <JsonBlock value={action.outputSchema} />
+      <JsonBlock text={jsonText(action.outputSchema)} />
       {action.mappable?.length ? <p>Mappable input fields: {listText(action.mappable)}</p> : null}
     </details>
   );

@@ -4,6 +4,7 @@
 import type { UseQueryResult } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { Failure } from '../../components/Failure.tsx';
+import { JsonBlock } from '../../components/JsonBlock.tsx';
 import { Loading } from '../../components/Loading.tsx';
 import { type Column, Table } from '../../components/Table.tsx';
 import { When } from '../../components/When.tsx';
@@ -16,8 +17,7 @@ import {
 } from '../approvals/approvals-rules.ts';
 import { DecideDefinition } from '../approvals/DefinitionApprovalsQueue.tsx';
 import { useDefinitionApprovals } from '../approvals/queries.ts';
-import { listText } from '../apps/app-rules.ts';
-import { JsonBlock } from '../apps/JsonBlock.tsx';
+import { jsonText, listText } from '../apps/app-rules.ts';
 import { shownVersion } from './definition-rules.ts';
 import type { DefinitionVersion } from './queries.ts';
 
@@ -141,7 +141,7 @@ function VersionBody({ version }: { version: DefinitionVersion }) {
         </dd>
       </dl>
       <h3>Body</h3>
-      <JsonBlock value={version.body} />
+      <JsonBlock text={jsonText(version.body)} />
     </section>
   );
 }

@@ -5,6 +5,7 @@ import { useId, useState } from 'react';
 import { Link } from 'react-router';
 import { useCan } from '../../auth/useCan.ts';
 import { Failure } from '../../components/Failure.tsx';
+import { JsonBlock } from '../../components/JsonBlock.tsx';
 import { When } from '../../components/When.tsx';
 import { changePath, type InstallView } from './install-rules.ts';
 import { type Decision, useDecideChange } from './queries.ts';
@@ -68,7 +69,7 @@ export function ChangePanel({ change, linkToPage }: { change: InstallChange; lin
       </dl>
       <details>
         <summary>Config asked for</summary>
-        <pre className="json">{JSON.stringify(change.config, null, 2)}</pre>
+        <JsonBlock text={JSON.stringify(change.config, null, 2)} />
       </details>
       {linkToPage ? <Link to={changePath(change.installName, change.id)}>Open the change’s page</Link> : null}
       {open && (canDecide || canWithdraw) ? (

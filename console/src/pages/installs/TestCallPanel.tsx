@@ -4,6 +4,7 @@
 // usage, the module's log lines, and what the platform redacted (secrets, credentials, cached values).
 import { useId, useState } from 'react';
 import { Failure } from '../../components/Failure.tsx';
+import { JsonBlock } from '../../components/JsonBlock.tsx';
 import { exampleFromSchema } from './example-from-schema.ts';
 import type { InstallView } from './install-rules.ts';
 import { useTestCall } from './queries.ts';
@@ -129,15 +130,13 @@ function TestAnswer({ answer }: { answer: Answer }) {
             {answer.error.code} ({answer.error.reason})
           </p>
           <p>{answer.error.message}</p>
-          {answer.error.details ? (
-            <pre className="json">{JSON.stringify(answer.error.details, null, 2)}</pre>
-          ) : null}
+          {answer.error.details ? <JsonBlock text={JSON.stringify(answer.error.details, null, 2)} /> : null}
         </div>
       ) : null}
       {answer.output !== undefined ? (
         <>
           <h4>Output</h4>
-          <pre className="json">{JSON.stringify(answer.output, null, 2)}</pre>
+          <JsonBlock text={JSON.stringify(answer.output, null, 2)} />
         </>
       ) : null}
       <h4>Redacted</h4>

@@ -1,5 +1,7 @@
 // A JSON value the API answered, as text (never HTML): "[redacted]" marked as withheld, a value folded
 // under its label so a table stays readable.
+
+import { JsonBlock } from '../../components/JsonBlock.tsx';
 import { isRedacted, jsonText } from './run-rules.ts';
 
 export function JsonText({ label, value }: { label: string; value: unknown }) {
@@ -9,7 +11,7 @@ export function JsonText({ label, value }: { label: string; value: unknown }) {
   return (
     <details>
       <summary>{label}</summary>
-      <pre>{text}</pre>
+      <JsonBlock text={text} />
     </details>
   );
 }

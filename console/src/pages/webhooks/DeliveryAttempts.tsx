@@ -4,6 +4,7 @@
 // changes (the deliveries list follows it).
 import { useCan } from '../../auth/useCan.ts';
 import { Failure } from '../../components/Failure.tsx';
+import { JsonBlock } from '../../components/JsonBlock.tsx';
 import { Loading } from '../../components/Loading.tsx';
 import { Table } from '../../components/Table.tsx';
 import { When } from '../../components/When.tsx';
@@ -61,7 +62,7 @@ export function DeliveryAttempts({ delivery }: { delivery: DeliveryLike }) {
                 ) : a.responseBody === '[redacted]' ? (
                   <span className="webhook-redacted">[redacted]</span>
                 ) : (
-                  <pre className="webhook-json">{a.responseBody}</pre>
+                  <JsonBlock className="webhook-json" text={a.responseBody} />
                 ),
             },
           ]}

@@ -1,6 +1,7 @@
 // The event catalogue (GET /webhook-events): each event type an endpoint may subscribe to, what raises
 // it, and a sample body, as the receiver gets it (JSON, shown as text). The test ping comes last.
 import { Failure } from '../../components/Failure.tsx';
+import { JsonBlock } from '../../components/JsonBlock.tsx';
 import { Loading } from '../../components/Loading.tsx';
 import { useEventCatalogue } from './queries.ts';
 import { WebhooksNav } from './WebhooksNav.tsx';
@@ -36,7 +37,7 @@ export default function EventsPage() {
             </dl>
             <figure className="webhook-sample">
               <figcaption>Sample body</figcaption>
-              <pre className="webhook-json">{sampleText(event.sample)}</pre>
+              <JsonBlock className="webhook-json" text={sampleText(event.sample)} />
             </figure>
           </section>
         );
