@@ -3,9 +3,8 @@ import { Link } from 'react-router';
 import { Failure } from '../../components/Failure.tsx';
 import { Loading } from '../../components/Loading.tsx';
 import { Table } from '../../components/Table.tsx';
-import { When } from '../../components/When.tsx';
 import { useRelatedRuns } from './queries.ts';
-import { RunStatus } from './RunStatus.tsx';
+import { runLinkColumn, startedColumn, statusColumn, workflowColumn } from './run-columns.tsx';
 
 type Run = NonNullable<ReturnType<typeof useRelatedRuns>['data']>['items'][number];
 
@@ -24,19 +23,7 @@ export function RelatedRuns({ runId, subjectId }: { runId: string; subjectId: st
           rows={others}
           rowKey={(run) => run.id}
           empty="No other run on this subject."
-          columns={[
-            {
-              header: 'Run',
-              cell: (run) => (
-                <Link to={`/runs/${encodeURIComponent(run.id)}`}>
-                  <code>{run.id}</code>
-                </Link>
-              ),
-            },
-            { header: 'Workflow', cell: (run) => `${run.workflow} v${run.version}` },
-            { header: 'Status', cell: (run) => <RunStatus status={run.status} /> },
-            { header: 'Started', cell: (run) => <When at={run.createdAt} /> },
-          ]}
+          columns={[runLinkColumn, workflowColumn, statusColumn, startedColumn]}
         />
       ) : null}
       {more ? (

@@ -2,7 +2,6 @@
 // in the URL, paged by the API's limit and offset (a long list is never read whole). Refreshed while a run
 // on the page still moves.
 import type { FormEvent } from 'react';
-import { Link } from 'react-router';
 import { Failure } from '../../components/Failure.tsx';
 import { Loading } from '../../components/Loading.tsx';
 import { Paged } from '../../components/Paged.tsx';
@@ -10,7 +9,7 @@ import { Table } from '../../components/Table.tsx';
 import { usePageParams } from '../../components/usePageParams.ts';
 import { When } from '../../components/When.tsx';
 import { useRuns } from './queries.ts';
-import { RunStatus } from './RunStatus.tsx';
+import { runLinkColumn, startedColumn, statusColumn, workflowColumn } from './run-columns.tsx';
 import {
   instantOfLocal,
   localOfInstant,
@@ -43,19 +42,12 @@ export default function RunsPage() {
               rowKey={(run) => run.id}
               empty="No run matches these filters."
               columns={[
-                {
-                  header: 'Run',
-                  cell: (run) => (
-                    <Link to={`/runs/${encodeURIComponent(run.id)}`}>
-                      <code>{run.id}</code>
-                    </Link>
-                  ),
-                },
-                { header: 'Workflow', cell: (run) => `${run.workflow} v${run.version}` },
+                runLinkColumn,
+                workflowColumn,
                 { header: 'Subject', cell: (run) => run.subjectId },
-                { header: 'Status', cell: (run) => <RunStatus status={run.status} /> },
+                statusColumn,
                 { header: 'Error', cell: (run) => run.error?.code ?? '' },
-                { header: 'Started', cell: (run) => <When at={run.createdAt} /> },
+                startedColumn,
                 { header: 'Ended', cell: (run) => (run.completedAt ? <When at={run.completedAt} /> : '') },
               ]}
             />
