@@ -125,7 +125,7 @@ describe('signing in', () => {
       await page.goto(await stack.signInLink({ role: 'admin' }));
       await page.waitForURL('**/console/runs/run-1?status=running');
       await expect.poll(() => page.textContent('h1')).toBe('Run');
-      await page.context().close();
+      await page.close();
     },
     SLOW,
   );
@@ -148,7 +148,7 @@ describe('signing in', () => {
       expect(await page.evaluate(() => sessionStorage.getItem('console.token'))).toBe(token);
       expect(await page.evaluate(() => localStorage.length)).toBe(0);
       expect(await page.evaluate<string>('document.cookie')).toBe('');
-      await page.context().close();
+      await page.close();
     },
     SLOW,
   );
@@ -162,7 +162,7 @@ describe('signing in', () => {
       await expect.poll(() => page.textContent('main')).toContain('Your session expired at');
       expect(await page.evaluate(() => sessionStorage.getItem('console.token'))).toBeNull();
       expect(await axe(page)).toEqual([]);
-      await page.context().close();
+      await page.close();
     },
     SLOW,
   );
@@ -213,7 +213,7 @@ describe('Home', () => {
       await unreadBadge.waitFor({ state: 'detached' });
       const unread = await stack.call(await stack.token('admin', 'ana'), 'GET', '/notifications?unread=true');
       expect(unread.body.total).toBe(0);
-      await page.context().close();
+      await page.close();
     },
     SLOW,
   );
@@ -228,7 +228,7 @@ describe('Home', () => {
         .toContain('No notifications.');
       expect(await page.locator('main button').count()).toBe(0);
       expect(await page.textContent('header')).toContain('analyst');
-      await page.context().close();
+      await page.close();
     },
     SLOW,
   );
@@ -244,7 +244,7 @@ describe('Home', () => {
       await page.getByRole('link', { name: /published workflow onboarding/ }).waitFor();
       expect(await page.locator('img').count()).toBe(0);
       expect(await page.evaluate('window.__xss')).toBeUndefined();
-      await page.context().close();
+      await page.close();
     },
     SLOW,
   );
@@ -267,7 +267,7 @@ describe('Home', () => {
         .poll(() => page.getByRole('region', { name: 'Notifications' }).textContent())
         .toContain('Mark read');
       await attentionItem(page).waitFor();
-      await page.context().close();
+      await page.close();
     },
     SLOW,
   );

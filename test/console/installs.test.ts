@@ -128,7 +128,7 @@ describe('Installs', () => {
       await table.getByRole('link', { name: 'idv' }).waitFor();
       expect(await table.getByRole('link', { name: 'vendor' }).count()).toBe(0);
       expect(await table.textContent()).toContain('secrets missing');
-      await page.context().close();
+      await page.close();
     },
     SLOW,
   );
@@ -158,7 +158,7 @@ describe('Installs', () => {
       await page.getByRole('button', { name: 'Disable install' }).waitFor();
       const view = await ok(stack.call(admin, 'GET', '/app-installs/idv'));
       expect(view).toMatchObject({ enabled: true, storedSecrets: ['API_KEY', 'WEBHOOK_SECRET'] });
-      await page.context().close();
+      await page.close();
     },
     SLOW,
   );
@@ -193,7 +193,7 @@ describe('Installs', () => {
       await config.getByText('Saved.').waitFor();
       const view = await ok(stack.call(admin, 'GET', '/app-installs/idv'));
       expect(view.config).toEqual({ baseUrl: `http://${idvHost}`, callbackTimeoutSeconds: 120 });
-      await page.context().close();
+      await page.close();
     },
     SLOW,
   );
@@ -229,7 +229,7 @@ describe('Installs', () => {
       await input.fill('{ method: GET');
       await panel.getByRole('button', { name: 'Send test call' }).click();
       await panel.getByText('This is not valid JSON.').waitFor();
-      await page.context().close();
+      await page.close();
     },
     SLOW,
   );
@@ -281,7 +281,7 @@ describe('Installs', () => {
       expect(await run.getAttribute('href')).toBe(`/console/runs/${runId}`);
       expect(await removal.getByRole('button', { name: 'Remove anyway' }).count()).toBe(1);
       expect((await stack.call(admin, 'GET', '/app-installs/idv')).status).toBe(200);
-      await page.context().close();
+      await page.close();
     },
     SLOW,
   );
@@ -301,7 +301,7 @@ describe('Installs', () => {
       expect(await region(page, 'Test call').count()).toBe(0);
       expect(await region(page, 'Limits and budgets').count()).toBe(0);
       expect(await axe(page)).toEqual([]);
-      await page.context().close();
+      await page.close();
     },
     SLOW,
   );
@@ -339,7 +339,7 @@ describe('A change waiting for approval', () => {
       expect(await main(analyst).locator('img').count()).toBe(0);
       expect(await analyst.evaluate('window.__xss')).toBeUndefined();
       expect(await axe(analyst)).toEqual([]);
-      await analyst.context().close();
+      await analyst.close();
 
       const page = await stack.openPage(path, 'admin');
       await region(page, 'Waiting for approval')
@@ -350,7 +350,7 @@ describe('A change waiting for approval', () => {
       expect(await main(page).textContent()).toContain('rejected by');
       expect(await main(page).textContent()).toContain('not this vendor');
       expect(await axe(page)).toEqual([]);
-      await page.context().close();
+      await page.close();
       await ok(
         stack.call(admin, 'PUT', '/tenants/me/settings', {
           approvals: { required: false, fourEyes: false },

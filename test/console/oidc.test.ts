@@ -11,6 +11,8 @@ import { cleanUpProcesses, removeTempDirs } from '../support/processes.ts';
 
 const SLOW = 120_000;
 /** How long a page may take to show what a test waits for (two shared cores, several test runs). */
+/** A tab of its own browser context: the provider's session cookie from one sign-in must not carry into the next. */
+const freshBrowser = async () => (await stack.browser.newContext()).newPage();
 const SHOWN = { timeout: 20_000 };
 const CLIENT_ID = 'platform-console';
 const AUDIENCE = 'https://platform.test/api';
@@ -79,7 +81,7 @@ describe('signing in through the identity provider', () => {
     });
     expect(answer.headers.get('content-security-policy')).toContain(`connect-src 'self' ${provider.issuer};`);
 
-    const page = await stack.blankPage();
+    const page = await freshBrowser();
     await page.goto(`${stack.api}/console/sign-in`);
     await page.getByRole('button', { name: 'Sign in with your identity provider' }).waitFor();
     expect(await page.textContent('main')).toContain(
@@ -94,7 +96,7 @@ describe('signing in through the identity provider', () => {
   it(
     'a deep link goes through the provider and lands on the page asked for, signed in with its token',
     async () => {
-      const page = await stack.blankPage();
+      const page = await freshBrowser();
       const addresses = consoleAddresses(page);
       await page.goto(`${stack.api}/console/apps/installs?status=failing`);
       await page.waitForURL('**/console/sign-in');
@@ -131,7 +133,7 @@ describe('signing in through the identity provider', () => {
   it(
     'a sign-in the person cancels at the provider comes back to the sign-in page saying so',
     async () => {
-      const page = await stack.blankPage();
+      const page = await freshBrowser();
       await page.goto(`${stack.api}/console/sign-in`);
       await logInAtProvider(page, 'ada');
       await page.getByRole('link', { name: '[ Cancel ]' }).click();
@@ -151,7 +153,7 @@ describe('signing in through the identity provider', () => {
   it(
     'a session ends when the provider’s token expires, and the sign-in page says when',
     async () => {
-      const page = await stack.blankPage();
+      const page = await freshBrowser();
       await page.goto(`${stack.api}/console/sign-in`);
       await logInAtProvider(page, 'brief');
       await page.getByRole('button', { name: 'Continue' }).click();

@@ -200,7 +200,7 @@ describe('Runs', () => {
       await page.waitForURL((url) => url.searchParams.get('offset') === '1');
       await poll(() => list.first().textContent()).toContain(runs.completed);
       expect(await page.getByLabel('Subject').inputValue()).toBe('applicant-2');
-      await page.context().close();
+      await page.close();
     },
     SLOW,
   );
@@ -238,7 +238,7 @@ describe('a run’s page', () => {
       expect(await page.getByRole('button', { name: /Cancel run/ }).count()).toBe(0);
       expect(await axe(page)).toEqual([]);
       await screenshot(page, 'run');
-      await page.context().close();
+      await page.close();
     },
     SLOW,
   );
@@ -248,7 +248,7 @@ describe('a run’s page', () => {
     async () => {
       const failed = await stack.openPage(`/runs/${runs.failed}`, 'admin');
       await poll(() => failed.locator('.run-error').first().textContent()).toContain('AppCallbackFailed');
-      await failed.context().close();
+      await failed.close();
 
       const page = await stack.openPage(`/runs/${runs.toCancel}`, 'admin');
       await poll(() => page.locator('dd .status').first().textContent()).toBe('waiting on a vendor');
@@ -269,7 +269,7 @@ describe('a run’s page', () => {
       await poll(() => rowsOf(page, 'Sessions the run waits or waited on').first().textContent()).toContain(
         'failed',
       );
-      await page.context().close();
+      await page.close();
     },
     SLOW,
   );
@@ -300,7 +300,7 @@ describe('a run’s page', () => {
         (await stack.call(await stack.token('analyst'), 'POST', `/workflow-runs/${runs.probe}/cancel`))
           .status,
       ).toBe(403);
-      await page.context().close();
+      await page.close();
     },
     SLOW,
   );
@@ -335,7 +335,7 @@ describe('Vendor sessions', () => {
       await page.goto(`${stack.api}/console/vendor-sessions?session=${sessions.failed}`);
       await poll(() => page.locator('.run-error').textContent()).toContain(PROBE);
       await noScriptRan(page);
-      await page.context().close();
+      await page.close();
     },
     SLOW,
   );
@@ -352,7 +352,7 @@ describe('Vendor sessions', () => {
       await page.goto(`${stack.api}/console/vendor-sessions?session=${sessions.failed}`);
       await poll(() => page.locator('.run-error').textContent()).toBe('[redacted]');
       expect(await page.textContent('main')).not.toContain(PROBE);
-      await page.context().close();
+      await page.close();
     },
     SLOW,
   );
@@ -407,7 +407,7 @@ describe('Usage', () => {
       await page.waitForURL((url) => url.searchParams.get('month') === '2020-01');
       await page.getByText('No use by install idv in 2020-01.').waitFor();
       expect(refused).toEqual([]);
-      await page.context().close();
+      await page.close();
     },
     SLOW,
   );
@@ -426,7 +426,7 @@ describe('Usage', () => {
         'Hand-offs',
       ]);
       expect(await page.textContent('main')).not.toContain('Spend');
-      await page.context().close();
+      await page.close();
     },
     SLOW,
   );

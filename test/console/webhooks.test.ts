@@ -112,7 +112,7 @@ describe('endpoints', () => {
       expect(await page.getByRole('region', { name: /^Endpoint created/ }).count()).toBe(0);
       await screenshot(page, 'webhooks');
       expect(await axe(page)).toEqual([]);
-      await page.context().close();
+      await page.close();
     },
     SLOW,
   );
@@ -135,7 +135,7 @@ describe('endpoints', () => {
       expect(await form.getByRole('alert').textContent()).toMatch(/Not saved\..*Request id:/);
       expect((await ok(stack.call(admin, 'GET', '/webhook-endpoints'))).items).toHaveLength(1);
       expect(await axe(page)).toEqual([]);
-      await page.context().close();
+      await page.close();
     },
     SLOW,
   );
@@ -177,7 +177,7 @@ describe('endpoints', () => {
       await page.reload();
       await details.waitFor();
       expect(await page.content()).not.toContain('whsec_');
-      await page.context().close();
+      await page.close();
     },
     SLOW,
   );
@@ -200,7 +200,7 @@ describe('endpoints', () => {
         'approval.requested',
         'approval.decided',
       ]);
-      await page.context().close();
+      await page.close();
     },
     SLOW,
   );
@@ -223,7 +223,7 @@ describe('the event catalogue', () => {
       const ping = page.getByRole('region', { name: 'ping', exact: true });
       expect(await ping.textContent()).toContain('The test ping only');
       expect(await axe(page)).toEqual([]);
-      await page.context().close();
+      await page.close();
     },
     SLOW,
   );
@@ -299,7 +299,7 @@ describe('deliveries', () => {
       await page.getByRole('button', { name: 'Apply filters' }).click();
       await page.waitForURL(/status=delivered.*event=approval\.requested/);
       await row.getByText('delivered', { exact: true }).waitFor();
-      await page.context().close();
+      await page.close();
     },
     SLOW,
   );
@@ -336,7 +336,7 @@ describe('what is offered without webhooks:write', () => {
       expect(await attempts.textContent()).not.toContain('down for maintenance');
       expect(await main(page).getByRole('button', { name: /Retry/ }).count()).toBe(0);
       expect(await axe(page)).toEqual([]);
-      await page.context().close();
+      await page.close();
     },
     SLOW,
   );
@@ -350,7 +350,7 @@ describe('what is offered without webhooks:write', () => {
       expect(await refusal.textContent()).toMatch(/^You are not allowed to do this: .*Request id:/);
       expect(await main(page).getByRole('button').count()).toBe(0);
       expect(await axe(page)).toEqual([]);
-      await page.context().close();
+      await page.close();
     },
     SLOW,
   );
@@ -371,7 +371,7 @@ describe('deleting', () => {
       await page.waitForURL(/\/console\/webhooks$/);
       await page.getByText('No endpoints yet.').waitFor();
       expect((await ok(stack.call(admin, 'GET', '/webhook-deliveries'))).total).toBe(0);
-      await page.context().close();
+      await page.close();
     },
     SLOW,
   );

@@ -1,7 +1,7 @@
 // The console in a real browser against the real platform: `platform start` as a newcomer runs it (its
 // processes, embedded PostgreSQL, the console that `npm ci` built), Debian's Chromium driven through
 // playwright-core (no browser of Playwright's own), and sign-in through `npx platform console`'s link.
-// A file starts one stack in beforeAll and stops it in afterAll; each page opens in a fresh browser context,
+// A file starts one stack in beforeAll and stops it in afterAll; each page opens in a fresh tab of one browser
 // so each has its own session storage (its own signed-in tab).
 import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
@@ -22,6 +22,7 @@ import {
   startPlatform,
   tempDir,
 } from './processes.ts';
+import { consoleLink } from '../../src/cli/console-link.ts';
 import { timed } from './profile.ts';
 
 /** Debian's Chromium (`.ci/run` installs the chromium package when it is missing). */
@@ -125,11 +126,29 @@ export async function startConsoleStack(
     const text = await response.text();
     return { status: response.status, body: text ? JSON.parse(text) : null };
   };
-  const blankPage = async () => (await browser.newContext()).newPage();
+  // One `platform console` per principal for the file: its token is in the fragment of every link it prints,
+  // and a link to another page is the same token after another path (consoleLink, which the command uses).
+  // Spawning the command for every tab cost 1–3 s each, a fifth of the browser files' time.
+  const tokens = new Map<string, Promise<string>>();
+  const linkTo = (asked: SignIn, at: string) => {
+    // A short lifetime asked for is for that tab alone: never handed to a later one.
+    if (asked.expiresIn !== undefined) return signInLink({ ...asked, page: at });
+    const key = JSON.stringify([asked.role, asked.user]);
+    if (!tokens.has(key)) {
+      const printed = signInLink({ ...asked, page: '/' });
+      tokens.set(key, printed.then((link) => new URL(link).hash.slice('#token='.length)));
+    }
+    return (tokens.get(key) as Promise<string>).then((jwt) => consoleLink(api, jwt, at));
+  };
+  // One browser context for the file, a new tab in it for each page: the console keeps its session in the
+  // tab's sessionStorage (never localStorage or cookies), so tabs of one context are signed in apart, and
+  // a tab costs a fraction of a context.
+  let context: Promise<import('playwright-core').BrowserContext> | undefined;
+  const blankPage = async () => (await (context ??= browser.newContext())).newPage();
   const openPage = async (at: string, signIn: Role | SignIn) => {
     const asked = typeof signIn === 'string' ? { role: signIn } : signIn;
     const page = await blankPage();
-    await page.goto(await signInLink({ ...asked, page: at }));
+    await page.goto(await linkTo(asked, at));
     await page.waitForURL((url) => url.hash === '' && !url.pathname.endsWith('/sign-in'));
     return page;
   };
