@@ -1,8 +1,8 @@
 // The console in a real browser against the real platform: `platform start` as a newcomer runs it (its
 // processes, embedded PostgreSQL, the console that `npm ci` built), Debian's Chromium driven through
 // playwright-core (no browser of Playwright's own), and sign-in through `npx platform console`'s link.
-// A file starts one stack in beforeAll and stops it in afterAll; each page opens in a fresh tab of one browser
-// so each has its own session storage (its own signed-in tab).
+// A file starts one stack in beforeAll and stops it in afterAll; each page opens in a fresh tab of one
+// browser context, so each has its own session storage (its own signed-in tab).
 import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -10,6 +10,7 @@ import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { expect } from 'vitest';
+import { consoleLink } from '../../src/cli/console-link.ts';
 import {
   baseEnv,
   dataDirs,
@@ -22,7 +23,6 @@ import {
   startPlatform,
   tempDir,
 } from './processes.ts';
-import { consoleLink } from '../../src/cli/console-link.ts';
 import { timed } from './profile.ts';
 
 /** Debian's Chromium (`.ci/run` installs the chromium package when it is missing). */
@@ -136,7 +136,10 @@ export async function startConsoleStack(
     const key = JSON.stringify([asked.role, asked.user]);
     if (!tokens.has(key)) {
       const printed = signInLink({ ...asked, page: '/' });
-      tokens.set(key, printed.then((link) => new URL(link).hash.slice('#token='.length)));
+      tokens.set(
+        key,
+        printed.then((link) => new URL(link).hash.slice('#token='.length)),
+      );
     }
     return (tokens.get(key) as Promise<string>).then((jwt) => consoleLink(api, jwt, at));
   };
