@@ -146,8 +146,8 @@ export async function startConsoleStack(
   // One browser context for the file, a new tab in it for each page: the console keeps its session in the
   // tab's sessionStorage (never localStorage or cookies), so tabs of one context are signed in apart, and
   // a tab costs a fraction of a context.
-  let context: Promise<import('playwright-core').BrowserContext> | undefined;
-  const blankPage = async () => (await (context ??= browser.newContext())).newPage();
+  const context = await browser.newContext();
+  const blankPage = () => context.newPage();
   const openPage = async (at: string, signIn: Role | SignIn) => {
     const asked = typeof signIn === 'string' ? { role: signIn } : signIn;
     const page = await blankPage();
