@@ -25,6 +25,9 @@ beforeAll(async () => {
   [stack, receiver] = await Promise.all([
     startConsoleStack('apps-platform-console-webhooks-', 'console', {
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      // The trail read without the spec's ten-second hold (WEBHOOK_TRAIL_HOLD_MS may only lower it):
+      // deliveries are made at the next pass. The hold itself: test/outbound-webhooks/delivery.test.ts.
+      WEBHOOK_TRAIL_HOLD_MS: '0',
     }),
     startReceiver(),
   ]);
