@@ -6,14 +6,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decideOnly } from '../runs/approvals-support.ts';
-import {
-  type Answer,
-  axe,
-  type ConsoleStack,
-  screenshot,
-  scriptsLoaded,
-  startConsoleStack,
-} from '../support/console.ts';
+import { type Answer, axe, type ConsoleStack, scriptsLoaded, startConsoleStack } from '../support/console.ts';
 import { cleanUpProcesses, removeTempDirs } from '../support/processes.ts';
 
 const SLOW = 120_000;
@@ -185,7 +178,7 @@ describe('Home', () => {
         `console: first page ${scripts.files} script file(s), ${(scripts.gzipBytes / 1024).toFixed(1)} KiB gzipped (budget 250 KiB); Home with data after ${Math.round(homeMs)} ms (goal 1500 ms)`,
       );
       await page.getByRole('link', { name: /published workflow onboarding version 1/ }).waitFor();
-      await screenshot(page, 'home');
+      // Home's screenshot is the walkthrough's (walkthrough.test.ts): the README's story, not this scene.
       expect(await axe(page)).toEqual([]);
 
       // The attention item's link: the install change's page.
