@@ -106,7 +106,7 @@ describe('the catalogue', () => {
       expect(await axe(page)).toEqual([]);
       await screenshot(page, 'apps');
 
-      await row.getByRole('link', { name: 'http-connector' }).click();
+      await row.getByRole('link', { name: 'http-connector', exact: true }).click();
       await eventually(() => page.textContent('h1')).toBe('http-connector');
       await region(page, 'Installs').getByRole('link', { name: 'screening' }).waitFor();
       await region(page, 'Versions').getByRole('link', { name: '1.0.0' }).click();

@@ -187,7 +187,7 @@ describe('Home', () => {
         `console: first page ${scripts.files} script file(s), ${(scripts.gzipBytes / 1024).toFixed(1)} KiB gzipped (budget 250 KiB); Home with data after ${Math.round(homeMs)} ms (goal 1500 ms)`,
       );
       await page.getByRole('link', { name: /published workflow onboarding version 1/ }).waitFor();
-      await screenshot(page, 'home');
+      // Home's screenshot is the walkthrough's (walkthrough.test.ts): the README's story, not this scene.
       expect(await axe(page)).toEqual([]);
 
       // The attention item's link: the install change's page.
