@@ -5,7 +5,6 @@ import { attentionRoutes } from '../attention/routes.ts';
 import { activityRoutes } from '../audit/activity-routes.ts';
 import { auditRoutes } from '../audit/routes.ts';
 import type { TokenVerifier } from '../auth/tokens.ts';
-import { callbackRoutes, webhookRoutes } from '../callbacks/index.ts';
 import { appsHealthRoutes } from '../calls/health-routes.ts';
 import { meteringRoutes } from '../calls/metering-routes.ts';
 import { invocationRoutes } from '../calls/routes.ts';
@@ -49,6 +48,7 @@ import {
   upgradeDepsOf,
   upgradeTrigger,
 } from '../upgrades/index.ts';
+import { callbackRoutes, webhookRoutes } from '../vendor-sessions/index.ts';
 import { healthRoutes } from './health.ts';
 import { documentRoutes, internalRoutes } from './internal.ts';
 

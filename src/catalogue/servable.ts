@@ -3,9 +3,9 @@
 // version keeps running for its installs and sessions until they move), and never a blocked one. An
 // upload never published, and bytes no version names, are not served.
 import { and, eq, inArray } from 'drizzle-orm';
-import { appCallbacks } from '../callbacks/index.ts';
 import type { Queryable } from '../db/pool.ts';
 import { appInstalls } from '../installs/index.ts';
+import { appCallbacks } from '../vendor-sessions/index.ts';
 import { findBlock } from './blocks.ts';
 import { appVersions } from './tables.ts';
 

@@ -2,7 +2,7 @@
 // ones (docs/runs.md "How a run ends", "Waiting on a vendor session"). Started once the engine is up, stopped before it.
 import type { Logger } from 'pino';
 import type { Database } from '../db/pool.ts';
-import { startResumer } from './resumer.ts';
+import { startResumer } from '../vendor-sessions/resumer.ts';
 import { startRunSweep } from './sweep.ts';
 import { startContinuation } from './workflows.ts';
 

@@ -4,9 +4,15 @@
 // the session settles (webhook, timeout, forced removal, orphaning), a continuation workflow takes it
 // here, in one transaction, and runs the rest of the steps. A cancelled run takes no continuation.
 import { and, eq, sql } from 'drizzle-orm';
-import { appCallbacks, markResumed, openSession, SESSION_ENDS, type SessionRow } from '../callbacks/index.ts';
 import type { AttemptOptions } from '../calls/attempt.ts';
 import type { Database, Queryable } from '../db/pool.ts';
+import {
+  appCallbacks,
+  markResumed,
+  openSession,
+  SESSION_ENDS,
+  type SessionRow,
+} from '../vendor-sessions/index.ts';
 import type { CallAppStep, RunError } from './model.ts';
 import { type LoadedRun, loadRunIn } from './run-store.ts';
 import { workflowRuns } from './tables.ts';

@@ -14,7 +14,7 @@ const FRONT_DOORS = [
   { folder: 'src/installs', door: 'src/installs/index.ts' },
   { folder: 'src/collections', door: 'src/collections/index.ts' },
   { folder: 'src/documents', door: 'src/documents/index.ts' },
-  { folder: 'src/callbacks', door: 'src/callbacks/index.ts' },
+  { folder: 'src/vendor-sessions', door: 'src/vendor-sessions/index.ts' },
   { folder: 'src/outbound-webhooks', door: 'src/outbound-webhooks/index.ts' },
   { folder: 'src/upgrades', door: 'src/upgrades/index.ts' },
   { folder: 'src/telemetry', door: 'src/telemetry/index.ts' },
@@ -38,12 +38,12 @@ const PAST_THE_DOOR: readonly { file: string; target: string }[] = [
   { file: 'src/db/schema.ts', target: 'src/installs/tables.ts' },
   { file: 'src/db/schema.ts', target: 'src/collections/tables.ts' },
   { file: 'src/db/schema.ts', target: 'src/documents/tables.ts' },
-  { file: 'src/db/schema.ts', target: 'src/callbacks/tables.ts' },
+  { file: 'src/db/schema.ts', target: 'src/vendor-sessions/tables.ts' },
   { file: 'src/db/schema.ts', target: 'src/outbound-webhooks/tables.ts' },
   // The retention sweep deletes drop-off events; the collections' door loads the hand-off, which reads sessions.
-  { file: 'src/callbacks/retention.ts', target: 'src/collections/tables.ts' },
+  { file: 'src/vendor-sessions/retention.ts', target: 'src/collections/tables.ts' },
   // The vendor webhook reads installs; installs read and fail an install's sessions (install_in_use).
-  { file: 'src/installs/service.ts', target: 'src/callbacks/sessions.ts' },
+  { file: 'src/installs/service.ts', target: 'src/vendor-sessions/session-store.ts' },
   // Installs reads metering and the budget lists through these.
   { file: 'src/calls/metering.ts', target: 'src/installs/limits/limits-store.ts' },
   { file: 'src/calls/metering.ts', target: 'src/installs/tables.ts' },

@@ -19,7 +19,7 @@ import type { VersionRow } from '../installs/index.ts';
 import { webhookExternalId } from '../module/index.ts';
 import { recordCallbackWait } from '../telemetry/index.ts';
 import { isUuid } from '../uuid.ts';
-import { type SessionRow, sessionByExternalId } from './sessions.ts';
+import { type SessionRow, sessionByExternalId } from './session-store.ts';
 import { type Delivery, runHandleWebhook, type WebhookCallDeps, webhookFailed } from './webhook-call.ts';
 import { DUPLICATE, IGNORED, recordedAnswer, verdictOf, type WebhookAnswer } from './webhook-rules.ts';
 import { installAndRunningVersion, recordEvent, SessionGone, sessionVersion } from './webhook-store.ts';

@@ -13,7 +13,7 @@ export { MAX_WEBHOOK_BODY_BYTES, type WebhookRouteDeps, webhookRoutes } from './
 
 // The api: listing sessions (GET /app-callbacks), which answers where apps are off too.
 
-export { callbackRoutes } from './callback-routes.ts';
+export { callbackRoutes } from './session-routes.ts';
 
 // The worker: the retention sweep of sessions and webhook events.
 
@@ -37,7 +37,7 @@ export {
   sessionByExternalId,
   settleSession,
   timeOutDueSessions,
-} from './sessions.ts';
+} from './session-store.ts';
 export {
   appCallbacks,
   appWebhookEvents,

@@ -6,11 +6,11 @@
 // leaves the run stranded: it ends failed `internal` here. Idle, a pass is two indexed queries.
 import { sql } from 'drizzle-orm';
 import type { Logger } from 'pino';
-import { appCallbacks, markResumed, timeOutDueSessions } from '../callbacks/index.ts';
 import type { Database } from '../db/pool.ts';
+import { failOpenRun } from '../runs/run-store.ts';
+import { ENDED_WORKFLOW } from '../runs/sweep.ts';
 import { ENGINE_SCHEMA } from '../worker/engine.ts';
-import { failOpenRun } from './run-store.ts';
-import { ENDED_WORKFLOW } from './sweep.ts';
+import { appCallbacks, markResumed, timeOutDueSessions } from './index.ts';
 
 export const RESUME_INTERVAL_MS = 1_000;
 /** Sessions taken a pass, of each kind. */

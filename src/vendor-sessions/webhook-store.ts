@@ -9,7 +9,7 @@ import { blocksOfVersionRow } from '../catalogue/blocks.ts';
 import { appBlocks, appVersions } from '../catalogue/tables.ts';
 import type { Database, Queryable, Tx } from '../db/pool.ts';
 import { appInstalls, type InstallRow, type VersionRow } from '../installs/index.ts';
-import { type SessionRow, settleSession } from './sessions.ts';
+import { type SessionRow, settleSession } from './session-store.ts';
 import { appCallbacks, appWebhookEvents, type CallbackStatus, type WebhookEventOutcome } from './tables.ts';
 import { eventOutcome, type ModuleEvent } from './webhook-rules.ts';
 
