@@ -7,7 +7,7 @@ import { blocksOfVersionRow } from '../catalogue/blocks.ts';
 import { appBlocks, appVersions } from '../catalogue/tables.ts';
 import type { Queryable } from '../db/pool.ts';
 import { appInstalls, type InstallRow, type VersionRow } from '../installs/index.ts';
-import { workflowRuns } from '../runs/tables.ts';
+import { runWaitingOnSession } from '../runs/index.ts';
 import { appCallbacks } from '../vendor-sessions/index.ts';
 import { HANDOFF_SESSIONS_READ, handoffCandidate } from './handoff-rules.ts';
 
@@ -30,16 +30,7 @@ export async function findHandoffSession(
   tenantId: string,
   workflowRunId: string,
 ): Promise<HandoffSession | null> {
-  const waits = db
-    .select({ one: sql`1` })
-    .from(workflowRuns)
-    .where(
-      and(
-        eq(workflowRuns.tenantId, tenantId),
-        eq(workflowRuns.id, workflowRunId),
-        eq(workflowRuns.status, 'waiting_callback'),
-      ),
-    );
+  const waits = runWaitingOnSession(db, tenantId, workflowRunId);
   const blocked = db.select({ one: sql`1` }).from(appBlocks).where(blocksOfVersionRow());
   const rows = await db
     .select({

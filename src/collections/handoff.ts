@@ -6,7 +6,7 @@ import type { AuthenticatedPrincipal } from '../http/auth.ts';
 import { ApiError } from '../http/errors.ts';
 import type { RunnerClient } from '../runner/index.ts';
 import { findTenantById } from '../tenants/service.ts';
-import { callSessionExport, openExportSecrets } from '../vendor-sessions/session-export.ts';
+import { callSessionExport, openExportSecrets } from '../vendor-sessions/index.ts';
 import { pageDecision, returnUrlOf } from './handoff-rules.ts';
 import { findHandoffSession, type HandoffSession } from './handoff-sessions.ts';
 import { applicantSubmission, type SubmissionRow } from './submissions.ts';

@@ -5,9 +5,7 @@
 // it: no document token, circuit, quota or record; the session's own version runs (it finishes on the
 // version that started it); and a call the module ran on, or may have, is metered apart from calls.
 import { randomUUID } from 'node:crypto';
-import { openRequiredSecrets } from '../calls/admission.ts';
-import { meterApart } from '../calls/metering.ts';
-import { mayHaveRun } from '../calls/outcome.ts';
+import { mayHaveRun, meterApart, openRequiredSecrets } from '../calls/index.ts';
 import type { Database, Queryable } from '../db/pool.ts';
 import { ApiError } from '../http/errors.ts';
 import {

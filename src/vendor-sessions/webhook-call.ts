@@ -1,6 +1,5 @@
-import type { AttemptSlots } from '../calls/attempt-slots.ts';
-import { capacityWaitMs } from '../calls/attempt-time.ts';
-import { runnerTook } from '../calls/outcome.ts';
+import type { AttemptSlots } from '../calls/index.ts';
+import { capacityWaitMs, runnerTook } from '../calls/index.ts';
 import type { Database } from '../db/pool.ts';
 import { ApiError } from '../http/errors.ts';
 import type { InstallRow, VersionRow } from '../installs/index.ts';

@@ -4,7 +4,7 @@
 // delivery that settled it, the audit record, all committed together or not at all.
 import { eq, sql } from 'drizzle-orm';
 import { type Actor, recordAudit } from '../audit/trail.ts';
-import { storable } from '../calls/invocations.ts';
+import { storable } from '../calls/index.ts';
 import { blocksOfVersionRow } from '../catalogue/blocks.ts';
 import { appBlocks, appVersions } from '../catalogue/tables.ts';
 import type { Database, Queryable, Tx } from '../db/pool.ts';

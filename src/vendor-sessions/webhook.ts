@@ -12,7 +12,7 @@
 //      id rolls back as a duplicate; then the settled session's run is woken (its continuation starts).
 // Nothing of the delivery (body, headers, output, error text) is logged: only ids, codes and the install.
 import type { FastifyBaseLogger } from 'fastify';
-import { outputCheckOf } from '../calls/admission.ts';
+import { outputCheckOf } from '../calls/index.ts';
 import { ApiError } from '../http/errors.ts';
 import { isUnstorable } from '../http/unstorable-text.ts';
 import type { VersionRow } from '../installs/index.ts';
