@@ -1,10 +1,8 @@
 // The activity feed's rules (docs/tenants-and-audit.md "Activity"): which audit actions it shows to whom,
 // what of their payload it keeps, and the sentence, console link and tone of each item. Pure: an audit
 // event in, an activity item out.
+import type { DefinitionKind } from './definition-kind.ts';
 import type { Actor, AuditEvent } from './trail.ts';
-
-/** The kinds of definitions (runs/model.ts takes its DefinitionKind from here: runs record into audit). */
-export type DefinitionKind = 'workflow' | 'rule_set';
 
 /** Shown to every authenticated caller of the tenant. */
 export const CASE_ACTIONS = ['case.decided', 'case.sla.breached'] as const;
