@@ -7,7 +7,7 @@ import { buildPublicApi } from '../src/api/index.ts';
 import type { TokenVerifier } from '../src/auth/tokens.ts';
 import { loadConfig } from '../src/config.ts';
 import { openDatabase } from '../src/db/pool.ts';
-import type { RunsEngine } from '../src/runs/engine-client.ts';
+import type { RunsEngine } from '../src/runs/index.ts';
 
 const refuseEveryToken: TokenVerifier = {
   verify: async () => {

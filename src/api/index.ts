@@ -5,15 +5,10 @@ import { attentionRoutes } from '../attention/routes.ts';
 import { activityRoutes } from '../audit/activity-routes.ts';
 import { auditRoutes } from '../audit/routes.ts';
 import type { TokenVerifier } from '../auth/tokens.ts';
-import { callbackRoutes, webhookRoutes } from '../callbacks/index.ts';
-import { appsHealthRoutes } from '../calls/health-routes.ts';
-import { meteringRoutes } from '../calls/metering-routes.ts';
-import { invocationRoutes } from '../calls/routes.ts';
-import { testCallRoutes } from '../calls/test-call-routes.ts';
+import { appsHealthRoutes, invocationRoutes, meteringRoutes, testCallRoutes } from '../calls/index.ts';
 import { provenanceRoutes } from '../catalogue/provenance-routes.ts';
 import { loadRelease, reconcileRelease } from '../catalogue/release.ts';
 import { catalogueRoutes } from '../catalogue/routes.ts';
-import { moduleServable } from '../catalogue/servable.ts';
 import type { Inspector } from '../catalogue/uploads.ts';
 import { collectionRoutes } from '../collections/index.ts';
 import type { Config } from '../config.ts';
@@ -22,17 +17,20 @@ import type { Database } from '../db/pool.ts';
 import { DocumentChecks, documentSourceOf, subjectDocumentRoutes } from '../documents/index.ts';
 import { createServer } from '../http/server.ts';
 import { installNamesOf, installRoutesScope } from '../installs/index.ts';
-import { notificationRoutes } from '../notifications/routes.ts';
+import { notificationRoutes } from '../notifications/index.ts';
 import { DeliveryPoster, outboundWebhookRoutes } from '../outbound-webhooks/index.ts';
 import { rootLoader, useTrustPolicy } from '../provenance/index.ts';
 import { createRunnerClient, type RunnerClient } from '../runner/index.ts';
-import { definitionApprovalRoutes } from '../runs/definitions/approvals-routes.ts';
-import { approvalSchemas } from '../runs/definitions/approvals-schemas.ts';
-import { definitionCallers } from '../runs/definitions/callers.ts';
-import { definitionRoutes } from '../runs/definitions/routes.ts';
-import { definitionSchemas } from '../runs/definitions/schemas.ts';
-import { dbosRunsEngine, type RunsEngine } from '../runs/engine-client.ts';
-import { runRoutes } from '../runs/routes.ts';
+import {
+  approvalSchemas,
+  dbosRunsEngine,
+  definitionApprovalRoutes,
+  definitionCallers,
+  definitionRoutes,
+  definitionSchemas,
+  type RunsEngine,
+  runRoutes,
+} from '../runs/index.ts';
 import {
   createDocumentObjects,
   createModuleStorage,
@@ -49,8 +47,10 @@ import {
   upgradeDepsOf,
   upgradeTrigger,
 } from '../upgrades/index.ts';
+import { callbackRoutes, webhookRoutes } from '../vendor-sessions/index.ts';
 import { healthRoutes } from './health.ts';
 import { documentRoutes, internalRoutes } from './internal.ts';
+import { moduleServable } from './servable.ts';
 
 export interface ApiDeps {
   config: Config;

@@ -4,6 +4,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { verifyCallToken } from '../auth/call-token.ts';
 import { bearerOf, sameSecret } from '../auth/shared-secret.ts';
+import type { DocumentSource } from '../documents/index.ts';
 import { ApiError, notFound, unauthorized } from '../http/errors.ts';
 import { errors } from '../http/responses.ts';
 import type { ModuleStorage } from '../storage/module-storage.ts';
@@ -41,22 +42,6 @@ export function internalRoutes(deps: InternalDeps): FastifyPluginAsyncTypebox {
       },
     );
   };
-}
-
-/** One readable document: what document_read hands the module. */
-export interface CallDocument {
-  name: string;
-  contentType: string;
-  bytes: Uint8Array;
-}
-
-/**
- * Where a call's documents come from (the documents area of the backend). `read` answers null for a
- * document that is absent, not the tenant's, not clean (only clean documents are readable), or, for a
- * call with a subject, another subject's: the caller cannot tell these apart (each reads as nonexistent).
- */
-export interface DocumentSource {
-  read(tenantId: string, subjectId: string | null, documentId: string): Promise<CallDocument | null>;
 }
 
 export interface DocumentRouteDeps {

@@ -1,7 +1,7 @@
 // The activity feed's rules (docs/tenants-and-audit.md "Activity"): which audit actions it shows to whom,
 // what of their payload it keeps, and the sentence, console link and tone of each item. Pure: an audit
 // event in, an activity item out.
-import type { DefinitionKind } from '../runs/model.ts';
+import type { DefinitionKind } from './definition-kind.ts';
 import type { Actor, AuditEvent } from './trail.ts';
 
 /** Shown to every authenticated caller of the tenant. */

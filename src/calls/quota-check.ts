@@ -8,7 +8,7 @@ import { recordAudit } from '../audit/trail.ts';
 import type { Database, Queryable } from '../db/pool.ts';
 import { ApiError } from '../http/errors.ts';
 import { type LimitsRecord, readLimits } from '../installs/index.ts';
-import { notify } from '../notifications/service.ts';
+import { notify } from '../notifications/index.ts';
 import { countQuotaRefusal } from '../telemetry/index.ts';
 import { usageOf } from './metering.ts';
 import {

@@ -2,14 +2,19 @@
 // periods a limit counts over, and which limit, if any, refuses the next attempt. quota-check.ts reads
 // the database and acts on the answer; nothing here does I/O.
 // Past the installs' front door: installs imports this file, so its index.ts would close a circle.
-import type { Budget, BudgetMetric, BudgetPeriod } from '../installs/tables.ts';
+import {
+  BUDGET_METRICS,
+  BUDGET_PERIODS,
+  type Budget,
+  type BudgetMetric,
+  type BudgetPeriod,
+} from '../installs/tables.ts';
 
 export type QuotaScope = 'tenant' | 'install';
 /** The operator's quotas weigh calls and HTTP requests only; spend is the install's own business. */
 export type QuotaMetric = Exclude<BudgetMetric, 'spend'>;
 
-export const BUDGET_METRICS: readonly BudgetMetric[] = ['calls', 'http_requests', 'spend'];
-export const BUDGET_PERIODS: readonly BudgetPeriod[] = ['day', 'month'];
+export { BUDGET_METRICS, BUDGET_PERIODS };
 export const QUOTA_METRICS: readonly QuotaMetric[] = ['calls', 'http_requests'];
 
 export interface TenantQuota {

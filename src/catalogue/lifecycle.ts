@@ -6,7 +6,7 @@ import { recordAudit } from '../audit/trail.ts';
 import type { Database, Tx } from '../db/pool.ts';
 import type { AuthenticatedPrincipal } from '../http/auth.ts';
 import { ApiError, conflict, notFound } from '../http/errors.ts';
-import { notify } from '../notifications/service.ts';
+import { notify } from '../notifications/index.ts';
 import { tenants } from '../tenants/tables.ts';
 import { assertNotBlocked } from './blocks.ts';
 import { approvedRoute, publishRoute } from './catalogue-rules.ts';

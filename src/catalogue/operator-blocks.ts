@@ -13,7 +13,7 @@ import { operatorActor } from '../audit/actor.ts';
 import { recordAudit } from '../audit/trail.ts';
 import type { Database, Queryable, Tx } from '../db/pool.ts';
 import { conflict, notFound, validationError } from '../http/errors.ts';
-import { notify } from '../notifications/service.ts';
+import { notify } from '../notifications/index.ts';
 import { findTenantById } from '../tenants/service.ts';
 import { tenants } from '../tenants/tables.ts';
 import { installsRunning, type RunningInstall, versionsCoveredBy } from './operator-installs.ts';

@@ -5,7 +5,7 @@ import { operatorActor } from '../audit/actor.ts';
 import { recordInBothTrails } from '../audit/both-trails.ts';
 import type { Database, Tx } from '../db/pool.ts';
 import { ApiError, conflict, notFound } from '../http/errors.ts';
-import { notify } from '../notifications/service.ts';
+import { notify } from '../notifications/index.ts';
 import { tenants } from '../tenants/tables.ts';
 import { assertNotBlocked } from './blocks.ts';
 import { isUuid } from './operator-rules.ts';

@@ -3,12 +3,12 @@
 // newest pending sessions, each with the version that handles it, whether a block covers that version,
 // and its install (absent once removed), and only while the run waits on a session.
 import { and, desc, eq, sql } from 'drizzle-orm';
-import { appCallbacks } from '../callbacks/index.ts';
 import { blocksOfVersionRow } from '../catalogue/blocks.ts';
 import { appBlocks, appVersions } from '../catalogue/tables.ts';
 import type { Queryable } from '../db/pool.ts';
 import { appInstalls, type InstallRow, type VersionRow } from '../installs/index.ts';
-import { workflowRuns } from '../runs/tables.ts';
+import { runWaitingOnSession } from '../runs/index.ts';
+import { appCallbacks } from '../vendor-sessions/index.ts';
 import { HANDOFF_SESSIONS_READ, handoffCandidate } from './handoff-rules.ts';
 
 export type SessionRow = typeof appCallbacks.$inferSelect;
@@ -30,16 +30,7 @@ export async function findHandoffSession(
   tenantId: string,
   workflowRunId: string,
 ): Promise<HandoffSession | null> {
-  const waits = db
-    .select({ one: sql`1` })
-    .from(workflowRuns)
-    .where(
-      and(
-        eq(workflowRuns.tenantId, tenantId),
-        eq(workflowRuns.id, workflowRunId),
-        eq(workflowRuns.status, 'waiting_callback'),
-      ),
-    );
+  const waits = runWaitingOnSession(db, tenantId, workflowRunId);
   const blocked = db.select({ one: sql`1` }).from(appBlocks).where(blocksOfVersionRow());
   const rows = await db
     .select({

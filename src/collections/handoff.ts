@@ -1,12 +1,12 @@
 import { actorOf } from '../audit/actor.ts';
 import { recordAudit } from '../audit/trail.ts';
-import { callSessionExport, openExportSecrets } from '../calls/session-export.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/pool.ts';
 import type { AuthenticatedPrincipal } from '../http/auth.ts';
 import { ApiError } from '../http/errors.ts';
 import type { RunnerClient } from '../runner/index.ts';
 import { findTenantById } from '../tenants/service.ts';
+import { callSessionExport, openExportSecrets } from '../vendor-sessions/index.ts';
 import { pageDecision, returnUrlOf } from './handoff-rules.ts';
 import { findHandoffSession, type HandoffSession } from './handoff-sessions.ts';
 import { applicantSubmission, type SubmissionRow } from './submissions.ts';

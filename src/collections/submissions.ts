@@ -7,7 +7,7 @@ import { recordAudit } from '../audit/trail.ts';
 import type { Database, Queryable } from '../db/pool.ts';
 import type { AuthenticatedPrincipal } from '../http/auth.ts';
 import { forbidden, notFound, validationError } from '../http/errors.ts';
-import { workflowRuns } from '../runs/tables.ts';
+import { runSubjectOf } from '../runs/index.ts';
 import { collectionSubmissions } from './tables.ts';
 
 export type SubmissionRow = typeof collectionSubmissions.$inferSelect;
@@ -86,12 +86,9 @@ export async function createSubmission(
 ): Promise<SubmissionView> {
   const { principal } = ctx;
   return ctx.database.db.transaction(async (tx) => {
-    const [run] = await tx
-      .select({ subjectId: workflowRuns.subjectId })
-      .from(workflowRuns)
-      .where(and(eq(workflowRuns.tenantId, principal.tenantId), eq(workflowRuns.id, body.workflowRunId)));
-    if (!run) throw notFound('no workflow run with that id');
-    if (run.subjectId !== body.subjectId) {
+    const subjectId = await runSubjectOf(tx, principal.tenantId, body.workflowRunId);
+    if (subjectId === null) throw notFound('no workflow run with that id');
+    if (subjectId !== body.subjectId) {
       throw validationError(
         [{ path: '/subjectId', message: 'the workflow run is of another subject' }],
         'the submission’s subject must be its run’s',

@@ -1,7 +1,5 @@
 // Every domain owns its tables; this file only gathers them for Drizzle and drizzle-kit.
 export * from '../audit/tables.ts';
-// Past the callbacks' front door, as for installs below.
-export * from '../callbacks/tables.ts';
 export * from '../calls/tables.ts';
 export * from '../catalogue/tables.ts';
 // Past the collections' front door: its index.ts loads the routes and services, which take the pool's
@@ -19,3 +17,5 @@ export * from '../outbound-webhooks/tables.ts';
 export * from '../runs/definitions/approvals-tables.ts';
 export * from '../runs/tables.ts';
 export * from '../tenants/tables.ts';
+// Past the callbacks' front door, as for installs below.
+export * from '../vendor-sessions/tables.ts';

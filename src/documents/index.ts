@@ -4,4 +4,4 @@ export { DocumentChecks } from './check.ts';
 export { ACCEPTED_CONTENT_TYPES } from './check-rules.ts';
 export { subjectDocumentRoutes } from './routes.ts';
 export { MAX_DOCUMENT_BYTES } from './schemas.ts';
-export { documentSourceOf } from './store.ts';
+export { type CallDocument, type DocumentSource, documentSourceOf } from './store.ts';

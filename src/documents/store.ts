@@ -3,7 +3,6 @@
 // document is as absent as one that never was.
 import { randomUUID } from 'node:crypto';
 import { and, desc, eq, type SQL } from 'drizzle-orm';
-import type { CallDocument, DocumentSource } from '../api/internal.ts';
 import type { Database, Queryable } from '../db/pool.ts';
 import { countCapped, type Page } from '../http/paging.ts';
 import { sha256Hex } from '../module/index.ts';
@@ -13,6 +12,22 @@ import type { DocumentStatus, RejectionReason } from './check-rules.ts';
 import { subjectDocuments } from './tables.ts';
 
 export type DocumentRow = typeof subjectDocuments.$inferSelect;
+
+/** One readable document: what document_read hands the module. */
+export interface CallDocument {
+  name: string;
+  contentType: string;
+  bytes: Uint8Array;
+}
+
+/**
+ * Where a call's documents come from (the documents area of the backend). `read` answers null for a
+ * document that is absent, not the tenant's, not clean (only clean documents are readable), or, for a
+ * call with a subject, another subject's: the caller cannot tell these apart (each reads as nonexistent).
+ */
+export interface DocumentSource {
+  read(tenantId: string, subjectId: string | null, documentId: string): Promise<CallDocument | null>;
+}
 
 /** A document as the routes answer it. */
 export interface DocumentView {

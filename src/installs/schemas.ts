@@ -3,11 +3,11 @@
 // answers with them (a field the view adds and these lack is dropped), and the OpenAPI description is
 // generated from them, so each mirrors its view function field for field.
 import { Type } from 'typebox';
-import { BUDGET_METRICS, BUDGET_PERIODS } from '../calls/quotas.ts';
 import { VersionSummary } from '../catalogue/schemas.ts';
 import { pageOf } from '../http/paging.ts';
 import { dateTime, nullable } from '../http/responses.ts';
 import { MAX_BUDGETS_PER_INSTALL } from './limits/limits.ts';
+import { BUDGET_METRICS, BUDGET_PERIODS } from './tables.ts';
 
 const Uuid = Type.String({ format: 'uuid' });
 const Names = Type.Array(Type.String());

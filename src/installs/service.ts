@@ -11,13 +11,13 @@ import { isDeepStrictEqual } from 'node:util';
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { actorOf } from '../audit/actor.ts';
 import { type Actor, recordAudit } from '../audit/trail.ts';
-// Past the callbacks' front door: its webhook reads installs, so its index.ts would close a circle.
-import { failPendingCallbacks, pendingCallbacksOf, runsWaitingOn } from '../callbacks/sessions.ts';
 import { nameMeteringRows } from '../calls/metering.ts';
 import { appVersions } from '../catalogue/tables.ts';
 import type { Database, Queryable, Tx } from '../db/pool.ts';
 import type { AuthenticatedPrincipal } from '../http/auth.ts';
 import { ApiError } from '../http/errors.ts';
+// Past the callbacks' front door: its webhook reads installs, so its index.ts would close a circle.
+import { failPendingCallbacks, pendingCallbacksOf, runsWaitingOn } from '../vendor-sessions/session-store.ts';
 import type { InstallCallers } from './callers.ts';
 import { addedHosts, type HostRuleOptions, removedHosts } from './hosts.ts';
 import { appInstallAliases, appInstallChanges, appInstallSecrets, appInstalls } from './tables.ts';

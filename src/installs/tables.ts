@@ -145,6 +145,9 @@ export const appInstallChanges = pgTable(
 
 export type BudgetMetric = 'calls' | 'http_requests' | 'spend';
 export type BudgetPeriod = 'day' | 'month';
+/** Every metric and period a budget may name, in the order lists show them (calls/quotas.ts sorts by them). */
+export const BUDGET_METRICS: readonly BudgetMetric[] = ['calls', 'http_requests', 'spend'];
+export const BUDGET_PERIODS: readonly BudgetPeriod[] = ['day', 'month'];
 export interface Budget {
   metric: BudgetMetric;
   period: BudgetPeriod;

@@ -2,7 +2,7 @@
 // The sender writes them (delivery-store.ts). The receiver's answer may repeat what it was sent, the run's
 // data: without runs:context its body reads "[redacted]", as invocation and vendor session texts do.
 import { and, desc, eq } from 'drizzle-orm';
-import { REDACTED } from '../calls/invocations.ts';
+import { REDACTED } from '../calls/index.ts';
 import type { Queryable } from '../db/pool.ts';
 import { notFound } from '../http/errors.ts';
 import { countCapped, type Page } from '../http/paging.ts';

@@ -7,7 +7,7 @@ import type { Queryable } from '../db/pool.ts';
 import { conflict, notFound } from '../http/errors.ts';
 import { countCapped, type Page } from '../http/paging.ts';
 import { withinBounds } from '../http/time-bounds.ts';
-import { workflowRuns } from '../runs/tables.ts';
+import { runSubjectOf } from '../runs/index.ts';
 import type { WebhookContext } from './endpoints.ts';
 import { webhookDeliveries } from './tables.ts';
 
@@ -95,11 +95,7 @@ export async function listDeliveries(db: Queryable, query: DeliveryQuery): Promi
 
 /** GET /workflow-runs/:id/related: the run's deliveries, newest first; 404 unless the tenant has the run. */
 export async function runDeliveries(db: Queryable, tenantId: string, runId: string): Promise<DeliveryView[]> {
-  const [run] = await db
-    .select({ id: workflowRuns.id })
-    .from(workflowRuns)
-    .where(and(eq(workflowRuns.tenantId, tenantId), eq(workflowRuns.id, runId)));
-  if (!run) throw notFound('no workflow run of that id');
+  if ((await runSubjectOf(db, tenantId, runId)) === null) throw notFound('no workflow run of that id');
   const rows = await db
     .select()
     .from(webhookDeliveries)

@@ -2,7 +2,7 @@
 // delivery's outcome and the attempt's record together; the claim of due ones is delivery-claim.ts.
 import { sql } from 'drizzle-orm';
 import type { Database } from '../db/pool.ts';
-import { notify } from '../notifications/service.ts';
+import { notify } from '../notifications/index.ts';
 import { afterFailure } from './retry-rules.ts';
 
 export interface AttemptResult {

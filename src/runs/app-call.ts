@@ -13,20 +13,22 @@
 // attempt as a DBOS step and waits with DBOS.sleep; a rule evaluation calls and waits in place. So every
 // attempt's answer is plain data, and the decisions between attempts are made from it alone (a workflow
 // replayed after a crash makes the same ones, the deadline's extensions included).
-import type { AttemptDeps, AttemptOptions } from '../calls/attempt.ts';
-import { capacityWaitMs, minimumAttemptMs } from '../calls/attempt-time.ts';
-import { callResolved, resolveCall } from '../calls/call-install.ts';
-import { type FallbackReason, fallbackReason } from '../calls/fallback-rules.ts';
-import type { InvocationContext } from '../calls/invocations.ts';
-import { runnerTook } from '../calls/outcome.ts';
+import type { AttemptDeps, AttemptOptions, InvocationContext } from '../calls/index.ts';
 import {
   type AttemptEnd,
   type CallerKind,
+  callResolved,
+  capacityWaitMs,
   decideRetry,
+  type FallbackReason,
+  fallbackReason,
   MIN_ATTEMPT_MS,
+  minimumAttemptMs,
+  resolveCall,
   retryPolicyOf,
+  runnerTook,
   SINGLE_ATTEMPT,
-} from '../calls/retry-rules.ts';
+} from '../calls/index.ts';
 import { ApiError } from '../http/errors.ts';
 import type { CircuitCount } from '../installs/index.ts';
 import type { ActionDeclaration } from '../module/index.ts';

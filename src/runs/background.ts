@@ -2,7 +2,8 @@
 // ones (docs/runs.md "How a run ends", "Waiting on a vendor session"). Started once the engine is up, stopped before it.
 import type { Logger } from 'pino';
 import type { Database } from '../db/pool.ts';
-import { startResumer } from './resumer.ts';
+import { startResumer } from '../vendor-sessions/index.ts';
+import { failOpenRun } from './run-store.ts';
 import { startRunSweep } from './sweep.ts';
 import { startContinuation } from './workflows.ts';
 
@@ -17,6 +18,7 @@ export function runsBackground(database: Database, logger: Logger, options: Runs
     database,
     logger,
     resume: startContinuation,
+    failRun: (runId, error) => failOpenRun(database, runId, error),
     ...(options.resumeIntervalMs ? { intervalMs: options.resumeIntervalMs } : {}),
   });
   return {

@@ -3,8 +3,7 @@
 // repeats a completed one), DBOS.sleep waits between them, and a pending answer opens the step's vendor
 // session (waits.ts): the step then ends `waiting`.
 import { DBOS } from '@dbos-inc/dbos-sdk';
-import type { AttemptDeps } from '../calls/attempt.ts';
-import type { AttemptSlots } from '../calls/attempt-slots.ts';
+import type { AttemptDeps, AttemptSlots } from '../calls/index.ts';
 import { type AppCallEnd, type CallDriver, callApp, type InstallPart } from './app-call.ts';
 import { countSends, whileUnsent } from './database-outage.ts';
 import { buildInput } from './input-mapping.ts';

@@ -5,8 +5,7 @@
 // declares, and no attempt starts that the minute leaves too little time for), and fail when failWhen
 // matches the value at resultPath.
 import { randomUUID } from 'node:crypto';
-import type { AttemptDeps } from '../calls/attempt.ts';
-import type { AttemptSlots } from '../calls/attempt-slots.ts';
+import type { AttemptDeps, AttemptSlots } from '../calls/index.ts';
 import type { Database } from '../db/pool.ts';
 import { inSpan, msSince, recordRuleEvaluation, recordRuleSetEvaluation } from '../telemetry/index.ts';
 import { type CallDriver, callApp } from './app-call.ts';

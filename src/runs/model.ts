@@ -1,12 +1,13 @@
 // The shapes of the small layer around the apps (src/runs/): versioned definitions (workflows
 // and rule sets), their steps and rules, and workflow runs. The platform's contract covers only where apps touch them
 // (call_app steps and app rules calling installs); docs/runs.md describes the whole layer.
+// Past the calls' front door: the door reaches the tables, whose schema reads this file (an import circle).
 import type { RetryOverride } from '../calls/retry-rules.ts';
 import type { AnyCode } from '../http/error-codes.ts';
 
 export type { RetryOverride };
 
-export type DefinitionKind = 'workflow' | 'rule_set';
+export type { DefinitionKind } from '../audit/definition-kind.ts';
 export type DefinitionStatus = 'draft' | 'published';
 
 /** The install a step or rule falls back to (app-call.ts: when the named one's circuit is open or its vendor is down). */

@@ -2,7 +2,7 @@
 // POST /workflow-runs/:id/cancel, POST /rule-sets/:key/evaluate. Thin: parse, authorize, call the service.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
-import { type AttemptDeps, attemptDepsOf } from '../calls/attempt.ts';
+import { type AttemptDeps, attemptDepsOf } from '../calls/index.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/pool.ts';
 import { principalOf } from '../http/auth.ts';

@@ -4,12 +4,12 @@
 
 import { randomUUID } from 'node:crypto';
 import { and, desc, eq, inArray, type SQL, sql } from 'drizzle-orm';
-import { failRunSessions } from '../callbacks/index.ts';
 import type { Database, Tx } from '../db/pool.ts';
 import { ApiError } from '../http/errors.ts';
 import { countCapped, type Page } from '../http/paging.ts';
 import { type TimeBounds, withinBounds } from '../http/time-bounds.ts';
 import { currentTraceParent, recordRunDuration, traceUrlOf } from '../telemetry/index.ts';
+import { failRunSessions } from '../vendor-sessions/index.ts';
 import type { RunsEngine } from './engine-client.ts';
 import { IDEMPOTENCY_WINDOW_HOURS, requestDigest, type StartRequest } from './idempotency.ts';
 import type { RunError, RunStatus, WorkflowBody } from './model.ts';

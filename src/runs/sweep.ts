@@ -6,7 +6,7 @@
 import { sql } from 'drizzle-orm';
 import type { Logger } from 'pino';
 import type { Database } from '../db/pool.ts';
-import { ENGINE_SCHEMA } from '../worker/engine.ts';
+import { ENDED_WORKFLOW, ENGINE_SCHEMA } from '../worker/engine.ts';
 import type { RunError } from './model.ts';
 import { failOpenRun } from './run-store.ts';
 import { runKeyLapsed, workflowRunKeys, workflowRuns } from './tables.ts';
@@ -16,9 +16,6 @@ export const SWEEP_INTERVAL_MS = 60_000;
 export const NO_WORKFLOW_GRACE_MS = 120_000;
 /** Open runs read at a time. */
 const PAGE = 500;
-
-/** DBOS statuses after which a workflow never moves its run again. */
-export const ENDED_WORKFLOW = new Set(['SUCCESS', 'ERROR', 'CANCELLED', 'MAX_RECOVERY_ATTEMPTS_EXCEEDED']);
 
 export interface OpenRun {
   id: string;

@@ -8,8 +8,8 @@
 // `internal` (run-failure.ts). Registered by the worker before launch.
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import type { Logger } from 'pino';
-import type { AttemptDeps } from '../calls/attempt.ts';
-import { AttemptSlots } from '../calls/attempt-slots.ts';
+import type { AttemptDeps } from '../calls/index.ts';
+import { AttemptSlots } from '../calls/index.ts';
 import { whileDatabaseDown } from '../db/outage.ts';
 import type { Database } from '../db/pool.ts';
 import { ApiError } from '../http/errors.ts';

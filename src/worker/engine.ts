@@ -13,6 +13,8 @@ export const TASK_QUEUES = ['platform', 'apps'] as const;
 export type TaskQueue = (typeof TASK_QUEUES)[number];
 
 export const ENGINE_SCHEMA = 'dbos';
+/** DBOS statuses after which a workflow never moves its run again (the runs' sweep, the sessions' resumer). */
+export const ENDED_WORKFLOW = new Set(['SUCCESS', 'ERROR', 'CANCELLED', 'MAX_RECOVERY_ATTEMPTS_EXCEEDED']);
 const IDLE_TRANSACTION_TIMEOUT_MS = 60_000;
 
 /** The self-check: a workflow with one durable step, proving a queue is dispatched and steps checkpoint. */

@@ -14,11 +14,14 @@ const FRONT_DOORS = [
   { folder: 'src/installs', door: 'src/installs/index.ts' },
   { folder: 'src/collections', door: 'src/collections/index.ts' },
   { folder: 'src/documents', door: 'src/documents/index.ts' },
-  { folder: 'src/callbacks', door: 'src/callbacks/index.ts' },
+  { folder: 'src/vendor-sessions', door: 'src/vendor-sessions/index.ts' },
   { folder: 'src/outbound-webhooks', door: 'src/outbound-webhooks/index.ts' },
   { folder: 'src/upgrades', door: 'src/upgrades/index.ts' },
   { folder: 'src/telemetry', door: 'src/telemetry/index.ts' },
   { folder: 'src/provenance', door: 'src/provenance/index.ts' },
+  { folder: 'src/calls', door: 'src/calls/index.ts' },
+  { folder: 'src/runs', door: 'src/runs/index.ts' },
+  { folder: 'src/notifications', door: 'src/notifications/index.ts' },
 ];
 
 /**
@@ -38,13 +41,24 @@ const PAST_THE_DOOR: readonly { file: string; target: string }[] = [
   { file: 'src/db/schema.ts', target: 'src/installs/tables.ts' },
   { file: 'src/db/schema.ts', target: 'src/collections/tables.ts' },
   { file: 'src/db/schema.ts', target: 'src/documents/tables.ts' },
-  { file: 'src/db/schema.ts', target: 'src/callbacks/tables.ts' },
+  { file: 'src/db/schema.ts', target: 'src/vendor-sessions/tables.ts' },
   { file: 'src/db/schema.ts', target: 'src/outbound-webhooks/tables.ts' },
+  { file: 'src/db/schema.ts', target: 'src/calls/tables.ts' },
+  { file: 'src/db/schema.ts', target: 'src/runs/tables.ts' },
+  { file: 'src/db/schema.ts', target: 'src/runs/definitions/approvals-tables.ts' },
+  { file: 'src/db/schema.ts', target: 'src/notifications/tables.ts' },
   // The retention sweep deletes drop-off events; the collections' door loads the hand-off, which reads sessions.
-  { file: 'src/callbacks/retention.ts', target: 'src/collections/tables.ts' },
+  { file: 'src/vendor-sessions/retention.ts', target: 'src/collections/tables.ts' },
   // The vendor webhook reads installs; installs read and fail an install's sessions (install_in_use).
-  { file: 'src/installs/service.ts', target: 'src/callbacks/sessions.ts' },
-  // Installs reads metering and the budget lists through these.
+  { file: 'src/installs/service.ts', target: 'src/vendor-sessions/session-store.ts' },
+  // Installs name a removed install's metering rows and weigh a budget's currency against the month's
+  // spend through metering.ts (calls read installs: through the door, a circle).
+  { file: 'src/installs/service.ts', target: 'src/calls/metering.ts' },
+  { file: 'src/installs/changes/changes.ts', target: 'src/calls/metering.ts' },
+  { file: 'src/installs/limits/limits.ts', target: 'src/calls/metering.ts' },
+  // The runs' model takes a type of the pure retry rules: the door reaches the tables, whose schema reads the model.
+  { file: 'src/runs/model.ts', target: 'src/calls/retry-rules.ts' },
+  // Calls read installs' budgets and rows through these.
   { file: 'src/calls/metering.ts', target: 'src/installs/limits/limits-store.ts' },
   { file: 'src/calls/metering.ts', target: 'src/installs/tables.ts' },
   { file: 'src/calls/quotas.ts', target: 'src/installs/tables.ts' },
@@ -53,6 +67,14 @@ const PAST_THE_DOOR: readonly { file: string; target: string }[] = [
   // and the telemetry SDK with its exporters (scripts/cli-build.js: a command loads only what it uses).
   { file: 'src/config/provenance.ts', target: 'src/provenance/policy.ts' },
   { file: 'src/db/pool.ts', target: 'src/telemetry/spans.ts' },
+  { file: 'src/ops/tenants.ts', target: 'src/calls/month-report.ts' },
+  { file: 'src/ops/tenants.ts', target: 'src/calls/tenant-quotas.ts' },
+  { file: 'src/ops/tenants-usage.ts', target: 'src/calls/month-report.ts' },
+  // The benches seed definitions and runs straight into their tables, sweep and read windows as the worker does.
+  { file: 'bench/runs.ts', target: 'src/runs/tables.ts' },
+  { file: 'bench/scale-out.ts', target: 'src/runs/tables.ts' },
+  { file: 'bench/webhooks.ts', target: 'src/runs/sweep.ts' },
+  { file: 'bench/health.ts', target: 'src/calls/health.ts' },
 ];
 
 /** The code that must come in through the front doors (test files under these are skipped too). */

@@ -6,11 +6,11 @@ import { randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { auditEvents } from '../../src/audit/tables.ts';
-import { appCallbacks } from '../../src/callbacks/tables.ts';
 import { appMetering } from '../../src/calls/tables.ts';
 import { setTenantQuota } from '../../src/calls/tenant-quotas.ts';
 import { appBlocks, appVersions } from '../../src/catalogue/tables.ts';
 import { appInstallSecrets, appInstalls } from '../../src/installs/tables.ts';
+import { appCallbacks } from '../../src/vendor-sessions/tables.ts';
 import { errorOf, ok } from '../installs/support.ts';
 import {
   API_KEY,

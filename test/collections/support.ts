@@ -10,11 +10,11 @@ import {
   type VendorAnswer,
   type VendorDouble,
 } from '../../packages/app-testing/src/index.ts';
-import { appCallbacks } from '../../src/callbacks/tables.ts';
 import { appVersions } from '../../src/catalogue/tables.ts';
 import type { Database } from '../../src/db/pool.ts';
 import type { RunStatus } from '../../src/runs/model.ts';
 import { workflowRuns } from '../../src/runs/tables.ts';
+import { appCallbacks } from '../../src/vendor-sessions/tables.ts';
 import { type CataloguePlatform, startCataloguePlatform } from '../catalogue/support.ts';
 import { ok, SECRET_KEY_HEX } from '../installs/support.ts';
 import type { TestPlatform } from '../support/platform.ts';

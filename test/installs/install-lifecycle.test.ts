@@ -4,11 +4,11 @@
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditEvents } from '../../src/audit/tables.ts';
-import { appCallbacks } from '../../src/callbacks/tables.ts';
 import { meterCall } from '../../src/calls/metering.ts';
 import { appMetering } from '../../src/calls/tables.ts';
 import { readLiveCache, storeCacheChanges } from '../../src/installs/cache/cache.ts';
 import { appInstallCache, appInstallLimits } from '../../src/installs/tables.ts';
+import { appCallbacks } from '../../src/vendor-sessions/tables.ts';
 import { type CataloguePlatform, startCataloguePlatform } from '../catalogue/support.ts';
 import { errorOf, ok, publishEcho, SECRET_KEY_HEX } from './support.ts';
 

@@ -5,8 +5,8 @@
 // its continuation; a cancel while waiting fails the session and nothing continues.
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { settleSession } from '../../src/callbacks/sessions.ts';
-import { appCallbacks } from '../../src/callbacks/tables.ts';
+import { settleSession } from '../../src/vendor-sessions/session-store.ts';
+import { appCallbacks } from '../../src/vendor-sessions/tables.ts';
 import { ok } from '../installs/support.ts';
 import { publishDefinition, type RunAnswer, type RunsStack, recordsOf, startRunsStack } from './stack.ts';
 import { until } from './worker-process.ts';

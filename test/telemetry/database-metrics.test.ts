@@ -6,15 +6,15 @@ import { randomUUID } from 'node:crypto';
 import { metrics } from '@opentelemetry/api';
 import pino from 'pino';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { sweepRetention } from '../../src/callbacks/retention.ts';
-import { timeOutDueSessions } from '../../src/callbacks/sessions.ts';
 import { appMetering, appTenantQuotas } from '../../src/calls/tables.ts';
 import { subjectDocuments } from '../../src/documents/tables.ts';
 import { appInstallCircuits } from '../../src/installs/tables.ts';
 import { observeDatabaseGauges } from '../../src/telemetry/database-gauges.ts';
-import { insertEvent, insertInstall, insertSession } from '../callbacks/rows.ts';
+import { sweepRetention } from '../../src/vendor-sessions/retention.ts';
+import { timeOutDueSessions } from '../../src/vendor-sessions/session-store.ts';
 import { readGlobalMetrics, type TestMetricReader } from '../support/metric-reader.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
+import { insertEvent, insertInstall, insertSession } from '../vendor-sessions/rows.ts';
 
 let reader: TestMetricReader;
 let platform: TestPlatform;

@@ -1,12 +1,12 @@
 // The pure rules of the service metrics: label shaping (names, never ids), Prometheus names, the series
 // counters start with, what the database gauges observe, and what a vendor webhook counts as.
 import { describe, expect, it } from 'vitest';
-import { webhookResultOf } from '../../src/callbacks/webhook-rules.ts';
 import { prometheusName, SERVICE_METRICS } from '../../src/telemetry/catalogue.ts';
 import { observationsOf } from '../../src/telemetry/database-gauges.ts';
 import { withEveryQueue } from '../../src/telemetry/engine-metrics.ts';
 import { invocationLabels, looksLikeId, nameLabel } from '../../src/telemetry/metric-labels.ts';
 import { startingSeries } from '../../src/telemetry/metrics.ts';
+import { webhookResultOf } from '../../src/vendor-sessions/webhook-rules.ts';
 
 describe('label values', () => {
   it.each([

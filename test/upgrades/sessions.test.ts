@@ -3,6 +3,8 @@
 // is still handled by the module of the version the session started on. The webhook-app fixture's 1.0.1
 // answers ignored to every delivery, so which module handled a webhook shows in its answer.
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { CataloguePlatform } from '../catalogue/support.ts';
+import { ok } from '../installs/support.ts';
 import {
   deliver,
   eventAnswer,
@@ -11,9 +13,7 @@ import {
   startWebhookPlatform,
   WEBHOOK_SECRET,
   webhookApp,
-} from '../callbacks/support.ts';
-import type { CataloguePlatform } from '../catalogue/support.ts';
-import { ok } from '../installs/support.ts';
+} from '../vendor-sessions/support.ts';
 import { asynchronous, type InstallView, platformRelease, sweep } from './support.ts';
 
 const recorder = recordingEngine();

@@ -16,12 +16,12 @@ import { localVerifier } from '../../src/auth/tokens.ts';
 import { appBlocks, appVersions } from '../../src/catalogue/tables.ts';
 import { openDatabase } from '../../src/db/pool.ts';
 import { appInstalls } from '../../src/installs/tables.ts';
-import { recordingEngine } from '../callbacks/support.ts';
 import { type CataloguePlatform, startCataloguePlatform } from '../catalogue/support.ts';
 import { type ChangeCalls, changeCalls } from '../installs/changes-support.ts';
 import { ok, SECRET_KEY_HEX } from '../installs/support.ts';
 import { until } from '../runs/worker-process.ts';
 import { opsJson } from '../support/ops.ts';
+import { recordingEngine } from '../vendor-sessions/support.ts';
 import { type InstallView, optIn, platformRelease, sweep, withLabel, writeReleaseIndex } from './support.ts';
 
 const BUILD = path.resolve(import.meta.dirname, '../../apps/build');

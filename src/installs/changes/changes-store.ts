@@ -4,7 +4,7 @@
 // changes.ts (decisions); it imports neither, so the two stay free of an import cycle.
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { Queryable, Tx } from '../../db/pool.ts';
-import { notify } from '../../notifications/service.ts';
+import { notify } from '../../notifications/index.ts';
 import { approvalRequired } from '../../tenants/settings.ts';
 import { tenants } from '../../tenants/tables.ts';
 import { handlesAdded, needsAdded, readsDocuments, receivesWebhooks } from '../capabilities.ts';

@@ -6,7 +6,7 @@ import { and, eq, inArray, sql } from 'drizzle-orm';
 import { type Actor, recordAudit } from '../../audit/trail.ts';
 import type { Database, Queryable } from '../../db/pool.ts';
 import { ApiError } from '../../http/errors.ts';
-import { notify } from '../../notifications/service.ts';
+import { notify } from '../../notifications/index.ts';
 import { appInstallCircuits, type appInstalls } from '../tables.ts';
 import {
   type CircuitCount,

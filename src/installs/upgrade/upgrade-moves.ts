@@ -5,7 +5,7 @@
 // which holds the install's row lock and read the plan after taking it (src/upgrades/move.ts).
 import { eq } from 'drizzle-orm';
 import type { Tx } from '../../db/pool.ts';
-import { notify } from '../../notifications/service.ts';
+import { notify } from '../../notifications/index.ts';
 import { clearCacheAfterSave } from '../cache/cache.ts';
 import type { ChangeRow } from '../changes/changes-rules.ts';
 import { approvalSettingsOf, requestChange, supersedeOpenChange } from '../changes/changes-store.ts';

@@ -7,7 +7,7 @@ import { auditedBy } from '../../audit/actor.ts';
 import { recordAudit } from '../../audit/trail.ts';
 import type { Queryable, Tx } from '../../db/pool.ts';
 import { conflict } from '../../http/errors.ts';
-import { notify } from '../../notifications/service.ts';
+import { notify } from '../../notifications/index.ts';
 import { defaultTenantSettings } from '../../tenants/settings.ts';
 import { tenants } from '../../tenants/tables.ts';
 import { type ApprovalRow, publishSettingsOf } from './approvals-rules.ts';

@@ -8,7 +8,7 @@ import type { Tx } from '../../db/pool.ts';
 import { notFound } from '../../http/errors.ts';
 import { countCapped, type Page } from '../../http/paging.ts';
 import { lockTenantInstalls } from '../../installs/index.ts';
-import { notify } from '../../notifications/service.ts';
+import { notify } from '../../notifications/index.ts';
 import { definitionVersions } from '../tables.ts';
 import {
   type ApprovalRow,

@@ -1,16 +1,16 @@
 // The vendor webhook where the module cannot be run (docs/callbacks.md "Vendor webhooks"): apps off, no
 // secret store key for a module that needs secrets. Each is the answer table's 502 app_webhook_failed with
 // its reason, nothing recorded, as the hand-off answers the same cases 502 handoff_failed
-// (src/calls/session-export.ts); and /openapi.json declares exactly the table's codes for the route. The
+// (src/vendor-sessions/session-export.ts); and /openapi.json declares exactly the table's codes for the route. The
 // install, its version and the session are written directly: no module runs before step 4.
 import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appCallbacks, appWebhookEvents } from '../../src/callbacks/tables.ts';
 import { appMetering } from '../../src/calls/tables.ts';
 import { appVersions } from '../../src/catalogue/tables.ts';
 import { appInstalls } from '../../src/installs/tables.ts';
 import type { Manifest } from '../../src/module/index.ts';
+import { appCallbacks, appWebhookEvents } from '../../src/vendor-sessions/tables.ts';
 import { errorOf } from '../installs/support.ts';
 import { freePort } from '../support/free-port.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';

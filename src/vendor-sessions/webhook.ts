@@ -12,14 +12,14 @@
 //      id rolls back as a duplicate; then the settled session's run is woken (its continuation starts).
 // Nothing of the delivery (body, headers, output, error text) is logged: only ids, codes and the install.
 import type { FastifyBaseLogger } from 'fastify';
-import { outputCheckOf } from '../calls/admission.ts';
+import { outputCheckOf } from '../calls/index.ts';
 import { ApiError } from '../http/errors.ts';
 import { isUnstorable } from '../http/unstorable-text.ts';
 import type { VersionRow } from '../installs/index.ts';
 import { webhookExternalId } from '../module/index.ts';
 import { recordCallbackWait } from '../telemetry/index.ts';
 import { isUuid } from '../uuid.ts';
-import { type SessionRow, sessionByExternalId } from './sessions.ts';
+import { type SessionRow, sessionByExternalId } from './session-store.ts';
 import { type Delivery, runHandleWebhook, type WebhookCallDeps, webhookFailed } from './webhook-call.ts';
 import { DUPLICATE, IGNORED, recordedAnswer, verdictOf, type WebhookAnswer } from './webhook-rules.ts';
 import { installAndRunningVersion, recordEvent, SessionGone, sessionVersion } from './webhook-store.ts';

@@ -1,12 +1,11 @@
-import type { AttemptSlots } from '../calls/attempt-slots.ts';
-import { capacityWaitMs } from '../calls/attempt-time.ts';
-import { runnerTook } from '../calls/outcome.ts';
-import { callSessionExport, openExportSecrets } from '../calls/session-export.ts';
+import type { AttemptSlots } from '../calls/index.ts';
+import { capacityWaitMs, runnerTook } from '../calls/index.ts';
 import type { Database } from '../db/pool.ts';
 import { ApiError } from '../http/errors.ts';
 import type { InstallRow, VersionRow } from '../installs/index.ts';
 import type { RunnerClient, RunnerFailureResult } from '../runner/index.ts';
-import type { SessionRow } from './sessions.ts';
+import { callSessionExport, openExportSecrets } from './session-export.ts';
+import type { SessionRow } from './session-store.ts';
 
 /** How long a delivery waits for a runner to take it (busy, not_sent) before answering 502. */
 export const WEBHOOK_CAPACITY_WAIT_MS = 10_000;

@@ -3,7 +3,7 @@
 // session redacted as in the listing, the webhooks it received newest first and paged, never another
 // session's or another tenant's; an unknown id 404 and a bad one 400 at its parameter.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CallbackView } from '../../src/callbacks/session-view.ts';
+import type { CallbackView } from '../../src/vendor-sessions/session-view.ts';
 import { errorOf, ok } from '../installs/support.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { insertEvent, insertSession } from './rows.ts';

@@ -6,7 +6,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { AttemptSlots } from '../calls/attempt-slots.ts';
+import { AttemptSlots } from '../calls/index.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/pool.ts';
 import { ApiError } from '../http/errors.ts';

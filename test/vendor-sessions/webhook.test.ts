@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appCallbacks } from '../../src/callbacks/tables.ts';
+import { appCallbacks } from '../../src/vendor-sessions/tables.ts';
 import type { CataloguePlatform } from '../catalogue/support.ts';
 import { expectError } from '../http/expect.ts';
 import { ok } from '../installs/support.ts';

@@ -1,10 +1,11 @@
 // An export of a vendor session's module outside an attempt: handle_webhook for the vendor's webhook
-// (src/callbacks/webhook-call.ts) and handoff for the applicant (src/collections/handoff.ts). Like an
+// (src/vendor-sessions/webhook-call.ts) and handoff for the applicant (src/collections/handoff.ts). Like an
 // attempt's invoke (attempt.ts): the install's config, the secrets opened for it, its hosts and live
 // cached values, the call's cache changes stored once the runner answered (nothing when it failed). Unlike
 // it: no document token, circuit, quota or record; the session's own version runs (it finishes on the
 // version that started it); and a call the module ran on, or may have, is metered apart from calls.
 import { randomUUID } from 'node:crypto';
+import { mayHaveRun, meterApart, openRequiredSecrets } from '../calls/index.ts';
 import type { Database, Queryable } from '../db/pool.ts';
 import { ApiError } from '../http/errors.ts';
 import {
@@ -15,9 +16,6 @@ import {
   webhookUrl,
 } from '../installs/index.ts';
 import type { RunnerAnswer, RunnerExportRequest, RunnerResult } from '../runner/index.ts';
-import { openRequiredSecrets } from './admission.ts';
-import { meterApart } from './metering.ts';
-import { mayHaveRun } from './outcome.ts';
 
 export interface SessionExportDeps {
   database: Database;

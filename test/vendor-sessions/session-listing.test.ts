@@ -5,8 +5,8 @@
 import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CallbackView } from '../../src/callbacks/session-view.ts';
 import { appInstalls } from '../../src/installs/index.ts';
+import type { CallbackView } from '../../src/vendor-sessions/session-view.ts';
 import { errorOf, ok } from '../installs/support.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { insertInstall, insertSession } from './rows.ts';

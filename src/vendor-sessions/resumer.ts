@@ -6,11 +6,10 @@
 // leaves the run stranded: it ends failed `internal` here. Idle, a pass is two indexed queries.
 import { sql } from 'drizzle-orm';
 import type { Logger } from 'pino';
-import { appCallbacks, markResumed, timeOutDueSessions } from '../callbacks/index.ts';
 import type { Database } from '../db/pool.ts';
-import { ENGINE_SCHEMA } from '../worker/engine.ts';
-import { failOpenRun } from './run-store.ts';
-import { ENDED_WORKFLOW } from './sweep.ts';
+import { ENDED_WORKFLOW, ENGINE_SCHEMA } from '../worker/engine.ts';
+import { markResumed, timeOutDueSessions } from './session-store.ts';
+import { appCallbacks } from './tables.ts';
 
 export const RESUME_INTERVAL_MS = 1_000;
 /** Sessions taken a pass, of each kind. */
@@ -19,8 +18,17 @@ const BATCH = 500;
 export interface ResumerDeps {
   database: Database;
   logger: Logger;
-  /** Starts the run's continuation for the session (workflows.ts startContinuation). */
+  /** Starts the run's continuation for the session (runs/workflows.ts startContinuation). */
   resume(runId: string, sessionId: string): Promise<void>;
+  /** Ends a stranded run failed, if it is still open (runs/run-store.ts failOpenRun). */
+  failRun(runId: string, error: StrandedError): Promise<unknown>;
+}
+
+/** The error a stranded run ends with. */
+export interface StrandedError {
+  code: 'internal';
+  message: string;
+  details: { reason: 'stranded'; workflowStatus: string };
 }
 
 export interface ResumePass {
@@ -36,7 +44,7 @@ export async function resumePass(deps: ResumerDeps): Promise<ResumePass> {
   let stranded = 0;
   for (const session of await settledSessions(deps.database)) {
     if (session.continuation !== null && ENDED_WORKFLOW.has(session.continuation)) {
-      await failOpenRun(deps.database, session.runId, {
+      await deps.failRun(session.runId, {
         code: 'internal',
         message: `the run’s continuation ended (${session.continuation}) without moving it on`,
         details: { reason: 'stranded', workflowStatus: session.continuation },

@@ -3,11 +3,11 @@
 // version keeps running for its installs and sessions until they move), and never a blocked one. An
 // upload never published, and bytes no version names, are not served.
 import { and, eq, inArray } from 'drizzle-orm';
-import { appCallbacks } from '../callbacks/index.ts';
+import { findBlock } from '../catalogue/blocks.ts';
+import { appVersions } from '../catalogue/tables.ts';
 import type { Queryable } from '../db/pool.ts';
 import { appInstalls } from '../installs/index.ts';
-import { findBlock } from './blocks.ts';
-import { appVersions } from './tables.ts';
+import { appCallbacks } from '../vendor-sessions/index.ts';
 
 export async function moduleServable(db: Queryable, sha256: string): Promise<boolean> {
   const versions = await db

@@ -2,14 +2,14 @@
 // webhook route write them: the listing and the retention sweep read and delete what is there, whoever
 // wrote it.
 import { randomUUID } from 'node:crypto';
+import type { Queryable } from '../../src/db/pool.ts';
+import { appInstalls } from '../../src/installs/index.ts';
 import {
   appCallbacks,
   appWebhookEvents,
   type CallbackStatus,
   type WebhookEventOutcome,
-} from '../../src/callbacks/tables.ts';
-import type { Queryable } from '../../src/db/pool.ts';
-import { appInstalls } from '../../src/installs/index.ts';
+} from '../../src/vendor-sessions/tables.ts';
 
 export type SessionRow = typeof appCallbacks.$inferInsert;
 

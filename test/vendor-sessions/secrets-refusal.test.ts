@@ -1,8 +1,8 @@
 // The one rule for an export (vendor webhook, hand-off) whose secrets cannot be opened
-// (src/calls/session-export.ts secretsRefusalOf): a reason for its own 502, never the call's codes.
+// (src/vendor-sessions/session-export.ts secretsRefusalOf): a reason for its own 502, never the call's codes.
 import { describe, expect, it } from 'vitest';
-import { secretsRefusalOf } from '../../src/calls/session-export.ts';
 import { ApiError } from '../../src/http/errors.ts';
+import { secretsRefusalOf } from '../../src/vendor-sessions/session-export.ts';
 
 describe('secretsRefusalOf', () => {
   it.each([

@@ -1,7 +1,7 @@
-// The decisions of a vendor webhook (src/callbacks/webhook-rules.ts), one row per sentence of the rule:
+// The decisions of a vendor webhook (src/vendor-sessions/webhook-rules.ts), one row per sentence of the rule:
 // what the module's answer means, what a recorded event came to, and what the vendor is answered.
 import { describe, expect, it } from 'vitest';
-import type { CallbackStatus } from '../../src/callbacks/tables.ts';
+import type { CallbackStatus } from '../../src/vendor-sessions/tables.ts';
 import {
   DUPLICATE,
   eventOutcome,
@@ -9,7 +9,7 @@ import {
   type ModuleEvent,
   recordedAnswer,
   verdictOf,
-} from '../../src/callbacks/webhook-rules.ts';
+} from '../../src/vendor-sessions/webhook-rules.ts';
 
 const FOUND = 'sess-1';
 const event = (over: Partial<ModuleEvent> = {}): ModuleEvent => ({

@@ -8,7 +8,7 @@ import type { Database } from '../db/pool.ts';
 import { principalOf } from '../http/auth.ts';
 import { pageOf, pageQuery } from '../http/paging.ts';
 import { errors } from '../http/responses.ts';
-import { getCallback, listCallbacks, listSessionEvents } from './listing.ts';
+import { getCallback, listCallbacks, listSessionEvents } from './listing-store.ts';
 import { CALLBACK_STATUSES, CallbackSession, ReceivedEvent } from './session-view.ts';
 import type { CallbackStatus } from './tables.ts';
 

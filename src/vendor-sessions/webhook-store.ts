@@ -4,12 +4,12 @@
 // delivery that settled it, the audit record, all committed together or not at all.
 import { eq, sql } from 'drizzle-orm';
 import { type Actor, recordAudit } from '../audit/trail.ts';
-import { storable } from '../calls/invocations.ts';
+import { storable } from '../calls/index.ts';
 import { blocksOfVersionRow } from '../catalogue/blocks.ts';
 import { appBlocks, appVersions } from '../catalogue/tables.ts';
 import type { Database, Queryable, Tx } from '../db/pool.ts';
 import { appInstalls, type InstallRow, type VersionRow } from '../installs/index.ts';
-import { type SessionRow, settleSession } from './sessions.ts';
+import { type SessionRow, settleSession } from './session-store.ts';
 import { appCallbacks, appWebhookEvents, type CallbackStatus, type WebhookEventOutcome } from './tables.ts';
 import { eventOutcome, type ModuleEvent } from './webhook-rules.ts';
 

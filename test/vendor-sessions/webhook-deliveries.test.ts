@@ -5,9 +5,9 @@
 import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appWebhookEvents } from '../../src/callbacks/tables.ts';
 import { appBlocks, appVersions } from '../../src/catalogue/tables.ts';
 import { appInstallCache } from '../../src/installs/tables.ts';
+import { appWebhookEvents } from '../../src/vendor-sessions/tables.ts';
 import type { CataloguePlatform } from '../catalogue/support.ts';
 import { expectError } from '../http/expect.ts';
 import { configurableModule, ok, published } from '../installs/support.ts';

@@ -1,0 +1,69 @@
+// Vendor sessions' front door (docs/callbacks.md): an asynchronous action's pending work at a vendor, from
+// the session a run's step opens, through the vendor's webhooks that settle it, the wait that times it out
+// and the resumer that moves its run on, to the hand-off's export and the retention sweep. Files outside
+// src/vendor-sessions import this file rather than the files behind it. Each group's comment stands apart
+// (a blank line under it) so that sorting the exports keeps the groups.
+//
+// The specification's words and the code's: a vendor session is an app callback there, so the API keeps
+// its names: the route GET /app-callbacks (session-routes.ts), the table app_callbacks (`appCallbacks`,
+// tables.ts), a session's id `callbackId`, the run status waiting_callback, the errors CallbackTimeout and
+// AppCallbackFailed, the audit action app.callback.received. Here: a session (`SessionRow`), opened
+// (session-store.ts openSession, step-sessions.ts openStepSession), settled by a webhook (webhook.ts, the
+// numbered pipeline), timed out (timeOutDueSessions), taken by its run's continuation
+// (lockSettledSession, stepEndOf) and resumed (resumer.ts).
+//
+// Left with their owners, since each writes or reads its owner's rows in the same statement: the run's
+// side of a wait (runs/waits.ts moves the run to waiting_callback and back) and the hand-off's choice of
+// session (collections/handoff-sessions.ts, by the hand-off's rule).
+//
+// Importers that stay direct: src/db/schema.ts (gathers tables.ts for Drizzle) and src/installs/service.ts
+// (install_in_use reads and fails an install's sessions; the webhook reads installs, so this file would
+// close an import circle).
+
+// The api: the vendor webhook route, and how it wakes a run whose session it settled.
+
+export type { Wake } from './webhook.ts';
+export { MAX_WEBHOOK_BODY_BYTES, type WebhookRouteDeps, webhookRoutes } from './webhook-routes.ts';
+
+// The api: listing sessions (GET /app-callbacks), which answers where apps are off too.
+
+export { callbackRoutes } from './session-routes.ts';
+
+// The worker: the retention sweep of sessions and webhook events, and the resumer of waiting runs.
+
+export { type ResumerDeps, startResumer } from './resumer.ts';
+export { startRetentionSweep } from './retention.ts';
+
+// A run's step waiting on its session: opened for a pending answer, taken once settled, its step's end.
+
+export { lockSettledSession, openStepSession, type SessionStepEnd, stepEndOf } from './step-sessions.ts';
+
+// The hand-off: the applicant's session exported through the module, as a webhook's is.
+
+export { callSessionExport, openExportSecrets } from './session-export.ts';
+
+// Sessions as runs open, settle, time out and resume them.
+
+export {
+  failPendingCallbacks,
+  failRunSessions,
+  markResumed,
+  openSession,
+  pendingCallbacksOf,
+  runsWaitingOn,
+  SESSION_ENDS,
+  type SessionEnd,
+  type SessionOpening,
+  type SessionRow,
+  type SessionStart,
+  type SettledSession,
+  sessionByExternalId,
+  settleSession,
+  timeOutDueSessions,
+} from './session-store.ts';
+export {
+  appCallbacks,
+  appWebhookEvents,
+  type CallbackStatus,
+  type WebhookEventOutcome,
+} from './tables.ts';

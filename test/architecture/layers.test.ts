@@ -1,0 +1,169 @@
+// Layers: every folder of src (and each file at its root) stands on a floor, and an import runs down the
+// floors or stays on its own, never up. Where a lower layer needs something of a higher one, it declares
+// a port and the higher one gives it (installs reach upgrades through UpgradeTrigger, the resumer runs'
+// continuations through ResumerDeps), or the code moves to the layer it belongs to. Tests are exempt.
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+
+/**
+ * The floors, from the ground up: a folder or root file of src on each line of a floor. A folder may
+ * import its own floor's and lower floors' files, never a higher floor's. A new folder takes a floor here.
+ */
+const FLOORS: readonly (readonly string[])[] = [
+  [
+    'net',
+    'unsafe-characters.ts',
+    'version.ts',
+    'module',
+    'crypto',
+    'atomic-file.ts',
+    'uuid.ts',
+    'provenance',
+  ],
+  ['config', 'config.ts', 'logging.ts'],
+  ['storage', 'telemetry', 'auth', 'console', 'types'],
+  ['db'],
+  ['worker', 'http'],
+  ['runner', 'documents', 'audit', 'notifications'],
+  ['tenants'],
+  ['catalogue'],
+  ['installs'],
+  ['calls', 'upgrades'],
+  ['vendor-sessions'],
+  ['runs'],
+  ['collections', 'outbound-webhooks'],
+  ['attention'],
+  ['api'],
+  ['cli'],
+  ['app-cli', 'main.ts'],
+  ['ops'],
+];
+
+/**
+ * Imports allowed to run up: Drizzle's schema (src/db/schema.ts) gathers every domain's tables for
+ * drizzle-kit and the pool's types. Each other entry is an import still to be turned into a port or
+ * moved, named with why it stays; the last test fails once one is gone, so the list only shrinks.
+ */
+const UPWARD: readonly { file: string; target: string; why: string }[] = [
+  {
+    file: 'src/catalogue/operator-installs.ts',
+    target: 'src/installs/index.ts',
+    why: 'an operator change lists the installs of the versions it touches',
+  },
+  {
+    file: 'src/catalogue/platform-versions.ts',
+    target: 'src/installs/index.ts',
+    why: 'a platform version counts the installs running it',
+  },
+  {
+    file: 'src/installs/service.ts',
+    target: 'src/vendor-sessions/session-store.ts',
+    why: 'removing an install reads and fails its pending sessions (install_in_use)',
+  },
+  {
+    file: 'src/installs/service.ts',
+    target: 'src/calls/metering.ts',
+    why: 'a removed install names its metering rows',
+  },
+  {
+    file: 'src/installs/changes/changes.ts',
+    target: 'src/calls/metering.ts',
+    why: 'a refused new install names its metering rows',
+  },
+  {
+    file: 'src/installs/limits/limits.ts',
+    target: 'src/calls/metering.ts',
+    why: 'a budget’s currency is checked against the month’s spend',
+  },
+  {
+    file: 'src/vendor-sessions/retention.ts',
+    target: 'src/collections/tables.ts',
+    why: 'the retention sweep deletes drop-off events',
+  },
+];
+
+const SOURCE = /\.(ts|js)$/;
+const TEST = /\.test\.ts$/;
+/** `from '…'` (imports and re-exports), `import '…'` (side effect) and `import('…')`. */
+const SPECIFIER = /(?:\bfrom|\bimport)\s*\(?\s*['"]([^'"\n]+)['"]/g;
+
+interface Source {
+  file: string;
+  text: string;
+}
+
+function sources(): Source[] {
+  return fs
+    .readdirSync(path.join(ROOT, 'src'), { recursive: true, encoding: 'utf8' })
+    .filter((name) => SOURCE.test(name) && !TEST.test(name))
+    .map((name) => path.posix.join('src', name.split(path.sep).join('/')))
+    .map((file) => ({ file, text: fs.readFileSync(path.join(ROOT, file), 'utf8') }));
+}
+
+/** The folder or root file of src a path stands in: `src/runs/waits.ts` → `runs`, `src/uuid.ts` → `uuid.ts`. */
+const placeOf = (file: string) => file.split('/')[1] as string;
+
+/** The floor of a place; undefined: it has none yet. */
+function floorOf(place: string): number | undefined {
+  const floor = FLOORS.findIndex((places) => places.includes(place));
+  return floor === -1 ? undefined : floor;
+}
+
+/** Every relative import that runs up a floor, as `file -> target`. */
+function upward(files: Source[]): { file: string; target: string }[] {
+  return files.flatMap((source) =>
+    [...source.text.matchAll(SPECIFIER)]
+      .map((match) => match[1] as string)
+      .filter((specifier) => specifier.startsWith('.'))
+      .map((specifier) => path.posix.join(path.posix.dirname(source.file), specifier))
+      .filter((target) => target.startsWith('src/'))
+      .filter((target) => (floorOf(placeOf(target)) ?? 0) > (floorOf(placeOf(source.file)) ?? 0))
+      .map((target) => ({ file: source.file, target })),
+  );
+}
+
+const allowed = ({ file, target }: { file: string; target: string }) =>
+  (file === 'src/db/schema.ts' && target.endsWith('tables.ts')) ||
+  UPWARD.some((up) => up.file === file && up.target === target);
+
+describe('layers', () => {
+  const files = sources();
+
+  it('every folder of src stands on a floor', () => {
+    const places = new Set(files.map((source) => placeOf(source.file)));
+    expect([...places].filter((place) => floorOf(place) === undefined)).toEqual([]);
+  });
+
+  it('no import runs up a floor but Drizzle’s schema and the ones listed', () => {
+    expect(
+      upward(files)
+        .filter((up) => !allowed(up))
+        .map(({ file, target }) => `${file} -> ${target}`),
+    ).toEqual([]);
+  });
+
+  it('each listed import still runs up (a port made for one strikes it from the list)', () => {
+    const found = upward(files);
+    for (const up of UPWARD) {
+      expect(
+        found.some(({ file, target }) => file === up.file && target === up.target),
+        `${up.file} -> ${up.target}`,
+      ).toBe(true);
+    }
+  });
+
+  it('names an import that runs up', () => {
+    const text = [
+      "import { a } from '../api/internal.ts';",
+      "import type { B } from '../db/pool.ts';",
+      "export { c } from '../runs/index.ts';",
+    ].join('\n');
+    expect(upward([{ file: 'src/documents/store.ts', text }])).toEqual([
+      { file: 'src/documents/store.ts', target: 'src/api/internal.ts' },
+      { file: 'src/documents/store.ts', target: 'src/runs/index.ts' },
+    ]);
+  });
+});
