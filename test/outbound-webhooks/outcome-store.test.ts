@@ -1,4 +1,4 @@
-// The sender's outcome writes (src/outbound-webhooks/delivery-store.ts recordAttempts) on real PostgreSQL:
+// The sender's outcome writes (src/outbound-webhooks/sending/outcome-store.ts recordAttempts) on real PostgreSQL:
 // a batch mixing every outcome leaves each delivery and endpoint as writing them one by one would, each
 // result recorded as one attempt numbered after the delivery's others (two senders' results for one
 // delivery both kept, in turn; none for a delivery gone meanwhile), and two
@@ -8,8 +8,8 @@ import { randomUUID } from 'node:crypto';
 import { eq, inArray, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { notifications } from '../../src/notifications/tables.ts';
-import { failingEndpoints } from '../../src/outbound-webhooks/attention.ts';
-import { type AttemptResult, recordAttempts } from '../../src/outbound-webhooks/delivery-store.ts';
+import { failingEndpoints } from '../../src/outbound-webhooks/endpoints/failing-store.ts';
+import { type AttemptResult, recordAttempts } from '../../src/outbound-webhooks/sending/outcome-store.ts';
 import { webhookDeliveries, webhookDeliveryAttempts } from '../../src/outbound-webhooks/tables.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { addEndpoint, endpointRow, runCompleted } from './rows.ts';

@@ -2,7 +2,7 @@
 // spec's `time` filter, an ISO 8601 interval `<start>/<end>` with either side open (`..` or left empty),
 // or `from` and `to` as every record listing takes them (src/http/time-range.ts). Start inclusive, end
 // exclusive. Pure.
-import { type TimeRange, timeRangeOf } from '../http/time-bounds.ts';
+import { type TimeRange, timeRangeOf } from '../../http/time-bounds.ts';
 
 export type TimeFilter = TimeRange;
 

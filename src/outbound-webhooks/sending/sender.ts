@@ -3,12 +3,12 @@
 // most its share of the window), posts each signed to its endpoint, and writes outcomes in batches.
 // Without SECRET_STORE_KEY nothing is claimed: deliveries wait.
 import type { Logger } from 'pino';
-import type { Database } from '../db/pool.ts';
+import type { Database } from '../../db/pool.ts';
+import { signingSecrets } from '../endpoints/endpoint-secrets.ts';
+import { eventBody } from '../fan-out/event-body.ts';
 import { DEFAULT_SENDER_LIMITS, type InFlight, type SenderLimits } from './claim-rules.ts';
-import { type Claimed, type ClaimedEndpoint, claimDue } from './delivery-claim.ts';
-import { type AttemptResult, recordAttempts } from './delivery-store.ts';
-import { signingSecrets } from './endpoint-secrets.ts';
-import { eventBody } from './event-body.ts';
+import { type Claimed, type ClaimedEndpoint, claimDue } from './claim-store.ts';
+import { type AttemptResult, recordAttempts } from './outcome-store.ts';
 import type { DeliveryPoster } from './post.ts';
 
 export interface SenderOptions {

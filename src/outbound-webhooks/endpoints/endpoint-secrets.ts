@@ -1,6 +1,6 @@
 // An endpoint's signing secrets, sealed with SECRET_STORE_KEY bound to tenant and endpoint
 // (src/crypto/seal.ts): a sealed secret copied to another endpoint or tenant never opens.
-import { open, type SealBinding, seal } from '../crypto/seal.ts';
+import { open, type SealBinding, seal } from '../../crypto/seal.ts';
 
 /** The overlap after a rotation, during which the previous secret signs too (docs/outbound-webhooks.md). */
 export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;

@@ -1,12 +1,12 @@
 // A delivery's attempts as the API shows them (docs/outbound-webhooks.md "Attempts"): newest first, paged.
-// The sender writes them (delivery-store.ts). The receiver's answer may repeat what it was sent, the run's
+// The sender writes them (sending/outcome-store.ts). The receiver's answer may repeat what it was sent, the run's
 // data: without runs:context its body reads "[redacted]", as invocation and vendor session texts do.
 import { and, desc, eq } from 'drizzle-orm';
-import { REDACTED } from '../calls/invocations.ts';
-import type { Queryable } from '../db/pool.ts';
-import { notFound } from '../http/errors.ts';
-import { countCapped, type Page } from '../http/paging.ts';
-import { webhookDeliveries, webhookDeliveryAttempts } from './tables.ts';
+import { REDACTED } from '../../calls/invocations.ts';
+import type { Queryable } from '../../db/pool.ts';
+import { notFound } from '../../http/errors.ts';
+import { countCapped, type Page } from '../../http/paging.ts';
+import { webhookDeliveries, webhookDeliveryAttempts } from '../tables.ts';
 
 type AttemptRow = typeof webhookDeliveryAttempts.$inferSelect;
 

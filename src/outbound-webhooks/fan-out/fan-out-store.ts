@@ -8,7 +8,7 @@
 // still running (the snapshot's xmin) every transaction has ended, so no row can appear there any more.
 // The cursor moves only up to that horizon, and up to the oldest row still in its hold.
 import { sql } from 'drizzle-orm';
-import type { Database, Queryable } from '../db/pool.ts';
+import type { Database, Queryable } from '../../db/pool.ts';
 import { EVENT_OF_ACTION } from './event-types.ts';
 
 /** Rows younger than this wait for a later pass (docs/outbound-webhooks.md). */

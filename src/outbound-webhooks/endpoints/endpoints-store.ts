@@ -1,19 +1,19 @@
 // A tenant's outbound webhook endpoints (docs/outbound-webhooks.md "Endpoints"): list, read, create,
 // replace, delete and rotate the signing secret. Every change commits with its audit record
-// (webhook_endpoint.*), where the URL shows as its origin only (url-mask.ts) and no secret ever goes:
+// (webhook_endpoint.*), where the URL shows as its origin only (url-mask-rules.ts) and no secret ever goes:
 // a secret is sealed into its row and answered once, on creation and on rotation. Another tenant's
 // endpoint answers 404 not_found, as one that does not exist.
 import { randomUUID } from 'node:crypto';
 import { and, asc, count, eq, sql } from 'drizzle-orm';
-import { auditedBy } from '../audit/actor.ts';
-import { recordAudit } from '../audit/trail.ts';
-import type { Database, Queryable, Tx } from '../db/pool.ts';
-import type { AuthenticatedPrincipal } from '../http/auth.ts';
-import { ApiError, conflict, notFound, validationError } from '../http/errors.ts';
+import { auditedBy } from '../../audit/actor.ts';
+import { recordAudit } from '../../audit/trail.ts';
+import type { Database, Queryable, Tx } from '../../db/pool.ts';
+import type { AuthenticatedPrincipal } from '../../http/auth.ts';
+import { ApiError, conflict, notFound, validationError } from '../../http/errors.ts';
+import { newSigningSecret } from '../sending/signing.ts';
+import { webhookDeliveries, webhookEndpoints } from '../tables.ts';
 import { ROTATION_OVERLAP_MS, sealEndpointSecret } from './endpoint-secrets.ts';
-import { newSigningSecret } from './signing.ts';
-import { webhookDeliveries, webhookEndpoints } from './tables.ts';
-import { maskedUrl } from './url-mask.ts';
+import { maskedUrl } from './url-mask-rules.ts';
 import { endpointUrlRefusal } from './url-rules.ts';
 
 /** The most endpoints a tenant keeps. */

@@ -1,9 +1,9 @@
 // Home's attention source for outbound webhooks: endpoints whose delivery was given up (exhausted) within
 // the last day (docs/outbound-webhooks.md: Home lists it for a day), oldest first.
 import { and, asc, eq, gt } from 'drizzle-orm';
-import type { Queryable } from '../db/pool.ts';
-import type { AttentionEntry } from '../installs/index.ts';
-import { webhookEndpoints } from './tables.ts';
+import type { Queryable } from '../../db/pool.ts';
+import type { AttentionEntry } from '../../installs/index.ts';
+import { webhookEndpoints } from '../tables.ts';
 
 export const FAILING_LISTED_MS = 24 * 60 * 60 * 1000;
 

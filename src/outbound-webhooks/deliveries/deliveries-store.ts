@@ -1,15 +1,15 @@
 // Deliveries as the API shows them (docs/outbound-webhooks.md "Deliveries and retry"): the listing with
 // its filters, a run's deliveries, and the manual retry. The worker's sender moves them otherwise.
 import { and, desc, eq, inArray, type SQL } from 'drizzle-orm';
-import { auditedBy } from '../audit/actor.ts';
-import { recordAudit } from '../audit/trail.ts';
-import type { Queryable } from '../db/pool.ts';
-import { conflict, notFound } from '../http/errors.ts';
-import { countCapped, type Page } from '../http/paging.ts';
-import { withinBounds } from '../http/time-bounds.ts';
-import { workflowRuns } from '../runs/tables.ts';
-import type { WebhookContext } from './endpoints.ts';
-import { webhookDeliveries } from './tables.ts';
+import { auditedBy } from '../../audit/actor.ts';
+import { recordAudit } from '../../audit/trail.ts';
+import type { Queryable } from '../../db/pool.ts';
+import { conflict, notFound } from '../../http/errors.ts';
+import { countCapped, type Page } from '../../http/paging.ts';
+import { withinBounds } from '../../http/time-bounds.ts';
+import { workflowRuns } from '../../runs/tables.ts';
+import type { WebhookContext } from '../endpoints/endpoints-store.ts';
+import { webhookDeliveries } from '../tables.ts';
 
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed', 'exhausted'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];

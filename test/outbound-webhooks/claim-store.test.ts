@@ -1,12 +1,12 @@
-// The sender's claim step (src/outbound-webhooks/delivery-claim.ts claimDue) driven directly on real
+// The sender's claim step (src/outbound-webhooks/sending/claim-store.ts claimDue) driven directly on real
 // PostgreSQL with the time it is given: a retry is not claimed a moment before it is due, and a disabled
 // endpoint's queued deliveries are not claimed at all until it is enabled again. Driving the step itself
 // (not a running sender) is what lets "not claimed" be asserted without waiting to see nothing happen.
 import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import { DEFAULT_SENDER_LIMITS, type InFlight } from '../../src/outbound-webhooks/claim-rules.ts';
-import { CLAIM_LEASE_MS, claimDue } from '../../src/outbound-webhooks/delivery-claim.ts';
+import { DEFAULT_SENDER_LIMITS, type InFlight } from '../../src/outbound-webhooks/sending/claim-rules.ts';
+import { CLAIM_LEASE_MS, claimDue } from '../../src/outbound-webhooks/sending/claim-store.ts';
 import { webhookDeliveries, webhookEndpoints } from '../../src/outbound-webhooks/tables.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { addEndpoint, runCompleted } from './rows.ts';

@@ -1,5 +1,5 @@
 // The outbound webhook events (docs/outbound-webhooks.md): which audit action raises which event, about which
-// resource. Pure data; the trail reader (fanout.ts) and GET /webhook-events read it.
+// resource. Pure data; the trail reader (fan-out-store.ts) and GET /webhook-events read it.
 
 export interface EventType {
   type: string;

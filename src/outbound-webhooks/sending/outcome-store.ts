@@ -1,8 +1,8 @@
 // The sender's writes of what each attempt came to (docs/outbound-webhooks.md "Delivery", "Attempts"): the
-// delivery's outcome and the attempt's record together; the claim of due ones is delivery-claim.ts.
+// delivery's outcome and the attempt's record together; the claim of due ones is claim-store.ts.
 import { sql } from 'drizzle-orm';
-import type { Database } from '../db/pool.ts';
-import { notify } from '../notifications/service.ts';
+import type { Database } from '../../db/pool.ts';
+import { notify } from '../../notifications/service.ts';
 import { afterFailure } from './retry-rules.ts';
 
 export interface AttemptResult {
@@ -17,7 +17,7 @@ export interface AttemptResult {
   responseCode: number | null;
   latencyMs: number;
   error: string | null;
-  /** The first KiB of the receiver's answer (response-excerpt.ts), or null. */
+  /** The first KiB of the receiver's answer (response-excerpt-rules.ts), or null. */
   responseBody: string | null;
 }
 

@@ -3,9 +3,9 @@
 // connection), within 10 seconds, redirects never followed. Never throws: the answer says what happened
 // in words that never name the URL. Each endpoint has its own connections (endpoint-agents.ts).
 import { Agent } from 'undici';
-import { AddressRefused, checkedConnector, type LookupAll } from '../net/checked-connector.ts';
+import { AddressRefused, checkedConnector, type LookupAll } from '../../net/checked-connector.ts';
 import { EndpointAgents } from './endpoint-agents.ts';
-import { EXCERPT_BYTES, responseExcerpt } from './response-excerpt.ts';
+import { EXCERPT_BYTES, responseExcerpt } from './response-excerpt-rules.ts';
 import { signatureHeader } from './signing.ts';
 
 export const DELIVERY_TIMEOUT_MS = 10_000;
@@ -31,7 +31,7 @@ export interface PostResult {
   responseCode: number | null;
   latencyMs: number;
   error?: string;
-  /** The first KiB of the answer's body as text (response-excerpt.ts); null when none came or it was empty. */
+  /** The first KiB of the answer's body as text (response-excerpt-rules.ts); null when none came or it was empty. */
   responseBody: string | null;
 }
 

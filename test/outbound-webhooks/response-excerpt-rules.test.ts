@@ -1,7 +1,10 @@
-// What an attempt keeps of a receiver's answer (src/outbound-webhooks/response-excerpt.ts): its first KiB
+// What an attempt keeps of a receiver's answer (src/outbound-webhooks/sending/response-excerpt-rules.ts): its first KiB
 // as text, storable and safe to show.
 import { describe, expect, it } from 'vitest';
-import { EXCERPT_BYTES, responseExcerpt } from '../../src/outbound-webhooks/response-excerpt.ts';
+import {
+  EXCERPT_BYTES,
+  responseExcerpt,
+} from '../../src/outbound-webhooks/sending/response-excerpt-rules.ts';
 
 const bytes = (...parts: (string | number[])[]) =>
   Buffer.concat(parts.map((part) => (typeof part === 'string' ? Buffer.from(part) : Buffer.from(part))));

@@ -1,6 +1,6 @@
 // The audit trail shows an endpoint's URL as its origin with path and query masked.
 import { describe, expect, it } from 'vitest';
-import { maskedUrl } from '../../src/outbound-webhooks/url-mask.ts';
+import { maskedUrl } from '../../src/outbound-webhooks/endpoints/url-mask-rules.ts';
 
 describe('maskedUrl', () => {
   it.each([

@@ -1,18 +1,9 @@
 // /webhook-endpoints: list, create, read, replace, delete, rotate the secret and send a test ping
-// (endpoints.ts, ping.ts). Thin: schemas, permission, the service.
+// (endpoints-store.ts, ping.ts). Thin: schemas, permission, the service.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { errors } from '../http/responses.ts';
-import {
-  createEndpoint,
-  deleteEndpoint,
-  getEndpoint,
-  listEndpoints,
-  replaceEndpoint,
-  rotateSecret,
-} from './endpoints.ts';
-import { pingEndpoint } from './ping.ts';
-import { type WebhookRouteDeps, webhookContextOf } from './route-context.ts';
+import { errors } from '../../http/responses.ts';
+import { type WebhookRouteDeps, webhookContextOf } from '../route-context.ts';
 import {
   CreatedEndpoint,
   Endpoint,
@@ -21,7 +12,16 @@ import {
   IdParams,
   RotatedSecret,
   TestResult,
-} from './schemas.ts';
+} from '../schemas.ts';
+import {
+  createEndpoint,
+  deleteEndpoint,
+  getEndpoint,
+  listEndpoints,
+  replaceEndpoint,
+  rotateSecret,
+} from './endpoints-store.ts';
+import { pingEndpoint } from './ping.ts';
 
 const tags = ['webhook-endpoints'];
 

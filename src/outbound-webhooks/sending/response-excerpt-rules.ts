@@ -1,7 +1,7 @@
 // What an attempt keeps of the receiver's answer (docs/outbound-webhooks.md "Attempts"): its first KiB as
 // text, storable (no U+0000: PostgreSQL refuses it) and safe to show (no control or reordering character
 // that would change what a person reads: src/unsafe-characters.ts). Pure.
-import { C0_CONTROLS, UNSAFE_BEYOND_C0 } from '../unsafe-characters.ts';
+import { C0_CONTROLS, UNSAFE_BEYOND_C0 } from '../../unsafe-characters.ts';
 
 /** The bytes of an answer kept: 1 KiB. */
 export const EXCERPT_BYTES = 1024;

@@ -4,8 +4,8 @@
 // WEBHOOK_ALLOW_PRIVATE_NETWORKS (development only) admits http, localhost and private addresses.
 // A name is not resolved here: one that resolves to a refused address is refused at each connection
 // (DeliveryPoster's connector), whatever it resolved to when the URL was saved. Pure.
-import { addressRefusal, isIpLiteral } from '../net/addresses.ts';
-import { isLocalhostName } from '../net/names.ts';
+import { addressRefusal, isIpLiteral } from '../../net/addresses.ts';
+import { isLocalhostName } from '../../net/names.ts';
 
 /** The longest URL an endpoint keeps. */
 export const MAX_URL_LENGTH = 2000;

@@ -7,11 +7,11 @@
 //      lease ahead: a sender that dies leaves them due again when the lease runs out.
 // Then the audit rows and endpoints to send them with.
 import { inArray, sql } from 'drizzle-orm';
-import { auditEvents } from '../audit/tables.ts';
-import type { Database } from '../db/pool.ts';
+import { auditEvents } from '../../audit/tables.ts';
+import type { Database } from '../../db/pool.ts';
+import type { EventSource } from '../fan-out/event-body.ts';
+import { webhookEndpoints } from '../tables.ts';
 import { type Candidate, fairPicks, type InFlight, type SenderLimits } from './claim-rules.ts';
-import type { EventSource } from './event-body.ts';
-import { webhookEndpoints } from './tables.ts';
 
 /** How long a claimed delivery is the claimer's: past it, a sender that died has left it due again. */
 export const CLAIM_LEASE_MS = 60_000;

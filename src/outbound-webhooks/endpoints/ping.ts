@@ -3,12 +3,12 @@
 // or retried, no delivery or attempt row is written; only webhook_endpoint.tested is audited (with what
 // happened). The receiver's answer body is neither kept nor answered.
 import { randomUUID } from 'node:crypto';
+import type { EventBody } from '../fan-out/event-body.ts';
+import { PING } from '../fan-out/event-types.ts';
+import type { DeliveryPoster, PostResult } from '../sending/post.ts';
 import { signingSecrets } from './endpoint-secrets.ts';
-import { auditEndpoint, requireEndpoint, requireKey, type WebhookContext } from './endpoints.ts';
-import type { EventBody } from './event-body.ts';
-import { PING } from './event-types.ts';
-import type { DeliveryPoster, PostResult } from './post.ts';
-import { maskedUrl } from './url-mask.ts';
+import { auditEndpoint, requireEndpoint, requireKey, type WebhookContext } from './endpoints-store.ts';
+import { maskedUrl } from './url-mask-rules.ts';
 
 /** The one thing of a poster a ping needs. */
 export type Poster = Pick<DeliveryPoster, 'post'>;

@@ -1,14 +1,12 @@
-// GET /webhook-deliveries, GET /webhook-deliveries/:id/attempts (attempts.ts), POST
-// /webhook-deliveries/:id/retry and GET /workflow-runs/:id/related (deliveries.ts). The run's deliveries answer where runs are not served (no engine) too: they are read
+// GET /webhook-deliveries, GET /webhook-deliveries/:id/attempts (attempts-store.ts), POST
+// /webhook-deliveries/:id/retry and GET /workflow-runs/:id/related (deliveries-store.ts). The run's deliveries answer where runs are not served (no engine) too: they are read
 // from the database alone.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { principalOf } from '../http/auth.ts';
-import { validationError } from '../http/errors.ts';
-import { pageOf } from '../http/paging.ts';
-import { errors } from '../http/responses.ts';
-import { listAttempts } from './attempts.ts';
-import { listDeliveries, retryDelivery, runDeliveries } from './deliveries.ts';
-import { type WebhookRouteDeps, webhookContextOf } from './route-context.ts';
+import { principalOf } from '../../http/auth.ts';
+import { validationError } from '../../http/errors.ts';
+import { pageOf } from '../../http/paging.ts';
+import { errors } from '../../http/responses.ts';
+import { type WebhookRouteDeps, webhookContextOf } from '../route-context.ts';
 import {
   AttemptsQuery,
   DeliveriesQuery,
@@ -16,8 +14,10 @@ import {
   DeliveryAttempt,
   DeliveryList,
   IdParams,
-} from './schemas.ts';
-import { timeFilterOf } from './time-filter.ts';
+} from '../schemas.ts';
+import { listAttempts } from './attempts-store.ts';
+import { listDeliveries, retryDelivery, runDeliveries } from './deliveries-store.ts';
+import { timeFilterOf } from './time-filter-rules.ts';
 
 const tags = ['webhook-deliveries'];
 

@@ -1,7 +1,7 @@
-// The deliveries listing's bounds on creation (src/outbound-webhooks/time-filter.ts): the spec's `time`
+// The deliveries listing's bounds on creation (src/outbound-webhooks/deliveries/time-filter-rules.ts): the spec's `time`
 // interval, or `from` and `to`; one row per sentence of the rule.
 import { describe, expect, it } from 'vitest';
-import { timeFilterOf } from '../../src/outbound-webhooks/time-filter.ts';
+import { timeFilterOf } from '../../src/outbound-webhooks/deliveries/time-filter-rules.ts';
 
 const A = '2030-04-01T00:00:00Z';
 const B = '2030-04-02T00:00:00.500+02:00';

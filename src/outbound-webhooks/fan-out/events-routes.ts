@@ -1,9 +1,9 @@
 // GET /webhook-events: the event catalogue (event-types.ts) with a sample body per type (event-samples.ts).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { principalOf } from '../http/auth.ts';
+import { principalOf } from '../../http/auth.ts';
+import { EventCatalogue } from '../schemas.ts';
 import { sampleBody } from './event-samples.ts';
 import { EVENT_TYPES, PING } from './event-types.ts';
-import { EventCatalogue } from './schemas.ts';
 
 const PING_ENTRY = {
   type: PING,
