@@ -1,7 +1,7 @@
 // The api role: the public listener (tenants' users, vendors, applicants) and the internal listener
 // (runners only, bound to loopback by default).
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
-import { attentionRoutes } from '../attention/routes.ts';
+import { attentionRoutes } from '../attention/index.ts';
 import { activityRoutes } from '../audit/activity-routes.ts';
 import { auditRoutes } from '../audit/routes.ts';
 import type { TokenVerifier } from '../auth/tokens.ts';

@@ -15,7 +15,7 @@ export { installNamesOf } from './service.ts';
 
 // Home's attention list (src/attention): open install changes and upgrades that wait.
 
-export { type AttentionEntry, pendingInstallChanges, waitingUpgrades } from './attention.ts';
+export { pendingInstallChanges, type WaitingUpgrade, waitingUpgrades } from './attention-store.ts';
 
 // Automatic upgrades (src/upgrades sweeps and moves; installs decide and write): the plan of an opted-in
 // install as the view shows it, the platform's writes of it, and the port a write of an install moves it

@@ -8,7 +8,7 @@ import type { WebhookRouteDeps } from './route-context.ts';
 export { type OutboundBackground, startOutboundWebhooks } from './background.ts';
 export { DELIVERY_STATUSES, type DeliveryStatus } from './deliveries/deliveries-store.ts';
 export { ROTATION_OVERLAP_MS, sealEndpointSecret, signingSecrets } from './endpoints/endpoint-secrets.ts';
-export { failingEndpoints } from './endpoints/failing-store.ts';
+export { failingEndpointRows } from './endpoints/failing-store.ts';
 export { maskedUrl } from './endpoints/url-mask-rules.ts';
 export { endpointUrlRefusal } from './endpoints/url-rules.ts';
 export { type EventBody, type EventSource, eventBody } from './fan-out/event-body.ts';

@@ -19,6 +19,7 @@ const FRONT_DOORS = [
   { folder: 'src/upgrades', door: 'src/upgrades/index.ts' },
   { folder: 'src/telemetry', door: 'src/telemetry/index.ts' },
   { folder: 'src/provenance', door: 'src/provenance/index.ts' },
+  { folder: 'src/attention', door: 'src/attention/index.ts' },
 ];
 
 /**

@@ -7,8 +7,8 @@
 import { randomUUID } from 'node:crypto';
 import { eq, inArray, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { failingEndpoints } from '../../src/attention/attention.ts';
 import { notifications } from '../../src/notifications/tables.ts';
-import { failingEndpoints } from '../../src/outbound-webhooks/endpoints/failing-store.ts';
 import { type AttemptResult, recordAttempts } from '../../src/outbound-webhooks/sending/outcome-store.ts';
 import { webhookDeliveries, webhookDeliveryAttempts } from '../../src/outbound-webhooks/tables.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';

@@ -1,25 +1,13 @@
-// Home's attention source for outbound webhooks: endpoints whose delivery was given up (exhausted) within
-// the last day (docs/outbound-webhooks.md: Home lists it for a day), oldest first.
+// Outbound webhooks' source of Home's attention list: endpoints whose delivery was given up (exhausted)
+// within the last day (docs/outbound-webhooks.md: Home lists it for a day), oldest first; src/attention
+// words them.
 import { and, asc, eq, gt } from 'drizzle-orm';
 import type { Queryable } from '../../db/pool.ts';
-import type { AttentionEntry } from '../../installs/index.ts';
 import { webhookEndpoints } from '../tables.ts';
 
 export const FAILING_LISTED_MS = 24 * 60 * 60 * 1000;
 
-const hostOf = (url: string) => {
-  try {
-    return new URL(url).host;
-  } catch {
-    return 'an endpoint';
-  }
-};
-
-export async function failingEndpoints(
-  db: Queryable,
-  tenantId: string,
-  now = new Date(),
-): Promise<AttentionEntry[]> {
+export async function failingEndpointRows(db: Queryable, tenantId: string, now = new Date()) {
   const rows = await db
     .select({
       id: webhookEndpoints.id,
@@ -35,10 +23,5 @@ export async function failingEndpoints(
       ),
     )
     .orderBy(asc(webhookEndpoints.failingSince));
-  return rows.map((row) => ({
-    resource: { type: 'webhook_endpoint', id: row.id },
-    title: `Webhook endpoint ${row.description ?? hostOf(row.url)} is failing: a delivery was given up after five attempts`,
-    href: `/settings/webhooks/${row.id}`,
-    since: row.failingSince as Date,
-  }));
+  return rows.map((row) => ({ ...row, failingSince: row.failingSince as Date }));
 }

@@ -1,6 +1,16 @@
-// What Home's attention list says of installs (docs/notifications.md "Home's attention list"): the title
-// and console link of each item. Pure: rows in, texts out; attention.ts reads (which upgrades wait is
-// upgrade/upgrade-rules.ts's to decide).
+// What Home's attention list says of each item (docs/notifications.md "Home's attention list"): its
+// title and console link. Pure: the facts a source read in, an entry out. The sources read in their owners'
+// folders (installs' changes and upgrades, outbound webhooks' endpoints); which upgrades wait is
+// installs/upgrade/upgrade-rules.ts's to decide.
+
+/** One thing waiting for someone: what it is about, a title, its console page, since when. */
+export interface AttentionEntry {
+  resource: { type: string; id: string };
+  title: string;
+  href: string | null;
+  since: Date;
+}
+
 /** Console paths (relative to the console's root) of an install and of one of its changes. */
 export const installHref = (name: string) => `/apps/installs/${encodeURIComponent(name)}`;
 export const changeHref = (name: string, changeId: string) =>
@@ -53,3 +63,44 @@ export const upgradeWaitingTitle = (install: {
   const move = install.rollback ? `the rollback to ${install.target}` : `the upgrade to ${install.target}`;
   return `Install ${install.name} runs ${install.appName} ${install.running}; ${move} ${WAITS[install.waitingFor]}`;
 };
+
+/** install_change_pending: an open change, since it was asked for. */
+export const pendingChangeEntry = (
+  change: PendingChangeFacts & { id: string; requestedAt: Date },
+): AttentionEntry => ({
+  resource: { type: 'app_install_change', id: change.id },
+  title: pendingChangeTitle(change),
+  href: changeHref(change.installName, change.id),
+  since: change.requestedAt,
+});
+
+/** install_upgrade_waiting: an opted-in install whose upgrade waits for an administrator. */
+export const upgradeWaitingEntry = (
+  install: Parameters<typeof upgradeWaitingTitle>[0] & { id: string; since: Date },
+): AttentionEntry => ({
+  resource: { type: 'app_install', id: install.id },
+  title: upgradeWaitingTitle(install),
+  href: installHref(install.name),
+  since: install.since,
+});
+
+const hostOf = (url: string) => {
+  try {
+    return new URL(url).host;
+  } catch {
+    return 'an endpoint';
+  }
+};
+
+/** webhook_endpoint_failing: an endpoint whose delivery was given up, named by description or host. */
+export const failingEndpointEntry = (endpoint: {
+  id: string;
+  url: string;
+  description: string | null;
+  failingSince: Date;
+}): AttentionEntry => ({
+  resource: { type: 'webhook_endpoint', id: endpoint.id },
+  title: `Webhook endpoint ${endpoint.description ?? hostOf(endpoint.url)} is failing: a delivery was given up after five attempts`,
+  href: `/settings/webhooks/${endpoint.id}`,
+  since: endpoint.failingSince,
+});

@@ -1,26 +1,18 @@
-// Installs on Home's attention list (docs/notifications.md "Home's attention list"): open install
-// changes, and opted-in installs whose upgrade waits. A tenant has at most 50 installs, so each reads
-// every item it has.
+// Installs' sources of Home's attention list (docs/notifications.md "Home's attention list"): open install
+// changes, and opted-in installs whose upgrade waits, as facts; src/attention words them. A tenant has at
+// most 50 installs, so each reads every item it has.
 import { and, asc, eq, isNull, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import { appVersions } from '../catalogue/tables.ts';
 import type { Queryable } from '../db/pool.ts';
-import { changeHref, installHref, pendingChangeTitle, upgradeWaitingTitle } from './attention-rules.ts';
 import { appInstallChanges, appInstalls } from './tables.ts';
+import type { WaitingFor } from './upgrade/upgrade-rules.ts';
 import { readUpgradePlans, type UpgradeReading } from './upgrade/upgrade-store.ts';
 
-/** One thing waiting for someone: what it is about, a title, its console page, since when. */
-export interface AttentionEntry {
-  resource: { type: string; id: string };
-  title: string;
-  href: string | null;
-  since: Date;
-}
-
 /** install_change_pending: the tenant's open install changes, oldest first. */
-export async function pendingInstallChanges(db: Queryable, tenantId: string): Promise<AttentionEntry[]> {
+export async function pendingInstallChanges(db: Queryable, tenantId: string) {
   const asked = alias(appVersions, 'asked');
-  const rows = await db
+  return db
     .select({
       id: appInstallChanges.id,
       installName: appInstalls.name,
@@ -38,12 +30,18 @@ export async function pendingInstallChanges(db: Queryable, tenantId: string): Pr
     .innerJoin(asked, eq(asked.id, appInstallChanges.versionId))
     .where(and(eq(appInstallChanges.tenantId, tenantId), isNull(appInstallChanges.decision)))
     .orderBy(asc(appInstallChanges.requestedAt), asc(appInstallChanges.id));
-  return rows.map((row) => ({
-    resource: { type: 'app_install_change', id: row.id },
-    title: pendingChangeTitle(row),
-    href: changeHref(row.installName, row.id),
-    since: row.requestedAt,
-  }));
+}
+
+/** An opted-in install whose automatic upgrade waits for someone, and since when. */
+export interface WaitingUpgrade {
+  id: string;
+  name: string;
+  appName: string;
+  running: string;
+  target: string;
+  rollback: boolean;
+  waitingFor: WaitingFor;
+  since: Date;
 }
 
 /**
@@ -56,28 +54,25 @@ export async function waitingUpgrades(
   db: Queryable,
   tenantId: string,
   reading: UpgradeReading,
-): Promise<AttentionEntry[]> {
+): Promise<WaitingUpgrade[]> {
   const installs = await db
     .select()
     .from(appInstalls)
     .where(and(eq(appInstalls.tenantId, tenantId), eq(appInstalls.autoUpgrade, 'compatible')));
-  const entries: AttentionEntry[] = [];
+  const entries: WaitingUpgrade[] = [];
   for (const plan of (await readUpgradePlans(db, installs, reading)).values()) {
     const waitingFor = plan.view.waitingFor;
     if (!plan.target || waitingFor === null) continue;
     if (waitingFor === 'approval' && plan.openChange) continue;
     const published = plan.target.publishedAt ?? plan.target.createdAt;
     entries.push({
-      resource: { type: 'app_install', id: plan.install.id },
-      title: upgradeWaitingTitle({
-        name: plan.install.name,
-        appName: plan.install.appName,
-        running: plan.running.version,
-        target: plan.target.version,
-        rollback: plan.rollback,
-        waitingFor,
-      }),
-      href: installHref(plan.install.name),
+      id: plan.install.id,
+      name: plan.install.name,
+      appName: plan.install.appName,
+      running: plan.running.version,
+      target: plan.target.version,
+      rollback: plan.rollback,
+      waitingFor,
       since: new Date(Math.max(published.getTime(), plan.install.createdAt.getTime())),
     });
   }
