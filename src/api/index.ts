@@ -21,7 +21,16 @@ import { CONSOLE_DIST, consoleRoutes } from '../console/routes.ts';
 import type { Database } from '../db/pool.ts';
 import { DocumentChecks, documentSourceOf, subjectDocumentRoutes } from '../documents/index.ts';
 import { createServer } from '../http/server.ts';
-import { installNamesOf, installRoutesScope } from '../installs/index.ts';
+import {
+  installNamesOf,
+  installRoutesScope,
+  startUpgradeSweeps,
+  sweepUpgrades,
+  type UpgradeDeps,
+  type UpgradeSweeps,
+  upgradeDepsOf,
+  upgradeTrigger,
+} from '../installs/index.ts';
 import { notificationRoutes } from '../notifications/routes.ts';
 import { DeliveryPoster, outboundWebhookRoutes } from '../outbound-webhooks/index.ts';
 import { rootLoader, useTrustPolicy } from '../provenance/index.ts';
@@ -41,14 +50,6 @@ import {
 } from '../storage/index.ts';
 import { tenantRoutes } from '../tenants/routes.ts';
 import { lookupTenant } from '../tenants/service.ts';
-import {
-  startUpgradeSweeps,
-  sweepUpgrades,
-  type UpgradeDeps,
-  type UpgradeSweeps,
-  upgradeDepsOf,
-  upgradeTrigger,
-} from '../upgrades/index.ts';
 import { healthRoutes } from './health.ts';
 import { documentRoutes, internalRoutes } from './internal.ts';
 

@@ -5,17 +5,12 @@
 // decision on its change take turns on one install, and the second finds the first's result: each move
 // is made once.
 import { eq } from 'drizzle-orm';
-import type { Queryable } from '../db/pool.ts';
-import {
-  appInstalls,
-  applyUpgrade,
-  holdUpgrade,
-  type InstallRow,
-  readUpgradePlans,
-  type UpgradePlan,
-  type WaitingFor,
-  withdrawStaleUpgrade,
-} from '../installs/index.ts';
+import type { Queryable } from '../../../db/pool.ts';
+import { appInstalls } from '../../tables.ts';
+import type { InstallRow } from '../../view.ts';
+import { applyUpgrade, holdUpgrade, withdrawStaleUpgrade } from '../upgrade-moves.ts';
+import type { WaitingFor } from '../upgrade-rules.ts';
+import { readUpgradePlans, type UpgradePlan } from '../upgrade-store.ts';
 import type { UpgradeDeps } from './deps.ts';
 
 export type MoveOutcome =

@@ -2,8 +2,9 @@
 // named ones, moved one at a time (move.ts), each in its own transaction. One install failing is logged
 // with its id and reported; the sweep goes on with the next.
 import { and, asc, eq, inArray, type SQL } from 'drizzle-orm';
-import { appInstalls, type WaitingFor } from '../installs/index.ts';
-import { countUpgrade } from '../telemetry/index.ts';
+import { countUpgrade } from '../../../telemetry/index.ts';
+import { appInstalls } from '../../tables.ts';
+import type { WaitingFor } from '../upgrade-rules.ts';
 import type { UpgradeDeps } from './deps.ts';
 import { moveInstall } from './move.ts';
 

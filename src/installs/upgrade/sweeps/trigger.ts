@@ -1,6 +1,6 @@
-// The upgrades layer's answer to the installs' port (src/installs/upgrade/trigger.ts): after a save of an
+// The sweeps' answer to the installs' port (src/installs/upgrade/trigger.ts): after a save of an
 // install, a decision on its change or a secret stored for it, the install is swept at once.
-import type { UpgradeTrigger } from '../installs/index.ts';
+import type { UpgradeTrigger } from '../trigger.ts';
 import type { UpgradeDeps } from './deps.ts';
 import { sweepUpgrades } from './sweep.ts';
 

@@ -1,9 +1,10 @@
 // What sweeping automatic upgrades needs, buildable wherever the deployment's settings and database are:
 // the api (start-up, every five minutes, after a write of an install) and the operator's commands (after
 // a block or a platform withdraw).
-import type { Config } from '../config.ts';
-import type { Database } from '../db/pool.ts';
-import type { HostRuleOptions, InstallCallers } from '../installs/index.ts';
+import type { Config } from '../../../config.ts';
+import type { Database } from '../../../db/pool.ts';
+import type { InstallCallers } from '../../callers.ts';
+import type { HostRuleOptions } from '../../hosts.ts';
 
 /** Where sweeps say what they did and what failed (a pino or Fastify logger fits). */
 export interface UpgradeLogger {
