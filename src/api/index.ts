@@ -10,7 +10,7 @@ import { appsHealthRoutes } from '../calls/health-routes.ts';
 import { meteringRoutes } from '../calls/metering-routes.ts';
 import { invocationRoutes } from '../calls/routes.ts';
 import { testCallRoutes } from '../calls/test-call-routes.ts';
-import { provenanceRoutes } from '../catalogue/provenance-routes.ts';
+import { provenanceRoutes } from '../catalogue/provenance/provenance-routes.ts';
 import { loadRelease, reconcileRelease } from '../catalogue/release.ts';
 import { catalogueRoutes } from '../catalogue/routes.ts';
 import { moduleServable } from '../catalogue/servable.ts';

@@ -52,7 +52,7 @@ const PAST_THE_DOOR: readonly { file: string; target: string }[] = [
   { file: 'src/calls/tables.ts', target: 'src/installs/tables.ts' },
   // Every command reads the settings and opens a pool: through the doors, each would load Sigstore's code
   // and the telemetry SDK with its exporters (scripts/cli-build.js: a command loads only what it uses).
-  { file: 'src/config/provenance.ts', target: 'src/provenance/policy.ts' },
+  { file: 'src/config/provenance.ts', target: 'src/provenance/policy-rules.ts' },
   { file: 'src/db/pool.ts', target: 'src/telemetry/spans.ts' },
 ];
 

@@ -1,9 +1,8 @@
 // The gate of APP_SIGNATURES=required (docs/provenance.md "The gates"): a tenant's version publishes, is
 // approved, installs and is moved to only with a signer the policy trusts.
-import { ApiError } from '../http/errors.ts';
-import { provenanceView } from '../provenance/index.ts';
-import { provenanceRefusal } from './operator-rules.ts';
-import type { appVersions } from './tables.ts';
+import { ApiError } from '../../http/errors.ts';
+import { provenanceRefusal, provenanceView } from '../../provenance/index.ts';
+import type { appVersions } from '../tables.ts';
 
 export type SignatureMode = 'off' | 'optional' | 'required';
 

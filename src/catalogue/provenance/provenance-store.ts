@@ -1,10 +1,10 @@
 // Attaching a Sigstore bundle to an uploaded version of the tenant's own (docs/provenance.md "The
 // route"): verified against the stored module, recorded (replacing any earlier), audited.
 import { eq } from 'drizzle-orm';
-import { auditedBy } from '../audit/actor.ts';
-import { recordAudit } from '../audit/trail.ts';
-import type { Tx } from '../db/pool.ts';
-import { ApiError } from '../http/errors.ts';
+import { auditedBy } from '../../audit/actor.ts';
+import { recordAudit } from '../../audit/trail.ts';
+import type { Tx } from '../../db/pool.ts';
+import { ApiError } from '../../http/errors.ts';
 import {
   type Bundle,
   checkContent,
@@ -16,11 +16,11 @@ import {
   type Subject,
   trustPolicy,
   verifyBundle,
-} from '../provenance/index.ts';
-import type { ModuleStorage } from '../storage/module-storage.ts';
-import { type LifecycleContext, lockOwnVersion, pendingRequest, pendingReview } from './lifecycle.ts';
-import { appVersions } from './tables.ts';
-import { versionSummary } from './views.ts';
+} from '../../provenance/index.ts';
+import type { ModuleStorage } from '../../storage/module-storage.ts';
+import { type LifecycleContext, lockOwnVersion, pendingRequest, pendingReview } from '../lifecycle.ts';
+import { appVersions } from '../tables.ts';
+import { versionSummary } from '../views.ts';
 
 type VersionRow = typeof appVersions.$inferSelect;
 

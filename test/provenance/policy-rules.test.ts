@@ -1,4 +1,4 @@
-// The trust policy's pure rules (src/provenance/policy.ts, record.ts), as tables.
+// The trust policy's pure rules (src/provenance/policy-rules.ts, record.ts), as tables.
 import crypto from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {

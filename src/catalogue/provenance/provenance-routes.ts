@@ -2,15 +2,15 @@
 // that is not JSON answers as a bundle that is not one (400 provenance_invalid, reason malformed).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { Database } from '../db/pool.ts';
-import { principalOf } from '../http/auth.ts';
-import { ApiError } from '../http/errors.ts';
-import { errors } from '../http/responses.ts';
-import { depthRefusal, unstorableRefusal } from '../http/server.ts';
-import type { RootLoader } from '../provenance/index.ts';
-import type { ModuleStorage } from '../storage/module-storage.ts';
-import { attachProvenance } from './provenance.ts';
-import { AppName, VersionSummary } from './schemas.ts';
+import type { Database } from '../../db/pool.ts';
+import { principalOf } from '../../http/auth.ts';
+import { ApiError } from '../../http/errors.ts';
+import { errors } from '../../http/responses.ts';
+import { depthRefusal, unstorableRefusal } from '../../http/server.ts';
+import type { RootLoader } from '../../provenance/index.ts';
+import type { ModuleStorage } from '../../storage/module-storage.ts';
+import { AppName, VersionSummary } from '../schemas.ts';
+import { attachProvenance } from './provenance-store.ts';
 
 export interface ProvenanceRouteDeps {
   database: Database;
