@@ -8,7 +8,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditEvents } from '../../src/audit/tables.ts';
 import { sweepRetention } from '../../src/callbacks/retention.ts';
-import { MAX_DROP_OFF_STEPS } from '../../src/collections/drop-offs.ts';
+import { MAX_DROP_OFF_STEPS } from '../../src/collections/drop-offs-store.ts';
 import { collectionDropOffEvents } from '../../src/collections/tables.ts';
 import { expectError } from '../http/expect.ts';
 import { ok } from '../installs/support.ts';

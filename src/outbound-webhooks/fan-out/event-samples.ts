@@ -187,7 +187,7 @@ const SAMPLES: Readonly<Record<string, Sample>> = {
       comment: null,
     },
   },
-  // src/collections/link-requests.ts requestLink: the submission's run, and when its link expired.
+  // src/collections/link-requests-store.ts requestLink: the submission's run, and when its link expired.
   'submission.link_requested': {
     resourceId: '4b5c6d7e-8f9a-4b0c-9d1e-2f3a4b5c6d7e',
     workflowRunId: RUN,

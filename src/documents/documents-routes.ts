@@ -8,6 +8,7 @@ import { errors } from '../http/responses.ts';
 import type { ObjectStore } from '../storage/index.ts';
 import type { DocumentChecks } from './check.ts';
 import { ACCEPTED_CONTENT_TYPES, acceptedType } from './check-rules.ts';
+import { bytesOf, findDocument, listDocuments, storeDocument, viewOf } from './documents-store.ts';
 import {
   Document,
   DocumentContent,
@@ -18,7 +19,6 @@ import {
   SubjectParams,
   UploadQuery,
 } from './schemas.ts';
-import { bytesOf, findDocument, listDocuments, storeDocument, viewOf } from './store.ts';
 
 export interface DocumentRoutesDeps {
   database: Database;

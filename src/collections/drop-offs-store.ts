@@ -8,7 +8,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { Database } from '../db/pool.ts';
 import type { AuthenticatedPrincipal } from '../http/auth.ts';
 import { conflict } from '../http/errors.ts';
-import { applicantSubmission } from './submissions.ts';
+import { applicantSubmission } from './submissions-store.ts';
 import { collectionDropOffEvents } from './tables.ts';
 
 /** The distinct steps one submission may report a drop-off at. */

@@ -6,9 +6,9 @@ import type { FastifyRequest } from 'fastify';
 import type { TokenVerifier } from '../auth/tokens.ts';
 import { bearerToken, principalOf } from '../http/auth.ts';
 import { errors } from '../http/responses.ts';
-import { reportDropOff } from './drop-offs.ts';
+import { reportDropOff } from './drop-offs-store.ts';
 import { type HandoffDeps, type HandoffRequest, handOff, submissionStatus } from './handoff.ts';
-import { requestLink } from './link-requests.ts';
+import { requestLink } from './link-requests-store.ts';
 import {
   CreateSubmissionBody,
   DropOffBody,
@@ -19,7 +19,12 @@ import {
   SubmissionParams,
   SubmissionStatusAnswer,
 } from './schemas.ts';
-import { createSubmission, getSubmission, type SubmissionContext, sendSubmission } from './submissions.ts';
+import {
+  createSubmission,
+  getSubmission,
+  type SubmissionContext,
+  sendSubmission,
+} from './submissions-store.ts';
 
 const tags = ['collection-submissions'];
 

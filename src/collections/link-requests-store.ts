@@ -16,7 +16,7 @@ import type { TokenVerifier } from '../auth/tokens.ts';
 import type { Database } from '../db/pool.ts';
 import { conflict, unauthorized } from '../http/errors.ts';
 import { findTenantById } from '../tenants/service.ts';
-import { applicantSubmission } from './submissions.ts';
+import { applicantSubmission } from './submissions-store.ts';
 import { collectionSubmissions } from './tables.ts';
 
 /** After an audited request, the same submission's requests within this long raise no second event. */
