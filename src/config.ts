@@ -16,6 +16,7 @@ import { localRunnerUrl, readRunnerUrl } from './config/runner-urls.ts';
 import { START_LIMIT_MS } from './config/start-limit.ts';
 import { readStorage, type StorageSettings } from './config/storage.ts';
 import { readTelemetry, type TelemetrySettings } from './config/telemetry.ts';
+import { TRAIL_HOLD_MS } from './config/trail-hold.ts';
 
 export {
   ConfigError,
@@ -105,6 +106,11 @@ export interface Config {
    * window is the window).
    */
   webhookSender: { window: number; perTenant: number; perEndpoint: number };
+  /**
+   * WEBHOOK_TRAIL_HOLD_MS: how young an audit row the trail reader leaves for a later pass; the spec's ten
+   * seconds at most, lower only (tests that wait on a delivery wait less).
+   */
+  webhookTrailHoldMs: number;
   appRunnerToken: string | null;
   appCallTokenSecret: string | null;
   secretStoreKey: Buffer | null;
@@ -217,6 +223,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       perTenant: read.int('WEBHOOK_SENDER_TENANT_SHARE', 16, 1, 1024),
       perEndpoint: read.int('WEBHOOK_SENDER_ENDPOINT_SHARE', 8, 1, 1024),
     },
+    webhookTrailHoldMs: read.int('WEBHOOK_TRAIL_HOLD_MS', TRAIL_HOLD_MS, 0, TRAIL_HOLD_MS),
     appRunnerToken: read.text('APP_RUNNER_TOKEN'),
     appCallTokenSecret: read.text('APP_CALL_TOKEN_SECRET'),
     secretStoreKey: read.key('SECRET_STORE_KEY'),

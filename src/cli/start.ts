@@ -186,6 +186,7 @@ async function startParts(
             secretStoreKey: config.secretStoreKey,
             allowPrivateNetworks: config.webhookAllowPrivateNetworks,
             limits: config.webhookSender,
+            fanout: { holdMs: config.webhookTrailHoldMs },
           }),
         ),
       healthPort: config.workerHealthPort,

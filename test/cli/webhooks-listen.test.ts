@@ -33,7 +33,12 @@ describe('platform webhooks listen', () => {
       const dataDir = await tempDir('apps-platform-listen-');
       dataDirs.add(dataDir);
       const ports = await freePorts();
-      const platformEnv = baseEnv({ DATA_DIR: dataDir, WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', ...ports });
+      const platformEnv = baseEnv({
+        DATA_DIR: dataDir,
+        WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+        ...ports,
+        WEBHOOK_TRAIL_HOLD_MS: '0',
+      });
       let platform: Running | null = await startPlatform([], platformEnv);
       try {
         const api = `http://127.0.0.1:${ports.PORT}`;

@@ -153,6 +153,7 @@ describe('loadConfig with settings', () => {
         WEBHOOK_SENDER_WINDOW: '128',
         WEBHOOK_SENDER_TENANT_SHARE: '32',
         WEBHOOK_SENDER_ENDPOINT_SHARE: '4',
+        WEBHOOK_TRAIL_HOLD_MS: '2500',
         APP_RUNNER_TOKEN: 'runner-token',
         APP_CALL_TOKEN_SECRET: 'call-secret',
         SECRET_STORE_KEY: key,
@@ -225,6 +226,7 @@ describe('loadConfig with settings', () => {
       allowPrivateNetworks: true,
       webhookAllowPrivateNetworks: true,
       webhookSender: { window: 128, perTenant: 32, perEndpoint: 4 },
+      webhookTrailHoldMs: 2500,
       appRunnerToken: 'runner-token',
       appCallTokenSecret: 'call-secret',
       secretStoreKey: Buffer.from(key, 'hex'),
@@ -343,6 +345,13 @@ describe('loadConfig with settings', () => {
     expect(loadConfig({ APP_RUNNER_START_LIMIT_MS: '100' }, CWD).runnerStartLimitMs).toBe(100);
     expect(() => loadConfig({ APP_RUNNER_START_LIMIT_MS: '5001' }, CWD)).toThrow(/APP_RUNNER_START_LIMIT_MS/);
     expect(() => loadConfig({ APP_RUNNER_START_LIMIT_MS: '99' }, CWD)).toThrow(/APP_RUNNER_START_LIMIT_MS/);
+  });
+
+  it('lets WEBHOOK_TRAIL_HOLD_MS lower the ten-second trail hold, never raise it', () => {
+    expect(loadConfig({}, CWD).webhookTrailHoldMs).toBe(10_000);
+    expect(loadConfig({ WEBHOOK_TRAIL_HOLD_MS: '0' }, CWD).webhookTrailHoldMs).toBe(0);
+    expect(() => loadConfig({ WEBHOOK_TRAIL_HOLD_MS: '10001' }, CWD)).toThrow(/WEBHOOK_TRAIL_HOLD_MS/);
+    expect(() => loadConfig({ WEBHOOK_TRAIL_HOLD_MS: '-1' }, CWD)).toThrow(/WEBHOOK_TRAIL_HOLD_MS/);
   });
 
   it('takes the circuit defaults at both ends of their ranges', () => {

@@ -7,7 +7,14 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decideOnly } from '../runs/approvals-support.ts';
 import { buildFixture } from '../support/assemblyscript.ts';
-import { type Answer, axe, type ConsoleStack, screenshot, startConsoleStack } from '../support/console.ts';
+import {
+  type Answer,
+  axe,
+  type ConsoleStack,
+  choose,
+  screenshot,
+  sharedConsoleStack,
+} from '../support/console.ts';
 import { cleanUpProcesses, removeTempDirs } from '../support/processes.ts';
 
 const SLOW = 120_000;
@@ -25,7 +32,7 @@ let approvalId: string;
 
 beforeAll(async () => {
   [stack, kycCheck] = await Promise.all([
-    startConsoleStack('apps-platform-console-apps-'),
+    sharedConsoleStack('console-apps'),
     buildFixture('echo', {
       '"name":"echo","version":"1.0.0"': `"name":"kyc-check","version":"1.0.0","title":"${PROBE}","description":"Checks a person's documents"`,
     }),
@@ -99,7 +106,7 @@ describe('the catalogue', () => {
       expect(await axe(page)).toEqual([]);
       await screenshot(page, 'apps');
 
-      await row.getByRole('link', { name: 'http-connector' }).click();
+      await row.getByRole('link', { name: 'http-connector', exact: true }).click();
       await eventually(() => page.textContent('h1')).toBe('http-connector');
       await region(page, 'Installs').getByRole('link', { name: 'screening' }).waitFor();
       await region(page, 'Versions').getByRole('link', { name: '1.0.0' }).click();
@@ -193,7 +200,7 @@ describe('publish requests', () => {
       await other.getByText('kyc-check 1.0.0 was approved and is published.').waitFor();
       await region(other, 'Waiting for approval').getByText('No version waits for approval.').waitFor();
 
-      await other.getByRole('radio', { name: 'Decided' }).check();
+      await choose(other.getByRole('radio', { name: 'Decided' }));
       expect(new URL(other.url()).searchParams.get('status')).toBe('decided');
       const decided = region(other, 'Decided').getByRole('row').filter({ hasText: 'kyc-check 1.0.0' });
       await eventually(() => decided.textContent()).toContain(PROBE);

@@ -10,9 +10,11 @@ import {
   type Answer,
   axe,
   type ConsoleStack,
+  choose,
+  SHOWN,
   screenshot,
   scriptsLoaded,
-  startConsoleStack,
+  sharedConsoleStack,
 } from '../support/console.ts';
 import { cleanUpProcesses, removeTempDirs } from '../support/processes.ts';
 
@@ -25,7 +27,7 @@ let stack: ConsoleStack;
 let changeId: string;
 
 beforeAll(async () => {
-  stack = await startConsoleStack('apps-platform-console-');
+  stack = await sharedConsoleStack('console');
   changeId = await setTheScene(stack);
 }, 180_000);
 
@@ -112,7 +114,7 @@ describe('signing in', () => {
       const page = await stack.blankPage();
       await page.goto(`${stack.api}/console/runs/run-1?status=running`);
       await page.waitForURL('**/console/sign-in');
-      await expect.poll(() => page.textContent('main')).toContain('Sign in to continue.');
+      await expect.poll(() => page.textContent('main'), SHOWN).toContain('Sign in to continue.');
       expect(await page.textContent('main')).toContain(
         'After signing in you return to /runs/run-1?status=running',
       );
@@ -124,7 +126,7 @@ describe('signing in', () => {
       // The link `npx platform console` prints (Home), opened in the same tab.
       await page.goto(await stack.signInLink({ role: 'admin' }));
       await page.waitForURL('**/console/runs/run-1?status=running');
-      await expect.poll(() => page.textContent('h1')).toBe('Run');
+      await expect.poll(() => page.textContent('h1'), SHOWN).toBe('Run');
       await page.close();
     },
     SLOW,
@@ -141,7 +143,7 @@ describe('signing in', () => {
       page.on('request', (request) => requested.push(request.url()));
       await page.goto(link);
       await page.waitForURL((url) => url.hash === '');
-      await expect.poll(() => page.textContent('h1')).toBe('Home');
+      await expect.poll(() => page.textContent('h1'), SHOWN).toBe('Home');
       expect(page.url()).toBe(`${stack.api}/console/`);
       expect(await page.evaluate<string>('window.location.href')).not.toContain(token);
       expect(requested.filter((url) => url.includes(token))).toEqual([]);
@@ -159,7 +161,7 @@ describe('signing in', () => {
       const page = await stack.blankPage();
       await page.goto(await stack.signInLink({ role: 'admin', expiresIn: '2s' }));
       await page.waitForURL('**/console/sign-in', { timeout: 30_000 });
-      await expect.poll(() => page.textContent('main')).toContain('Your session expired at');
+      await expect.poll(() => page.textContent('main'), SHOWN).toContain('Your session expired at');
       expect(await page.evaluate(() => sessionStorage.getItem('console.token'))).toBeNull();
       expect(await axe(page)).toEqual([]);
       await page.close();
@@ -185,13 +187,13 @@ describe('Home', () => {
         `console: first page ${scripts.files} script file(s), ${(scripts.gzipBytes / 1024).toFixed(1)} KiB gzipped (budget 250 KiB); Home with data after ${Math.round(homeMs)} ms (goal 1500 ms)`,
       );
       await page.getByRole('link', { name: /published workflow onboarding version 1/ }).waitFor();
-      await screenshot(page, 'home');
+      // Home's screenshot is the walkthrough's (walkthrough.test.ts): the README's story, not this scene.
       expect(await axe(page)).toEqual([]);
 
       // The attention item's link: the install change's page.
       await attentionItem(page).click();
       await page.waitForURL(`**/console/apps/installs/kyc/changes/${changeId}`);
-      await expect.poll(() => page.textContent('h1')).toBe('Install change');
+      await expect.poll(() => page.textContent('h1'), SHOWN).toBe('Install change');
       await page.goBack();
       // The activity item's link: the workflow's version.
       await page.getByRole('link', { name: /published workflow onboarding version 1/ }).click();
@@ -257,7 +259,7 @@ describe('Home', () => {
       // The network between this tab and the platform drops: the browser's API requests fail.
       const apiCalls = (url: URL) => !url.pathname.startsWith('/console/');
       await page.route(apiCalls, (route) => route.abort('internetdisconnected'));
-      await page.getByRole('checkbox', { name: 'Unread only' }).check(); // a read the page must make
+      await choose(page.getByRole('checkbox', { name: 'Unread only' })); // a read the page must make
       const banner = page.getByRole('alert').filter({ hasText: 'The platform cannot be reached' });
       await banner.waitFor();
       await page.unroute(apiCalls);

@@ -7,7 +7,14 @@
 // tenant-written markup shown as text, and axe-core's check on each page.
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Answer, axe, type ConsoleStack, screenshot, startConsoleStack } from '../support/console.ts';
+import {
+  type Answer,
+  axe,
+  type ConsoleStack,
+  SHOWN,
+  screenshot,
+  sharedConsoleStack,
+} from '../support/console.ts';
 import { freePort } from '../support/free-port.ts';
 import { baseEnv, cleanUpProcesses, removeTempDirs, startVendorDoubleCommand } from '../support/processes.ts';
 
@@ -39,9 +46,7 @@ async function vendorPort(): Promise<number> {
 }
 
 beforeAll(async () => {
-  stack = await startConsoleStack('apps-platform-console-installs-', 'installs', {
-    APP_RUNNER_ALLOW_PRIVATE_NETWORKS: 'true',
-  });
+  stack = await sharedConsoleStack('installs');
   const [plain, idv] = [await vendorPort(), await vendorPort()];
   await Promise.all([
     startVendorDoubleCommand(plain, baseEnv({})),
@@ -117,9 +122,11 @@ describe('Installs', () => {
       await approve.check();
       await form.getByRole('button', { name: 'Install', exact: true }).click();
       await page.waitForURL('**/console/apps/installs/idv');
-      await expect.poll(() => page.textContent('h1')).toBe('Install idv');
+      await expect.poll(() => page.textContent('h1'), SHOWN).toBe('Install idv');
       const overview = region(page, 'Overview');
-      await expect.poll(() => overview.textContent()).toContain('missing secrets: API_KEY, WEBHOOK_SECRET');
+      await expect
+        .poll(() => overview.textContent(), SHOWN)
+        .toContain('missing secrets: API_KEY, WEBHOOK_SECRET');
       expect(await overview.textContent()).toContain(idvHost);
 
       // The list shows both, with their health and state.
@@ -150,7 +157,7 @@ describe('Installs', () => {
         expect(await input.inputValue()).toBe('');
         await secrets.getByLabel(`New value for ${name}`).waitFor();
       }
-      await expect.poll(() => secrets.textContent()).not.toContain('missing');
+      await expect.poll(() => secrets.textContent(), SHOWN).not.toContain('missing');
       expect(await page.content()).not.toContain(IDV_KEY);
       expect(await page.content()).not.toContain(IDV_WEBHOOK_SECRET);
 

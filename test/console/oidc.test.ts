@@ -5,7 +5,7 @@
 // (authorization code with PKCE), on the page asked for, with nothing of the sign-in left in the address.
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { axe, type ConsoleStack, screenshot, startConsoleStack } from '../support/console.ts';
+import { axe, type ConsoleStack, SHOWN, screenshot, startConsoleStack } from '../support/console.ts';
 import { type IdentityProvider, startIdentityProvider } from '../support/identity-provider.ts';
 import { cleanUpProcesses, removeTempDirs } from '../support/processes.ts';
 
@@ -13,7 +13,6 @@ const SLOW = 120_000;
 /** How long a page may take to show what a test waits for (two shared cores, several test runs). */
 /** A tab of its own browser context: the provider's session cookie from one sign-in must not carry into the next. */
 const freshBrowser = async () => (await stack.browser.newContext()).newPage();
-const SHOWN = { timeout: 20_000 };
 const CLIENT_ID = 'platform-console';
 const AUDIENCE = 'https://platform.test/api';
 /** The sign-in's traces an address must never keep. */

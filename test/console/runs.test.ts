@@ -6,7 +6,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { KYC_WORKFLOW } from '../e2e/idv-install.ts';
-import { type Answer, axe, type ConsoleStack, screenshot, startConsoleStack } from '../support/console.ts';
+import { type Answer, axe, type ConsoleStack, screenshot, sharedConsoleStack } from '../support/console.ts';
 import { freePort } from '../support/free-port.ts';
 import {
   baseEnv,
@@ -34,9 +34,7 @@ const runs = { toCancel: '', probe: '', completed: '', failed: '' };
 const sessions = { completed: '', failed: '', probe: '' };
 
 beforeAll(async () => {
-  stack = await startConsoleStack('apps-platform-console-runs-', 'console', {
-    APP_RUNNER_ALLOW_PRIVATE_NETWORKS: 'true',
-  });
+  stack = await sharedConsoleStack('console-runs');
   const port = await freePort();
   vendor = await startVendorDoubleCommand(port, baseEnv({}), [
     '--idv',

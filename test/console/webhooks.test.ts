@@ -7,7 +7,14 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Receiver, startReceiver } from '../outbound-webhooks/receiver.ts';
 import { decideOnly } from '../runs/approvals-support.ts';
-import { type Answer, axe, type ConsoleStack, screenshot, startConsoleStack } from '../support/console.ts';
+import {
+  type Answer,
+  axe,
+  type ConsoleStack,
+  choose,
+  screenshot,
+  sharedConsoleStack,
+} from '../support/console.ts';
 import { cleanUpProcesses, removeTempDirs, run } from '../support/processes.ts';
 
 const SLOW = 120_000;
@@ -22,12 +29,7 @@ let endpointId: string;
 let firstSecret: string;
 
 beforeAll(async () => {
-  [stack, receiver] = await Promise.all([
-    startConsoleStack('apps-platform-console-webhooks-', 'console', {
-      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
-    }),
-    startReceiver(),
-  ]);
+  [stack, receiver] = await Promise.all([sharedConsoleStack('console-webhooks'), startReceiver()]);
   admin = await stack.token('admin', 'ana');
 }, 180_000);
 
@@ -289,12 +291,12 @@ describe('deliveries', () => {
       expect(await axe(page)).toEqual([]);
 
       // Filters go to the URL: no exhausted delivery; the delivered one under delivered.
-      await page.getByRole('checkbox', { name: 'exhausted' }).check();
+      await choose(page.getByRole('checkbox', { name: 'exhausted' }));
       await page.getByRole('button', { name: 'Apply filters' }).click();
       await page.waitForURL(/status=exhausted/);
       await list.getByText('No deliveries match.').waitFor();
       await page.getByRole('checkbox', { name: 'exhausted' }).uncheck();
-      await page.getByRole('checkbox', { name: 'delivered' }).check();
+      await choose(page.getByRole('checkbox', { name: 'delivered' }));
       await page.getByLabel('Event').selectOption('approval.requested');
       await page.getByRole('button', { name: 'Apply filters' }).click();
       await page.waitForURL(/status=delivered.*event=approval\.requested/);

@@ -91,6 +91,8 @@ describe('the operator blocks and unblocks a module through `npx ops` on the run
     async () => {
       const stack = await startReadmeStack(TENANT, 'apps-platform-e2e-ops-', {
         WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+        // Deliveries made at the trail's next pass, without the ten-second hold (WEBHOOK_TRAIL_HOLD_MS).
+        WEBHOOK_TRAIL_HOLD_MS: '0',
       });
       const { client } = stack;
       const { host } = await stack.startVendor([

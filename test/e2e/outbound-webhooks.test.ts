@@ -10,6 +10,9 @@ describe('README: receive outbound webhooks', () => {
   it('prints a run’s decision.created and run.completed verified, lists them delivered, deletes the endpoint on Ctrl-C', async () => {
     const stack = await startReadmeStack('hooks', 'apps-platform-e2e-hooks-', {
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      // Not in the README's line: deliveries made at the next pass, without the ten-second hold
+      // (test/outbound-webhooks/delivery.test.ts shows the hold).
+      WEBHOOK_TRAIL_HOLD_MS: '0',
     });
     const { client } = stack;
     try {

@@ -1,15 +1,18 @@
 // The console in a real browser against the real platform: `platform start` as a newcomer runs it (its
 // processes, embedded PostgreSQL, the console that `npm ci` built), Debian's Chromium driven through
 // playwright-core (no browser of Playwright's own), and sign-in through `npx platform console`'s link.
-// A file starts one stack in beforeAll and stops it in afterAll; each page opens in a fresh tab of one
-// browser context, so each has its own session storage (its own signed-in tab).
+// The browser files share their worker's stack (sharedConsoleStack), each as a tenant of its own; a file
+// that needs settings no other may have (an identity provider) starts its own (startConsoleStack). Each
+// page opens in a fresh tab of the file's browser context, so each has its own session storage (its own
+// signed-in tab).
 import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import { createRequire } from 'node:module';
+import os from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { type Browser, chromium, type Page } from 'playwright-core';
-import { expect } from 'vitest';
+import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
+import { expect, inject } from 'vitest';
 import { consoleLink } from '../../src/cli/console-link.ts';
 import {
   baseEnv,
@@ -21,9 +24,11 @@ import {
   run,
   signal,
   startPlatform,
+  startUntrackedPlatform,
   tempDir,
 } from './processes.ts';
 import { timed } from './profile.ts';
+import { recordSharedPlatform } from './shared-platforms.ts';
 
 /** Debian's Chromium (`.ci/run` installs the chromium package when it is missing). */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -67,36 +72,121 @@ export interface ConsoleStack {
   stop(): Promise<void>;
 }
 
+/** A running platform and browser, for one file (startConsoleStack) or a worker's files (sharedConsoleStack). */
+interface Base {
+  api: string;
+  banner: string;
+  env: Env;
+  browser: Browser;
+  stop(): Promise<void>;
+}
+
+const launchChromium = () =>
+  timed('starting', () =>
+    chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      // Chromium's sandbox refuses to run as root (CI and this machine run tests as root).
+      args: process.getuid?.() === 0 ? ['--no-sandbox'] : [],
+    }),
+  );
+
+function assertBuilt(): void {
+  if (!existsSync(path.join(CONSOLE_DIST, 'index.html'))) {
+    throw new Error('the console is not built: run `npm run build:console` (npm ci builds it)');
+  }
+}
+
+const apiOf = (platform: Running, port: string) => {
+  const api = /^ {2}API {8}(http\S+)$/m.exec(platform.stdout)?.[1] as string;
+  expect(api, platform.stdout).toBe(`http://127.0.0.1:${port}`);
+  return api;
+};
+
+/** A stack of the file's own: its own platform and browser, stopped by stop(). */
 export async function startConsoleStack(
   prefix: string,
   tenant = 'console',
   /**
-   * More of the platform's settings over the test defaults (`APP_RUNNER_ALLOW_PRIVATE_NETWORKS: 'true'` for
-   * a vendor double; an identity provider's AUTH_* and CONSOLE_OIDC_CLIENT_ID).
+   * More of the platform's settings over the test defaults (an identity provider's AUTH_* and
+   * CONSOLE_OIDC_CLIENT_ID: what the shared stack cannot have).
    */
   settings: Env = {},
 ): Promise<ConsoleStack> {
-  if (!existsSync(path.join(CONSOLE_DIST, 'index.html'))) {
-    throw new Error('the console is not built: run `npm run build:console` (npm ci builds it)');
-  }
+  assertBuilt();
   const dataDir = path.join(await tempDir(prefix), 'data');
   dataDirs.add(dataDir);
   const ports = await freePorts();
   const env = baseEnv({ ...ports, DATA_DIR: dataDir, ...settings });
-  const [platform, browser] = await Promise.all([
-    startPlatform(['--role', 'all'], env),
-    timed('starting', () =>
-      chromium.launch({
-        executablePath: CHROMIUM,
-        headless: true,
-        // Chromium's sandbox refuses to run as root (CI and this machine run tests as root).
-        args: process.getuid?.() === 0 ? ['--no-sandbox'] : [],
-      }),
-    ),
-  ]);
-  const api = /^ {2}API {8}(http\S+)$/m.exec(platform.stdout)?.[1] as string;
-  expect(api, platform.stdout).toBe(`http://127.0.0.1:${ports.PORT}`);
+  const [platform, browser] = await Promise.all([startPlatform(['--role', 'all'], env), launchChromium()]);
+  const base: Base = {
+    api: apiOf(platform, ports.PORT),
+    banner: platform.stdout,
+    env,
+    browser,
+    stop: async () => {
+      await browser.close();
+      await stopPlatform(platform);
+    },
+  };
+  const view = await tenantView(base, tenant);
+  return { ...view, stop: base.stop };
+}
 
+/**
+ * What the browser files need of the platform beside the test defaults: vendor and webhook doubles on
+ * loopback, and deliveries at the trail's next pass (no ten-second hold, WEBHOOK_TRAIL_HOLD_MS).
+ */
+const SHARED_SETTINGS: Env = {
+  APP_RUNNER_ALLOW_PRIVATE_NETWORKS: 'true',
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+  WEBHOOK_TRAIL_HOLD_MS: '0',
+};
+
+/** This worker's shared platform and browser, started by the first file that asks (test/support/shared-platforms.ts). */
+let shared: Promise<Base> | undefined;
+
+async function startShared(): Promise<Base> {
+  assertBuilt();
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'apps-platform-console-shared-'));
+  await fs.chmod(dir, 0o755); // PostgreSQL runs as its own user and must reach its directory
+  const dataDir = path.join(dir, 'data');
+  const ports = await freePorts();
+  const env = baseEnv({ ...ports, DATA_DIR: dataDir, ...SHARED_SETTINGS });
+  const [platform, browser] = await Promise.all([
+    startUntrackedPlatform(['--role', 'all'], env),
+    launchChromium(),
+  ]);
+  await recordSharedPlatform(inject('sharedPlatforms'), {
+    pid: platform.child.pid as number,
+    dataDir,
+    dir,
+  });
+  return {
+    api: apiOf(platform, ports.PORT),
+    banner: platform.stdout,
+    env,
+    browser,
+    stop: async () => {},
+  };
+}
+
+/**
+ * The worker's shared stack seen as `tenant` (a tenant no other file uses): one `platform start` and one
+ * Chromium for every browser file the worker runs, instead of one each. The file's stop() closes its own
+ * tabs; the platform stops after the run (the global set-up's teardown).
+ */
+export async function sharedConsoleStack(tenant: string): Promise<ConsoleStack> {
+  shared ??= startShared().catch((error) => {
+    shared = undefined;
+    throw error;
+  });
+  return tenantView(await shared, tenant);
+}
+
+/** The stack as one tenant's people use it, with a browser context of its own (closed by stop()). */
+async function tenantView(base: Base, tenant: string): Promise<ConsoleStack> {
+  const { api, env, browser } = base;
   const signInLink = async ({ role, user, page, expiresIn }: SignIn) => {
     const args = ['console', '--tenant', tenant, '--role', role];
     if (user !== undefined) args.push('--user', user);
@@ -126,8 +216,8 @@ export async function startConsoleStack(
     const text = await response.text();
     return { status: response.status, body: text ? JSON.parse(text) : null };
   };
-  // One `platform console` per principal for the file: its token is in the fragment of every link it prints,
-  // and a link to another page is the same token after another path (consoleLink, which the command uses).
+  // One `platform console` per principal: its token is in the fragment of every link it prints, and a
+  // link to another page is the same token after another path (consoleLink, which the command uses).
   // Spawning the command for every tab cost 1–3 s each, a fifth of the browser files' time.
   const tokens = new Map<string, Promise<string>>();
   const linkTo = (asked: SignIn, at: string) => {
@@ -155,13 +245,9 @@ export async function startConsoleStack(
     await page.waitForURL((url) => url.hash === '' && !url.pathname.endsWith('/sign-in'));
     return page;
   };
-  const stop = async () => {
-    await browser.close();
-    await stopPlatform(platform);
-  };
   return {
     api,
-    banner: platform.stdout,
+    banner: base.banner,
     tenant,
     env,
     browser,
@@ -170,7 +256,7 @@ export async function startConsoleStack(
     call,
     openPage,
     blankPage,
-    stop,
+    stop: () => context.close(),
   };
 }
 
@@ -233,3 +319,16 @@ export async function scriptsLoaded(
   const all = await Promise.all(bodies);
   return { files: all.length, gzipBytes: all.reduce((sum, body) => sum + gzipSync(body).length, 0) };
 }
+
+/**
+ * Checks a control whose state lives in the page's URL (a filter): the console navigates, and the control
+ * shows checked once the page renders the new URL, not at the click itself, which Playwright's check()
+ * would take for a click that did nothing. Waits for the state instead.
+ */
+export async function choose(control: Locator): Promise<void> {
+  await control.click();
+  await expect.poll(() => control.isChecked(), { timeout: 30_000 }).toBe(true);
+}
+
+/** What a page shows, polled as long as Playwright's own waits (expect.poll's default is one second). */
+export const SHOWN = { timeout: 30_000 };

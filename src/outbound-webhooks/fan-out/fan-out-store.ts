@@ -8,11 +8,12 @@
 // still running (the snapshot's xmin) every transaction has ended, so no row can appear there any more.
 // The cursor moves only up to that horizon, and up to the oldest row still in its hold.
 import { sql } from 'drizzle-orm';
+import { TRAIL_HOLD_MS } from '../../config/trail-hold.ts';
 import type { Database, Queryable } from '../../db/pool.ts';
 import { EVENT_OF_ACTION } from './event-types.ts';
 
-/** Rows younger than this wait for a later pass (docs/outbound-webhooks.md). */
-export const TRAIL_HOLD_MS = 10_000;
+export { TRAIL_HOLD_MS };
+
 /** Audit rows read by one pass at most; a capped pass is followed by another at once. */
 export const ROWS_PER_PASS = 5000;
 /** The advisory lock that makes one worker at a time read the trail (any stable 64-bit number). */

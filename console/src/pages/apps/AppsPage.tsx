@@ -1,11 +1,19 @@
 // The catalogue (GET /apps): every app the tenant sees, its publisher, the version installs get by
-// default, how many versions and which installs; an administrator uploads and publishes a module here.
+// default, how many versions and which installs; a holder of apps:write gets an Install link per app (the
+// installs page's form with the app chosen); an administrator uploads and publishes a module here.
 import { Link } from 'react-router';
 import { useCan } from '../../auth/useCan.ts';
 import { Failure } from '../../components/Failure.tsx';
 import { Loading } from '../../components/Loading.tsx';
 import { type Column, Table } from '../../components/Table.tsx';
-import { type AppEntry, appPath, installPath, STATUS_TEXT, versionPath } from './app-rules.ts';
+import {
+  type AppEntry,
+  appPath,
+  installAppPath,
+  installPath,
+  STATUS_TEXT,
+  versionPath,
+} from './app-rules.ts';
 import { useCatalogue } from './queries.ts';
 import { UploadPanel } from './UploadPanel.tsx';
 
@@ -48,8 +56,19 @@ const columns: Column<AppEntry>[] = [
   },
 ];
 
+/** The last column for a holder of apps:write: a link to install the app (named for a screen reader). */
+const installColumn: Column<AppEntry> = {
+  header: 'Install',
+  cell: (app) => (
+    <Link to={installAppPath(app.name)}>
+      Install<span className="visually-hidden"> {app.name}</span>
+    </Link>
+  ),
+};
+
 export default function AppsPage() {
   const canPublish = useCan('apps:publish');
+  const canInstall = useCan('apps:write');
   const catalogue = useCatalogue();
   return (
     <>
@@ -65,7 +84,7 @@ export default function AppsPage() {
         {catalogue.data ? (
           <Table
             caption={`${catalogue.data.items.length} apps; signatures ${catalogue.data.signatures}`}
-            columns={columns}
+            columns={canInstall ? [...columns, installColumn] : columns}
             rows={catalogue.data.items}
             rowKey={(app) => `${app.publisher}:${app.name}`}
             empty="No apps in the catalogue yet."

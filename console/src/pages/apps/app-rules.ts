@@ -132,6 +132,8 @@ export const versionPath = (name: string, id: string) =>
   `${appPath(name)}/versions/${encodeURIComponent(id)}`;
 /** The install page (the installs area's) of an install, by name. */
 export const installPath = (name: string) => `/apps/installs/${encodeURIComponent(name)}`;
+/** The installs page's "Install an app" form with `app` chosen (its `?install=` parameter). */
+export const installAppPath = (app: string) => `/apps/installs?install=${encodeURIComponent(app)}`;
 
 /** A tenant-written address as a link's href only when it is http(s); anything else stays text. */
 export function webHref(url: string | null): string | null {
