@@ -1,12 +1,12 @@
 // The api role: the public listener (tenants' users, vendors, applicants) and the internal listener
 // (runners only, bound to loopback by default).
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
-import { attentionRoutes } from '../attention/routes.ts';
+import { attentionRoutes } from '../attention/index.ts';
 import { activityRoutes } from '../audit/activity-routes.ts';
 import { auditRoutes } from '../audit/routes.ts';
 import type { TokenVerifier } from '../auth/tokens.ts';
 import { appsHealthRoutes, invocationRoutes, meteringRoutes, testCallRoutes } from '../calls/index.ts';
-import { provenanceRoutes } from '../catalogue/provenance-routes.ts';
+import { provenanceRoutes } from '../catalogue/provenance/provenance-routes.ts';
 import { loadRelease, reconcileRelease } from '../catalogue/release.ts';
 import { catalogueRoutes } from '../catalogue/routes.ts';
 import type { Inspector } from '../catalogue/uploads.ts';
@@ -16,7 +16,16 @@ import { CONSOLE_DIST, consoleRoutes } from '../console/routes.ts';
 import type { Database } from '../db/pool.ts';
 import { DocumentChecks, documentSourceOf, subjectDocumentRoutes } from '../documents/index.ts';
 import { createServer } from '../http/server.ts';
-import { installNamesOf, installRoutesScope } from '../installs/index.ts';
+import {
+  installNamesOf,
+  installRoutesScope,
+  startUpgradeSweeps,
+  sweepUpgrades,
+  type UpgradeDeps,
+  type UpgradeSweeps,
+  upgradeDepsOf,
+  upgradeTrigger,
+} from '../installs/index.ts';
 import { notificationRoutes } from '../notifications/index.ts';
 import { DeliveryPoster, outboundWebhookRoutes } from '../outbound-webhooks/index.ts';
 import { rootLoader, useTrustPolicy } from '../provenance/index.ts';
@@ -39,14 +48,6 @@ import {
 } from '../storage/index.ts';
 import { tenantRoutes } from '../tenants/routes.ts';
 import { lookupTenant } from '../tenants/service.ts';
-import {
-  startUpgradeSweeps,
-  sweepUpgrades,
-  type UpgradeDeps,
-  type UpgradeSweeps,
-  upgradeDepsOf,
-  upgradeTrigger,
-} from '../upgrades/index.ts';
 import { callbackRoutes, webhookRoutes } from '../vendor-sessions/index.ts';
 import { healthRoutes } from './health.ts';
 import { documentRoutes, internalRoutes } from './internal.ts';

@@ -1,16 +1,18 @@
 // Home's attention list (docs/notifications.md "Home's attention list"): what waits for someone in the
 // tenant, gathered from a few sources. Each source names the permission that shows it, the count it fills
-// and how it reads its items; a caller sees the sources its permissions show, and the counts of the others
-// stay 0. Adding a source is one entry of sourcesOf (its count is in AttentionCounts and the route's schema).
+// and how it reads its items: its owner reads the facts (installs, outbound webhooks), attention-rules.ts
+// words them. A caller sees the sources its permissions show, and the counts of the others stay 0. Adding
+// a source is one entry of sourcesOf (its count is in AttentionCounts and the route's schema).
 import type { Permission } from '../auth/permissions.ts';
 import type { Queryable } from '../db/pool.ts';
+import { pendingInstallChanges, type UpgradeReading, waitingUpgrades } from '../installs/index.ts';
+import { failingEndpointRows } from '../outbound-webhooks/index.ts';
 import {
   type AttentionEntry,
-  pendingInstallChanges,
-  type UpgradeReading,
-  waitingUpgrades,
-} from '../installs/index.ts';
-import { failingEndpoints } from '../outbound-webhooks/index.ts';
+  failingEndpointEntry,
+  pendingChangeEntry,
+  upgradeWaitingEntry,
+} from './attention-rules.ts';
 
 export type AttentionKind = 'install_change_pending' | 'install_upgrade_waiting' | 'webhook_endpoint_failing';
 
@@ -38,6 +40,10 @@ export interface AttentionSource {
   read(db: Queryable, tenantId: string): Promise<AttentionEntry[]>;
 }
 
+/** webhook_endpoint_failing: endpoints whose delivery was given up within the day before `now`. */
+export const failingEndpoints = async (db: Queryable, tenantId: string, now = new Date()) =>
+  (await failingEndpointRows(db, tenantId, now)).map(failingEndpointEntry);
+
 /**
  * The sources, in the list's order. Waiting upgrades are decided as the sweep decides them, which reads who
  * calls each install and the deployment's host rules (`upgrades`).
@@ -47,13 +53,13 @@ export const sourcesOf = (upgrades: UpgradeReading): readonly AttentionSource[] 
     kind: 'install_change_pending',
     count: 'installChangesPending',
     permission: 'apps:read',
-    read: pendingInstallChanges,
+    read: async (db, tenantId) => (await pendingInstallChanges(db, tenantId)).map(pendingChangeEntry),
   },
   {
     kind: 'install_upgrade_waiting',
     count: 'installUpgradesWaiting',
     permission: 'apps:read',
-    read: (db, tenantId) => waitingUpgrades(db, tenantId, upgrades),
+    read: async (db, tenantId) => (await waitingUpgrades(db, tenantId, upgrades)).map(upgradeWaitingEntry),
   },
   {
     kind: 'webhook_endpoint_failing',

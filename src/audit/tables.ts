@@ -9,7 +9,7 @@ import { timestamptz, xid8 } from '../db/columns.ts';
  * between two of its own). public_id is the id answers carry: a version 7 UUID, the time of writing to
  * the millisecond then random bits (audit_uuid_v7, migration 0019). xact_id is the writing transaction's
  * id: ids are given out at insert and rows commit in another order, so a follower of the trail reads by
- * transaction below the oldest one still running (outbound-webhooks/fanout.ts).
+ * transaction below the oldest one still running (outbound-webhooks/fan-out/fan-out-store.ts).
  */
 export const auditEvents = pgTable(
   'audit_events',

@@ -10,7 +10,7 @@ import { notify } from '../notifications/index.ts';
 import { tenants } from '../tenants/tables.ts';
 import { assertNotBlocked } from './blocks.ts';
 import { approvedRoute, publishRoute } from './catalogue-rules.ts';
-import { assertProvenanceAllows, type SignatureMode } from './provenance-gate.ts';
+import { assertProvenanceAllows, type SignatureMode } from './provenance/provenance-gate.ts';
 import { appPublishRequests, appReviews, appVersions } from './tables.ts';
 import { versionSummary } from './views.ts';
 

@@ -1,6 +1,6 @@
 // Pure rules of the operator's catalogue commands (docs/operations.md "ops apps …"): what a block covers
-// and is called, which versions the provenance filters of `apps list` keep, whether a review may publish
-// under APP_SIGNATURES, and which stopped installs the automatic upgrades must roll back.
+// and is called, which versions the provenance filters of `apps list` keep, and which stopped installs the
+// automatic upgrades must roll back. (Whether a version passes APP_SIGNATURES: src/provenance/gate-rules.ts.)
 
 import type { ProvenanceView } from '../provenance/index.ts';
 
@@ -72,20 +72,6 @@ export function provenanceMatches(provenance: Provenance, filter: ProvenanceFilt
   if (filter.untrusted && (provenance === null || provenance.trusted)) return false;
   if (filter.signer !== undefined && provenance?.trustedSigner !== filter.signer) return false;
   return true;
-}
-
-/**
- * Why a version may not publish, be approved, install or be upgraded to under the deployment's
- * APP_SIGNATURES, or null when it may: only `required` gates, and only a tenant's version (platform
- * versions are never gated). `provenance` is the version's as shown, with trust from the policy.
- */
-export function provenanceRefusal(
-  signatures: 'off' | 'optional' | 'required',
-  version: { publisher: 'platform' | 'tenant'; provenance: { trusted: boolean } | null },
-): 'unsigned' | 'untrusted' | null {
-  if (signatures !== 'required' || version.publisher === 'platform') return null;
-  if (version.provenance === null) return 'unsigned';
-  return version.provenance.trusted ? null : 'untrusted';
 }
 
 /** An install a block or an operator's withdraw left on a version it may no longer move to. */

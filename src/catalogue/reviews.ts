@@ -9,7 +9,7 @@ import { notify } from '../notifications/index.ts';
 import { tenants } from '../tenants/tables.ts';
 import { assertNotBlocked } from './blocks.ts';
 import { isUuid } from './operator-rules.ts';
-import { assertProvenanceAllows } from './provenance-gate.ts';
+import { assertProvenanceAllows } from './provenance/provenance-gate.ts';
 import { appReviews, appVersions } from './tables.ts';
 
 export interface ReviewDecision {

@@ -1,7 +1,7 @@
 // `platform webhooks listen`: a development receiver. Starts an HTTP listener on loopback, creates an
 // outbound webhook endpoint aimed at it through the API (the stack needs WEBHOOK_ALLOW_PRIVATE_NETWORKS
 // =true to deliver to http on loopback), prints each delivery with its signature verified as a tenant's
-// receiver would (src/outbound-webhooks/verify.ts), and deletes the endpoint when stopped. The api is
+// receiver would (src/outbound-webhooks/sending/verify.ts), and deletes the endpoint when stopped. The api is
 // found as every command finds it (api-url.ts).
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -9,7 +9,7 @@ import { findTenantById } from '../tenants/service.ts';
 import { callSessionExport, openExportSecrets } from '../vendor-sessions/index.ts';
 import { pageDecision, returnUrlOf } from './handoff-rules.ts';
 import { findHandoffSession, type HandoffSession } from './handoff-sessions.ts';
-import { applicantSubmission, type SubmissionRow } from './submissions.ts';
+import { applicantSubmission, type SubmissionRow } from './submissions-store.ts';
 
 export interface HandoffDeps {
   database: Database;

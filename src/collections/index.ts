@@ -5,8 +5,8 @@
 
 // The api: the routes of submissions, their status and the hand-off.
 
-export { collectionRoutes } from './routes.ts';
+export { collectionRoutes } from './collections-routes.ts';
 
 // `platform token --applicant`: the submission an applicant token is minted for must exist.
 
-export { findSubmission } from './submissions.ts';
+export { findSubmission } from './submissions-store.ts';

@@ -3,7 +3,7 @@
 // client's cache APP_TRANSPARENCY_TUF_CACHE.
 import path from 'node:path';
 // Past the door: every command reads the settings, and the door would load Sigstore's code with them.
-import { parsePolicy, type TrustedSigner } from '../provenance/policy.ts';
+import { parsePolicy, type TrustedSigner } from '../provenance/policy-rules.ts';
 import type { Reader } from './reader.ts';
 
 export interface ProvenanceSettings {

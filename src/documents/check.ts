@@ -7,7 +7,7 @@ import type { Database } from '../db/pool.ts';
 import type { ObjectStore } from '../storage/index.ts';
 import { countDocumentProcessed } from '../telemetry/index.ts';
 import { type Verdict, verdictOf } from './check-rules.ts';
-import { bytesOf, DocumentBytesLost } from './store.ts';
+import { bytesOf, DocumentBytesLost } from './documents-store.ts';
 import { subjectDocuments } from './tables.ts';
 
 export interface CheckDeps {

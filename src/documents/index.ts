@@ -2,6 +2,6 @@
 // app calls read of them.
 export { DocumentChecks } from './check.ts';
 export { ACCEPTED_CONTENT_TYPES } from './check-rules.ts';
-export { subjectDocumentRoutes } from './routes.ts';
+export { subjectDocumentRoutes } from './documents-routes.ts';
+export { type CallDocument, type DocumentSource, documentSourceOf } from './documents-store.ts';
 export { MAX_DOCUMENT_BYTES } from './schemas.ts';
-export { type CallDocument, type DocumentSource, documentSourceOf } from './store.ts';

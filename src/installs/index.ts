@@ -15,21 +15,24 @@ export { installNamesOf } from './service.ts';
 
 // Home's attention list (src/attention): open install changes and upgrades that wait.
 
-export { type AttentionEntry, pendingInstallChanges, waitingUpgrades } from './attention.ts';
+export { pendingInstallChanges, type WaitingUpgrade, waitingUpgrades } from './attention-store.ts';
 
-// Automatic upgrades (src/upgrades sweeps and moves; installs decide and write): the plan of an opted-in
-// install as the view shows it, the platform's writes of it, and the port a write of an install moves it
-// through at once.
+// Automatic upgrades (upgrade/, docs/upgrades.md): the sweeps the api schedules and the operator's
+// commands run, what they are built from, and the sweep's answer to the port a write of an install moves
+// it through at once (the api wires it in). What deciding a waiting upgrade reads (Home's list).
 
-export { NO_UPGRADE_TRIGGER, type UpgradeTrigger } from './upgrade/trigger.ts';
+export { type UpgradeDeps, type UpgradeLogger, upgradeDepsOf } from './upgrade/sweeps/deps.ts';
+export { SWEEP_INTERVAL_MS, startUpgradeSweeps, type UpgradeSweeps } from './upgrade/sweeps/schedule.ts';
 export {
-  AUTO_UPGRADE_SUBJECT,
-  applyUpgrade,
-  holdUpgrade,
-  withdrawStaleUpgrade,
-} from './upgrade/upgrade-moves.ts';
-export type { MoveAction, UpgradeView, WaitingFor } from './upgrade/upgrade-rules.ts';
-export { readUpgradePlans, type UpgradePlan, type UpgradeReading } from './upgrade/upgrade-store.ts';
+  type SweepReport,
+  type SweepScope,
+  type SweptInstall,
+  type SweptMove,
+  sweepUpgrades,
+} from './upgrade/sweeps/sweep.ts';
+export { upgradeTrigger } from './upgrade/sweeps/trigger.ts';
+export type { UpgradeTrigger } from './upgrade/trigger.ts';
+export type { UpgradeReading } from './upgrade/upgrade-store.ts';
 
 // Routes other layers add to the scope (src/calls): the context the scope resolved, the parameters.
 

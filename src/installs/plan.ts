@@ -3,7 +3,7 @@
 import { eq } from 'drizzle-orm';
 import semver from 'semver';
 import { assertNotBlocked } from '../catalogue/blocks.ts';
-import { assertProvenanceAllows, type SignatureMode } from '../catalogue/provenance-gate.ts';
+import { assertProvenanceAllows, type SignatureMode } from '../catalogue/provenance/provenance-gate.ts';
 import { appVersions } from '../catalogue/tables.ts';
 import type { Tx } from '../db/pool.ts';
 import { ApiError, validationError } from '../http/errors.ts';

@@ -111,7 +111,7 @@ export const configuredData = (before: InstallRow, after: InstallRow, version: V
 
 /**
  * Who writes to an install: a request's principal, or the platform itself (an automatic upgrade,
- * src/upgrades). Audit records name its actor; changes record its subject as requester or decider.
+ * upgrade/sweeps). Audit records name its actor; changes record its subject as requester or decider.
  */
 export interface Writer {
   tenantId: string;

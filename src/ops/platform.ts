@@ -11,7 +11,7 @@ import {
   restorePlatformVersion,
   withdrawPlatformVersion,
 } from '../catalogue/platform-versions.ts';
-import { verifiedRecord } from '../catalogue/provenance.ts';
+import { verifiedRecord } from '../catalogue/provenance/provenance-store.ts';
 import { releaseManifest } from '../catalogue/release.ts';
 import { ApiError } from '../http/errors.ts';
 import { provenanceView, rootLoader } from '../provenance/index.ts';

@@ -3,8 +3,8 @@
 // automatically move back, at once, to the highest published unblocked release of their range, through
 // the same sweep the api runs every five minutes (which would move them too, only later). A rollback that
 // fails for one install leaves the change standing; the report says which.
+import { type SweepReport, sweepUpgrades, upgradeDepsOf } from '../installs/index.ts';
 import { definitionCallers } from '../runs/index.ts';
-import { type SweepReport, sweepUpgrades, upgradeDepsOf } from '../upgrades/index.ts';
 import { escapeText } from './output.ts';
 import type { OpsSession } from './runtime.ts';
 

@@ -1,14 +1,14 @@
 // What a worker runs for outbound webhooks: the trail reader every two seconds (one worker's pass at a
-// time, fanout.ts) and the sender (sender.ts). Without SECRET_STORE_KEY the trail is still read, so no
+// time, fan-out/fan-out-store.ts) and the sender (sending/sender.ts). Without SECRET_STORE_KEY the trail is still read, so no
 // event is lost, and deliveries wait until a worker has the key.
 import type { Logger } from 'pino';
 import type { Database } from '../db/pool.ts';
 import type { LookupAll } from '../net/checked-connector.ts';
 import { type Background, schedulePasses, type Timer } from '../worker/schedule.ts';
-import type { SenderLimits } from './claim-rules.ts';
-import { type FanoutOptions, fanoutPass } from './fanout.ts';
-import { DeliveryPoster } from './post.ts';
-import { type DeliverySender, startDeliverySender } from './sender.ts';
+import { type FanoutOptions, fanoutPass } from './fan-out/fan-out-store.ts';
+import type { SenderLimits } from './sending/claim-rules.ts';
+import { DeliveryPoster } from './sending/post.ts';
+import { type DeliverySender, startDeliverySender } from './sending/sender.ts';
 
 export const FANOUT_INTERVAL_MS = 2000;
 

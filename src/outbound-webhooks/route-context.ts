@@ -3,8 +3,8 @@ import type { FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/pool.ts';
 import { principalOf } from '../http/auth.ts';
-import type { WebhookContext } from './endpoints.ts';
-import type { Poster } from './ping.ts';
+import type { WebhookContext } from './endpoints/endpoints-store.ts';
+import type { Poster } from './endpoints/ping.ts';
 
 export interface WebhookRouteDeps {
   database: Database;

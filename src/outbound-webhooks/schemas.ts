@@ -3,9 +3,9 @@ import { Type } from 'typebox';
 import { pageQuery } from '../http/paging.ts';
 import { dateTime, nullable } from '../http/responses.ts';
 import { timeRangeQuery } from '../http/time-range.ts';
-import { DELIVERY_STATUSES, type DeliveryStatus } from './deliveries.ts';
-import { EVENT_TYPE_NAMES } from './event-types.ts';
-import { MAX_URL_LENGTH } from './url-rules.ts';
+import { DELIVERY_STATUSES, type DeliveryStatus } from './deliveries/deliveries-store.ts';
+import { MAX_URL_LENGTH } from './endpoints/url-rules.ts';
+import { EVENT_TYPE_NAMES } from './fan-out/event-types.ts';
 
 const closed = { additionalProperties: false } as const;
 const Uuid = Type.String({ format: 'uuid' });

@@ -70,7 +70,7 @@ export const webhookDeliveries = pgTable(
   },
   (t) => [
     uniqueIndex('webhook_deliveries_endpoint_event_idx').on(t.endpointId, t.auditEventId),
-    // The claim reads each endpoint's due deliveries, oldest due first (delivery-claim.ts).
+    // The claim reads each endpoint's due deliveries, oldest due first (sending/claim-store.ts).
     index('webhook_deliveries_endpoint_due_idx')
       .on(t.endpointId, t.nextAttemptAt)
       .where(sql`${t.status} in ('pending', 'failed')`),

@@ -1,6 +1,10 @@
-// Provenance (docs/provenance.md): the trust policy, the trusted roots, verifying a Sigstore bundle
-// against a module, and the record a version keeps with the view that shows it.
+// Provenance's front door (docs/provenance.md): the trust policy and the gate of APP_SIGNATURES (pure,
+// policy-rules.ts, gate-rules.ts), the trusted roots, verifying a Sigstore bundle against a module, and the
+// record a version keeps with the view that shows it. The catalogue's side (the route attaching a bundle,
+// its writes, the gate its writes call) is src/catalogue/provenance/: it writes catalogue versions, and
+// this folder sits below the catalogue and the settings, which read it.
 export { checkContent, type InvalidReason, ProvenanceInvalid } from './content.ts';
+export { provenanceRefusal } from './gate-rules.ts';
 export {
   identityMatches,
   type KeyEntry,
@@ -10,7 +14,7 @@ export {
   type SignerRecord,
   type TrustedSigner,
   trustedSignerOf,
-} from './policy.ts';
+} from './policy-rules.ts';
 export {
   asRecord,
   type ProvenanceRecord,

@@ -1,6 +1,6 @@
 // What a version records of its bundle, and how it is shown with trust computed against the policy the
 // process read at start (docs/provenance.md "What is recorded and shown").
-import { type SignerRecord, type TrustedSigner, trustedSignerOf } from './policy.ts';
+import { type SignerRecord, type TrustedSigner, trustedSignerOf } from './policy-rules.ts';
 
 /** The transparency-log entry a bundle carries: the log's id (hex), the entry's index and its time. */
 export interface LogEntryRecord {

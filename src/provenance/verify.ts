@@ -10,7 +10,7 @@ import { RFC3161Timestamp, X509Certificate } from '@sigstore/core';
 import type { TrustedRoot } from '@sigstore/protobuf-specs';
 import { type Signer, toSignedEntity, toTrustMaterial, Verifier } from '@sigstore/verify';
 import { checkContent, ProvenanceInvalid } from './content.ts';
-import { type KeyEntry, keyIdOf, type SignerRecord, type TrustedSigner } from './policy.ts';
+import { type KeyEntry, keyIdOf, type SignerRecord, type TrustedSigner } from './policy-rules.ts';
 import type { LogEntryRecord, ProvenanceRecord } from './record.ts';
 
 /** Fulcio's source repository URI extension (v2, a DER UTF8String). */

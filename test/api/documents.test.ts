@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signCallToken } from '../../src/auth/call-token.ts';
-import { storeDocument } from '../../src/documents/store.ts';
+import { storeDocument } from '../../src/documents/documents-store.ts';
 import { createDocumentObjects } from '../../src/storage/index.ts';
 import { bytesOf, checked, type DocumentAnswer, PDF, uploaded } from '../documents/support.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';

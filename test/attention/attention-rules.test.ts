@@ -3,13 +3,13 @@
 // it waits: test/upgrades/upgrade-rules.test.ts.)
 import { describe, expect, it } from 'vitest';
 import { type AttentionSource, readAttention } from '../../src/attention/attention.ts';
-import type { Queryable } from '../../src/db/pool.ts';
 import {
   changeHref,
   installHref,
   pendingChangeTitle,
   upgradeWaitingTitle,
-} from '../../src/installs/attention-rules.ts';
+} from '../../src/attention/attention-rules.ts';
+import type { Queryable } from '../../src/db/pool.ts';
 import { changeMovesVersion, changePendingAudience } from '../../src/installs/changes/changes-rules.ts';
 
 describe('titles and links of install items', () => {

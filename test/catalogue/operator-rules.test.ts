@@ -6,7 +6,6 @@ import {
   covers,
   isUuid,
   provenanceMatches,
-  provenanceRefusal,
   rollbackCandidates,
   sameTarget,
   scopeOf,
@@ -125,21 +124,6 @@ describe('provenanceMatches', () => {
     [release, { signer: 'ci' }, false],
   ])('%j with %j: %s', (provenance, filter, kept) =>
     expect(provenanceMatches(provenance, filter)).toBe(kept));
-});
-
-describe('provenanceRefusal', () => {
-  const trusted = { trusted: true, signer: 'ci' };
-  const untrusted = { trusted: false, signer: 'x' };
-  it.each([
-    ['off', 'tenant', null, null],
-    ['optional', 'tenant', null, null],
-    ['required', 'tenant', null, 'unsigned'],
-    ['required', 'tenant', untrusted, 'untrusted'],
-    ['required', 'tenant', trusted, null],
-    ['required', 'platform', null, null],
-    ['optional', 'tenant', untrusted, null],
-  ] as const)('%s, a %s version with %j: %s', (signatures, publisher, provenance, refusal) =>
-    expect(provenanceRefusal(signatures, { publisher, provenance })).toBe(refusal));
 });
 
 describe('rollbackCandidates', () => {

@@ -7,7 +7,7 @@ import { and, asc, eq, sql } from 'drizzle-orm';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditEvents } from '../../src/audit/tables.ts';
-import { MAX_DROP_OFF_STEPS } from '../../src/collections/drop-offs.ts';
+import { MAX_DROP_OFF_STEPS } from '../../src/collections/drop-offs-store.ts';
 import { collectionDropOffEvents } from '../../src/collections/tables.ts';
 import { sweepRetention } from '../../src/vendor-sessions/retention.ts';
 import { expectError } from '../http/expect.ts';

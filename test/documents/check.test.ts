@@ -7,7 +7,7 @@ import { eq } from 'drizzle-orm';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkDocument, checkPendingDocuments } from '../../src/documents/check.ts';
-import { storeDocument } from '../../src/documents/store.ts';
+import { storeDocument } from '../../src/documents/documents-store.ts';
 import { subjectDocuments } from '../../src/documents/tables.ts';
 import { createDocumentObjects, FilesystemObjects, type ObjectStore } from '../../src/storage/index.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';

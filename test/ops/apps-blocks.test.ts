@@ -5,7 +5,7 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { appVersions } from '../../src/catalogue/tables.ts';
-import { fanoutPass } from '../../src/outbound-webhooks/fanout.ts';
+import { fanoutPass } from '../../src/outbound-webhooks/fan-out/fan-out-store.ts';
 import { webhookDeliveries } from '../../src/outbound-webhooks/tables.ts';
 import { appModule } from '../catalogue/support.ts';
 import { errorOf, ok } from '../installs/support.ts';

@@ -1,6 +1,6 @@
-// The fair deal of due deliveries (src/outbound-webhooks/claim-rules.ts), one row per sentence of the rule.
+// The fair deal of due deliveries (src/outbound-webhooks/sending/claim-rules.ts), one row per sentence of the rule.
 import { describe, expect, it } from 'vitest';
-import { type Candidate, fairPicks, type InFlight } from '../../src/outbound-webhooks/claim-rules.ts';
+import { type Candidate, fairPicks, type InFlight } from '../../src/outbound-webhooks/sending/claim-rules.ts';
 
 const LIMITS = { window: 6, perTenant: 4, perEndpoint: 2 };
 const idle: InFlight = { total: 0, byTenant: new Map(), byEndpoint: new Map() };

@@ -6,9 +6,12 @@
 import type { AddressInfo } from 'node:net';
 import { createServer, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sealEndpointSecret, signingSecrets } from '../../src/outbound-webhooks/endpoint-secrets.ts';
-import { DeliveryPoster } from '../../src/outbound-webhooks/post.ts';
-import { newSigningSecret } from '../../src/outbound-webhooks/signing.ts';
+import {
+  sealEndpointSecret,
+  signingSecrets,
+} from '../../src/outbound-webhooks/endpoints/endpoint-secrets.ts';
+import { DeliveryPoster } from '../../src/outbound-webhooks/sending/post.ts';
+import { newSigningSecret } from '../../src/outbound-webhooks/sending/signing.ts';
 import { startReceiver, verifySignature } from './receiver.ts';
 import { KEY } from './rows.ts';
 

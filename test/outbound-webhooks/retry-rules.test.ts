@@ -1,7 +1,7 @@
 // The retry ladder, pure: 1 min, 5 min, 30 min, 2 h after the first four failures; the fifth exhausts;
 // a manual retry of an exhausted delivery is one more attempt.
 import { describe, expect, it } from 'vitest';
-import { afterFailure, MAX_ATTEMPTS } from '../../src/outbound-webhooks/retry-rules.ts';
+import { afterFailure, MAX_ATTEMPTS } from '../../src/outbound-webhooks/sending/retry-rules.ts';
 
 const AT = new Date('2030-01-01T00:00:00.000Z');
 const plus = (ms: number) => new Date(AT.getTime() + ms);

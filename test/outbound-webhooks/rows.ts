@@ -4,8 +4,8 @@ import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { recordAudit } from '../../src/audit/trail.ts';
 import type { Database } from '../../src/db/pool.ts';
-import { sealEndpointSecret } from '../../src/outbound-webhooks/endpoint-secrets.ts';
-import { newSigningSecret } from '../../src/outbound-webhooks/signing.ts';
+import { sealEndpointSecret } from '../../src/outbound-webhooks/endpoints/endpoint-secrets.ts';
+import { newSigningSecret } from '../../src/outbound-webhooks/sending/signing.ts';
 import { webhookDeliveries, webhookEndpoints } from '../../src/outbound-webhooks/tables.ts';
 import { SECRET_KEY_HEX } from '../installs/support.ts';
 

@@ -5,8 +5,8 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import { auditEvents } from '../../src/audit/tables.ts';
 import type { Queryable } from '../../src/db/pool.ts';
-import type { DeliveryView } from '../../src/outbound-webhooks/deliveries.ts';
-import type { EndpointView } from '../../src/outbound-webhooks/endpoints.ts';
+import type { DeliveryView } from '../../src/outbound-webhooks/deliveries/deliveries-store.ts';
+import type { EndpointView } from '../../src/outbound-webhooks/endpoints/endpoints-store.ts';
 import {
   sealEndpointSecret,
   webhookDeliveries,

@@ -5,7 +5,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { recordAudit } from '../../src/audit/trail.ts';
-import { fanoutPass } from '../../src/outbound-webhooks/fanout.ts';
+import { fanoutPass } from '../../src/outbound-webhooks/fan-out/fan-out-store.ts';
 import { webhookDeliveries } from '../../src/outbound-webhooks/tables.ts';
 import { until } from '../runs/worker-process.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';

@@ -1,7 +1,7 @@
 // The URL rules at save: https only, no credentials, no fragment, no localhost, no IP literal of a class
 // webhooks are never sent to; WEBHOOK_ALLOW_PRIVATE_NETWORKS admits http, localhost and private ranges.
 import { describe, expect, it } from 'vitest';
-import { endpointUrlRefusal } from '../../src/outbound-webhooks/url-rules.ts';
+import { endpointUrlRefusal } from '../../src/outbound-webhooks/endpoints/url-rules.ts';
 
 const PUBLIC_ONLY = false;
 const PRIVATE_TOO = true;

@@ -2,7 +2,7 @@
 // (HMAC-SHA256 of "<t>.<body>" keyed with the secret's text), never by the platform's signing code.
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { verifyDelivery } from '../../src/outbound-webhooks/verify.ts';
+import { verifyDelivery } from '../../src/outbound-webhooks/sending/verify.ts';
 
 const SECRET = 'whsec_abc';
 const BODY = '{"id":"e1","type":"ping"}';

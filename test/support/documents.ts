@@ -2,7 +2,7 @@
 // as an upload stores it, and checked by the platform's check (which must find it clean).
 import pino from 'pino';
 import { checkDocument } from '../../src/documents/check.ts';
-import { storeDocument } from '../../src/documents/store.ts';
+import { storeDocument } from '../../src/documents/documents-store.ts';
 import { createDocumentObjects } from '../../src/storage/index.ts';
 import type { TestPlatform } from './platform.ts';
 

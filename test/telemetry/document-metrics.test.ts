@@ -4,7 +4,7 @@ import { metrics } from '@opentelemetry/api';
 import pino from 'pino';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { checkDocument } from '../../src/documents/check.ts';
-import { storeDocument } from '../../src/documents/store.ts';
+import { storeDocument } from '../../src/documents/documents-store.ts';
 import { createDocumentObjects, type ObjectStore } from '../../src/storage/index.ts';
 import { bytesOf, PDF } from '../documents/support.ts';
 import { readGlobalMetrics, type TestMetricReader } from '../support/metric-reader.ts';

@@ -1,5 +1,5 @@
 // The port installs ask through to move one install at once after a write of it (a save, a decision on
-// its change, a secret stored): the upgrades layer (src/upgrades) answers it and the api wires it in, so
+// its change, a secret stored): the sweeps (sweeps/trigger.ts) answer it and the api wires it in, so
 // installs never import the layer built on top of it. Without one wired in, nothing moves at once (the
 // sweeps still do).
 

@@ -2,7 +2,7 @@
 // (app.install.upgraded and the app_upgraded notification, for the platform's own move and for an approved
 // change alike), and the platform's three writes of a plan — apply it, hold it as a change with origin
 // auto_upgrade, or withdraw its own change that no longer stands. Each runs in the caller's transaction,
-// which holds the install's row lock and read the plan after taking it (src/upgrades/move.ts).
+// which holds the install's row lock and read the plan after taking it (src/installs/upgrade/sweeps/move.ts).
 import { eq } from 'drizzle-orm';
 import type { Tx } from '../../db/pool.ts';
 import { notify } from '../../notifications/index.ts';

@@ -1,6 +1,6 @@
 // Automatic upgrades (docs/upgrades.md): which release an opted-in install moves to, and whether the move
 // applies at once, waits for an approval, or waits for an administrator. Pure: versions, manifests and
-// facts in, answers out. upgrade-store.ts reads the facts; src/upgrades sweeps and moves.
+// facts in, answers out. upgrade-store.ts reads the facts; sweeps/ sweeps and moves.
 import semver from 'semver';
 import type { ActionDeclaration, Manifest, Need } from '../../module/index.ts';
 import type { DefinitionKindName } from '../callers.ts';

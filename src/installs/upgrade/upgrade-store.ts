@@ -1,7 +1,7 @@
 // What an opted-in install's automatic upgrade is decided on (docs/upgrades.md), read for a few installs
 // at once: the version each runs and whether it is withdrawn or blocked, the published releases of its app
 // no block stops, its stored secrets, its open change and rejected automatic upgrades, and who calls it.
-// The install view, Home's attention list and the sweep (src/upgrades) all decide through readUpgradePlans,
+// The install view, Home's attention list and the sweep (sweeps/) all decide through readUpgradePlans,
 // so what the view says waits is what the sweep leaves.
 import { and, eq, inArray, isNull, not, or, sql } from 'drizzle-orm';
 import { blocksOfVersionRow } from '../../catalogue/blocks.ts';
