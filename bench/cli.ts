@@ -4,7 +4,7 @@
 // the cost of the one build a change of src/ brings (scripts/cli-build.js). Prints wall and CPU time with
 // the machine's load (docs/operations.md "The commands' build" keeps the figures before and after); never
 // asserts timings and is never part of the tests.
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,10 +12,10 @@ import { performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';
 import { build } from '../scripts/cli-build.js';
 import { freePort } from '../test/support/free-port.ts';
+import { bin, startPlatformCommand } from './platform-command.ts';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(import.meta.dirname, '..');
-const bin = (name: string) => path.join(ROOT, 'bin', `${name}.js`);
 const TIMES = Number(process.env.BENCH_TIMES ?? 7);
 
 interface Line {
@@ -56,26 +56,6 @@ async function timed(args: string[], env: NodeJS.ProcessEnv): Promise<{ ms: numb
   return { ms: median(walls), ...(cpus.length > 0 ? { cpuMs: median(cpus) } : {}) };
 }
 
-/** `platform start` in a fresh DATA_DIR on free ports, once it printed its block; answers its stop. */
-async function startPlatform(env: NodeJS.ProcessEnv): Promise<() => Promise<void>> {
-  const child = spawn(process.execPath, [bin('platform'), 'start'], { env, cwd: ROOT, detached: true });
-  let out = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-    out += chunk;
-  });
-  child.stderr.resume();
-  await new Promise<void>((resolve, reject) => {
-    const check = () => (/Get a token: [^\n]*\n/.test(out) ? resolve() : undefined);
-    child.stdout.on('data', check);
-    child.once('exit', (code) => reject(new Error(`platform start exited ${code}:\n${out}`)));
-  });
-  return async () => {
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    process.kill(-(child.pid as number), 'SIGINT');
-    await exited;
-  };
-}
-
 async function main() {
   const lines: Line[] = [];
   const load = os.loadavg()[0]?.toFixed(1);
@@ -102,7 +82,7 @@ async function main() {
   lines.push({ what: 'app --help', ...(await timed([bin('app'), '--help'], env)), goalMs: 300 });
   lines.push({ what: 'platform --help', ...(await timed([bin('platform'), '--help'], env)), goalMs: 300 });
 
-  const stop = await startPlatform(env);
+  const stop = await startPlatformCommand(env);
   try {
     const token = [bin('platform'), 'token', '--tenant', 'acme', '--role', 'admin'];
     lines.push({ what: 'platform token (platform running)', ...(await timed(token, env)), goalMs: 1000 });
