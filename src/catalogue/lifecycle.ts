@@ -2,6 +2,7 @@
 // version row, so two decisions on one version take turns and the second sees the first's result.
 import { and, desc, eq } from 'drizzle-orm';
 import { decisionRefusal, refusalError } from '../approvals/four-eyes-rules.ts';
+import { requestFields } from '../approvals/request-view.ts';
 import { auditedBy } from '../audit/actor.ts';
 import { recordAudit } from '../audit/trail.ts';
 import type { Database, Tx } from '../db/pool.ts';
@@ -33,13 +34,7 @@ export function approvalView(row: RequestRow, version: Pick<VersionRow, 'name' |
     name: version.name,
     version: version.version,
     status: row.status,
-    fourEyes: row.fourEyes,
-    requestedBy: row.requestedBy,
-    requestedByName: row.requestedByName,
-    requestedAt: row.requestedAt.toISOString(),
-    decidedBy: row.decidedBy,
-    decidedAt: row.decidedAt?.toISOString() ?? null,
-    comment: row.comment,
+    ...requestFields(row),
   };
 }
 

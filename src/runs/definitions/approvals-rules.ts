@@ -5,6 +5,7 @@ import {
   type Decider,
   refusalError,
 } from '../../approvals/four-eyes-rules.ts';
+import { requestFields } from '../../approvals/request-view.ts';
 import { type ApiError, conflict } from '../../http/errors.ts';
 import type { TenantSettings } from '../../tenants/settings.ts';
 import { approvalRequired } from '../../tenants/settings.ts';
@@ -38,13 +39,7 @@ export const approvalView = (row: ApprovalRow): ApprovalView => ({
   version: row.version,
   status: row.status,
   origin: row.origin,
-  fourEyes: row.fourEyes,
-  requestedBy: row.requestedBy,
-  requestedByName: row.requestedByName,
-  requestedAt: row.requestedAt.toISOString(),
-  decidedBy: row.decidedBy,
-  decidedAt: row.decidedAt?.toISOString() ?? null,
-  comment: row.comment,
+  ...requestFields(row),
 });
 
 /** The tenant's settings for definitions as a publish reads them: hold it for approval, and under four-eyes? */
