@@ -6,7 +6,7 @@ import { type SQL, sql } from 'drizzle-orm';
 import type { Queryable } from '../db/pool.ts';
 import { type ActivityItem, activityActions, activityItem } from './activity-rules.ts';
 import { auditEvents } from './tables.ts';
-import type { ActorType } from './trail.ts';
+import { type AuditRow, toAuditEvent } from './trail.ts';
 
 export interface ActivityQuery {
   tenantId: string;
@@ -16,18 +16,9 @@ export interface ActivityQuery {
   definitionsRead: boolean;
 }
 
-interface Row extends Record<string, unknown> {
-  /** The public id; the internal sequence only orders the rows. */
-  id: string;
-  action: string;
-  actor_type: string;
-  actor_id: string;
-  actor_name: string | null;
-  resource_type: string;
-  resource_id: string;
-  data: Record<string, unknown>;
-  request_id: string | null;
-  occurred_at: Date;
+/** A trail's row as the statement answers it: the columns under their names, the time as the driver reads it. */
+interface Row extends Record<string, unknown>, Omit<AuditRow, 'occurredAt'> {
+  occurredAt: string | Date;
 }
 
 export async function listActivity(db: Queryable, query: ActivityQuery): Promise<ActivityItem[]> {
@@ -39,9 +30,10 @@ export async function listActivity(db: Queryable, query: ActivityQuery): Promise
   const { rows } = await db.execute<Row>(sql`
     select newest.* from (values ${wanted}) as wanted(action)
     cross join lateral (
-      select ${e.id} as seq, ${e.publicId} as id, ${e.action} as action, ${e.actorType} as actor_type, ${e.actorId} as actor_id,
-             ${e.actorName} as actor_name, ${e.resourceType} as resource_type, ${e.resourceId} as resource_id,
-             ${e.data} as data, ${e.requestId} as request_id, ${e.occurredAt} as occurred_at
+      select ${e.id} as seq, ${e.publicId} as "publicId", ${e.tenantId} as "tenantId", ${e.action} as action,
+             ${e.actorType} as "actorType", ${e.actorId} as "actorId", ${e.actorName} as "actorName",
+             ${e.resourceType} as "resourceType", ${e.resourceId} as "resourceId", ${e.data} as data,
+             ${e.requestId} as "requestId", ${e.occurredAt} as "occurredAt"
       from ${e}
       where ${e.tenantId} = ${query.tenantId} and ${e.action} = wanted.action
       order by ${e.id} desc
@@ -49,16 +41,5 @@ export async function listActivity(db: Queryable, query: ActivityQuery): Promise
     ) as newest
     order by newest.seq desc
     limit ${query.limit}`);
-  return rows.map((row) =>
-    activityItem({
-      id: row.id,
-      tenantId: query.tenantId,
-      action: row.action,
-      actor: { type: row.actor_type as ActorType, id: row.actor_id, name: row.actor_name },
-      resource: { type: row.resource_type, id: row.resource_id },
-      data: row.data,
-      requestId: row.request_id,
-      occurredAt: new Date(row.occurred_at).toISOString(),
-    }),
-  );
+  return rows.map((row) => activityItem(toAuditEvent({ ...row, occurredAt: new Date(row.occurredAt) })));
 }

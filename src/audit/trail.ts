@@ -2,7 +2,8 @@
 // record commits or rolls back with the change it describes.
 import { and, desc, eq, isNull, like, type SQL, sql } from 'drizzle-orm';
 import type { Queryable } from '../db/pool.ts';
-import { countCapped, type Page } from '../http/page-count.ts';
+import type { Page } from '../http/page-count.ts';
+import { pagedList } from '../http/paged-list.ts';
 import { withinBounds } from '../http/time-bounds.ts';
 import { auditEvents } from './tables.ts';
 
@@ -92,16 +93,17 @@ function windowConditions(query: { action?: string; from?: Date; to?: Date }): S
 }
 
 export async function listAuditEvents(db: Queryable, query: AuditQuery): Promise<Page<AuditEvent>> {
-  const where = and(eq(auditEvents.tenantId, query.tenantId), ...windowConditions(query));
-  const rows = await db
-    .select()
-    .from(auditEvents)
-    .where(where)
-    .orderBy(desc(auditEvents.id))
-    .limit(query.limit)
-    .offset(query.offset);
-  const counted = await countCapped(db, auditEvents, where);
-  return { items: rows.map(toAuditEvent), ...counted };
+  return pagedList(
+    db,
+    {
+      from: auditEvents,
+      where: and(eq(auditEvents.tenantId, query.tenantId), ...windowConditions(query)),
+      orderBy: [desc(auditEvents.id)],
+      limit: query.limit,
+      offset: query.offset,
+    },
+    toAuditEvent,
+  );
 }
 
 export interface InstanceTrailQuery {
@@ -134,7 +136,24 @@ export async function listInstanceTrail(db: Queryable, query: InstanceTrailQuery
   return rows.map(toAuditEvent);
 }
 
-function toAuditEvent(row: typeof auditEvents.$inferSelect): AuditEvent {
+/** What of a trail's row an event shows: never the internal sequence, which only orders the trail. */
+export type AuditRow = Pick<
+  typeof auditEvents.$inferSelect,
+  | 'publicId'
+  | 'tenantId'
+  | 'action'
+  | 'actorType'
+  | 'actorId'
+  | 'actorName'
+  | 'resourceType'
+  | 'resourceId'
+  | 'data'
+  | 'requestId'
+  | 'occurredAt'
+>;
+
+/** The one mapping of a trail's row to the event answered (the trail's readers and the activity feed). */
+export function toAuditEvent(row: AuditRow): AuditEvent {
   return {
     id: row.publicId,
     tenantId: row.tenantId,

@@ -6,7 +6,7 @@
 import { and, desc, eq, inArray, or, type SQL } from 'drizzle-orm';
 import type { Queryable } from '../db/pool.ts';
 import { notFound } from '../http/errors.ts';
-import { countCapped, type Page } from '../http/paging.ts';
+import { type Page, pagedList } from '../http/paging.ts';
 import { withinBounds } from '../http/time-bounds.ts';
 import { holdsUnstorable, storableJson } from '../http/unstorable-text.ts';
 import type { InstallRow, VersionRow } from '../installs/index.ts';
@@ -223,16 +223,17 @@ export async function listInvocations(
     conditions.push(eq(appInvocations.workflowRunId, query.workflowRunId));
   if (query.status && query.status.length > 0) conditions.push(inArray(appInvocations.status, query.status));
   conditions.push(...withinBounds(appInvocations.createdAt, query));
-  const where = and(...conditions);
-  const rows = await db
-    .select()
-    .from(appInvocations)
-    .where(where)
-    .orderBy(desc(appInvocations.createdAt), desc(appInvocations.id))
-    .limit(query.limit)
-    .offset(query.offset);
-  const counted = await countCapped(db, appInvocations, where);
-  return { items: rows.map((row) => invocationView(row, withContext)), ...counted };
+  return pagedList(
+    db,
+    {
+      from: appInvocations,
+      where: and(...conditions),
+      orderBy: [desc(appInvocations.createdAt), desc(appInvocations.id)],
+      limit: query.limit,
+      offset: query.offset,
+    },
+    (row) => invocationView(row, withContext),
+  );
 }
 
 /** One record of the tenant; another tenant's, or none, is 404 not_found. */

@@ -1,11 +1,13 @@
 // Publish, approve, reject and withdraw a tenant's version (docs/catalogue.md). Each action locks the
 // version row, so two decisions on one version take turns and the second sees the first's result.
 import { and, desc, eq } from 'drizzle-orm';
+import { decisionRefusal, refusalError } from '../approvals/four-eyes-rules.ts';
+import { requestFields } from '../approvals/request-view.ts';
 import { auditedBy } from '../audit/actor.ts';
 import { recordAudit } from '../audit/trail.ts';
 import type { Database, Tx } from '../db/pool.ts';
 import type { AuthenticatedPrincipal } from '../http/auth.ts';
-import { ApiError, conflict, notFound } from '../http/errors.ts';
+import { conflict, notFound } from '../http/errors.ts';
 import { notify } from '../notifications/index.ts';
 import { tenants } from '../tenants/tables.ts';
 import { assertNotBlocked } from './blocks.ts';
@@ -32,13 +34,7 @@ export function approvalView(row: RequestRow, version: Pick<VersionRow, 'name' |
     name: version.name,
     version: version.version,
     status: row.status,
-    fourEyes: row.fourEyes,
-    requestedBy: row.requestedBy,
-    requestedByName: row.requestedByName,
-    requestedAt: row.requestedAt.toISOString(),
-    decidedBy: row.decidedBy,
-    decidedAt: row.decidedAt?.toISOString() ?? null,
-    comment: row.comment,
+    ...requestFields(row),
   };
 }
 
@@ -189,9 +185,8 @@ async function decide(
     const version = await lockOwnVersion(tx, ctx.principal.tenantId, name, id);
     const request = await pendingRequest(tx, version.id);
     if (!request) throw conflict('no open publish request for this version');
-    if (decision === 'approved' && request.fourEyes && request.requestedBy === ctx.principal.subject) {
-      throw new ApiError('four_eyes', 'under four-eyes the requester may not approve their own request');
-    }
+    const refusal = decisionRefusal('publish_request', request, decision, ctx.principal);
+    if (refusal) throw refusalError('publish_request', refusal, decision);
     if (decision === 'approved') {
       await assertNotBlocked(tx, blockTarget(version));
       assertProvenanceAllows(ctx.signatures ?? 'off', version);

@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { and, desc, eq, type SQL } from 'drizzle-orm';
 import type { Database, Queryable } from '../db/pool.ts';
-import { countCapped, type Page } from '../http/paging.ts';
+import { type Page, pagedList } from '../http/paging.ts';
 import { sha256Hex } from '../module/index.ts';
 import type { ObjectStore } from '../storage/index.ts';
 import { isUuid } from '../uuid.ts';
@@ -110,15 +110,17 @@ export async function listDocuments(
     eq(subjectDocuments.subjectId, scope.subjectId),
   ];
   if (query.status) conditions.push(eq(subjectDocuments.status, query.status));
-  const where = and(...conditions);
-  const rows = await db
-    .select()
-    .from(subjectDocuments)
-    .where(where)
-    .orderBy(desc(subjectDocuments.createdAt), desc(subjectDocuments.id))
-    .limit(query.limit)
-    .offset(query.offset);
-  return { items: rows.map(viewOf), ...(await countCapped(db, subjectDocuments, where)) };
+  return pagedList(
+    db,
+    {
+      from: subjectDocuments,
+      where: and(...conditions),
+      orderBy: [desc(subjectDocuments.createdAt), desc(subjectDocuments.id)],
+      limit: query.limit,
+      offset: query.offset,
+    },
+    viewOf,
+  );
 }
 
 /** The row of a subject's document, or null (absent, another subject's, another tenant's). */

@@ -1,11 +1,12 @@
 // Paging of lists: limit and offset (at most 100,000) in, items + total + totalIsEstimate out (the count
-// stops at 100,000). The schemas are here; the count, which services use without a route, is in
-// page-count.ts (without TypeBox, which costs a command half a second to load).
+// stops at 100,000). The schemas are here; the count and the one paged read, which services use without
+// a route, are in page-count.ts and paged-list.ts (without TypeBox, which costs a command half a second to load).
 
 import { type TSchema, Type } from 'typebox';
 import { COUNT_CAP } from './page-count.ts';
 
 export { COUNT_CAP, countCapped, type Page } from './page-count.ts';
+export { pagedList } from './paged-list.ts';
 
 /** The deepest a list pages: where its count stops. A larger offset is refused as input (400). */
 export const MAX_OFFSET = COUNT_CAP;

@@ -2,7 +2,7 @@
 import { and, desc, eq, inArray, or, type SQL, sql } from 'drizzle-orm';
 import type { Queryable } from '../db/pool.ts';
 import type { AuthenticatedPrincipal } from '../http/auth.ts';
-import { countCapped } from '../http/paging.ts';
+import { pagedList } from '../http/paging.ts';
 import { notificationReads, notifications } from './tables.ts';
 
 export interface NewNotification {
@@ -45,25 +45,25 @@ export async function listNotifications(
 ) {
   const read = sql<boolean>`exists (select 1 from ${notificationReads} r where r.notification_id = ${notifications.id} and r.principal = ${principal.subject})`;
   const where = page.unread ? and(visibleTo(principal), sql`not ${read}`) : visibleTo(principal);
-  const rows = await db
-    .select({ row: notifications, read })
-    .from(notifications)
-    .where(where)
-    .orderBy(desc(notifications.createdAt), desc(notifications.id))
-    .limit(page.limit)
-    .offset(page.offset);
-  const counted = await countCapped(db, notifications, where);
-  return {
-    items: rows.map(({ row, read: isRead }) => ({
+  return pagedList(
+    db,
+    {
+      from: notifications,
+      where,
+      orderBy: [desc(notifications.createdAt), desc(notifications.id)],
+      limit: page.limit,
+      offset: page.offset,
+      beside: { read },
+    },
+    (row) => ({
       id: row.id,
       kind: row.kind,
       resource: { type: row.resourceType, id: row.resourceId },
       data: row.data,
       createdAt: row.createdAt.toISOString(),
-      read: isRead,
-    })),
-    ...counted,
-  };
+      read: row.read,
+    }),
+  );
 }
 
 /** Marks one visible notification read for the principal; false when it is not theirs to see. */

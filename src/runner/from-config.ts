@@ -1,9 +1,10 @@
 // The runner role from the deployment's settings.
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.ts';
+import type { EgressSettings } from './egress/context.ts';
 import { AgentPool } from './egress/pool.ts';
 import { aiFor } from './host/ai.ts';
-import { type EgressSettings, httpRequestFor } from './host/http.ts';
+import { httpRequestFor } from './host/http.ts';
 import { startRunner } from './service.ts';
 
 export async function startRunnerFromConfig(

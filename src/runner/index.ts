@@ -39,11 +39,12 @@ export { MIN_REDACTED_LENGTH } from './redaction.ts';
  * where a test switches a host function off.
  */
 
+export type { EgressSettings } from './egress/context.ts';
 export { AgentPool } from './egress/pool.ts';
 export { type ExportRequest, executeExport, parsedOutcome } from './execute.ts';
 export { aiFor } from './host/ai.ts';
 export { bindHostFunctions } from './host/binding.ts';
-export { type EgressSettings, httpRequestFor } from './host/http.ts';
+export { httpRequestFor } from './host/http.ts';
 export { refuse } from './host/refusal.ts';
 export { SandboxPool } from './threads/sandbox-pool.ts';
 

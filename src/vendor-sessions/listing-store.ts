@@ -5,7 +5,7 @@
 import { and, desc, eq, inArray, or, type SQL } from 'drizzle-orm';
 import type { Queryable } from '../db/pool.ts';
 import { notFound } from '../http/errors.ts';
-import { countCapped, type Page } from '../http/paging.ts';
+import { type Page, pagedList } from '../http/paging.ts';
 import { appInstalls } from '../installs/index.ts';
 import {
   type CallbackView,
@@ -51,16 +51,17 @@ export async function listCallbacks(
   query: CallbackQuery,
   withContext: boolean,
 ): Promise<Page<CallbackView>> {
-  const where = conditionsOf(db, query);
-  const rows = await db
-    .select()
-    .from(appCallbacks)
-    .where(where)
-    .orderBy(desc(appCallbacks.createdAt), desc(appCallbacks.id))
-    .limit(query.limit)
-    .offset(query.offset);
-  const counted = await countCapped(db, appCallbacks, where);
-  return { items: rows.map((row) => callbackView(row, withContext)), ...counted };
+  return pagedList(
+    db,
+    {
+      from: appCallbacks,
+      where: conditionsOf(db, query),
+      orderBy: [desc(appCallbacks.createdAt), desc(appCallbacks.id)],
+      limit: query.limit,
+      offset: query.offset,
+    },
+    (row) => callbackView(row, withContext),
+  );
 }
 
 /** The tenant's session of that id; 404 not_found for none (another tenant's included). */
@@ -89,16 +90,15 @@ export async function listSessionEvents(
   query: { tenantId: string; id: string; limit: number; offset: number },
 ): Promise<Page<ReceivedEventView>> {
   const session = await sessionRow(db, query.tenantId, query.id);
-  const where = and(
-    eq(appWebhookEvents.tenantId, query.tenantId),
-    eq(appWebhookEvents.callbackId, session.id),
+  return pagedList(
+    db,
+    {
+      from: appWebhookEvents,
+      where: and(eq(appWebhookEvents.tenantId, query.tenantId), eq(appWebhookEvents.callbackId, session.id)),
+      orderBy: [desc(appWebhookEvents.receivedAt), desc(appWebhookEvents.id)],
+      limit: query.limit,
+      offset: query.offset,
+    },
+    receivedEventView,
   );
-  const rows = await db
-    .select()
-    .from(appWebhookEvents)
-    .where(where)
-    .orderBy(desc(appWebhookEvents.receivedAt), desc(appWebhookEvents.id))
-    .limit(query.limit)
-    .offset(query.offset);
-  return { items: rows.map(receivedEventView), ...(await countCapped(db, appWebhookEvents, where)) };
 }

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { compileApp, SDK_DIR } from '../../src/app-cli/compile.ts';
 import type { Manifest } from '../../src/module/manifest.ts';
 import { capMemory, PAGES_PER_MIB } from '../../src/module/wasm.ts';
+import type { EgressSettings } from '../../src/runner/egress/context.ts';
 import { AgentPool } from '../../src/runner/egress/pool.ts';
 import {
   type ExportOutcome,
@@ -19,7 +20,7 @@ import {
 import { aiFor } from '../../src/runner/host/ai.ts';
 import { bindHostFunctions } from '../../src/runner/host/binding.ts';
 import type { CacheEntry } from '../../src/runner/host/call-state.ts';
-import { type EgressSettings, httpRequestFor } from '../../src/runner/host/http.ts';
+import { httpRequestFor } from '../../src/runner/host/http.ts';
 import { inspectUpload } from '../../src/runner/inspect.ts';
 import { SandboxPool } from '../../src/runner/threads/sandbox-pool.ts';
 

@@ -27,7 +27,7 @@ const FLOORS: readonly (readonly string[])[] = [
   ['storage', 'telemetry', 'auth', 'console', 'types'],
   ['db'],
   ['worker', 'http'],
-  ['runner', 'documents', 'audit', 'notifications'],
+  ['runner', 'documents', 'audit', 'notifications', 'approvals'],
   ['tenants'],
   ['catalogue'],
   ['installs'],

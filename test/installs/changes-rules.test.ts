@@ -1,5 +1,5 @@
 // The pure rules of install changes (docs/install-changes.md): what a state reads and receives, what a
-// change adds, and who may decide.
+// change adds, and what an approval still applies (who may decide: test/approvals/four-eyes-rules.test.ts).
 import { describe, expect, it } from 'vitest';
 import {
   documentsMove,
@@ -12,8 +12,6 @@ import {
 import {
   type ChangeRow,
   changeView,
-  fourEyesRefuses,
-  mayWithdraw,
   partAppliedAtOnce,
   sameHosts,
   versionApprovable,
@@ -167,21 +165,6 @@ describe('partAppliedAtOnce', () => {
 });
 
 describe('deciding', () => {
-  it('four-eyes refuses only the requester, and only when it was on at request time', () => {
-    expect(fourEyesRefuses({ fourEyes: true, requestedBy: 'user:ada' }, 'user:ada')).toBe(true);
-    expect(fourEyesRefuses({ fourEyes: true, requestedBy: 'user:ada' }, 'user:grace')).toBe(false);
-    expect(fourEyesRefuses({ fourEyes: false, requestedBy: 'user:ada' }, 'user:ada')).toBe(false);
-  });
-
-  it('the requester or a holder of tenants:settings may withdraw', () => {
-    const change = { requestedBy: 'user:bob' };
-    expect(mayWithdraw(change, { subject: 'user:bob', permissions: new Set(['apps:write']) })).toBe(true);
-    expect(mayWithdraw(change, { subject: 'user:carl', permissions: new Set(['apps:write']) })).toBe(false);
-    expect(mayWithdraw(change, { subject: 'user:carl', permissions: new Set(['tenants:settings']) })).toBe(
-      true,
-    );
-  });
-
   it('a version applies when published, or withdrawn when the last automatic upgrade left it', () => {
     expect(versionApprovable({ id: 'v', status: 'published' }, { upgradedFromVersionId: null })).toBe(true);
     expect(versionApprovable({ id: 'v', status: 'withdrawn' }, { upgradedFromVersionId: null })).toBe(false);

@@ -68,19 +68,6 @@ export function changeView(row: ChangeRow, currentInstallName: string | null = n
 }
 
 /**
- * Whether four-eyes refuses this approver: the settings in force when the change was requested decide,
- * so turning four-eyes off later does not let the requester approve their own change.
- */
-export const fourEyesRefuses = (change: Pick<ChangeRow, 'fourEyes' | 'requestedBy'>, subject: string) =>
-  change.fourEyes && change.requestedBy === subject;
-
-/** Who may withdraw a change: its requester, or an administrator holding tenants:settings. */
-export const mayWithdraw = (
-  change: Pick<ChangeRow, 'requestedBy'>,
-  principal: { subject: string; permissions: ReadonlySet<string> },
-) => change.requestedBy === principal.subject || principal.permissions.has('tenants:settings');
-
-/**
  * Whether the asked version may still be applied: published, or withdrawn when it is the version the
  * install's last automatic upgrade left (moving back to it is allowed). Blocks are checked apart.
  */

@@ -5,6 +5,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { and, asc, desc, eq, inArray, isNotNull, isNull, or, type SQL, sql } from 'drizzle-orm';
 import semver from 'semver';
+import { decisionRefusal, refusalError } from '../../approvals/four-eyes-rules.ts';
 import { nameMeteringRows } from '../../calls/metering.ts';
 import { assertNotBlocked } from '../../catalogue/blocks.ts';
 import type { Tx } from '../../db/pool.ts';
@@ -32,8 +33,6 @@ import {
   type ChangeView,
   changeMovesVersion,
   changeView,
-  fourEyesRefuses,
-  mayWithdraw,
   sameHosts,
   versionApprovable,
 } from './changes-rules.ts';
@@ -113,6 +112,12 @@ async function lockedChange(tx: Tx, ctx: InstallContext, installName: string, ch
   return { install, change };
 }
 
+/** Throws when the principal may not take the decision on the change (the approvals' one rule). */
+function refuseDecision(change: ChangeRow, decision: ChangeDecision, ctx: InstallContext): void {
+  const refusal = decisionRefusal('install_change', change, decision, ctx.principal);
+  if (refusal) throw refusalError('install_change', refusal, decision, { changeId: change.id });
+}
+
 /**
  * Whether what the change was asked against (version, config, hosts, enabled, autoUpgrade) is as it was
  * when requested: the install's revision has not moved. A rename or a circuit-settings save does not move it.
@@ -156,11 +161,7 @@ export async function approveChange(
 ): Promise<ChangeView> {
   const approved = await ctx.database.db.transaction(async (tx) => {
     const { install, change } = await lockedChange(tx, ctx, installName, changeId);
-    if (fourEyesRefuses(change, ctx.principal.subject)) {
-      throw new ApiError('four_eyes', 'under four-eyes the requester may not approve their own change', {
-        changeId: change.id,
-      });
-    }
+    refuseDecision(change, 'approved', ctx);
     if (!(await installUnchanged(tx, change))) {
       throw new ApiError(
         'install_changed',
@@ -283,13 +284,7 @@ async function closeChange(
 ): Promise<ChangeView> {
   const closed = await ctx.database.db.transaction(async (tx) => {
     const { install, change } = await lockedChange(tx, ctx, installName, changeId);
-    if (decision === 'withdrawn' && !mayWithdraw(change, ctx.principal)) {
-      throw new ApiError(
-        'not_requester',
-        'only the requester, or an administrator holding tenants:settings, may withdraw this change',
-        { changeId: change.id },
-      );
-    }
+    refuseDecision(change, decision, ctx);
     const decided = await decide(tx, ctx, change, decision, comment);
     if (!change.newInstall) {
       await auditDecided(tx, ctx, install, decided, { installRemoved: false });

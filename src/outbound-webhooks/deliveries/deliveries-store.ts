@@ -5,7 +5,7 @@ import { auditedBy } from '../../audit/actor.ts';
 import { recordAudit } from '../../audit/trail.ts';
 import type { Queryable } from '../../db/pool.ts';
 import { conflict, notFound } from '../../http/errors.ts';
-import { countCapped, type Page } from '../../http/paging.ts';
+import { type Page, pagedList } from '../../http/paging.ts';
 import { withinBounds } from '../../http/time-bounds.ts';
 import { runSubjectOf } from '../../runs/index.ts';
 import type { WebhookContext } from '../endpoints/endpoints-store.ts';
@@ -81,16 +81,17 @@ export async function listDeliveries(db: Queryable, query: DeliveryQuery): Promi
   if (query.event !== undefined) conditions.push(eq(d.eventType, query.event));
   if (query.workflowRunId !== undefined) conditions.push(eq(d.workflowRunId, query.workflowRunId));
   conditions.push(...withinBounds(d.createdAt, query));
-  const where = and(...conditions);
-  const rows = await db
-    .select()
-    .from(d)
-    .where(where)
-    .orderBy(desc(d.createdAt), desc(d.id))
-    .limit(query.limit)
-    .offset(query.offset);
-  const counted = await countCapped(db, d, where);
-  return { items: rows.map(deliveryView), ...counted };
+  return pagedList(
+    db,
+    {
+      from: d,
+      where: and(...conditions),
+      orderBy: [desc(d.createdAt), desc(d.id)],
+      limit: query.limit,
+      offset: query.offset,
+    },
+    deliveryView,
+  );
 }
 
 /** GET /workflow-runs/:id/related: the run's deliveries, newest first; 404 unless the tenant has the run. */

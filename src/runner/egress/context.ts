@@ -44,6 +44,51 @@ export interface EgressContext {
   lookup?: LookupAll;
 }
 
+/** The sandbox's egress settings, the same for every call. */
+export interface EgressSettings {
+  agents: AgentPool;
+  allowPrivateNetworks: boolean;
+  /** The outside world's resolver; tests hand their own. */
+  lookup?: LookupAll;
+}
+
+/** What a call brings to the requests it makes (the host functions' CallState holds it). */
+export interface CallEgress {
+  tenantId: string;
+  secretTag: string;
+  secrets: ReadonlyMap<string, string>;
+  hosts: readonly string[];
+  redactor: Redactor;
+  deadline: number;
+  signal: AbortSignal;
+}
+
+/**
+ * The one way a call's request is sent (http_request and ai alike): to the call's approved hosts, on
+ * private networks only where the deployment allows them, redacted with the call's redactor, on the
+ * tenant's own connections, within the call's deadline. `usage` counts the requests and `maxRequests`
+ * bounds them (ai counts the model vendor's apart from the call's own).
+ */
+export const callEgressContext = (
+  settings: EgressSettings,
+  call: CallEgress,
+  usage: EgressUsage,
+  maxRequests?: number,
+): EgressContext => ({
+  tenantId: call.tenantId,
+  secretTag: call.secretTag,
+  secrets: call.secrets,
+  approvedHosts: call.hosts,
+  allowPrivateNetworks: settings.allowPrivateNetworks,
+  redactor: call.redactor,
+  usage,
+  maxRequests,
+  deadline: call.deadline,
+  signal: call.signal,
+  agents: settings.agents,
+  lookup: settings.lookup,
+});
+
 export type HttpResponseAnswer =
   | { status: number; headers: Record<string, string>; body: string }
   | { status: number; headers: Record<string, string>; bodyBase64: string };

@@ -13,11 +13,11 @@
 
 import { msSince, recordAiRequest } from '../../telemetry/index.ts';
 import { PLATFORM_VERSION } from '../../version.ts';
+import { callEgressContext, type EgressSettings } from '../egress/context.ts';
 import { sendOnce } from '../egress/exchange.ts';
 import { checkTarget } from '../egress/hosts.ts';
 import { fillPlaceholders } from '../egress/placeholders.ts';
 import type { CallState } from './call-state.ts';
-import type { EgressSettings } from './http.ts';
 import { refuse } from './refusal.ts';
 
 export const MAX_AI_REQUESTS = 20;
@@ -167,9 +167,10 @@ export function aiFor(settings: EgressSettings) {
       return refuse("ai: the call's secret tag may appear only in apiKey");
     }
     if (Buffer.byteLength(body) > MAX_REQUEST_BYTES) return refuse('ai: the request is larger than 1 MiB');
-    const target = checkTarget(parsed.url, state.hosts, settings.allowPrivateNetworks);
-    if (!target.ok) return refuse(`ai: ${target.reason}`);
     const modelUsage = { httpRequests: aiHttp(state), reusedConnections: 0 };
+    const egress = callEgressContext(settings, state, modelUsage, MAX_AI_HTTP_REQUESTS);
+    const target = checkTarget(parsed.url, egress.approvedHosts, egress.allowPrivateNetworks);
+    if (!target.ok) return refuse(`ai: ${target.reason}`);
     if (modelUsage.httpRequests >= MAX_AI_HTTP_REQUESTS)
       return refuse(`ai: at most ${MAX_AI_HTTP_REQUESTS} model vendor requests a call`);
     const started = performance.now();
@@ -181,20 +182,7 @@ export function aiFor(settings: EgressSettings) {
         body: Buffer.from(body, 'utf8'),
         timeoutMs: parsed.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       },
-      {
-        tenantId: state.tenantId,
-        secretTag: state.secretTag,
-        secrets: state.secrets,
-        approvedHosts: state.hosts,
-        allowPrivateNetworks: settings.allowPrivateNetworks,
-        redactor: state.redactor,
-        usage: modelUsage,
-        maxRequests: MAX_AI_HTTP_REQUESTS,
-        deadline: state.deadline,
-        signal: state.signal,
-        agents: settings.agents,
-        lookup: settings.lookup,
-      },
+      egress,
     );
     aiHttpCounts.set(state, modelUsage.httpRequests);
     if (!('status' in sent)) return sent;

@@ -1,6 +1,12 @@
 // Approvals of definitions (docs/runs.md "Approvals of definitions"): the view and the rules of a
 // decision. Pure: rows and principals in, answers out; approvals.ts does the reading and writing.
-import { ApiError, conflict } from '../../http/errors.ts';
+import {
+  decisionRefusal as approvalRefusal,
+  type Decider,
+  refusalError,
+} from '../../approvals/four-eyes-rules.ts';
+import { requestFields } from '../../approvals/request-view.ts';
+import { type ApiError, conflict } from '../../http/errors.ts';
 import type { TenantSettings } from '../../tenants/settings.ts';
 import { approvalRequired } from '../../tenants/settings.ts';
 import type { DefinitionKind } from '../model.ts';
@@ -33,13 +39,7 @@ export const approvalView = (row: ApprovalRow): ApprovalView => ({
   version: row.version,
   status: row.status,
   origin: row.origin,
-  fourEyes: row.fourEyes,
-  requestedBy: row.requestedBy,
-  requestedByName: row.requestedByName,
-  requestedAt: row.requestedAt.toISOString(),
-  decidedBy: row.decidedBy,
-  decidedAt: row.decidedAt?.toISOString() ?? null,
-  comment: row.comment,
+  ...requestFields(row),
 });
 
 /** The tenant's settings for definitions as a publish reads them: hold it for approval, and under four-eyes? */
@@ -48,19 +48,11 @@ export const publishSettingsOf = (settings: TenantSettings) => ({
   fourEyes: settings.approvals.fourEyes,
 });
 
-/** Who decides: the principal's subject and the permissions it holds. */
-export interface Decider {
-  subject: string;
-  permissions: ReadonlySet<string>;
-}
-
-const VERB: Record<Decision, string> = { approved: 'approve', rejected: 'reject', withdrawn: 'withdraw' };
-
 /**
- * Why `decider` may not take `decision` on the request, or null when they may, checked in this order:
- * a decided request is 409 conflict; under the four-eyes setting in force when it was requested the
- * requester may neither approve nor reject it (403 four_eyes: they withdraw it instead); only the
- * requester, or a holder of tenants:settings, withdraws it (403 not_requester).
+ * Why `decider` may not take `decision` on the request, or null when they may: a decided request is 409
+ * conflict; then the approvals' rule (src/approvals/four-eyes-rules.ts): under the four-eyes setting in
+ * force when it was requested the requester may neither approve nor reject it (403 four_eyes: they
+ * withdraw it instead); only the requester, or a holder of tenants:settings, withdraws it (403 not_requester).
  */
 export function decisionRefusal(
   approval: Pick<ApprovalRow, 'id' | 'status' | 'fourEyes' | 'requestedBy'>,
@@ -74,22 +66,8 @@ export function decisionRefusal(
       status: approval.status,
     });
   }
-  const own = approval.requestedBy === decider.subject;
-  if (decision !== 'withdrawn' && own && approval.fourEyes) {
-    return new ApiError(
-      'four_eyes',
-      `under four-eyes the requester may not ${VERB[decision]} their own request; withdraw it instead`,
-      { approvalId },
-    );
-  }
-  if (decision === 'withdrawn' && !own && !decider.permissions.has('tenants:settings')) {
-    return new ApiError(
-      'not_requester',
-      'only the requester, or an administrator holding tenants:settings, may withdraw this request',
-      { approvalId },
-    );
-  }
-  return null;
+  const refusal = approvalRefusal('definition_approval', approval, decision, decider);
+  return refusal && refusalError('definition_approval', refusal, decision, { approvalId });
 }
 
 /** The requester hears of a decision (approval_decided) unless they took it themselves. */
