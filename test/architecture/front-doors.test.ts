@@ -1,11 +1,8 @@
 // Front doors: a subsystem listed here is used from outside its folder only through its index.ts, so
 // its inside (the runner's threads, host functions, egress…) can change without breaking the layers
 // and the authors' test kit that use it. Tests are exempt: they may test a subsystem's inside.
-import fs from 'node:fs';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-
-const ROOT = path.resolve(import.meta.dirname, '../..');
+import { imports, type Source, sources } from './sources.ts';
 
 /** Subsystems with a front door: files outside `folder` may import only `door` of it. One line each. */
 const FRONT_DOORS = [
@@ -81,34 +78,6 @@ const PAST_THE_DOOR: readonly { file: string; target: string }[] = [
 /** The code that must come in through the front doors (test files under these are skipped too). */
 const READ = ['src', 'packages/app-testing/src', 'bench', 'scripts', 'bin'];
 
-const SOURCE = /\.(ts|js|mjs|cjs)$/;
-const TEST = /\.test\.ts$/;
-/** `from '…'` (imports and re-exports), `import '…'` (side effect) and `import('…')`. */
-const SPECIFIER = /(?:\bfrom|\bimport)\s*\(?\s*['"]([^'"\n]+)['"]/g;
-
-interface Source {
-  file: string;
-  text: string;
-}
-
-function sources(): Source[] {
-  return READ.flatMap((dir) =>
-    fs
-      .readdirSync(path.join(ROOT, dir), { recursive: true, encoding: 'utf8' })
-      .filter((name) => SOURCE.test(name) && !TEST.test(name))
-      .map((name) => path.posix.join(dir, name.split(path.sep).join('/')))
-      .map((file) => ({ file, text: fs.readFileSync(path.join(ROOT, file), 'utf8') })),
-  );
-}
-
-/** Each relative import of a file, with the repository path it names. */
-function imports({ file, text }: Source): { specifier: string; target: string }[] {
-  return [...text.matchAll(SPECIFIER)]
-    .map((match) => match[1] as string)
-    .filter((specifier) => specifier.startsWith('.'))
-    .map((specifier) => ({ specifier, target: path.posix.join(path.posix.dirname(file), specifier) }));
-}
-
 const inside = (file: string, folder: string) => file.startsWith(`${folder}/`);
 const isDoor = (file: string) => FRONT_DOORS.some(({ door }) => door === file);
 
@@ -128,7 +97,7 @@ function offences(files: Source[]): string[] {
 }
 
 describe('front doors', () => {
-  const files = sources();
+  const files = sources(READ);
 
   it('no file outside a subsystem imports its inside', () => {
     expect(offences(files)).toEqual([]);

@@ -2,11 +2,8 @@
 // floors or stays on its own, never up. Where a lower layer needs something of a higher one, it declares
 // a port and the higher one gives it (installs reach upgrades through UpgradeTrigger, the resumer runs'
 // continuations through ResumerDeps), or the code moves to the layer it belongs to. Tests are exempt.
-import fs from 'node:fs';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-
-const ROOT = path.resolve(import.meta.dirname, '../..');
+import { imports, type Source, sources } from './sources.ts';
 
 /**
  * The floors, from the ground up: a folder or root file of src on each line of a floor. A folder may
@@ -85,24 +82,6 @@ const UPWARD: readonly { file: string; target: string; why: string }[] = [
   },
 ];
 
-const SOURCE = /\.(ts|js)$/;
-const TEST = /\.test\.ts$/;
-/** `from '…'` (imports and re-exports), `import '…'` (side effect) and `import('…')`. */
-const SPECIFIER = /(?:\bfrom|\bimport)\s*\(?\s*['"]([^'"\n]+)['"]/g;
-
-interface Source {
-  file: string;
-  text: string;
-}
-
-function sources(): Source[] {
-  return fs
-    .readdirSync(path.join(ROOT, 'src'), { recursive: true, encoding: 'utf8' })
-    .filter((name) => SOURCE.test(name) && !TEST.test(name))
-    .map((name) => path.posix.join('src', name.split(path.sep).join('/')))
-    .map((file) => ({ file, text: fs.readFileSync(path.join(ROOT, file), 'utf8') }));
-}
-
 /** The folder or root file of src a path stands in: `src/runs/waits.ts` → `runs`, `src/uuid.ts` → `uuid.ts`. */
 const placeOf = (file: string) => file.split('/')[1] as string;
 
@@ -115,10 +94,8 @@ function floorOf(place: string): number | undefined {
 /** Every relative import that runs up a floor, as `file -> target`. */
 function upward(files: Source[]): { file: string; target: string }[] {
   return files.flatMap((source) =>
-    [...source.text.matchAll(SPECIFIER)]
-      .map((match) => match[1] as string)
-      .filter((specifier) => specifier.startsWith('.'))
-      .map((specifier) => path.posix.join(path.posix.dirname(source.file), specifier))
+    imports(source)
+      .map(({ target }) => target)
       .filter((target) => target.startsWith('src/'))
       .filter((target) => (floorOf(placeOf(target)) ?? 0) > (floorOf(placeOf(source.file)) ?? 0))
       .map((target) => ({ file: source.file, target })),
@@ -130,7 +107,7 @@ const allowed = ({ file, target }: { file: string; target: string }) =>
   UPWARD.some((up) => up.file === file && up.target === target);
 
 describe('layers', () => {
-  const files = sources();
+  const files = sources(['src']);
 
   it('every folder of src stands on a floor', () => {
     const places = new Set(files.map((source) => placeOf(source.file)));
