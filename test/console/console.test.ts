@@ -12,7 +12,6 @@ import {
   type ConsoleStack,
   choose,
   SHOWN,
-  screenshot,
   scriptsLoaded,
   sharedConsoleStack,
 } from '../support/console.ts';
