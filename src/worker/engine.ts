@@ -133,6 +133,9 @@ export function withIdleTransactionTimeout(databaseUrl: string): string {
 }
 
 /** Runs the self-check through a queue and waits for its result. */
+/** How often a start's self-check asks whether its workflow ended. */
+const SELF_CHECK_POLL_MS = 50;
+
 export async function runSelfCheck(queue: TaskQueue, timeoutMs: number): Promise<boolean> {
   if (!selfCheck) throw new Error('engine not launched');
   const handle = await DBOS.startWorkflow(selfCheck, {
@@ -140,7 +143,9 @@ export async function runSelfCheck(queue: TaskQueue, timeoutMs: number): Promise
     timeoutMS: timeoutMs,
     ...(queue === 'apps' ? { enqueueOptions: { queuePartitionKey: SELF_CHECK_PARTITION } } : {}),
   })(queue);
-  return (await handle.getResult()) === `${queue}:ok`;
+  // Polled every 50 ms, not at DBOS's default second: the check ends within milliseconds, and every start
+  // of a worker (each `platform start`, each test's stack) otherwise waited up to a second per check.
+  return (await handle.getResult({ pollingIntervalMs: SELF_CHECK_POLL_MS })) === `${queue}:ok`;
 }
 
 export async function shutdownEngine(): Promise<void> {
