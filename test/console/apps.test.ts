@@ -12,6 +12,7 @@ import {
   axe,
   type ConsoleStack,
   choose,
+  noScriptRan,
   screenshot,
   sharedConsoleStack,
 } from '../support/console.ts';
@@ -88,7 +89,6 @@ async function holdInstall(name: string): Promise<Answer> {
 /** What the page shows, polled until it matches (a page's first answer may take seconds on a busy machine). */
 const eventually = <T>(read: () => Promise<T>) => expect.poll(read, { timeout: 30_000 });
 const region = (page: Page, name: string) => page.getByRole('region', { name });
-const noScriptRan = async (page: Page) => expect(await page.evaluate('window.__xss')).toBeUndefined();
 
 describe('the catalogue', () => {
   it(

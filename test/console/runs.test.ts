@@ -3,10 +3,18 @@
 // workflow waiting on its vendor sessions, one completed and one failed by the double's webhooks, one
 // with a subject that would run script if it were ever HTML; an operator's quota reached. Then the pages
 // as an admin and as an analyst would use them. One platform, one browser, one vendor double for the file.
-import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { KYC_WORKFLOW } from '../e2e/idv-install.ts';
-import { type Answer, axe, type ConsoleStack, screenshot, sharedConsoleStack } from '../support/console.ts';
+import {
+  type Answer,
+  axe,
+  type ConsoleStack,
+  noScriptRan,
+  rowsOf,
+  screenshot,
+  sharedConsoleStack,
+  shown,
+} from '../support/console.ts';
 import { freePort } from '../support/free-port.ts';
 import {
   baseEnv,
@@ -158,30 +166,20 @@ interface Canvas {
   };
 }
 
-/** Waits on what a page shows (a page loads its script and its data first, on a shared machine). */
-const poll = <T>(read: () => Promise<T> | T) => expect.poll(read, { timeout: 30_000, interval: 100 });
-
-/** Rows of the table captioned `caption` (its body rows). */
-const rowsOf = (page: Page, caption: string | RegExp) =>
-  page.getByRole('table', { name: caption }).locator('tbody tr');
-
-/** Nothing the page showed ran as script. */
-const noScriptRan = async (page: Page) => expect(await page.evaluate('window.__xss')).toBeUndefined();
-
 describe('Runs', () => {
   it(
     'filters by status through the page (the URL keeps it), pages by the API’s limit and offset, shows a subject as text',
     async () => {
       const page = await stack.openPage('/runs', 'admin');
       const list = rowsOf(page, 'Runs, newest first');
-      await poll(() => list.count()).toBe(4);
-      await poll(() => page.getByRole('cell', { name: PROBE }).count()).toBe(1);
+      await shown(() => list.count()).toBe(4);
+      await shown(() => page.getByRole('cell', { name: PROBE }).count()).toBe(1);
       await noScriptRan(page);
 
       await page.getByLabel('Status').selectOption('waiting_callback');
       await page.getByRole('button', { name: 'Apply filters' }).click();
       await page.waitForURL((url) => url.searchParams.get('status') === 'waiting_callback');
-      await poll(() => list.count()).toBe(2);
+      await shown(() => list.count()).toBe(2);
       expect(await list.locator('td:nth-child(4)').allTextContents()).toEqual([
         'waiting on a vendor',
         'waiting on a vendor',
@@ -191,12 +189,12 @@ describe('Runs', () => {
 
       // Deep-linked: a subject and a page of one; the total is the API's, the rest is never read.
       await page.goto(`${stack.api}/console/runs?subjectId=applicant-2&limit=1`);
-      await poll(() => list.count()).toBe(1);
+      await shown(() => list.count()).toBe(1);
       const pager = page.getByRole('navigation', { name: 'Pages of runs' });
-      await poll(() => pager.textContent()).toContain('1–1 of 2');
+      await shown(() => pager.textContent()).toContain('1–1 of 2');
       await pager.getByRole('link', { name: 'Next' }).click();
       await page.waitForURL((url) => url.searchParams.get('offset') === '1');
-      await poll(() => list.first().textContent()).toContain(runs.completed);
+      await shown(() => list.first().textContent()).toContain(runs.completed);
       expect(await page.getByLabel('Subject').inputValue()).toBe('applicant-2');
       await page.close();
     },
@@ -210,24 +208,24 @@ describe('a run’s page', () => {
     async () => {
       const page = await stack.openPage(`/runs/${runs.completed}`, 'admin');
       const steps = rowsOf(page, /start, end, duration and outcome/);
-      await poll(() => steps.count()).toBe(2);
+      await shown(() => steps.count()).toBe(2);
       expect(await steps.nth(0).textContent()).toMatch(/^verify call_appcompleted1/);
       expect(await steps.nth(1).textContent()).toMatch(/^decide decidecompleted0/);
       expect(await steps.locator('svg.bar').count()).toBe(2);
 
       const attempts = rowsOf(page, /Every attempt of the run’s steps/);
-      await poll(() => attempts.count()).toBe(1);
+      await shown(() => attempts.count()).toBe(1);
       expect(await attempts.first().textContent()).toContain('idv · start_verification');
       await attempts.first().getByText('Input').click();
       expect(await attempts.first().locator('pre').first().textContent()).toContain('Lovelace');
 
       const session = page.getByRole('table', { name: 'Sessions the run waits or waited on' });
-      await poll(() => session.locator('tbody tr').count()).toBe(1);
+      await shown(() => session.locator('tbody tr').count()).toBe(1);
       expect(await session.getByRole('link').getAttribute('href')).toBe(
         `/console/vendor-sessions?session=${sessions.completed}`,
       );
       const related = rowsOf(page, 'The latest other runs on the same subject');
-      await poll(() => related.count()).toBe(1);
+      await shown(() => related.count()).toBe(1);
       expect(await related.textContent()).toContain(runs.failed);
 
       expect(await page.textContent('main')).toContain(
@@ -245,11 +243,11 @@ describe('a run’s page', () => {
     'a failed run shows its error; cancelling a waiting run asks first, then the page shows it cancelled',
     async () => {
       const failed = await stack.openPage(`/runs/${runs.failed}`, 'admin');
-      await poll(() => failed.locator('.run-error').first().textContent()).toContain('AppCallbackFailed');
+      await shown(() => failed.locator('.run-error').first().textContent()).toContain('AppCallbackFailed');
       await failed.close();
 
       const page = await stack.openPage(`/runs/${runs.toCancel}`, 'admin');
-      await poll(() => page.locator('dd .status').first().textContent()).toBe('waiting on a vendor');
+      await shown(() => page.locator('dd .status').first().textContent()).toBe('waiting on a vendor');
       await page.getByRole('button', { name: 'Cancel run…' }).click();
       await page.getByRole('button', { name: 'Keep it' }).click();
       expect((await stack.call(admin, 'GET', `/workflow-runs/${runs.toCancel}`)).body.status).toBe(
@@ -259,12 +257,12 @@ describe('a run’s page', () => {
       expect(await axe(page)).toEqual([]);
       await page.getByRole('button', { name: 'Yes, cancel the run' }).click();
       await page.getByText('The run was cancelled.').waitFor();
-      await poll(() => page.locator('dd .status').first().textContent()).toBe('cancelled');
+      await shown(() => page.locator('dd .status').first().textContent()).toBe('cancelled');
       expect((await stack.call(admin, 'GET', `/workflow-runs/${runs.toCancel}`)).body.status).toBe(
         'cancelled',
       );
       // Its session failed with the cancel, as the run's sessions table now says.
-      await poll(() => rowsOf(page, 'Sessions the run waits or waited on').first().textContent()).toContain(
+      await shown(() => rowsOf(page, 'Sessions the run waits or waited on').first().textContent()).toContain(
         'failed',
       );
       await page.close();
@@ -277,7 +275,7 @@ describe('a run’s page', () => {
     async () => {
       const page = await stack.openPage(`/runs/${runs.completed}`, 'analyst');
       const attempts = rowsOf(page, /Every attempt of the run’s steps/);
-      await poll(() => attempts.count()).toBe(1);
+      await shown(() => attempts.count()).toBe(1);
       // The input withheld; the pending attempt had no output to withhold.
       expect(await attempts.first().locator('.redacted').allTextContents()).toEqual(['[redacted]']);
       expect(await page.textContent('main')).toContain('your role does not hold runs:context');
@@ -285,7 +283,7 @@ describe('a run’s page', () => {
       expect(await axe(page)).toEqual([]);
 
       await page.goto(`${stack.api}/console/runs/${runs.probe}`);
-      await poll(() => page.locator('dd .status').first().textContent()).toBe('waiting on a vendor');
+      await shown(() => page.locator('dd .status').first().textContent()).toBe('waiting on a vendor');
       expect(
         await page
           .getByRole('button')
@@ -310,15 +308,15 @@ describe('Vendor sessions', () => {
     async () => {
       const page = await stack.openPage('/vendor-sessions', 'admin');
       const list = rowsOf(page, 'Vendor sessions, newest first');
-      await poll(() => list.count()).toBe(4);
+      await shown(() => list.count()).toBe(4);
       await page.getByLabel('State').selectOption('pending');
       await page.getByRole('button', { name: 'Apply filters' }).click();
       await page.waitForURL((url) => url.searchParams.get('status') === 'pending');
-      await poll(() => list.count()).toBe(1);
+      await shown(() => list.count()).toBe(1);
       await list.first().getByRole('link', { name: 'idv · start_verification' }).click();
       await page.waitForURL((url) => url.searchParams.get('session') === sessions.probe);
       const details = page.getByRole('region', { name: /^Session idv/ });
-      await poll(() => details.textContent()).toContain('No webhook has come for this session yet.');
+      await shown(() => details.textContent()).toContain('No webhook has come for this session yet.');
       expect(await details.getByRole('link', { name: /^Run / }).getAttribute('href')).toBe(
         `/console/runs/${runs.probe}`,
       );
@@ -326,12 +324,12 @@ describe('Vendor sessions', () => {
 
       await page.goto(`${stack.api}/console/vendor-sessions?session=${sessions.completed}`);
       const events = rowsOf(page, /The vendor’s webhooks for this session/);
-      await poll(() => events.count()).toBe(1);
+      await shown(() => events.count()).toBe(1);
       expect(await events.first().textContent()).toContain('completed the session');
       await screenshot(page, 'vendor-sessions');
 
       await page.goto(`${stack.api}/console/vendor-sessions?session=${sessions.failed}`);
-      await poll(() => page.locator('.run-error').textContent()).toContain(PROBE);
+      await shown(() => page.locator('.run-error').textContent()).toContain(PROBE);
       await noScriptRan(page);
       await page.close();
     },
@@ -346,9 +344,9 @@ describe('Vendor sessions', () => {
         'analyst',
       );
       const alert = page.getByRole('region', { name: /^Session/ }).getByRole('alert');
-      await poll(() => alert.textContent()).toMatch(/^Not found: .*\.Request id: \S+/);
+      await shown(() => alert.textContent()).toMatch(/^Not found: .*\.Request id: \S+/);
       await page.goto(`${stack.api}/console/vendor-sessions?session=${sessions.failed}`);
-      await poll(() => page.locator('.run-error').textContent()).toBe('[redacted]');
+      await shown(() => page.locator('.run-error').textContent()).toBe('[redacted]');
       expect(await page.textContent('main')).not.toContain(PROBE);
       await page.close();
     },
@@ -367,7 +365,7 @@ describe('Usage', () => {
       });
       await page.goto(await stack.signInLink({ role: 'admin', page: '/usage' }));
       const installs = rowsOf(page, /^Use per install in/);
-      await poll(() => installs.count()).toBe(1);
+      await shown(() => installs.count()).toBe(1);
       const row = await installs.first().textContent();
       expect(row).toMatch(/^idv · identity-verification4\d+20none$/);
       const chart = page.getByRole('img', {
@@ -383,11 +381,11 @@ describe('Usage', () => {
         }),
       ).toBe(true);
       const days = rowsOf(page, /^Days of .* with use, all installs/);
-      await poll(() => days.count()).toBe(1);
+      await shown(() => days.count()).toBe(1);
       await page.getByRole('img', { name: /^Use per day of all installs/ }).waitFor();
 
       const quotas = rowsOf(page, /The tenant’s quotas/);
-      await poll(() => quotas.count()).toBe(2);
+      await shown(() => quotas.count()).toBe(2);
       expect(await quotas.nth(0).textContent()).toContain('4 of 1,000 calls this month');
       expect(await quotas.nth(0).textContent()).toContain('Within');
       expect(await quotas.nth(1).textContent()).toMatch(/of 1 HTTP requests today \(reached\)/);
@@ -415,7 +413,7 @@ describe('Usage', () => {
     async () => {
       const page = await stack.openPage('/usage', 'analyst');
       const table = page.getByRole('table', { name: /^Use per install in/ });
-      await poll(() => table.locator('tbody tr').count()).toBe(1);
+      await shown(() => table.locator('tbody tr').count()).toBe(1);
       expect(await table.locator('th').allTextContents()).toEqual([
         'Install',
         'Calls',

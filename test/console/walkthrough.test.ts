@@ -11,7 +11,15 @@ import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KYC_WORKFLOW } from '../e2e/idv-install.ts';
 import { type Receiver, startReceiver, verifySignature } from '../outbound-webhooks/receiver.ts';
-import { type Answer, axe, type ConsoleStack, screenshot, sharedConsoleStack } from '../support/console.ts';
+import {
+  type Answer,
+  axe,
+  type ConsoleStack,
+  rowsOf,
+  screenshot,
+  sharedConsoleStack,
+  shown,
+} from '../support/console.ts';
 import { freePort } from '../support/free-port.ts';
 import {
   baseEnv,
@@ -73,17 +81,13 @@ const ok = async (answer: Promise<Answer>, status = 200) => {
   return body;
 };
 
-/** Waits on what a page shows (a page loads its script and its data first, on a shared machine). */
-const poll = <T>(read: () => Promise<T> | T) => expect.poll(read, { timeout: 30_000, interval: 100 });
 const region = (at: Page | Locator, name: string | RegExp) =>
   at.getByRole('region', { name, exact: typeof name === 'string' });
-const rowsOf = (at: Page | Locator, caption: string | RegExp) =>
-  at.getByRole('table', { name: caption }).locator('tbody tr');
 
 /** A section of the console, reached as a person does: its link in the navigation. */
 async function goTo(section: RegExp, heading: RegExp) {
   await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: section }).click();
-  await poll(() => page.textContent('h1')).toMatch(heading);
+  await shown(() => page.textContent('h1')).toMatch(heading);
 }
 
 /** The page is axe-clean (no serious or critical violation). */
@@ -101,7 +105,7 @@ describe('the README’s identity verification, through the console', () => {
       await app.getByRole('link', { name: 'Install identity-verification' }).click();
 
       const form = region(page, 'Install an app');
-      await poll(() => form.getByLabel('App', { exact: true }).inputValue()).toBe('identity-verification');
+      await shown(() => form.getByLabel('App', { exact: true }).inputValue()).toBe('identity-verification');
       await form.getByLabel('Install name').fill('idv');
       await form.getByLabel('baseUrl').fill(`http://${vendorHost}`);
       await form.getByRole('checkbox', { name: `Approve ${vendorHost}` }).check();
@@ -110,9 +114,9 @@ describe('the README’s identity verification, through the console', () => {
       await form.getByRole('button', { name: 'Install', exact: true }).click();
 
       await page.waitForURL('**/console/apps/installs/idv');
-      await poll(() => page.textContent('h1')).toBe('Install idv');
+      await shown(() => page.textContent('h1')).toBe('Install idv');
       const overview = region(page, 'Overview');
-      await poll(() => overview.textContent()).toContain('missing secrets: API_KEY, WEBHOOK_SECRET');
+      await shown(() => overview.textContent()).toContain('missing secrets: API_KEY, WEBHOOK_SECRET');
       expect(await overview.textContent()).toContain(vendorHost);
 
       const secrets = region(page, 'Secrets');
@@ -126,10 +130,10 @@ describe('the README’s identity verification, through the console', () => {
         await secrets.getByRole('button', { name: `Store ${name}` }).click();
         await secrets.getByLabel(`New value for ${name}`).waitFor();
       }
-      await poll(() => secrets.textContent()).not.toContain('missing');
+      await shown(() => secrets.textContent()).not.toContain('missing');
       await page.getByRole('button', { name: 'Enable install' }).click();
       await page.getByRole('button', { name: 'Disable install' }).waitFor();
-      await poll(() => overview.textContent()).not.toContain('missing secrets');
+      await shown(() => overview.textContent()).not.toContain('missing secrets');
       // Stored, never shown back: neither value is anywhere in the page.
       for (const value of [API_KEY, WEBHOOK_SECRET]) expect(await page.content()).not.toContain(value);
       await accessible();
@@ -169,7 +173,7 @@ describe('the README’s identity verification, through the console', () => {
       expect(story.endpointSecret).toMatch(/^whsec_/);
       const endpoints = region(page, 'Endpoints');
       const row = endpoints.getByRole('row').filter({ hasText: `${receiver.url}/hooks` });
-      await poll(() => row.textContent()).toContain('run.completed');
+      await shown(() => row.textContent()).toContain('run.completed');
       await accessible();
     },
     SLOW,
@@ -194,15 +198,15 @@ describe('the README’s identity verification, through the console', () => {
 
       await goTo(/^Runs/, /^Runs$/);
       const run = rowsOf(page, 'Runs, newest first').filter({ hasText: story.runId });
-      await poll(() => run.textContent()).toContain('waiting on a vendor');
+      await shown(() => run.textContent()).toContain('waiting on a vendor');
       expect(await run.textContent()).toContain('kyc v1');
       await accessible();
       await run.getByRole('link', { name: story.runId }).click();
       await page.waitForURL(`**/console/runs/${story.runId}`);
-      await poll(() => page.locator('dd .status').first().textContent()).toBe('waiting on a vendor');
+      await shown(() => page.locator('dd .status').first().textContent()).toBe('waiting on a vendor');
       expect(await page.textContent('main')).toContain('this page follows it');
       const session = rowsOf(page, 'Sessions the run waits or waited on');
-      await poll(() => session.count()).toBe(1);
+      await shown(() => session.count()).toBe(1);
       expect(await session.textContent()).toMatch(
         /idv · start_verification.*verify.*sess_[0-9a-f]{12}pending/,
       );
@@ -214,7 +218,7 @@ describe('the README’s identity verification, through the console', () => {
       const listed = rowsOf(page, 'Vendor sessions, newest first').filter({
         has: page.getByRole('link', { name: `Run ${story.runId}` }),
       });
-      await poll(() => listed.textContent()).toContain('pending');
+      await shown(() => listed.textContent()).toContain('pending');
       story.sessionId = /sess_[0-9a-f]{12}/.exec((await listed.textContent()) ?? '')?.[0] ?? '';
       expect(story.sessionId).not.toBe('');
       await accessible();
@@ -227,7 +231,7 @@ describe('the README’s identity verification, through the console', () => {
     async () => {
       await page.getByRole('link', { name: `Run ${story.runId}` }).click();
       await page.waitForURL(`**/console/runs/${story.runId}`);
-      await poll(() => page.locator('dd .status').first().textContent()).toBe('waiting on a vendor');
+      await shown(() => page.locator('dd .status').first().textContent()).toBe('waiting on a vendor');
       // A mark in this document: a reload or a navigation would lose it.
       await page.evaluate('window.__sameDocument = true');
 
@@ -239,13 +243,13 @@ describe('the README’s identity verification, through the console', () => {
       expect(decided.status, JSON.stringify(body)).toBe(200);
       expect(body.platform).toMatchObject({ status: 202, body: { received: true, status: 'completed' } });
 
-      await poll(() => page.locator('dd .status').first().textContent()).toBe('completed');
+      await shown(() => page.locator('dd .status').first().textContent()).toBe('completed');
       expect(await page.evaluate('window.__sameDocument')).toBe(true);
       const steps = rowsOf(page, /start, end, duration and outcome/);
-      await poll(() => steps.count()).toBe(2);
+      await shown(() => steps.count()).toBe(2);
       expect(await steps.nth(0).textContent()).toMatch(/^verify call_appcompleted/);
       expect(await steps.nth(1).textContent()).toMatch(/^decide decidecompleted/);
-      await poll(() => rowsOf(page, 'Sessions the run waits or waited on').textContent()).toContain(
+      await shown(() => rowsOf(page, 'Sessions the run waits or waited on').textContent()).toContain(
         'completed',
       );
       expect(await page.textContent('main')).toContain(
@@ -264,7 +268,7 @@ describe('the README’s identity verification, through the console', () => {
   it(
     '6. the receiver gets the signed run.completed, and the Webhooks page’s deliveries show it delivered',
     async () => {
-      // The worker reads the trail every 2 s and holds an event 10 s (docs/outbound-webhooks.md).
+      // The worker reads the trail every 2 s; the shared stack holds no event back (WEBHOOK_TRAIL_HOLD_MS=0).
       await expect
         .poll(
           () => receiver.received.filter((r) => r.headers['x-service-event'] === 'run.completed').length,
@@ -287,13 +291,13 @@ describe('the README’s identity verification, through the console', () => {
         .getByRole('navigation', { name: 'Webhooks' })
         .getByRole('link', { name: 'Deliveries' })
         .click();
-      await poll(() => page.textContent('h1')).toBe('Webhook deliveries');
+      await shown(() => page.textContent('h1')).toBe('Webhook deliveries');
       const row = region(page, 'Deliveries').getByRole('row', { name: /run\.completed/ });
       await row.getByText('delivered', { exact: true }).waitFor();
       expect(await row.textContent()).toContain(`${receiver.url}/hooks`);
       await row.getByRole('link', { name: /^Show attempts/ }).click();
       const attempts = region(page, /^Attempts of the run\.completed delivery/);
-      await poll(() => attempts.getByRole('row', { name: /^1 / }).textContent()).toContain('204');
+      await shown(() => attempts.getByRole('row', { name: /^1 / }).textContent()).toContain('204');
       await accessible();
     },
     SLOW,
@@ -303,9 +307,9 @@ describe('the README’s identity verification, through the console', () => {
     '7. an analyst sees the same run completed, with no write button and the applicant’s data redacted',
     async () => {
       const analyst = await stack.openPage(`/runs/${story.runId}`, { role: 'analyst', user: 'cleo' });
-      await poll(() => analyst.locator('dd .status').first().textContent()).toBe('completed');
+      await shown(() => analyst.locator('dd .status').first().textContent()).toBe('completed');
       const attempt = rowsOf(analyst, /Every attempt of the run’s steps/).first();
-      await poll(() => attempt.locator('.redacted').allTextContents()).toEqual(['[redacted]']);
+      await shown(() => attempt.locator('.redacted').allTextContents()).toEqual(['[redacted]']);
       expect(await analyst.textContent('main')).toContain('your role does not hold runs:context');
       expect(await analyst.textContent('main')).not.toContain('Lovelace');
       expect(await analyst.getByRole('main').getByRole('button').count()).toBe(0);

@@ -12,6 +12,7 @@ import {
   axe,
   type ConsoleStack,
   choose,
+  noScriptRan,
   screenshot,
   sharedConsoleStack,
 } from '../support/console.ts';
@@ -47,7 +48,6 @@ const ok = async (answer: Promise<Answer>, status = 200) => {
 };
 
 const main = (page: Page) => page.getByRole('main');
-const noScriptRan = async (page: Page) => expect(await page.evaluate('window.__xss')).toBeUndefined();
 
 /** A page signed in with a token of the analyst role granted `webhooks:read` alone: a read-only developer. */
 async function openAsReader(path: string): Promise<Page> {

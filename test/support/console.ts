@@ -332,3 +332,13 @@ export async function choose(control: Locator): Promise<void> {
 
 /** What a page shows, polled as long as Playwright's own waits (expect.poll's default is one second). */
 export const SHOWN = { timeout: 30_000 };
+
+/** Polls what a page shows as long as Playwright waits (a page loads its script, then its data). */
+export const shown = <T>(read: () => Promise<T> | T) => expect.poll(read, { ...SHOWN, interval: 100 });
+
+/** The body rows of the table captioned `caption`. */
+export const rowsOf = (at: Page | Locator, caption: string | RegExp) =>
+  at.getByRole('table', { name: caption }).locator('tbody tr');
+
+/** Nothing the page showed ran as script (the probes set window.__xss if they ever run). */
+export const noScriptRan = async (page: Page) => expect(await page.evaluate('window.__xss')).toBeUndefined();
