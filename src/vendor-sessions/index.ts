@@ -16,9 +16,7 @@
 // side of a wait (runs/waits.ts moves the run to waiting_callback and back) and the hand-off's choice of
 // session (collections/handoff-sessions.ts, by the hand-off's rule).
 //
-// Importers that stay direct: src/db/schema.ts (gathers tables.ts for Drizzle) and src/installs/service.ts
-// (install_in_use reads and fails an install's sessions; the webhook reads installs, so this file would
-// close an import circle).
+// The importer that stays direct: src/db/schema.ts (gathers tables.ts for Drizzle).
 
 // The api: the vendor webhook route, and how it wakes a run whose session it settled.
 
@@ -42,15 +40,14 @@ export { lockSettledSession, openStepSession, type SessionStepEnd, stepEndOf } f
 
 export { callSessionExport, openExportSecrets } from './session-export.ts';
 
-// Sessions as runs open, settle, time out and resume them.
+// Sessions as runs open, settle, time out and resume them, and as an install's removal reads and fails
+// them (installSessionRecords answers the installs' port; the api wires it in).
 
 export {
-  failPendingCallbacks,
   failRunSessions,
+  installSessionRecords,
   markResumed,
   openSession,
-  pendingCallbacksOf,
-  runsWaitingOn,
   SESSION_ENDS,
   type SessionEnd,
   type SessionOpening,

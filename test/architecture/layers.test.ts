@@ -56,26 +56,6 @@ const UPWARD: readonly { file: string; target: string; why: string }[] = [
     why: 'a platform version counts the installs running it',
   },
   {
-    file: 'src/installs/service.ts',
-    target: 'src/vendor-sessions/session-store.ts',
-    why: 'removing an install reads and fails its pending sessions (install_in_use)',
-  },
-  {
-    file: 'src/installs/service.ts',
-    target: 'src/calls/metering.ts',
-    why: 'a removed install names its metering rows',
-  },
-  {
-    file: 'src/installs/changes/changes.ts',
-    target: 'src/calls/metering.ts',
-    why: 'a refused new install names its metering rows',
-  },
-  {
-    file: 'src/installs/limits/limits.ts',
-    target: 'src/calls/metering.ts',
-    why: 'a budget’s currency is checked against the month’s spend',
-  },
-  {
     file: 'src/vendor-sessions/retention.ts',
     target: 'src/collections/tables.ts',
     why: 'the retention sweep deletes drop-off events',
