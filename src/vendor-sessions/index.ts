@@ -1,8 +1,9 @@
 // Vendor sessions' front door (docs/callbacks.md): an asynchronous action's pending work at a vendor, from
 // the session a run's step opens, through the vendor's webhooks that settle it, the wait that times it out
-// and the resumer that moves its run on, to the hand-off's export and the retention sweep. Files outside
-// src/vendor-sessions import this file rather than the files behind it. Each group's comment stands apart
-// (a blank line under it) so that sorting the exports keeps the groups.
+// and the resumer that moves its run on, to the hand-off's export (the retention sweep that times out
+// orphans and deletes settled sessions stands above, in src/retention, beside the collections' rows it
+// deletes too). Files outside src/vendor-sessions import this file rather than the files behind it. Each
+// group's comment stands apart (a blank line under it) so that sorting the exports keeps the groups.
 //
 // The specification's words and the code's: a vendor session is an app callback there, so the API keeps
 // its names: the route GET /app-callbacks (session-routes.ts), the table app_callbacks (`appCallbacks`,
@@ -27,10 +28,9 @@ export { MAX_WEBHOOK_BODY_BYTES, type WebhookRouteDeps, webhookRoutes } from './
 
 export { callbackRoutes } from './session-routes.ts';
 
-// The worker: the retention sweep of sessions and webhook events, and the resumer of waiting runs.
+// The worker: the resumer of waiting runs.
 
 export { type ResumerDeps, startResumer } from './resumer.ts';
-export { startRetentionSweep } from './retention.ts';
 
 // A run's step waiting on its session: opened for a pending answer, taken once settled, its step's end.
 

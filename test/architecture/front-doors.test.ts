@@ -45,8 +45,6 @@ const PAST_THE_DOOR: readonly { file: string; target: string }[] = [
   { file: 'src/db/schema.ts', target: 'src/runs/tables.ts' },
   { file: 'src/db/schema.ts', target: 'src/runs/definitions/approvals-tables.ts' },
   { file: 'src/db/schema.ts', target: 'src/notifications/tables.ts' },
-  // The retention sweep deletes drop-off events; the collections' door loads the hand-off, which reads sessions.
-  { file: 'src/vendor-sessions/retention.ts', target: 'src/collections/tables.ts' },
   // The runs' model takes a type of the pure retry rules: the door reaches the tables, whose schema reads the model.
   { file: 'src/runs/model.ts', target: 'src/calls/retry-rules.ts' },
   // Calls' tables take the budget lists' types: the schema gathers both, and installs take its pool's types.

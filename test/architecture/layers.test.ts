@@ -32,7 +32,7 @@ const FLOORS: readonly (readonly string[])[] = [
   ['vendor-sessions'],
   ['runs'],
   ['collections', 'outbound-webhooks'],
-  ['attention'],
+  ['attention', 'retention'],
   ['api'],
   ['cli'],
   ['app-cli', 'main.ts'],
@@ -54,11 +54,6 @@ const UPWARD: readonly { file: string; target: string; why: string }[] = [
     file: 'src/catalogue/platform-versions.ts',
     target: 'src/installs/index.ts',
     why: 'a platform version counts the installs running it',
-  },
-  {
-    file: 'src/vendor-sessions/retention.ts',
-    target: 'src/collections/tables.ts',
-    why: 'the retention sweep deletes drop-off events',
   },
 ];
 
