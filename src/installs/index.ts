@@ -12,6 +12,11 @@
 export { installRoutesScope } from './routes-scope.ts';
 export { installNamesOf } from './service.ts';
 
+// The catalogue's operator changes (blocks, withdrawals, platform versions): the installs running a
+// version, the port they ask through (the ops commands hand it in).
+
+export { runningInstalls } from './running-store.ts';
+
 // Home's attention list (src/attention): open install changes and upgrades that wait.
 
 export { pendingInstallChanges, type WaitingUpgrade, waitingUpgrades } from './attention-store.ts';

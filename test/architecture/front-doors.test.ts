@@ -56,6 +56,7 @@ const PAST_THE_DOOR: readonly { file: string; target: string }[] = [
   { file: 'src/ops/tenants.ts', target: 'src/calls/month-report.ts' },
   { file: 'src/ops/tenants.ts', target: 'src/calls/tenant-quotas.ts' },
   { file: 'src/ops/tenants-usage.ts', target: 'src/calls/month-report.ts' },
+  { file: 'src/ops/apps-list.ts', target: 'src/installs/running-store.ts' },
   // The benches seed definitions and runs straight into their tables, sweep and read windows as the worker does.
   { file: 'bench/runs.ts', target: 'src/runs/tables.ts' },
   { file: 'bench/scale-out.ts', target: 'src/runs/tables.ts' },
