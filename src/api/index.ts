@@ -5,7 +5,13 @@ import { attentionRoutes } from '../attention/index.ts';
 import { activityRoutes } from '../audit/activity-routes.ts';
 import { auditRoutes } from '../audit/routes.ts';
 import type { TokenVerifier } from '../auth/tokens.ts';
-import { appsHealthRoutes, invocationRoutes, meteringRoutes, testCallRoutes } from '../calls/index.ts';
+import {
+  appsHealthRoutes,
+  installMeteringRecords,
+  invocationRoutes,
+  meteringRoutes,
+  testCallRoutes,
+} from '../calls/index.ts';
 import { provenanceRoutes } from '../catalogue/provenance/provenance-routes.ts';
 import { loadRelease, reconcileRelease } from '../catalogue/release.ts';
 import { catalogueRoutes } from '../catalogue/routes.ts';
@@ -48,7 +54,7 @@ import {
 } from '../storage/index.ts';
 import { tenantRoutes } from '../tenants/routes.ts';
 import { lookupTenant } from '../tenants/service.ts';
-import { callbackRoutes, webhookRoutes } from '../vendor-sessions/index.ts';
+import { callbackRoutes, installSessionRecords, webhookRoutes } from '../vendor-sessions/index.ts';
 import { healthRoutes } from './health.ts';
 import { documentRoutes, internalRoutes } from './internal.ts';
 import { moduleServable } from './servable.ts';
@@ -146,6 +152,9 @@ export async function buildPublicApi(deps: ApiDeps) {
     callers: definitionCallers,
     // A save of an install, a decision on its change or a secret stored for it moves it at once.
     upgrades: upgradeTrigger(upgradeDeps(deps)),
+    // A removal reads and fails the install's vendor sessions and names its metering rows; a limits
+    // record weighs its currency against the month's spend.
+    records: { sessions: installSessionRecords, metering: installMeteringRecords },
   };
   // The routes that read an install: one scope that answers 503 apps_unavailable where apps are off.
   await app.register(

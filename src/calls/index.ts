@@ -33,6 +33,10 @@ export {
   SINGLE_ATTEMPT,
 } from './retry-rules.ts';
 
+// Installs: the metering rows an install's writes reach through their port (the api wires it in).
+
+export { installMeteringRecords } from './metering.ts';
+
 // Vendor sessions: a webhook's or a hand-off's export, admitted, checked and metered as calls are.
 
 export { openRequiredSecrets, outputCheckOf } from './admission.ts';

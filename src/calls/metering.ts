@@ -3,9 +3,7 @@
 // check and the limits record need.
 import { type AnyColumn, and, eq, gt, gte, lt, ne, type SQL, sql } from 'drizzle-orm';
 import type { Queryable } from '../db/pool.ts';
-// Past the installs' front door: installs imports this file, so its index.ts would close a circle.
-import { readLimits } from '../installs/limits/limits-store.ts';
-import type { BudgetPeriod } from '../installs/tables.ts';
+import { type BudgetPeriod, type MeteringRecords, readLimits } from '../installs/index.ts';
 import {
   actionPrice,
   BUDGET_PERIODS,
@@ -274,3 +272,6 @@ export async function monthSpendCurrencies(
     .orderBy(appMetering.currency);
   return rows.map((r) => r.currency);
 }
+
+/** An install's metering rows as its writes reach them: the installs' port, wired in by the api. */
+export const installMeteringRecords: MeteringRecords = { nameRows: nameMeteringRows, monthSpendCurrencies };

@@ -1,14 +1,13 @@
 // The pure rules of quotas and budgets (docs/limits-and-metering.md): the UTC
 // periods a limit counts over, and which limit, if any, refuses the next attempt. quota-check.ts reads
 // the database and acts on the answer; nothing here does I/O.
-// Past the installs' front door: installs imports this file, so its index.ts would close a circle.
 import {
   BUDGET_METRICS,
   BUDGET_PERIODS,
   type Budget,
   type BudgetMetric,
   type BudgetPeriod,
-} from '../installs/tables.ts';
+} from '../installs/index.ts';
 
 export type QuotaScope = 'tenant' | 'install';
 /** The operator's quotas weigh calls and HTTP requests only; spend is the install's own business. */

@@ -16,7 +16,7 @@ import { conflict, notFound, validationError } from '../http/errors.ts';
 import { notify } from '../notifications/index.ts';
 import { findTenantById } from '../tenants/service.ts';
 import { tenants } from '../tenants/tables.ts';
-import { installsRunning, type RunningInstall, versionsCoveredBy } from './operator-installs.ts';
+import { type RunningInstall, type RunningInstalls, versionsCoveredBy } from './operator-installs.ts';
 import { type BlockScope, isUuid, rollbackCandidates, sameTarget, scopeOf } from './operator-rules.ts';
 import { appBlocks, appVersions } from './tables.ts';
 
@@ -146,6 +146,7 @@ const instanceData = (block: BlockRow, installs: readonly RunningInstall[], tena
  */
 export async function setBlock(
   database: Database,
+  installsOf: RunningInstalls,
   request: NewBlock,
   progress: Progress = () => {},
 ): Promise<BlockOutcome> {
@@ -168,7 +169,7 @@ export async function setBlock(
       .insert(appBlocks)
       .values({ ...values, reason: request.reason, createdBy: request.by })
       .returning()) as [BlockRow];
-    const installs = await installsRunning(tx, versionsCoveredBy(block));
+    const installs = await installsOf.running(tx, versionsCoveredBy(block));
     const actor = operatorActor(request.by);
     for (const [i, install] of installs.entries()) {
       const data = installData(install, block);
@@ -203,6 +204,7 @@ export async function setBlock(
 /** Lifts a block: 404 not_found for an unknown id, 409 conflict for one already lifted. */
 export async function liftBlock(
   database: Database,
+  installsOf: RunningInstalls,
   request: { blockId: string; by: string },
   progress: Progress = () => {},
 ): Promise<BlockOutcome> {
@@ -217,7 +219,7 @@ export async function liftBlock(
       .set({ liftedBy: request.by, liftedAt: new Date() })
       .where(eq(appBlocks.id, found.id))
       .returning()) as [BlockRow];
-    const installs = await installsRunning(tx, versionsCoveredBy(block));
+    const installs = await installsOf.running(tx, versionsCoveredBy(block));
     const actor = operatorActor(request.by);
     for (const [i, install] of installs.entries()) {
       await recordAudit(tx, {
@@ -246,7 +248,11 @@ export interface ListedBlock extends BlockView {
 }
 
 /** Blocks newest first: the unlifted ones, or every one with `all`. */
-export async function listBlocks(db: Queryable, options: { all: boolean }): Promise<ListedBlock[]> {
+export async function listBlocks(
+  db: Queryable,
+  installsOf: RunningInstalls,
+  options: { all: boolean },
+): Promise<ListedBlock[]> {
   const rows = await db
     .select({ block: appBlocks, tenant: tenants.name })
     .from(appBlocks)
@@ -255,7 +261,7 @@ export async function listBlocks(db: Queryable, options: { all: boolean }): Prom
     .orderBy(desc(appBlocks.createdAt), desc(appBlocks.id));
   const listed: ListedBlock[] = [];
   for (const { block, tenant } of rows) {
-    const installs = await installsRunning(db, versionsCoveredBy(block));
+    const installs = await installsOf.running(db, versionsCoveredBy(block));
     listed.push({ ...blockView(block, tenant), installs: installs.length });
   }
   return listed;

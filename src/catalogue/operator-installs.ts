@@ -1,9 +1,9 @@
 // The installs an operator's change concerns: those running a version the change touches, in any tenant,
-// with the version they run and their tenant's name (docs/operations.md "ops apps …").
-import { and, asc, eq, inArray, isNull, type SQL } from 'drizzle-orm';
+// with the version they run and their tenant's name (docs/operations.md "ops apps …"). Installs stand
+// above the catalogue, so its operator changes ask through this port, which installs answer
+// (src/installs/running-store.ts `runningInstalls`) and the ops commands hand in.
+import { and, eq, inArray, isNull, type SQL } from 'drizzle-orm';
 import type { Queryable } from '../db/pool.ts';
-import { appInstalls } from '../installs/index.ts';
-import { tenants } from '../tenants/tables.ts';
 import type { BlockTargetRow } from './operator-rules.ts';
 import { appVersions } from './tables.ts';
 
@@ -22,6 +22,14 @@ export interface RunningInstall {
   sha256: string;
 }
 
+/** The port: the installs running versions of the catalogue, over every tenant. */
+export interface RunningInstalls {
+  /** The installs running a version the condition on app_versions keeps, by tenant name then install name. */
+  running(db: Queryable, versions: SQL): Promise<RunningInstall[]>;
+  /** How many installs run each of these versions (a version no install runs is absent). */
+  counts(db: Queryable, versionIds: readonly string[]): Promise<Map<string, number>>;
+}
+
 /** The versions a block covers, as a condition on app_versions. */
 export function versionsCoveredBy(block: BlockTargetRow): SQL {
   if (block.sha256 !== null) return eq(appVersions.sha256, block.sha256);
@@ -34,31 +42,12 @@ export function versionsCoveredBy(block: BlockTargetRow): SQL {
   ) as SQL;
 }
 
-/** The installs running a version the condition keeps, by tenant name then install name. */
-export async function installsRunning(db: Queryable, versions: SQL): Promise<RunningInstall[]> {
-  return db
-    .select({
-      id: appInstalls.id,
-      tenantId: appInstalls.tenantId,
-      tenant: tenants.name,
-      name: appInstalls.name,
-      appName: appInstalls.appName,
-      autoUpgrade: appInstalls.autoUpgrade,
-      enabled: appInstalls.enabled,
-      hosts: appInstalls.hosts,
-      versionId: appVersions.id,
-      version: appVersions.version,
-      sha256: appVersions.sha256,
-    })
-    .from(appInstalls)
-    .innerJoin(appVersions, eq(appVersions.id, appInstalls.versionId))
-    .innerJoin(tenants, eq(tenants.id, appInstalls.tenantId))
-    .where(versions)
-    .orderBy(asc(tenants.name), asc(appInstalls.name));
-}
-
 /** The installs running any of these versions. */
-export const installsOfVersions = (db: Queryable, versionIds: readonly string[]) =>
+export const installsOfVersions = (
+  installs: RunningInstalls,
+  db: Queryable,
+  versionIds: readonly string[],
+) =>
   versionIds.length === 0
     ? Promise.resolve([] as RunningInstall[])
-    : installsRunning(db, inArray(appVersions.id, [...versionIds]));
+    : installs.running(db, inArray(appVersions.id, [...versionIds]));

@@ -8,7 +8,7 @@ import { type ProvenanceView, provenanceView } from '../provenance/index.ts';
 import { tenants } from '../tenants/tables.ts';
 import { byVersionDescending, type VersionStatus } from './catalogue-rules.ts';
 import type { Progress } from './operator-blocks.ts';
-import { installsOfVersions } from './operator-installs.ts';
+import { installsOfVersions, type RunningInstalls } from './operator-installs.ts';
 import {
   type BlockScope,
   covers,
@@ -95,6 +95,7 @@ function byPublisherAppVersion(
 /** Every version the filter keeps, with its review, block, provenance and installs. */
 export async function listVersionsForOperator(
   db: Queryable,
+  installsOf: RunningInstalls,
   filter: OperatorVersionFilter,
   progress: Progress = () => {},
 ): Promise<OperatorVersion[]> {
@@ -129,7 +130,7 @@ export async function listVersionsForOperator(
       .where(inArray(appReviews.versionId, ids))
       .orderBy(asc(appReviews.requestedAt));
     const latestReview = new Map(reviews.map((review) => [review.versionId, review]));
-    const installs = await installsOfVersions(db, ids);
+    const installs = await installsOfVersions(installsOf, db, ids);
     for (const { row, tenant } of batch) {
       const review = latestReview.get(row.id);
       const block = blocks.find((b) => covers(b, row));

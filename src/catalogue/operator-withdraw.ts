@@ -11,7 +11,7 @@ import type { Database } from '../db/pool.ts';
 import { conflict, notFound, validationError } from '../http/errors.ts';
 import { latestReviewOf, withdrawLocked } from './lifecycle.ts';
 import { MAX_REASON_LENGTH } from './operator-blocks.ts';
-import { installsOfVersions, type RunningInstall } from './operator-installs.ts';
+import { installsOfVersions, type RunningInstall, type RunningInstalls } from './operator-installs.ts';
 import { isUuid, rollbackCandidates } from './operator-rules.ts';
 import { appVersions } from './tables.ts';
 import { type VersionSummary, versionSummary } from './views.ts';
@@ -42,6 +42,7 @@ export interface WithdrawOutcome {
  */
 export async function withdrawByOperator(
   database: Database,
+  installsOf: RunningInstalls,
   request: OperatorWithdrawal,
 ): Promise<WithdrawOutcome> {
   const length = [...request.reason].length;
@@ -61,7 +62,7 @@ export async function withdrawByOperator(
     if (version.publisher === 'platform' || version.tenantId === null)
       throw conflict('a platform version: use ops platform withdraw');
     if (version.status === 'withdrawn') {
-      const installs = await installsOfVersions(tx, [version.id]);
+      const installs = await installsOfVersions(installsOf, tx, [version.id]);
       return {
         version: versionSummary(version, await latestReviewOf(tx, version.id)),
         alreadyWithdrawn: true,
@@ -87,7 +88,7 @@ export async function withdrawByOperator(
         reviewId: done.reviewId,
       },
     });
-    const installs = await installsOfVersions(tx, [version.id]);
+    const installs = await installsOfVersions(installsOf, tx, [version.id]);
     return {
       version: versionSummary(done.withdrawn, done.latestReview),
       alreadyWithdrawn: false,

@@ -2,19 +2,18 @@
 // withdraw and restore. Each change is one transaction with its audit records: the instance trail, and
 // the trail of every tenant with an install on the version (actor operator), where the tenant sees it.
 
-import { and, asc, count, eq, inArray, isNull, type SQL } from 'drizzle-orm';
+import { and, asc, count, eq, isNull, type SQL } from 'drizzle-orm';
 import { operatorActor } from '../audit/actor.ts';
 import { recordAudit } from '../audit/trail.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import type { Database, Queryable, Tx } from '../db/pool.ts';
 import { conflict, notFound } from '../http/errors.ts';
-import { appInstalls } from '../installs/index.ts';
 import type { Manifest } from '../module/index.ts';
 import type { ProvenanceRecord } from '../provenance/index.ts';
 import type { ModuleStorage } from '../storage/index.ts';
 import { assertNotBlocked } from './blocks.ts';
 import { byVersionDescending, type VersionStatus } from './catalogue-rules.ts';
-import { installsRunning, type RunningInstall } from './operator-installs.ts';
+import type { RunningInstall, RunningInstalls } from './operator-installs.ts';
 import { rollbackCandidates } from './operator-rules.ts';
 import { moveRefusal, publishRefusal, type Refusal, restoredSource } from './platform-rules.ts';
 import { appVersions } from './tables.ts';
@@ -95,20 +94,10 @@ function platformVersion(row: VersionRow, installs: number): PlatformVersion {
   };
 }
 
-/** Installs per version id, over every tenant. */
-async function installCounts(db: Queryable, versionIds: string[]): Promise<Map<string, number>> {
-  if (versionIds.length === 0) return new Map();
-  const rows = await db
-    .select({ versionId: appInstalls.versionId, installs: count() })
-    .from(appInstalls)
-    .where(inArray(appInstalls.versionId, versionIds))
-    .groupBy(appInstalls.versionId);
-  return new Map(rows.map((r) => [r.versionId, Number(r.installs)]));
-}
-
 /** Platform versions (release and operator), by name, highest version first. */
 export async function listPlatformVersions(
   db: Queryable,
+  installsOf: RunningInstalls,
   filter: PlatformVersionFilter = {},
 ): Promise<PlatformVersion[]> {
   const conditions: SQL[] = [isNull(appVersions.tenantId)];
@@ -120,7 +109,7 @@ export async function listPlatformVersions(
     .from(appVersions)
     .where(and(...conditions))
     .orderBy(asc(appVersions.name));
-  const installs = await installCounts(
+  const installs = await installsOf.counts(
     db,
     rows.map((r) => r.id),
   );
@@ -225,8 +214,8 @@ const installOnVersion = (i: RunningInstall): InstallOnVersion => ({
 });
 
 /** The installs running a version, by tenant name then install name. */
-const installsOn = async (tx: Tx, versionId: string) =>
-  (await installsRunning(tx, eq(appVersions.id, versionId))).map(installOnVersion);
+const installsOn = async (installsOf: RunningInstalls, tx: Tx, versionId: string) =>
+  (await installsOf.running(tx, eq(appVersions.id, versionId))).map(installOnVersion);
 
 /**
  * The instance trail's record, and one in the trail of each tenant with installs on the version (naming
@@ -257,6 +246,7 @@ async function auditMove(
  */
 export async function withdrawPlatformVersion(
   database: Database,
+  installsOf: RunningInstalls,
   target: { name: string; version: string },
   options: { by: string; reason: string | null },
 ): Promise<WithdrawnPlatformVersion> {
@@ -269,7 +259,7 @@ export async function withdrawPlatformVersion(
       .set({ status: 'withdrawn', withdrawnAt: new Date(), withdrawnByOperator: true })
       .where(eq(appVersions.id, row.id))
       .returning();
-    const running = await installsRunning(tx, eq(appVersions.id, row.id));
+    const running = await installsOf.running(tx, eq(appVersions.id, row.id));
     const installs = running.map(installOnVersion);
     await auditMove(
       tx,
@@ -294,6 +284,7 @@ export async function withdrawPlatformVersion(
  */
 export async function restorePlatformVersion(
   database: Database,
+  installsOf: RunningInstalls,
   target: { name: string; version: string },
   options: { by: string; release: ReleaseLookup },
 ): Promise<PlatformVersion> {
@@ -315,7 +306,7 @@ export async function restorePlatformVersion(
       })
       .where(eq(appVersions.id, row.id))
       .returning();
-    const installs = await installsOn(tx, row.id);
+    const installs = await installsOn(installsOf, tx, row.id);
     await auditMove(
       tx,
       'app.published',

@@ -1,7 +1,7 @@
 // Drop-off events of the collection terminal (docs/handoff.md "Drop-off events"): the applicant's page
 // reports the step of the flow at which the applicant left, with the token of their link. They feed the
 // flow's funnel (GET /stats/flows/:key/funnel, another part of the product) and are kept
-// RETENTION_SUBMISSION_EVENT_DAYS, at least 90 days, then swept (src/vendor-sessions/retention.ts). One event per
+// RETENTION_SUBMISSION_EVENT_DAYS, at least 90 days, then swept (src/retention/retention.ts). One event per
 // submission and step: a repeat is the same drop-off and keeps its first report. A submission holds at most
 // MAX_DROP_OFF_STEPS of them, so an applicant's page cannot fill the table.
 import { and, eq, sql } from 'drizzle-orm';

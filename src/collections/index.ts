@@ -10,3 +10,7 @@ export { collectionRoutes } from './collections-routes.ts';
 // `platform token --applicant`: the submission an applicant token is minted for must exist.
 
 export { findSubmission } from './submissions-store.ts';
+
+// The retention sweep (src/retention): the terminal's drop-off events it deletes.
+
+export { collectionDropOffEvents } from './tables.ts';

@@ -8,6 +8,7 @@ import { principalOf } from '../http/auth.ts';
 import { ApiError } from '../http/errors.ts';
 import type { RunnerClient } from '../runner/index.ts';
 import { type InstallCallers, NO_CALLERS } from './callers.ts';
+import type { InstallRecords } from './records.ts';
 import type { InstallContext } from './service.ts';
 import { NO_UPGRADE_TRIGGER, type UpgradeTrigger } from './upgrade/trigger.ts';
 
@@ -29,6 +30,8 @@ export interface InstallRouteDeps {
   callers?: InstallCallers;
   /** Moves an install at once after a write of it: the upgrades layer, wired in by the api. */
   upgrades?: UpgradeTrigger;
+  /** An install's vendor sessions and metering rows: the layers that keep them, wired in by the api. */
+  records: InstallRecords;
 }
 
 /** The install context of a request: its caller and id, with the deployment's settings. */
@@ -39,6 +42,7 @@ export function buildInstallContext(deps: InstallRouteDeps, request: FastifyRequ
     requestId: request.id,
     callers: deps.callers ?? NO_CALLERS,
     upgrades: deps.upgrades ?? NO_UPGRADE_TRIGGER,
+    records: deps.records,
     settings: {
       // Never from the request: its Host header is the caller's to choose (vendors' webhooks would follow).
       webhookBase: deps.config.webhookPublicUrl,

@@ -3,15 +3,19 @@
 // them. Each group's comment stands apart (a blank line under it) so that sorting the exports keeps the
 // groups.
 //
-// Four importers stay direct, since through this file they would close an import circle: src/db/schema.ts
-// (gathers tables.ts for Drizzle; installs' services take the pool's types, which come from that schema),
-// and src/calls/metering.ts, quotas.ts and tables.ts (installs' services and schemas read metering and the
-// budget lists through them).
+// Two importers stay direct, since through this file they would close an import circle: src/db/schema.ts
+// (gathers tables.ts for Drizzle; installs' services take the pool's types, which come from that schema)
+// and src/calls/tables.ts, which that schema gathers too.
 
 // The api: the install routes' scope, and the install names the catalogue asks after.
 
 export { installRoutesScope } from './routes-scope.ts';
 export { installNamesOf } from './service.ts';
+
+// The catalogue's operator changes (blocks, withdrawals, platform versions): the installs running a
+// version, the port they ask through (the ops commands hand it in).
+
+export { runningInstalls } from './running-store.ts';
 
 // Home's attention list (src/attention): open install changes and upgrades that wait.
 
@@ -37,6 +41,7 @@ export type { UpgradeReading } from './upgrade/upgrade-store.ts';
 // Routes other layers add to the scope (src/calls): the context the scope resolved, the parameters.
 
 export { type InstallRouteDeps, installContextOf } from './context.ts';
+export type { InstallRecords, MeteringRecords, SessionRecords } from './records.ts';
 export { InstallParams, Name } from './routes.ts';
 
 // An install as calls and definitions read it: its rows, its version, its view, its webhook URL.
@@ -57,6 +62,10 @@ export {
   appInstallLimits,
   appInstallSecrets,
   appInstalls,
+  BUDGET_METRICS,
+  BUDGET_PERIODS,
+  type Budget,
+  type BudgetMetric,
   type BudgetPeriod,
 } from './tables.ts';
 export { type InstallRow, type VersionRow, webhookUrl } from './view.ts';

@@ -5,21 +5,19 @@
 //
 // Create and save: saves.ts (the rules of a save: plan.ts); saves held for approval open a change
 // (changes/changes-store.ts), decided in changes/changes.ts; secrets: secrets/secrets.ts; renames and
-// aliases: rename.ts; circuit settings: circuit/circuit.ts. Seam still marked here: callbacks
-// (install_in_use).
+// aliases: rename.ts; circuit settings: circuit/circuit.ts. An install's vendor sessions (install_in_use)
+// and metering rows are reached through the records port (records.ts).
 import { isDeepStrictEqual } from 'node:util';
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { actorOf } from '../audit/actor.ts';
 import { type Actor, recordAudit } from '../audit/trail.ts';
-import { nameMeteringRows } from '../calls/metering.ts';
 import { appVersions } from '../catalogue/tables.ts';
 import type { Database, Queryable, Tx } from '../db/pool.ts';
 import type { AuthenticatedPrincipal } from '../http/auth.ts';
 import { ApiError } from '../http/errors.ts';
-// Past the callbacks' front door: its webhook reads installs, so its index.ts would close a circle.
-import { failPendingCallbacks, pendingCallbacksOf, runsWaitingOn } from '../vendor-sessions/session-store.ts';
 import type { InstallCallers } from './callers.ts';
 import { addedHosts, type HostRuleOptions, removedHosts } from './hosts.ts';
+import type { InstallRecords } from './records.ts';
 import { appInstallAliases, appInstallChanges, appInstallSecrets, appInstalls } from './tables.ts';
 import type { UpgradeTrigger } from './upgrade/trigger.ts';
 import { readUpgradePlans } from './upgrade/upgrade-store.ts';
@@ -48,6 +46,8 @@ export interface InstallContext {
   callers: InstallCallers;
   /** Moves an install at once after a write of it (the upgrades layer; NO_UPGRADE_TRIGGER without it). */
   upgrades: UpgradeTrigger;
+  /** The install's vendor sessions and metering rows (the layers that keep them, wired in by the api). */
+  records: InstallRecords;
 }
 
 export type { CreateBody, SaveBody } from './plan.ts';
@@ -269,11 +269,12 @@ export async function readVersion(tx: Queryable, id: string): Promise<VersionRow
 export async function deleteInstall(ctx: InstallContext, name: string, force: boolean): Promise<void> {
   await ctx.database.db.transaction(async (tx) => {
     const install = await requireInstall(tx, ctx.principal.tenantId, name, true);
-    const pending = await pendingCallbacksOf(tx, install.id);
+    const { sessions, metering } = ctx.records;
+    const pending = await sessions.pendingOf(tx, install.id);
     if (pending > 0 && !force) {
       throw new ApiError('install_in_use', 'runs wait on this install’s callbacks', {
         pendingCallbacks: pending,
-        runs: await runsWaitingOn(tx, install.id),
+        runs: await sessions.runsWaitingOn(tx, install.id),
       });
     }
     const secrets = await tx
@@ -286,8 +287,8 @@ export async function deleteInstall(ctx: InstallContext, name: string, force: bo
       .delete(appInstallChanges)
       .where(eq(appInstallChanges.installId, install.id))
       .returning({ id: appInstallChanges.id });
-    const failedCallbacks = force ? await failPendingCallbacks(tx, install.id) : 0;
-    await nameMeteringRows(tx, install.id, install.name);
+    const failedCallbacks = force ? await sessions.failPending(tx, install.id) : 0;
+    await metering.nameRows(tx, install.id, install.name);
     await tx.delete(appInstalls).where(eq(appInstalls.id, install.id));
     await audit(tx, ctx, 'app.uninstalled', install, {
       versionId: install.versionId,

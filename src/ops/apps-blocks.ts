@@ -1,8 +1,10 @@
 // `ops apps blocks`, `apps block` and `apps unblock` (docs/operations.md "ops apps block"): the operator's
 // blocks, listed, set and lifted. A block holds from its commit: every action touching a module reads
 // the blocks as it runs.
+
 import { type Command, Option } from 'commander';
 import { type BlockTargetInput, liftBlock, listBlocks, setBlock } from '../catalogue/operator-blocks.ts';
+import { runningInstalls } from '../installs/index.ts';
 import { blockTarget, installsCount } from './apps-format.ts';
 import { changeCommand, opsCommand, runs, tenantArg } from './commands.ts';
 import { escapeText, table } from './output.ts';
@@ -41,7 +43,7 @@ export function registerAppsBlocks(apps: Command, io: OpsIO): void {
     .option('--all', 'include lifted blocks')
     .action(
       runs<{ json?: boolean; all?: boolean }>(io, async (session, _args, options) => {
-        const items = await listBlocks(session.database.db, { all: options.all === true });
+        const items = await listBlocks(session.database.db, runningInstalls, { all: options.all === true });
         session.print({ items }, () =>
           table(items, [
             { header: 'ID', value: (b) => b.id },
@@ -86,6 +88,7 @@ export function registerAppsBlocks(apps: Command, io: OpsIO): void {
         const target = await targetOf(session, options);
         const outcome = await setBlock(
           session.database,
+          runningInstalls,
           { target, reason: options.reason, by: options.by },
           (done, total) => session.progress('blocking installs', done, total),
         );
@@ -104,6 +107,7 @@ export function registerAppsBlocks(apps: Command, io: OpsIO): void {
       runs<{ json?: boolean; by: string }>(io, async (session, [blockId], options) => {
         const outcome = await liftBlock(
           session.database,
+          runningInstalls,
           { blockId: blockId as string, by: options.by },
           (done, total) => session.progress('lifting', done, total),
         );

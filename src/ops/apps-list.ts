@@ -1,8 +1,11 @@
 // `ops apps list`: every app version with its publisher, status, hash, hosts, needs, latest review, block,
 // provenance and the installs running it (docs/operations.md "ops apps list").
+// Past the installs' front door: a listing command loads only what it uses (scripts/cli-build.js).
+
 import { type Command, Option } from 'commander';
 import { listVersionsForOperator, type OperatorVersionFilter } from '../catalogue/operator-lists.ts';
 import { signerOf } from '../catalogue/operator-rules.ts';
+import { runningInstalls } from '../installs/running-store.ts';
 import {
   blockText,
   INSTALLS_NAMED,
@@ -58,7 +61,7 @@ export function registerAppsList(apps: Command, io: OpsIO): void {
             ...(options.signer !== undefined ? { signer: options.signer } : {}),
           },
         };
-        const items = await listVersionsForOperator(db, filter, (done, total) =>
+        const items = await listVersionsForOperator(db, runningInstalls, filter, (done, total) =>
           session.progress('reading versions', done, total),
         );
         session.print({ items }, () =>

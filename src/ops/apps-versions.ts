@@ -1,8 +1,10 @@
 // `ops apps versions withdraw <versionId>` (docs/operations.md "ops apps versions withdraw"): withdraws a
 // tenant's version whatever its status, with a reason, audited in both trails with via operator; one
 // already withdrawn is answered as it stands. A platform version is `ops platform withdraw`'s.
+
 import { type Command, Option } from 'commander';
 import { withdrawByOperator } from '../catalogue/operator-withdraw.ts';
+import { runningInstalls } from '../installs/index.ts';
 import { installsCount } from './apps-format.ts';
 import { changeCommand, runs } from './commands.ts';
 import { escapeText } from './output.ts';
@@ -23,7 +25,7 @@ export function registerAppsVersions(apps: Command, io: OpsIO): void {
     .action(
       runs<{ json?: boolean; by: string; reason: string }>(io, async (session, [versionId], options) => {
         if (options.reason.trim() === '') throw new OpsUsageError('--reason: a reason is required');
-        const outcome = await withdrawByOperator(session.database, {
+        const outcome = await withdrawByOperator(session.database, runningInstalls, {
           versionId: versionId as string,
           reason: options.reason,
           by: options.by,

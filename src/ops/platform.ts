@@ -1,6 +1,7 @@
 // `ops platform`: the platform's versions outside a release (docs/operations.md "ops platform list",
 // "publish", "withdraw", "restore"). The changes live in src/catalogue/platform-versions.ts; this file
 // reads the command line and prints.
+
 import fs from 'node:fs/promises';
 import { type Command, Option } from 'commander';
 import {
@@ -14,6 +15,7 @@ import {
 import { verifiedRecord } from '../catalogue/provenance/provenance-store.ts';
 import { releaseManifest } from '../catalogue/release.ts';
 import { ApiError } from '../http/errors.ts';
+import { runningInstalls } from '../installs/index.ts';
 import { provenanceView, rootLoader } from '../provenance/index.ts';
 import { createModuleStorage } from '../storage/index.ts';
 import { nameAtVersion } from './args.ts';
@@ -106,7 +108,7 @@ function registerList(platform: Command, io: OpsIO) {
     )
     .action(
       runs<ListOptions>(io, async (session, _args, options) => {
-        const items = await listPlatformVersions(session.database.db, {
+        const items = await listPlatformVersions(session.database.db, runningInstalls, {
           ...(options.app ? { app: options.app } : {}),
           ...(options.status ? { status: options.status } : {}),
           ...(options.source ? { source: options.source } : {}),
@@ -176,7 +178,7 @@ function registerWithdraw(platform: Command, io: OpsIO) {
     .action(
       runs<WithdrawOptions>(io, async (session, [argument], options) => {
         const target = nameAtVersion(argument as string);
-        const withdrawn = await withdrawPlatformVersion(session.database, target, {
+        const withdrawn = await withdrawPlatformVersion(session.database, runningInstalls, target, {
           by: options.by,
           reason: options.reason ?? null,
         });
@@ -207,7 +209,7 @@ function registerRestore(platform: Command, io: OpsIO) {
     .action(
       runs<WithdrawOptions>(io, async (session, [argument], options) => {
         const target = nameAtVersion(argument as string);
-        const version = await restorePlatformVersion(session.database, target, {
+        const version = await restorePlatformVersion(session.database, runningInstalls, target, {
           by: options.by,
           release: (name, v) => releaseManifest(session.config.releaseIndex, name, v),
         });

@@ -1,8 +1,9 @@
 // Vendor sessions' front door (docs/callbacks.md): an asynchronous action's pending work at a vendor, from
 // the session a run's step opens, through the vendor's webhooks that settle it, the wait that times it out
-// and the resumer that moves its run on, to the hand-off's export and the retention sweep. Files outside
-// src/vendor-sessions import this file rather than the files behind it. Each group's comment stands apart
-// (a blank line under it) so that sorting the exports keeps the groups.
+// and the resumer that moves its run on, to the hand-off's export (the retention sweep that times out
+// orphans and deletes settled sessions stands above, in src/retention, beside the collections' rows it
+// deletes too). Files outside src/vendor-sessions import this file rather than the files behind it. Each
+// group's comment stands apart (a blank line under it) so that sorting the exports keeps the groups.
 //
 // The specification's words and the code's: a vendor session is an app callback there, so the API keeps
 // its names: the route GET /app-callbacks (session-routes.ts), the table app_callbacks (`appCallbacks`,
@@ -16,9 +17,7 @@
 // side of a wait (runs/waits.ts moves the run to waiting_callback and back) and the hand-off's choice of
 // session (collections/handoff-sessions.ts, by the hand-off's rule).
 //
-// Importers that stay direct: src/db/schema.ts (gathers tables.ts for Drizzle) and src/installs/service.ts
-// (install_in_use reads and fails an install's sessions; the webhook reads installs, so this file would
-// close an import circle).
+// The importer that stays direct: src/db/schema.ts (gathers tables.ts for Drizzle).
 
 // The api: the vendor webhook route, and how it wakes a run whose session it settled.
 
@@ -29,10 +28,9 @@ export { MAX_WEBHOOK_BODY_BYTES, type WebhookRouteDeps, webhookRoutes } from './
 
 export { callbackRoutes } from './session-routes.ts';
 
-// The worker: the retention sweep of sessions and webhook events, and the resumer of waiting runs.
+// The worker: the resumer of waiting runs.
 
 export { type ResumerDeps, startResumer } from './resumer.ts';
-export { startRetentionSweep } from './retention.ts';
 
 // A run's step waiting on its session: opened for a pending answer, taken once settled, its step's end.
 
@@ -42,15 +40,14 @@ export { lockSettledSession, openStepSession, type SessionStepEnd, stepEndOf } f
 
 export { callSessionExport, openExportSecrets } from './session-export.ts';
 
-// Sessions as runs open, settle, time out and resume them.
+// Sessions as runs open, settle, time out and resume them, and as an install's removal reads and fails
+// them (installSessionRecords answers the installs' port; the api wires it in).
 
 export {
-  failPendingCallbacks,
   failRunSessions,
+  installSessionRecords,
   markResumed,
   openSession,
-  pendingCallbacksOf,
-  runsWaitingOn,
   SESSION_ENDS,
   type SessionEnd,
   type SessionOpening,

@@ -5,6 +5,7 @@
 // repeated DBOS step move a session once.
 import { and, asc, count, eq, inArray, isNotNull, isNull, lte, min, sql } from 'drizzle-orm';
 import type { Queryable } from '../db/pool.ts';
+import type { SessionRecords } from '../installs/index.ts';
 import { recordCallbackWait } from '../telemetry/index.ts';
 import { appCallbacks, type CallbackStatus } from './tables.ts';
 
@@ -211,3 +212,10 @@ export async function failPendingCallbacks(db: Queryable, installId: string): Pr
     .returning({ id: appCallbacks.id });
   return failed.length;
 }
+
+/** An install's sessions as its removal reads and fails them: the installs' port, wired in by the api. */
+export const installSessionRecords: SessionRecords = {
+  pendingOf: pendingCallbacksOf,
+  runsWaitingOn,
+  failPending: failPendingCallbacks,
+};

@@ -45,21 +45,9 @@ const PAST_THE_DOOR: readonly { file: string; target: string }[] = [
   { file: 'src/db/schema.ts', target: 'src/runs/tables.ts' },
   { file: 'src/db/schema.ts', target: 'src/runs/definitions/approvals-tables.ts' },
   { file: 'src/db/schema.ts', target: 'src/notifications/tables.ts' },
-  // The retention sweep deletes drop-off events; the collections' door loads the hand-off, which reads sessions.
-  { file: 'src/vendor-sessions/retention.ts', target: 'src/collections/tables.ts' },
-  // The vendor webhook reads installs; installs read and fail an install's sessions (install_in_use).
-  { file: 'src/installs/service.ts', target: 'src/vendor-sessions/session-store.ts' },
-  // Installs name a removed install's metering rows and weigh a budget's currency against the month's
-  // spend through metering.ts (calls read installs: through the door, a circle).
-  { file: 'src/installs/service.ts', target: 'src/calls/metering.ts' },
-  { file: 'src/installs/changes/changes.ts', target: 'src/calls/metering.ts' },
-  { file: 'src/installs/limits/limits.ts', target: 'src/calls/metering.ts' },
   // The runs' model takes a type of the pure retry rules: the door reaches the tables, whose schema reads the model.
   { file: 'src/runs/model.ts', target: 'src/calls/retry-rules.ts' },
-  // Calls read installs' budgets and rows through these.
-  { file: 'src/calls/metering.ts', target: 'src/installs/limits/limits-store.ts' },
-  { file: 'src/calls/metering.ts', target: 'src/installs/tables.ts' },
-  { file: 'src/calls/quotas.ts', target: 'src/installs/tables.ts' },
+  // Calls' tables take the budget lists' types: the schema gathers both, and installs take its pool's types.
   { file: 'src/calls/tables.ts', target: 'src/installs/tables.ts' },
   // Every command reads the settings and opens a pool: through the doors, each would load Sigstore's code
   // and the telemetry SDK with its exporters (scripts/cli-build.js: a command loads only what it uses).
@@ -68,6 +56,7 @@ const PAST_THE_DOOR: readonly { file: string; target: string }[] = [
   { file: 'src/ops/tenants.ts', target: 'src/calls/month-report.ts' },
   { file: 'src/ops/tenants.ts', target: 'src/calls/tenant-quotas.ts' },
   { file: 'src/ops/tenants-usage.ts', target: 'src/calls/month-report.ts' },
+  { file: 'src/ops/apps-list.ts', target: 'src/installs/running-store.ts' },
   // The benches seed definitions and runs straight into their tables, sweep and read windows as the worker does.
   { file: 'bench/runs.ts', target: 'src/runs/tables.ts' },
   { file: 'bench/scale-out.ts', target: 'src/runs/tables.ts' },

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditEvents } from '../../src/audit/tables.ts';
 import { MAX_DROP_OFF_STEPS } from '../../src/collections/drop-offs-store.ts';
 import { collectionDropOffEvents } from '../../src/collections/tables.ts';
-import { sweepRetention } from '../../src/vendor-sessions/retention.ts';
+import { sweepRetention } from '../../src/retention/retention.ts';
 import { expectError } from '../http/expect.ts';
 import { ok } from '../installs/support.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';

@@ -9,6 +9,7 @@
 import { setTenantQuota } from '../../src/calls/tenant-quotas.ts';
 import { setBlock } from '../../src/catalogue/operator-blocks.ts';
 import { decideReview, setTenantReview } from '../../src/catalogue/reviews.ts';
+import { runningInstalls } from '../../src/installs/index.ts';
 import { appModule } from '../catalogue/support.ts';
 import { changeModule } from '../installs/changes-support.ts';
 import { ok, published } from '../installs/support.ts';
@@ -192,7 +193,7 @@ export async function raiseEveryEvent(stack: RunsStack): Promise<void> {
   await outageRun(stack, tenantId, admin);
   await linkRequested(stack, admin);
   const moved = await approvedChanges(stack, admin, other);
-  await setBlock(stack.platform.database, {
+  await setBlock(stack.platform.database, runningInstalls, {
     target: { sha256: moved.sha256 },
     reason: 'sends applicant data to an unapproved host',
     by: OPERATOR,

@@ -6,7 +6,6 @@ import { isDeepStrictEqual } from 'node:util';
 import { and, asc, desc, eq, inArray, isNotNull, isNull, or, type SQL, sql } from 'drizzle-orm';
 import semver from 'semver';
 import { decisionRefusal, refusalError } from '../../approvals/four-eyes-rules.ts';
-import { nameMeteringRows } from '../../calls/metering.ts';
 import { assertNotBlocked } from '../../catalogue/blocks.ts';
 import type { Tx } from '../../db/pool.ts';
 import { ApiError, conflict, notFound } from '../../http/errors.ts';
@@ -295,7 +294,7 @@ async function closeChange(
       .where(eq(appInstallSecrets.installId, install.id))
       .returning({ name: appInstallSecrets.name });
     // A waiting new install may have had test calls: its metering keeps the name it had.
-    await nameMeteringRows(tx, install.id, install.name);
+    await ctx.records.metering.nameRows(tx, install.id, install.name);
     await tx.delete(appInstalls).where(eq(appInstalls.id, install.id));
     await auditDecided(tx, ctx, install, decided, {
       installRemoved: true,

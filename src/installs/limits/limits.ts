@@ -3,7 +3,6 @@
 // and period. A save replaces the whole record. The quota check (src/calls/quota-check.ts) weighs the
 // budgets before every attempt; metering (src/calls/metering.ts) charges the prices.
 import { sql } from 'drizzle-orm';
-import { monthSpendCurrencies } from '../../calls/metering.ts';
 import { conflict, type Issue, validationError } from '../../http/errors.ts';
 import { audit, type InstallContext, readVersion, requireInstall } from '../service.ts';
 import { appInstallLimits } from '../tables.ts';
@@ -88,7 +87,7 @@ export async function saveLimits(
     if (issues.length > 0) throw validationError(issues, 'the limits record is not valid');
 
     if (record.currency !== null) {
-      const spent = (await monthSpendCurrencies(tx, tenantId, install.id, now)).filter(
+      const spent = (await ctx.records.metering.monthSpendCurrencies(tx, tenantId, install.id, now)).filter(
         (c) => c !== record.currency,
       );
       if (spent.length > 0) {

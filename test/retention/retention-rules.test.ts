@@ -1,9 +1,9 @@
-// The retention sweep's rules (src/vendor-sessions/retention-rules.ts), one row per sentence of the rule
+// The retention sweep's rules (src/retention/retention-rules.ts), one row per sentence of the rule
 // (docs/retention.md): which rows a pass may take given its clock, how far one table of one tenant goes
 // in a pass, and when the first pass runs. The numbers are written out here (97 days, 5,000 rows, five
 // minutes), never read from the code's constants.
 import { describe, expect, it } from 'vitest';
-import { drainPair } from '../../src/vendor-sessions/retention.ts';
+import { drainPair } from '../../src/retention/retention.ts';
 import {
   afterBatch,
   BATCH_SIZE,
@@ -15,7 +15,7 @@ import {
   MAX_BATCHES,
   orphanCutoff,
   submissionEventCutoff,
-} from '../../src/vendor-sessions/retention-rules.ts';
+} from '../../src/retention/retention-rules.ts';
 
 const NOW = new Date('2030-06-30T12:00:00.000Z');
 const daysAgo = (days: number) => new Date(NOW.getTime() - days * 86_400_000);

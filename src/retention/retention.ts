@@ -6,15 +6,17 @@
 // it, the resumer reading it) is left for the next pass instead of waited on. Every cut-off of a pass is
 // computed from the one `now` the pass is given (the worker reads it from the database's clock, which also
 // wrote the rows' timestamps), so a pass is one consistent cut whatever the workers' clocks say.
+// It stands above the layers whose rows it sweeps (vendor sessions, collections) and reads their tables
+// through their front doors; the worker starts it (src/cli/start.ts).
 import { type SQL, sql } from 'drizzle-orm';
 import type { AnyPgColumn, AnyPgTable } from 'drizzle-orm/pg-core';
 import type { Logger } from 'pino';
-// Past the collections' front door: its index.ts loads the hand-off, which reads this folder's sessions.
-import { collectionDropOffEvents } from '../collections/tables.ts';
+import { collectionDropOffEvents } from '../collections/index.ts';
 import type { Database, Queryable } from '../db/pool.ts';
 import { readDatabaseNow } from '../installs/index.ts';
 import { countRetentionDeleted } from '../telemetry/index.ts';
 import { tenants } from '../tenants/tables.ts';
+import { appCallbacks, appWebhookEvents } from '../vendor-sessions/index.ts';
 import { type Background, schedulePasses, type Timer } from '../worker/schedule.ts';
 import {
   afterBatch,
@@ -27,7 +29,6 @@ import {
   type RetentionSettings,
   submissionEventCutoff,
 } from './retention-rules.ts';
-import { appCallbacks, appWebhookEvents } from './tables.ts';
 
 /** One kind of row a pass takes care of, and how one batch of a tenant's rows is taken. */
 export interface RetentionTarget {

@@ -1,4 +1,4 @@
-// The retention sweep on real PostgreSQL (src/vendor-sessions/retention.ts, docs/retention.md), every pass on an
+// The retention sweep on real PostgreSQL (src/retention/retention.ts, docs/retention.md), every pass on an
 // injected clock: rows just inside and just outside each cut-off, 0 keeping data forever, sessions pending
 // 8 days timed out `orphaned`, a row another transaction holds skipped rather than waited on, the batch cap
 // (2 rows a batch and 3 batches here; the defaults are asserted in retention-rules.test.ts), tenants swept
@@ -9,19 +9,19 @@ import { Writable } from 'node:stream';
 import { eq, sql } from 'drizzle-orm';
 import pino from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { tenants } from '../../src/tenants/tables.ts';
 import {
   type PassResult,
   RETENTION_TARGETS,
   type RetentionTarget,
   startRetentionSweep,
   sweepRetention,
-} from '../../src/vendor-sessions/retention.ts';
+} from '../../src/retention/retention.ts';
+import { tenants } from '../../src/tenants/tables.ts';
 import { appCallbacks, appWebhookEvents } from '../../src/vendor-sessions/tables.ts';
 import type { Timer } from '../../src/worker/schedule.ts';
 import { ok } from '../installs/support.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
-import { insertEvent, insertSession } from './rows.ts';
+import { insertEvent, insertSession } from '../vendor-sessions/rows.ts';
 
 const NOW = new Date('2030-06-30T12:00:00.000Z');
 const DAY = 86_400_000;
