@@ -52,8 +52,6 @@ export const TenantSettingsSchema = Type.Object(
 
 export type TenantSettings = Static<typeof TenantSettingsSchema>;
 
-export { defaultTenantSettings } from './default-settings.ts';
-
 /**
  * Whether changes in an area wait for approval under these settings: approvals.required with requiredFor
  * unset (every area) or naming the area.

@@ -9,7 +9,8 @@ import {
   notifiesRequester,
   publishSettingsOf,
 } from '../../src/runs/definitions/approvals-rules.ts';
-import { defaultTenantSettings, type TenantSettings } from '../../src/tenants/settings.ts';
+import { defaultTenantSettings } from '../../src/tenants/default-settings.ts';
+import type { TenantSettings } from '../../src/tenants/settings.ts';
 
 const settings = (approvals: TenantSettings['approvals']): TenantSettings => ({
   ...defaultTenantSettings(),

@@ -8,7 +8,7 @@ import { recordAudit } from '../../audit/trail.ts';
 import type { Queryable, Tx } from '../../db/pool.ts';
 import { conflict } from '../../http/errors.ts';
 import { notify } from '../../notifications/index.ts';
-import { defaultTenantSettings } from '../../tenants/settings.ts';
+import { defaultTenantSettings } from '../../tenants/default-settings.ts';
 import { tenants } from '../../tenants/tables.ts';
 import { type ApprovalRow, publishSettingsOf } from './approvals-rules.ts';
 import { type ApprovalOrigin, definitionApprovals } from './approvals-tables.ts';
