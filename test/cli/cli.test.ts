@@ -27,6 +27,7 @@ import {
   removeTempDirs,
   run,
   signal,
+  startedDataDir,
   startPlatform,
   tempDir,
 } from '../support/processes.ts';
@@ -209,8 +210,11 @@ describe('platform start --role all (embedded PostgreSQL)', () => {
   it(
     'stops PostgreSQL too when Ctrl-C arrives while PostgreSQL is still starting',
     async () => {
-      const dir = path.join(await tempDir('apps-platform-cli-early-'), 'data');
-      dataDirs.add(dir);
+      // A DATA_DIR a first start made (initdb is not this test's subject), without the server log its
+      // starts wrote: pg_ctl writes it again as it starts the server.
+      const dir = await startedDataDir('apps-platform-cli-early-');
+      const log = path.join(dir, 'postgres', 'server.log');
+      await fs.rm(log);
       const early = await freePorts();
       const child = spawn(process.execPath, [BIN, 'start', '--role', 'all'], {
         cwd: ROOT,
@@ -219,8 +223,6 @@ describe('platform start --role all (embedded PostgreSQL)', () => {
       });
       children.add(child);
       const { exited } = collect(child);
-      // pg_ctl writes the server log as it starts the server; initdb has finished by then.
-      const log = path.join(dir, 'postgres', 'server.log');
       let gone = false;
       void exited.then(() => {
         gone = true;
@@ -241,8 +243,7 @@ describe('platform start --role all (embedded PostgreSQL)', () => {
   it(
     'stops PostgreSQL too when a supervisor sends SIGTERM while the platform is still starting',
     async () => {
-      const dir = path.join(await tempDir('apps-platform-cli-early-'), 'data');
-      dataDirs.add(dir);
+      const dir = await startedDataDir('apps-platform-cli-early-');
       const early = await freePorts();
       const child = spawn(process.execPath, [BIN, 'start', '--role', 'all'], {
         cwd: ROOT,

@@ -13,14 +13,13 @@ import {
   baseEnv,
   children,
   cleanUpProcesses,
-  dataDirs,
   expectNoPostgres,
   freePorts,
   ROOT,
   removeTempDirs,
   signal,
+  startedDataDir,
   startPlatform,
-  tempDir,
 } from '../support/processes.ts';
 
 const SLOW = 300_000;
@@ -127,8 +126,7 @@ describe('Ctrl-C in a terminal running npm start', () => {
     'stops everything with a client connected: exit 0, no PostgreSQL left, no lock',
     async () => {
       if (!existsSync('/usr/bin/script')) throw new Error('this test needs `script` (util-linux)');
-      const dataDir = path.join(await tempDir('apps-platform-tty-'), 'data');
-      dataDirs.add(dataDir);
+      const dataDir = await startedDataDir('apps-platform-tty-');
       const ports = await freePorts();
       const env = baseEnv({ ...ports, DATA_DIR: dataDir, TERM: 'dumb' });
       // As a person's shell runs it: npm itself leads the terminal's job (no `sh -c` between, which would
@@ -160,8 +158,7 @@ describe('a start that finds PostgreSQL left running', () => {
   it(
     'says so in one line, takes it over, and stops it when it stops',
     async () => {
-      const dataDir = path.join(await tempDir('apps-platform-leftover-'), 'data');
-      dataDirs.add(dataDir);
+      const dataDir = await startedDataDir('apps-platform-leftover-');
       const ports = await freePorts();
       const env = baseEnv({ ...ports, DATA_DIR: dataDir });
       const killed = await startPlatform([], env);

@@ -11,14 +11,13 @@ import { alive, listeningPid, parentPid } from '../support/proc.ts';
 import {
   baseEnv,
   cleanUpProcesses,
-  dataDirs,
   expectNoPostgres,
   freePorts,
   groupLeftovers,
   portOpen,
   removeTempDirs,
+  startedDataDir,
   startPlatform,
-  tempDir,
 } from '../support/processes.ts';
 
 const SLOW = 180_000;
@@ -116,8 +115,7 @@ describe('npm start: the runner in a process of its own', () => {
   it(
     'leaves no runner behind when the platform is killed',
     async () => {
-      const dataDir = path.join(await tempDir('apps-platform-runner-kill-'), 'data');
-      dataDirs.add(dataDir);
+      const dataDir = await startedDataDir('apps-platform-runner-kill-');
       const ports = await freePorts();
       const running = await startPlatform(['--role', 'all'], baseEnv({ ...ports, DATA_DIR: dataDir }));
       const runner = listeningPid(Number(ports.RUNNER_PORT)) as number;

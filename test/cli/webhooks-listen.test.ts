@@ -10,12 +10,12 @@ import {
   BIN,
   baseEnv,
   cleanUpProcesses,
-  dataDirs,
   freePorts,
   type Running,
   removeTempDirs,
   run,
   signal,
+  startedDataDir,
   startPlatform,
   startServingCommand,
   tempDir,
@@ -30,8 +30,7 @@ describe('platform webhooks listen', () => {
   it(
     'finds the running platform from DATA_DIR alone, creates its endpoint and deletes it on Ctrl-C',
     async () => {
-      const dataDir = await tempDir('apps-platform-listen-');
-      dataDirs.add(dataDir);
+      const dataDir = await startedDataDir('apps-platform-listen-');
       const ports = await freePorts();
       const platformEnv = baseEnv({
         DATA_DIR: dataDir,

@@ -20,10 +20,14 @@ describe('README: the ops command', () => {
 
   it('runs every line as printed, each exiting 0', async () => {
     const stack = await startReadmeStack('acme', 'apps-platform-e2e-readme-ops-');
-    // One shell for every line, as a reader pastes them; each line's exit and output marked.
-    const script = lines.map(
+    // One shell for every line, as a reader pastes them; each line's exit and output marked. The first
+    // line goes through npm's own npx (it finds `ops` in node_modules/.bin); the later ones call that same
+    // file directly, which spares each line npm's start-up (about a second of CPU) and changes nothing ops does.
+    const marked = lines.map(
       (line) => `echo "== ${line.replaceAll('"', '\\"')}"; ${line}; echo "== exit $?"`,
     );
+    const sameBin = 'npx() { command=$1; shift; "$PWD/node_modules/.bin/$command" "$@"; }';
+    const script = [marked[0], sameBin, ...marked.slice(1)];
     const result = await run([], stack.env, { shell: script.join('\n') });
     const failed = result.stdout
       .split(/^== /m)

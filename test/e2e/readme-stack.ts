@@ -1,9 +1,3 @@
-// What the README's walkthroughs start, as a newcomer starts it: `APP_RUNNER_ALLOW_PRIVATE_NETWORKS=true
-// npm start` (embedded PostgreSQL under a temporary DATA_DIR, the release catalogue that `npm ci` builds),
-// `npx app vendor-double --port <port>` as often as a walkthrough needs vendors, a token from
-// `npx platform token`, and a client generated from /openapi.json whose every answer is checked against
-// the description and kept, so a test can show that no answer holds a secret. On free ports.
-import path from 'node:path';
 import createClient from 'openapi-fetch';
 import { expect } from 'vitest';
 import type { paths } from '../support/api-types.ts';
@@ -12,7 +6,6 @@ import { freePort } from '../support/free-port.ts';
 import {
   BIN,
   baseEnv,
-  dataDirs,
   freePorts,
   OPS_BIN,
   type Ports,
@@ -20,10 +13,10 @@ import {
   type Running,
   run,
   signal,
+  startedDataDir,
   startPlatform,
   startServingCommand,
   startVendorDoubleCommand,
-  tempDir,
   type VendorProcess,
 } from '../support/processes.ts';
 
@@ -77,8 +70,8 @@ export async function startReadmeStack(
   /** More settings for terminal 1 (`WEBHOOK_ALLOW_PRIVATE_NETWORKS=true npm start`). */
   settings: Record<string, string> = {},
 ): Promise<ReadmeStack> {
-  const dataDir = path.join(await tempDir(prefix), 'data');
-  dataDirs.add(dataDir);
+  // As the README's first `npm start` left it (startedDataDir): first starts are cli.test.ts's subject.
+  const dataDir = await startedDataDir(prefix);
   const ports = await freePorts();
   // LOG_LEVEL as a plain `npm start` has it, so a secret check covers the request log too.
   const env = baseEnv({

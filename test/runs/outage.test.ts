@@ -12,13 +12,12 @@ import { startVendorDouble, type VendorDouble } from '../../packages/app-testing
 import {
   baseEnv,
   cleanUpProcesses,
-  dataDirs,
   freePorts,
   pgCtl,
   removeTempDirs,
   run,
+  startedDataDir,
   startPlatform,
-  tempDir,
 } from '../support/processes.ts';
 import type { RunAnswer } from './stack.ts';
 import { until } from './worker-process.ts';
@@ -51,8 +50,7 @@ beforeAll(async () => {
       },
     },
   ]);
-  dataDir = path.join(await tempDir('apps-platform-outage-'), 'data');
-  dataDirs.add(dataDir);
+  dataDir = await startedDataDir('apps-platform-outage-');
   const ports = await freePorts();
   postgresPort = ports.EMBEDDED_POSTGRES_PORT;
   const env = baseEnv({

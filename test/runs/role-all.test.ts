@@ -1,7 +1,3 @@
-// `platform start --role all` (what `npm start` runs) runs workflow runs end to end: the api enqueues
-// through its DBOS client, the worker of the same process runs the step against the release's
-// http-connector and a vendor double, with embedded PostgreSQL under a temporary DATA_DIR.
-import path from 'node:path';
 import { afterAll, afterEach, expect, it } from 'vitest';
 import { startVendorDouble } from '../../packages/app-testing/src/index.ts';
 import { runningServerUrl } from '../../src/db/embedded.ts';
@@ -9,12 +5,11 @@ import { openDatabase } from '../../src/db/pool.ts';
 import {
   baseEnv,
   cleanUpProcesses,
-  dataDirs,
   freePorts,
   removeTempDirs,
   run,
+  startedDataDir,
   startPlatform,
-  tempDir,
 } from '../support/processes.ts';
 import { publishDefinitionRows } from './definitions.ts';
 
@@ -22,8 +17,7 @@ afterEach(cleanUpProcesses);
 afterAll(removeTempDirs);
 
 it('starts a run through the api and completes it in the worker of the same process', async () => {
-  const dataDir = path.join(await tempDir('apps-platform-runs-all-'), 'data');
-  dataDirs.add(dataDir);
+  const dataDir = await startedDataDir('apps-platform-runs-all-');
   const ports = await freePorts();
   const env = baseEnv({ ...ports, DATA_DIR: dataDir, APP_RUNNER_ALLOW_PRIVATE_NETWORKS: 'true' });
   await startPlatform(['--role', 'all'], env);

@@ -14,18 +14,18 @@ import { gzipSync } from 'node:zlib';
 import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
 import { expect, inject } from 'vitest';
 import { consoleLink } from '../../src/cli/console-link.ts';
+import { copyDataDirTemplate } from './data-dir-template.ts';
 import {
   baseEnv,
-  dataDirs,
   type Env,
   freePorts,
   ROOT,
   type Running,
   run,
   signal,
+  startedDataDir,
   startPlatform,
   startUntrackedPlatform,
-  tempDir,
 } from './processes.ts';
 import { timed } from './profile.ts';
 import { recordSharedPlatform } from './shared-platforms.ts';
@@ -114,8 +114,7 @@ export async function startConsoleStack(
   settings: Env = {},
 ): Promise<ConsoleStack> {
   assertBuilt();
-  const dataDir = path.join(await tempDir(prefix), 'data');
-  dataDirs.add(dataDir);
+  const dataDir = await startedDataDir(prefix);
   const ports = await freePorts();
   const env = baseEnv({ ...ports, DATA_DIR: dataDir, ...settings });
   const [platform, browser] = await Promise.all([startPlatform(['--role', 'all'], env), launchChromium()]);
@@ -151,6 +150,7 @@ async function startShared(): Promise<Base> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'apps-platform-console-shared-'));
   await fs.chmod(dir, 0o755); // PostgreSQL runs as its own user and must reach its directory
   const dataDir = path.join(dir, 'data');
+  await copyDataDirTemplate(inject('dataDirTemplate'), dataDir);
   const ports = await freePorts();
   const env = baseEnv({ ...ports, DATA_DIR: dataDir, ...SHARED_SETTINGS });
   const [platform, browser] = await Promise.all([

@@ -7,6 +7,7 @@ import type { TestProject } from 'vitest/node';
 import { build, freshBuild } from '../../scripts/cli-build.js';
 import { ensureDatabase, startEmbeddedPostgres } from '../../src/db/embedded.ts';
 import { applyMigrations } from '../../src/db/migrate.ts';
+import { makeDataDirTemplate, templateHome } from './data-dir-template.ts';
 import { freePort } from './free-port.ts';
 import { stopSharedPlatforms } from './shared-platforms.ts';
 
@@ -18,6 +19,8 @@ declare module 'vitest' {
     pgTemplate: string;
     /** Where the platforms a worker shares between its files are recorded (test/support/shared-platforms.ts). */
     sharedPlatforms: string;
+    /** A DATA_DIR a first `platform start` made and stopped (test/support/data-dir-template.ts). */
+    dataDirTemplate: string;
   }
 }
 
@@ -41,6 +44,10 @@ export default async function setup(project: TestProject) {
   // The commands tests spawn run from their build (scripts/cli-build.js): made here once when the sources
   // changed since, rather than by every test file's first command at once.
   if (freshBuild() === null) await build();
+  // The DATA_DIR template's `platform start` runs while the suite's own PostgreSQL starts and migrates.
+  const templateDir = await templateHome();
+  const dataDirTemplate = makeDataDirTemplate(templateDir);
+  dataDirTemplate.catch(() => {});
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'apps-platform-test-'));
   await fs.chmod(dir, 0o755); // PostgreSQL runs as its own user and must reach its directory
   const server = await startEmbeddedPostgres({
@@ -56,10 +63,18 @@ export default async function setup(project: TestProject) {
   project.provide('pgTemplate', TEMPLATE_DATABASE);
   const sharedPlatforms = await fs.mkdtemp(path.join(os.tmpdir(), 'apps-platform-shared-'));
   project.provide('sharedPlatforms', sharedPlatforms);
+  project.provide(
+    'dataDirTemplate',
+    await dataDirTemplate.catch(async (error) => {
+      await server.stop();
+      throw error;
+    }),
+  );
   return async () => {
     await stopSharedPlatforms(sharedPlatforms);
     recordPostgresCpu(dir);
     await server.stop();
     await fs.rm(dir, { recursive: true, force: true });
+    await fs.rm(templateDir, { recursive: true, force: true });
   };
 }

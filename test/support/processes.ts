@@ -9,7 +9,8 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { expect } from 'vitest';
+import { expect, inject } from 'vitest';
+import { copyDataDirTemplate } from './data-dir-template.ts';
 import { freePort } from './free-port.ts';
 import { pgCtl } from './pg-ctl.ts';
 import { timed } from './profile.ts';
@@ -117,6 +118,18 @@ export async function cleanUpProcesses(): Promise<void> {
     if (existsSync(path.join(dir, 'postgres', 'postmaster.pid')))
       await pgCtl(dir, ['stop', '-m', 'immediate', '-w']);
   }
+}
+
+/**
+ * A DATA_DIR under a new temporary directory, as a first `platform start` left it once stopped (the
+ * run's template, test/support/data-dir-template.ts): for a file whose test is not about a first start.
+ * Recorded for cleanUpProcesses() like any DATA_DIR the file starts PostgreSQL in.
+ */
+export async function startedDataDir(prefix: string): Promise<string> {
+  const dataDir = path.join(await tempDir(prefix), 'data');
+  await timed('database', () => copyDataDirTemplate(inject('dataDirTemplate'), dataDir));
+  dataDirs.add(dataDir);
+  return dataDir;
 }
 
 /** For afterAll: deletes every directory tempDir() made. */
