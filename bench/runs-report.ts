@@ -39,7 +39,8 @@ const GOALS = {
   runsOfBare: 0.7,
   statementsPerRun: 15,
   commitsPerRun: 8,
-  testCallsPerSecond: 400,
+  /** Issue 48's goal for test calls (issue 32 asked 400). */
+  testCallsPerSecond: 300,
   statementsPerTestCall: 4,
   evaluationsPerSecond: 150,
 };

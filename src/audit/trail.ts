@@ -41,23 +41,29 @@ export interface AuditEvent {
  * platform's own joins, as webhook deliveries make: never in an answer).
  */
 export async function recordAudit(db: Queryable, entry: AuditEntry): Promise<number> {
-  const [row] = await db
-    .insert(auditEvents)
-    .values({
-      tenantId: entry.tenantId,
-      action: entry.action,
-      actorType: entry.actor.type,
-      actorId: entry.actor.id,
-      actorName: entry.actor.name,
-      resourceType: entry.resource.type,
-      resourceId: entry.resource.id,
-      data: entry.data ?? {},
-      requestId: entry.requestId ?? null,
-    })
-    .returning({ id: auditEvents.id });
+  const [row] = await auditInsert(db, entry).returning({ id: auditEvents.id });
   if (!row) throw new Error('audit insert returned no row');
   return row.id;
 }
+
+/**
+ * The record's insert, not yet sent (a writer that sends it with another write in one statement:
+ * calls/test-call-write.ts). `publicId`: the record's public id when the writer chooses it (a version 7
+ * UUID, as the column's default makes), so a try after a lost commit can find the record there.
+ */
+export const auditInsert = (db: Pick<Queryable, 'insert'>, entry: AuditEntry & { publicId?: string }) =>
+  db.insert(auditEvents).values({
+    ...(entry.publicId ? { publicId: entry.publicId } : {}),
+    tenantId: entry.tenantId,
+    action: entry.action,
+    actorType: entry.actor.type,
+    actorId: entry.actor.id,
+    actorName: entry.actor.name,
+    resourceType: entry.resource.type,
+    resourceId: entry.resource.id,
+    data: entry.data ?? {},
+    requestId: entry.requestId ?? null,
+  });
 
 export interface AuditQuery {
   tenantId: string;

@@ -1,9 +1,9 @@
 // What one attempt is asked and answers (docs/calls.md "The attempt pipeline"): the call, the caller's
 // options and the outcome, apart from the pipeline so its span and metrics read them without importing it.
 
-import type { Actor } from '../audit/trail.ts';
+import type { Actor, AuditEntry } from '../audit/trail.ts';
 import type { Tx } from '../db/pool.ts';
-import type { CircuitCount, CircuitRead, InstallRow, VersionRow } from '../installs/index.ts';
+import type { CircuitCount, CircuitRead, InstallRow, StoredCache, VersionRow } from '../installs/index.ts';
 import type { LogLine, Usage } from '../runner/index.ts';
 import type { InvocationContext } from './invocations.ts';
 import type { AttemptError, AttemptResult } from './outcome.ts';
@@ -36,6 +36,8 @@ export interface AttemptCall {
   circuit?: CircuitRead;
   /** The tenant's quotas and the install's limits as read with it (resolveCall); absent: step 3 reads them. */
   limits?: QuotasAndLimits;
+  /** The install's cache generation and stored values as read with it (resolveCall); absent: step 5 reads them. */
+  cache?: StoredCache;
 }
 
 export interface AttemptOptions {
@@ -52,12 +54,20 @@ export interface AttemptOptions {
    */
   record?: InvocationContext;
   /**
+   * An attempt never recorded (a test call): its audit record, made from how it ended, written with its
+   * metering in one statement (test-call-write.ts), so neither is written without the other.
+   */
+  audit?: (ended: EndedAttempt) => AuditEntry;
+  /**
    * A recorded attempt of an asynchronous action that answered pending: opens its vendor session in the
    * transaction of its record and metering (a run's step: the run then waits, runs/waits.ts). An error
    * (the external id is another session's) makes the attempt that error, uncharged.
    */
   openSession?: (tx: Tx, pending: PendingStart) => Promise<{ sessionId: string } | { error: AttemptError }>;
 }
+
+/** How an attempt ended, for its audit record. */
+export type EndedAttempt = AttemptResult & { callId: string; durationMs: number; usage: Usage };
 
 /** What a pending answer started, for its session. */
 export interface PendingStart {

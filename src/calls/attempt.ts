@@ -6,9 +6,10 @@
 //      (options.circuit); a test call skips it. Read beside the admission, applied after it;
 //   3. quotas and budgets (quota-check.ts): 429 app_quota_exceeded, recorded and metered nowhere;
 //   4. a due half-open trial's claim (one conditional UPDATE; lost: 503 app_circuit_open);
-//   5. cached values read, the call sent to the runner, the call's cache changes stored once it answers;
+//   5. cached values read (or opened, when read with the install: resolveCall), the call sent to the
+//      runner, the call's cache changes stored once it answers;
 //   6. metering and, for steps, rules and fallbacks (options.record), the invocation record, in one
-//      transaction (invocations.ts);
+//      transaction (invocations.ts); for a test call (options.audit), its audit record, in one statement;
 //   7. the circuit's move, from how the attempt counted (outcome `counted`).
 // The writes of 5 to 7 after the call are tried again while the database does not answer (db/outage.ts).
 // Step 8, the fallback, follows the call's retries, so it lives with them (runs/app-call.ts).
@@ -21,7 +22,7 @@ import { randomUUID } from 'node:crypto';
 import { signCallToken } from '../auth/call-token.ts';
 import type { Config } from '../config.ts';
 import { OUTAGE_POLICY, type OutagePolicy, whileDatabaseDown } from '../db/outage.ts';
-import type { Database, Tx } from '../db/pool.ts';
+import type { Database, Queryable, Tx } from '../db/pool.ts';
 import { ApiError } from '../http/errors.ts';
 import {
   type CircuitGate,
@@ -30,6 +31,7 @@ import {
   claimTrial,
   countOf,
   type InstallRow,
+  liveCacheOf,
   moveCircuit,
   readGate,
   readLiveCache,
@@ -39,6 +41,7 @@ import {
 } from '../installs/index.ts';
 import { type LogLine, noUsage, type RunnerClient, type Usage } from '../runner/index.ts';
 import type { Span } from '../telemetry/index.ts';
+import { uuidV7 } from '../uuid.ts';
 import { type Admitted, admit } from './admission.ts';
 import type { AttemptCall, AttemptOptions, AttemptOutcome } from './attempt-contract.ts';
 import { noteAttempt } from './attempt-metrics.ts';
@@ -63,6 +66,7 @@ import {
 } from './outcome.ts';
 import { checkQuotas } from './quota-check.ts';
 import { writeRecord } from './record-write.ts';
+import { writeAudited } from './test-call-write.ts';
 
 export interface AttemptDeps {
   database: Database;
@@ -143,7 +147,7 @@ async function attemptPipeline(
       { actor: options.actor, requestId: options.requestId ?? null },
       call.limits,
     ),
-    key ? readLiveCache(deps.database.db, key, install) : null,
+    key ? cacheOf(deps.database.db, key, call) : null,
   ]);
   // Checked again after the reads of steps 1 to 3, before a trial is claimed: they took time too.
   const timeoutMs = timeFor(install, admitted.action, call.deadline, now());
@@ -245,8 +249,15 @@ async function attemptPipeline(
       sessionId = written.sessionId;
     }
     invocationId = id;
+  } else if (options.audit) {
+    // Not recorded (a test call): audited and metered in one statement under an id chosen now, which a
+    // try after a lost commit finds (test-call-write.ts).
+    const entry = {
+      ...options.audit({ ...result, callId, durationMs, usage }),
+      publicId: uuidV7(Date.now()),
+    };
+    await afterSend(() => writeAudited(deps.database.db, entry, ran ? metered : null));
   } else if (ran) {
-    // Not recorded (a test call): a commit whose answer the database dropped may be metered twice.
     await afterSend(() => meterCall(deps.database.db, metered));
   }
   if (taken) noteAttempt(deps.database.db, install, admitted.action.name, result.status, durationMs);
@@ -273,6 +284,10 @@ async function attemptPipeline(
     ...(sessionId ? { sessionId } : {}),
   };
 }
+
+/** Step 5's cached values: those read with the install (resolveCall), opened; else read now. */
+const cacheOf = (db: Queryable, key: Buffer, call: AttemptCall) =>
+  call.cache ? liveCacheOf(db, key, call.install, call.cache) : readLiveCache(db, key, call.install);
 
 /** A pending answer the caller opens a vendor session for (in the transaction of its record). */
 const opensSession = (options: AttemptOptions, result: AttemptResult) =>

@@ -18,6 +18,9 @@ import {
   type InstallRow,
   limitsOfRow,
   readsDocuments,
+  type StoredCache,
+  storedValuesJson,
+  storedValuesOf,
   unknownInstall,
   unknownInstallOf,
   type VersionRow,
@@ -59,6 +62,8 @@ export interface ResolvedCall {
   circuit: CircuitRead;
   /** The tenant's quotas and the install's limits, which the quota check (step 3) then need not read. */
   limits: QuotasAndLimits;
+  /** The install's cache generation and stored values, which step 5 then need not read. */
+  cache: StoredCache;
 }
 
 /**
@@ -77,7 +82,7 @@ export async function resolveCall(
   const query = options.currentName ? installByCurrentName(db) : installByNameOrAlias(db);
   const [row] = await query.execute({ tenantId, name });
   if (!row) throw options.currentName ? await unknownInstallOf(db, tenantId, name) : unknownInstall(name);
-  const { install, version, blockReason, circuit, now, limits, quotas } = row;
+  const { install, version, blockReason, circuit, now, limits, quotas, cache } = row;
   return {
     install,
     version,
@@ -85,6 +90,7 @@ export async function resolveCall(
     blockReason,
     circuit: { row: circuit, now },
     limits: { quotas, limits: limitsOfRow(limits) },
+    cache: { generation: install.cacheGeneration, values: storedValuesOf(cache) },
   };
 }
 
@@ -93,7 +99,8 @@ const name = sql.placeholder('name');
 
 /**
  * The call's reads in one query, its parameters the tenant and the name: the install with its version,
- * a block covering that version, its circuit with the database's now, its limits and the tenant's quotas.
+ * a block covering that version, its circuit with the database's now, its limits, the tenant's quotas
+ * and the install's stored cached values.
  */
 const resolveQuery = (db: Db, currentName: boolean) => {
   const aliased = db
@@ -110,6 +117,7 @@ const resolveQuery = (db: Db, currentName: boolean) => {
       now: dbNow,
       limits: appInstallLimits,
       quotas: tenantQuotasJson(tenantId),
+      cache: storedValuesJson,
     })
     .from(appInstalls)
     .innerJoin(appVersions, eq(appVersions.id, appInstalls.versionId))
@@ -138,7 +146,7 @@ const installByCurrentName = preparedOn((db) => resolveQuery(db, true));
 /** One attempt of a call whose install is resolved. */
 export function callResolved(
   deps: AttemptDeps,
-  { install, version, blockReason, circuit, limits }: ResolvedCall,
+  { install, version, blockReason, circuit, limits, cache }: ResolvedCall,
   call: InstallCall,
 ): Promise<AttemptOutcome> {
   return runAttempt(
@@ -159,6 +167,7 @@ export function callResolved(
       blockReason,
       circuit,
       limits,
+      cache,
     },
     {
       requireEnabled: true,

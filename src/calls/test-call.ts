@@ -1,9 +1,10 @@
 // A test call (docs/calls.md "Test call"): one attempt of one action, with the
 // install's config, required secrets, approved hosts and cached values, enabled or not. No retries, no
 // circuit, no invocation record; metered and quota-checked like any call. The one trace it leaves is the
-// app.tested audit event (without input or output, which may hold applicants' data).
+// app.tested audit event (without input or output, which may hold applicants' data), written with the
+// metering in one statement (test-call-write.ts).
 import { actorOf } from '../audit/actor.ts';
-import { audit, type InstallContext, webhookUrl } from '../installs/index.ts';
+import { auditEntryOf, type InstallContext, webhookUrl } from '../installs/index.ts';
 import { type AttemptDeps, type AttemptOutcome, runAttempt } from './attempt.ts';
 import { resolveCall } from './call-install.ts';
 import { redactionMarksOf } from './redaction-marks.ts';
@@ -29,10 +30,10 @@ export async function testInstall(
   name: string,
   body: TestCallBody,
 ): Promise<AttemptOutcome> {
-  const db = ctx.database.db;
-  // The install, its version, a block covering it, the tenant's quotas and its limits in one query.
-  const { install, version, blockReason, limits } = await resolveCall(
-    db,
+  // The install, its version, a block covering it, the tenant's quotas, its limits and its cached values
+  // in one query.
+  const { install, version, blockReason, limits, cache } = await resolveCall(
+    ctx.database.db,
     ctx.principal.tenantId,
     name,
     body.action,
@@ -40,8 +41,7 @@ export async function testInstall(
       currentName: true,
     },
   );
-  const actor = actorOf(ctx.principal);
-  const outcome = await runAttempt(
+  return runAttempt(
     deps,
     {
       install,
@@ -54,18 +54,24 @@ export async function testInstall(
       mayReadDocuments: ctx.principal.permissions.has('documents:read'),
       blockReason,
       limits,
+      cache,
     },
-    { requireEnabled: false, actor, requestId: ctx.requestId },
+    {
+      requireEnabled: false,
+      actor: actorOf(ctx.principal),
+      requestId: ctx.requestId,
+      // Written with the call's metering, in one statement.
+      audit: (ended) =>
+        auditEntryOf(ctx, 'app.tested', install, {
+          versionId: version.id,
+          version: version.version,
+          action: body.action,
+          callId: ended.callId,
+          status: ended.status,
+          ...(ended.error ? { error: { code: ended.error.code, reason: ended.error.reason } } : {}),
+          durationMs: ended.durationMs,
+          usage: ended.usage,
+        }),
+    },
   );
-  await audit(db, ctx, 'app.tested', install, {
-    versionId: version.id,
-    version: version.version,
-    action: body.action,
-    callId: outcome.callId,
-    status: outcome.status,
-    ...(outcome.error ? { error: { code: outcome.error.code, reason: outcome.error.reason } } : {}),
-    durationMs: outcome.durationMs,
-    usage: outcome.usage,
-  });
-  return outcome;
 }

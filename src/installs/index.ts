@@ -48,6 +48,7 @@ export { InstallParams, Name } from './routes.ts';
 
 export {
   audit,
+  auditEntryOf,
   type InstallContext,
   lockTenantInstalls,
   readVersion,
@@ -77,7 +78,14 @@ export type { Callers, DefinitionRef, InstallCallers, Rewritten, Skipped, Usage 
 // What an attempt checks and moves (src/calls): documents, required secrets and their opening, the
 // circuit, cached values, limits and prices.
 
-export { readLiveCache, storeCacheChanges } from './cache/cache.ts';
+export {
+  liveCacheOf,
+  readLiveCache,
+  type StoredCache,
+  storeCacheChanges,
+  storedValuesJson,
+  storedValuesOf,
+} from './cache/cache.ts';
 export { readsDocuments } from './capabilities.ts';
 export {
   type CircuitCount,

@@ -10,7 +10,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { actorOf } from '../audit/actor.ts';
-import { type Actor, recordAudit } from '../audit/trail.ts';
+import { type Actor, type AuditEntry, recordAudit } from '../audit/trail.ts';
 import { appVersions } from '../catalogue/tables.ts';
 import type { Database, Queryable, Tx } from '../db/pool.ts';
 import type { AuthenticatedPrincipal } from '../http/auth.ts';
@@ -143,23 +143,31 @@ export const auditBy = (by: WrittenBy) => {
   return { actor: writer.actor, requestId: writer.requestId };
 };
 
-export const audit = (
-  tx: Queryable,
+/** The audit record of `action` on the install, by the request's caller or the writer named. */
+export const auditEntryOf = (
   by: WrittenBy,
   action: string,
   install: Pick<InstallRow, 'id' | 'name' | 'appName'>,
   data: Record<string, unknown>,
-) => {
+): AuditEntry => {
   const writer = writerOf(by);
-  return recordAudit(tx, {
+  return {
     tenantId: writer.tenantId,
     action,
     actor: writer.actor,
     resource: { type: 'app_install', id: install.id },
     data: { name: install.name, appName: install.appName, ...data },
     requestId: writer.requestId,
-  });
+  };
 };
+
+export const audit = (
+  tx: Queryable,
+  by: WrittenBy,
+  action: string,
+  install: Pick<InstallRow, 'id' | 'name' | 'appName'>,
+  data: Record<string, unknown>,
+) => recordAudit(tx, auditEntryOf(by, action, install, data));
 
 // ---- reading ----------------------------------------------------------------------------------------
 

@@ -63,11 +63,39 @@ const installIs = (install: CacheInstall) =>
 const valuesOf = (install: CacheInstall) =>
   and(eq(appInstallCache.installId, install.id), eq(appInstallCache.tenantId, install.tenantId));
 
+/** A stored value as read, still sealed. */
+export interface StoredValue {
+  name: string;
+  sealed: Buffer;
+  expiresAt: Date;
+}
+
+/** What was read of an install's cache in one snapshot: its generation then, and every stored value. */
+export interface StoredCache {
+  generation: number;
+  values: StoredValue[];
+}
+
+/**
+ * The install's stored values as one JSON value, sealed bytes in base64, by name: a subquery the call's
+ * other reads take along with the install row (calls/call-install.ts resolveCall), so the generation and
+ * the values come from one snapshot and a call needs no query of its own for them.
+ */
+export const storedValuesJson = sql<
+  { name: string; sealed: string; expiresAt: string }[]
+>`(select coalesce(json_agg(json_build_object('name', ${appInstallCache.name}, 'sealed', encode(${appInstallCache.sealed}, 'base64'), 'expiresAt', ${appInstallCache.expiresAt}) order by ${appInstallCache.name}), '[]'::json) from ${appInstallCache} where ${appInstallCache.installId} = ${appInstalls.id} and ${appInstallCache.tenantId} = ${appInstalls.tenantId})`;
+
+/** storedValuesJson's answer as stored values. Pure. */
+export const storedValuesOf = (json: { name: string; sealed: string; expiresAt: string }[]): StoredValue[] =>
+  json.map((value) => ({
+    name: value.name,
+    sealed: Buffer.from(value.sealed, 'base64'),
+    expiresAt: new Date(value.expiresAt),
+  }));
+
 /**
  * The live values of an install, opened with `key`, with the install's cache generation, read in one
- * statement so both come from one snapshot. A value that no longer opens (another key, tampered bytes)
- * is left out and removed; an expired one is left out and removed. A removal names the exact row it saw
- * (its bytes or its expiry), so a value rewritten meanwhile stays.
+ * statement so both come from one snapshot (liveCacheOf says what is live).
  */
 export async function readLiveCache(
   db: Queryable,
@@ -91,12 +119,28 @@ export async function readLiveCache(
     .orderBy(asc(appInstallCache.name));
   const first = rows[0];
   if (!first) return { generation: NO_INSTALL_GENERATION, entries: [] };
+  const values = rows.flatMap(({ name, sealed, expiresAt }) =>
+    name === null || sealed === null || expiresAt === null ? [] : [{ name, sealed, expiresAt }],
+  );
+  return liveCacheOf(db, key, install, { generation: first.generation, values }, now);
+}
 
+/**
+ * The live values among those read, opened with `key`. A value that no longer opens (another key,
+ * tampered bytes) is left out and removed; an expired one is left out and removed. A removal names the
+ * exact row it saw (its bytes or its expiry), so a value rewritten meanwhile stays.
+ */
+export async function liveCacheOf(
+  db: Queryable,
+  key: Buffer,
+  install: CacheInstall,
+  stored: StoredCache,
+  now: Date = new Date(),
+): Promise<CacheRead> {
   const entries: CacheEntry[] = [];
   const unreadable: { name: string; sealed: Buffer }[] = [];
   let expired = false;
-  for (const row of rows) {
-    if (row.name === null || row.sealed === null || row.expiresAt === null) continue;
+  for (const row of stored.values) {
     if (!isLive(row.expiresAt, now)) {
       expired = true;
       continue;
@@ -114,7 +158,7 @@ export async function readLiveCache(
   }
   if (expired)
     await db.delete(appInstallCache).where(and(valuesOf(install), lte(appInstallCache.expiresAt, now)));
-  return { generation: first.generation, entries };
+  return { generation: stored.generation, entries };
 }
 
 /**
