@@ -14,6 +14,8 @@ import { gzipSync } from 'node:zlib';
 import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
 import { expect, inject } from 'vitest';
 import { consoleLink } from '../../src/cli/console-link.ts';
+import { mintToken } from '../../src/cli/token.ts';
+import { loadConfig } from '../../src/config.ts';
 import { copyDataDirTemplate } from './data-dir-template.ts';
 import {
   baseEnv,
@@ -196,14 +198,12 @@ async function tenantView(base: Base, tenant: string): Promise<ConsoleStack> {
     expect(printed.code, printed.stderr).toBe(0);
     return printed.stdout.trim();
   };
-  const token = async (role: Role, user?: string) => {
-    const printed = await run(
-      ['token', '--tenant', tenant, '--role', role, ...(user ? ['--user', user] : [])],
-      env,
-    );
-    expect(printed.code, printed.stderr).toBe(0);
-    return printed.stdout.trim();
-  };
+  // Tokens for the scene's API calls and the tabs' sign-in minted in this process by the function both
+  // commands run (src/cli/token.ts, on the platform's own DATA_DIR and database): what the commands print
+  // is console.test.ts's and cli.test.ts's subject, and a spawn costs about a second of CPU.
+  const mint = (role: Role, user: string | undefined) =>
+    mintToken(loadConfig(env), { tenant, role, user, permission: [], expiresIn: '12h' });
+  const token = (role: Role, user?: string) => mint(role, user);
   const call = async (bearer: string, method: string, route: string, json?: unknown) => {
     const response = await fetch(`${api}${route}`, {
       method,
@@ -216,21 +216,15 @@ async function tenantView(base: Base, tenant: string): Promise<ConsoleStack> {
     const text = await response.text();
     return { status: response.status, body: text ? JSON.parse(text) : null };
   };
-  // One `platform console` per principal: its token is in the fragment of every link it prints, and a
-  // link to another page is the same token after another path (consoleLink, which the command uses).
-  // Spawning the command for every tab cost 1–3 s each, a fifth of the browser files' time.
+  // One token per principal, as `platform console` puts it in the fragment of the link it prints: a link
+  // to another page is the same token after another path (consoleLink, which the command uses).
   const tokens = new Map<string, Promise<string>>();
   const linkTo = (asked: SignIn, at: string) => {
     // A short lifetime asked for is for that tab alone: never handed to a later one.
     if (asked.expiresIn !== undefined) return signInLink({ ...asked, page: at });
     const key = JSON.stringify([asked.role, asked.user]);
-    if (!tokens.has(key)) {
-      const printed = signInLink({ ...asked, page: '/' });
-      tokens.set(
-        key,
-        printed.then((link) => new URL(link).hash.slice('#token='.length)),
-      );
-    }
+    // `platform console`'s own default user.
+    if (!tokens.has(key)) tokens.set(key, mint(asked.role, asked.user ?? 'developer'));
     return (tokens.get(key) as Promise<string>).then((jwt) => consoleLink(api, jwt, at));
   };
   // One browser context for the file, a new tab in it for each page: the console keeps its session in the
