@@ -31,8 +31,8 @@ import { openDatabase } from '../src/db/pool.ts';
 import { createRunnerClient } from '../src/runner/index.ts';
 import { sweepStrandedRuns } from '../src/runs/sweep.ts';
 import { BENCH_RUNNER_TOKEN, benchAdmin, startBenchStack, withBenchDatabase } from './support.ts';
-import { countStatements, postmasterOf, statementsSent } from './usage.ts';
-import { printReport, type Row } from './webhooks-report.ts';
+import { countStatements, postmasterOf, statementsSent, statementTally, tallyStatements } from './usage.ts';
+import { printReport, type Row, type Tally } from './webhooks-report.ts';
 import {
   completedAt,
   copyWaitingRuns,
@@ -230,14 +230,23 @@ async function main() {
       });
     }
 
-    /** Delivers a completion of each session, `at` at once; the row ends when their runs completed. */
+    /**
+     * Delivers a completion of each session, `at` at once; the row ends when their runs completed. With
+     * `tally`, both sides' statements are tallied by text over the row.
+     */
     const completions = async (
       name: string,
       targets: { runId: string; externalId: string }[],
       at: number,
+      tally = false,
     ) => {
       const rowLoad = load();
       const delivered: { runId: string; answeredEpoch: number; sentEpoch: number; answerMs: number }[] = [];
+      if (tally) {
+        statementTally.clear();
+        tallyStatements(true);
+        await worker.usage('start');
+      }
       const stop = await meter();
       const t = performance.now();
       await inFlight(targets.length, at, async (i) => {
@@ -257,6 +266,11 @@ async function main() {
         20,
       );
       const stretch = await stop();
+      let statements: Tally | null = null;
+      if (tally) {
+        tallyStatements(false);
+        statements = { api: [...statementTally], worker: (await worker.usage('stop')).tally };
+      }
       const done = await completedAt(poller.db, ids);
       const row: Row = {
         name,
@@ -269,7 +283,7 @@ async function main() {
       };
       const end = Math.max(...done.values());
       const start = Math.min(...delivered.map((d) => d.sentEpoch));
-      return { row, runsPerSecond: (targets.length * 1000) / (end - start) };
+      return { row, runsPerSecond: (targets.length * 1000) / (end - start), statements };
     };
 
     // 2. Completions of distinct sessions: the first few warm the path (not measured).
@@ -279,6 +293,7 @@ async function main() {
       `2. webhooks completing sessions, ${IN_FLIGHT} in flight`,
       rowTwo.slice(warm),
       IN_FLIGHT,
+      true,
     );
     rows.push(two.row);
 
@@ -356,6 +371,7 @@ async function main() {
       rows,
       warm,
       runsPerSecond: two.runsPerSecond,
+      tally: two.statements,
       probes: PROBES,
       probeInFlight: PROBE_IN_FLIGHT,
       setup: {
