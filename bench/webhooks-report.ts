@@ -193,7 +193,7 @@ function printSides(row: Row, tally: Tally): void {
     ['worker', tally.worker],
   ] as const) {
     console.log(`  ${side}, statements a completion by text:`);
-    for (const [text, n] of [...entries].sort((a, b) => b[1] - a[1]).slice(0, 16))
+    for (const [text, n] of [...entries].sort((a, b) => b[1] - a[1]).slice(0, 24))
       console.log(`  ${per(n).padStart(7)}  ${text}`);
   }
 }

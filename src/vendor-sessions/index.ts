@@ -61,7 +61,6 @@ export {
   type SessionRow,
   type SessionStart,
   type SettledSession,
-  sessionByExternalId,
   settleSession,
   timeOutDueSessions,
 } from './session-store.ts';
