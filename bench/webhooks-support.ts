@@ -226,6 +226,10 @@ export const runsIn = async (db: Database['db'], status: string, ids?: string[])
     ).rows[0]?.n,
   );
 
+/** The rows of a table (the bench's report of what the database holds). */
+export const countRows = async (db: Database['db'], table: string) =>
+  Number((await db.execute<{ n: string }>(sql.raw(`select count(*) as n from ${table}`))).rows[0]?.n);
+
 /** When each run completed (the worker's clock as it wrote the run's end), epoch ms. */
 export async function completedAt(db: Database['db'], ids: string[]): Promise<Map<string, number>> {
   const rows = await db.execute<{ id: string; at: string }>(
@@ -307,4 +311,46 @@ export async function copyWaitingRuns(
     });
   }
   return externals;
+}
+
+/**
+ * Copies ended runs: `count` new runs, each a copy of one of `templates` (completed runs, round robin) with
+ * a new id — its run row and steps, and every engine row of its workflows (its own, `<runId>`, and its
+ * continuation's, `<runId>:<sessionId>`: status, input, output, steps), the workflow ids' run part
+ * replaced. So the engine's tables hold what that many runs ended over months leave. One transaction a
+ * batch; answers nothing (the copies are only weight).
+ */
+export async function copyEndedRuns(database: Database, templates: string[], count: number, batch = 5_000) {
+  for (let done = 0; done < count; done += batch) {
+    const n = Math.min(batch, count - done);
+    const template = Array.from({ length: n }, (_, i) => templates[(done + i) % templates.length] as string);
+    const run = template.map(() => randomUUID());
+    const map = sql`(select * from unnest(${sql.param(template)}::uuid[], ${sql.param(run)}::uuid[]) as m(template, run))`;
+    const workflowId = `m.run::text || substr(t.workflow_uuid, 37)`;
+    const copies: [table: string, join: string, replaced: string][] = [
+      ['workflow_runs', 't.id = m.template', `'id', m.run`],
+      ['workflow_run_steps', 't.run_id = m.template', `'run_id', m.run`],
+      ...['workflow_status', 'workflow_input', 'workflow_output', 'operation_outputs'].map(
+        (table): [string, string, string] => [
+          `dbos.${table}`,
+          'left(t.workflow_uuid, 36) = m.template::text',
+          `'workflow_uuid', ${workflowId}`,
+        ],
+      ),
+    ];
+    await database.db.transaction(async (tx) => {
+      for (const [table, join, replaced] of copies) {
+        await tx.execute(
+          sql
+            .raw(`insert into ${table} select r.* from ${table} t join `)
+            .append(map)
+            .append(
+              sql.raw(
+                ` m on ${join} cross join lateral jsonb_populate_record(null::${table}, to_jsonb(t) || jsonb_build_object(${replaced})) r`,
+              ),
+            ),
+        );
+      }
+    });
+  }
 }

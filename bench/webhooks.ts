@@ -13,29 +13,40 @@
 //      ended workflow — with no workflow in memory, so a copy with new ids is what a real one leaves.
 //      Then: the worker's resident memory, its idle SQL statements a second over 10 s (the resumer's and
 //      DBOS's polling, by text), PROBES completions at PROBE_IN_FLIGHT while WAITING wait (3b) against the
-//      same before the copies (3a), one pass of the run sweep, and a restart (SIGTERM, a completion
-//      delivered while it is down, a new worker: the time until that run completes).
+//      same before the copies (3a), one pass of the run sweep, PROBES completions with ENDED ended runs'
+//      workflows accumulated in the engine's tables (3c: copies of row 2's completed runs, their own and
+//      their continuations' workflows) and again once the retention sweep's engine part deleted them
+//      through DBOS's API (3d), and a restart (SIGTERM, a completion delivered while it is down, a new
+//      worker: the time until that run completes). Row 2 tallies both sides' statements by text.
 // The api and runner run in this process; the worker in its own (bench/webhooks-worker.ts: `platform start
 // --role worker` as deployed), so its memory and restart are its own. Beside each row: the CPU of this
 // process, of the worker, of PostgreSQL and of every other process (`others`, in cores), the load average,
 // and the statements both processes sent. Knobs: BENCH_WAITING (20000), BENCH_COMPLETIONS (1000),
-// BENCH_TEMPLATES (200), BENCH_IN_FLIGHT (32), BENCH_PROBES (200), BENCH_PROBE_IN_FLIGHT (4). Prints
+// BENCH_TEMPLATES (200), BENCH_IN_FLIGHT (32), BENCH_PROBES (200), BENCH_PROBE_IN_FLIGHT (4), BENCH_ENDED
+// (50000; WAITING - TEMPLATES must leave 3 × PROBES + 1 copies). Prints
 // figures beside their goals; never asserts and is never part of the tests.
 import { randomBytes, randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
+import { DBOSClient } from '@dbos-inc/dbos-sdk';
 import { sql } from 'drizzle-orm';
 import pino from 'pino';
 import { startVendorDouble } from '../packages/app-testing/src/index.ts';
 import { openDatabase } from '../src/db/pool.ts';
+import { deleteDueWorkflows } from '../src/retention/engine-workflows.ts';
+import { drainPair } from '../src/retention/retention.ts';
+import { BATCH_SIZE } from '../src/retention/retention-rules.ts';
 import { createRunnerClient } from '../src/runner/index.ts';
 import { sweepStrandedRuns } from '../src/runs/sweep.ts';
+import { ENGINE_SCHEMA } from '../src/worker/engine.ts';
 import { BENCH_RUNNER_TOKEN, benchAdmin, startBenchStack, withBenchDatabase } from './support.ts';
-import { countStatements, postmasterOf, statementsSent } from './usage.ts';
-import { printReport, type Row } from './webhooks-report.ts';
+import { countStatements, postmasterOf, statementsSent, statementTally, tallyStatements } from './usage.ts';
+import { printReport, type Row, type Tally } from './webhooks-report.ts';
 import {
   completedAt,
+  copyEndedRuns,
   copyWaitingRuns,
+  countRows,
   deliverCompletion,
   inFlight,
   meterStretch,
@@ -55,6 +66,7 @@ const TEMPLATES = knob('BENCH_TEMPLATES', 200);
 const IN_FLIGHT = knob('BENCH_IN_FLIGHT', 32);
 const PROBES = knob('BENCH_PROBES', 200);
 const PROBE_IN_FLIGHT = knob('BENCH_PROBE_IN_FLIGHT', 4);
+const ENDED = knob('BENCH_ENDED', 50_000);
 const IDLE_MS = 10_000;
 const POLLER = 'bench-poller';
 const SECRET = 'whsec-bench-webhooks';
@@ -230,14 +242,23 @@ async function main() {
       });
     }
 
-    /** Delivers a completion of each session, `at` at once; the row ends when their runs completed. */
+    /**
+     * Delivers a completion of each session, `at` at once; the row ends when their runs completed. With
+     * `tally`, both sides' statements are tallied by text over the row.
+     */
     const completions = async (
       name: string,
       targets: { runId: string; externalId: string }[],
       at: number,
+      tally = false,
     ) => {
       const rowLoad = load();
       const delivered: { runId: string; answeredEpoch: number; sentEpoch: number; answerMs: number }[] = [];
+      if (tally) {
+        statementTally.clear();
+        tallyStatements(true);
+        await worker.usage('start');
+      }
       const stop = await meter();
       const t = performance.now();
       await inFlight(targets.length, at, async (i) => {
@@ -257,6 +278,11 @@ async function main() {
         20,
       );
       const stretch = await stop();
+      let statements: Tally | null = null;
+      if (tally) {
+        tallyStatements(false);
+        statements = { api: [...statementTally], worker: (await worker.usage('stop')).tally };
+      }
       const done = await completedAt(poller.db, ids);
       const row: Row = {
         name,
@@ -269,7 +295,7 @@ async function main() {
       };
       const end = Math.max(...done.values());
       const start = Math.min(...delivered.map((d) => d.sentEpoch));
-      return { row, runsPerSecond: (targets.length * 1000) / (end - start) };
+      return { row, runsPerSecond: (targets.length * 1000) / (end - start), statements };
     };
 
     // 2. Completions of distinct sessions: the first few warm the path (not measured).
@@ -279,6 +305,7 @@ async function main() {
       `2. webhooks completing sessions, ${IN_FLIGHT} in flight`,
       rowTwo.slice(warm),
       IN_FLIGHT,
+      true,
     );
     rows.push(two.row);
 
@@ -323,8 +350,51 @@ async function main() {
     await sweepStrandedRuns({ database, logger: silent });
     const sweep = await sweepStop();
 
+    // Months of ended runs: ENDED copies of row 2's completed runs and their workflows accumulated in the
+    // engine's tables (row 3c), then the retention sweep's engine part deleting them through DBOS's API,
+    // as a worker's pass does once they are older than RETENTION_ENGINE_HOURS (row 3d).
+    const endedStarted = performance.now();
+    await copyEndedRuns(
+      database,
+      rowTwo.map((target) => target.runId),
+      ENDED,
+    );
+    const endedCopySeconds = (performance.now() - endedStarted) / 1000;
+    const workflowRows = await countRows(poller.db, 'dbos.workflow_status');
+    rows.push(
+      (
+        await completions(
+          `3c. …and ${workflowRows} engine workflows`,
+          many.slice(PROBES, 2 * PROBES),
+          PROBE_IN_FLIGHT,
+        )
+      ).row,
+    );
+    const engineClient = await DBOSClient.create({
+      systemDatabaseUrl: url,
+      systemDatabaseSchemaName: ENGINE_SCHEMA,
+    });
+    const engineStop = await meter();
+    // Every ended run's workflow is due: the cut-off an hour from now.
+    const swept = await drainPair(
+      (size) => deleteDueWorkflows(database.db, engineClient, new Date(Date.now() + 3_600_000), size),
+      { batchSize: BATCH_SIZE, maxBatches: Number.MAX_SAFE_INTEGER },
+    );
+    const engineSweep = await engineStop();
+    await engineClient.destroy();
+    const workflowsLeft = await countRows(poller.db, 'dbos.workflow_status');
+    rows.push(
+      (
+        await completions(
+          `3d. …swept to ${workflowsLeft} workflows`,
+          many.slice(2 * PROBES, 3 * PROBES),
+          PROBE_IN_FLIGHT,
+        )
+      ).row,
+    );
+
     // A restart: stop the worker, deliver a completion while it is down, start a new one.
-    const restartRun = many[PROBES];
+    const restartRun = many[3 * PROBES];
     if (!restartRun) throw new Error('no waiting run for the restart');
     memory.peak = worker.memory().peak;
     const stopMs = await worker.stop();
@@ -349,13 +419,13 @@ async function main() {
       'dbos.workflow_status',
       'dbos.operation_outputs',
     ]) {
-      const counted = await poller.db.execute<{ n: string }>(sql.raw(`select count(*) as n from ${table}`));
-      tables.push([table, Number(counted.rows[0]?.n)]);
+      tables.push([table, await countRows(poller.db, table)]);
     }
     printReport({
       rows,
       warm,
       runsPerSecond: two.runsPerSecond,
+      tally: two.statements,
       probes: PROBES,
       probeInFlight: PROBE_IN_FLIGHT,
       setup: {
@@ -369,8 +439,16 @@ async function main() {
       memory,
       idle: { stretch: idle, ownStatements: idleOwnStatements, tally: idleTally },
       sweep,
+      ended: {
+        runs: ENDED,
+        copySeconds: endedCopySeconds,
+        workflows: workflowRows,
+        deleted: swept.rows,
+        left: workflowsLeft,
+        stretch: engineSweep,
+      },
       restart: {
-        waiting: waitingNow - PROBES,
+        waiting: waitingNow - 3 * PROBES,
         stopMs,
         downAnswerMs: downAnswer.answerMs,
         readyMs: worker.readyMs,

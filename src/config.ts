@@ -132,7 +132,13 @@ export interface Config {
    * 1 to 64) and APP_CACHE_TOTAL_BYTES (default 64 KiB, 8 KiB to 512 KiB); the oldest written leave first.
    */
   cacheBudget: { entries: number; totalBytes: number };
-  retention: { appCallbackDays: number; submissionEventDays: number; intervalMinutes: number };
+  retention: {
+    appCallbackDays: number;
+    submissionEventDays: number;
+    intervalMinutes: number;
+    /** RETENTION_ENGINE_HOURS: ended workflows of ended runs kept in the engine's tables (docs/retention.md). */
+    engineHours: number;
+  };
   appReviewDefault: 'off' | 'required';
   appSignatures: 'off' | 'optional' | 'required';
   /** The trust policy, the trusted roots and the TUF cache (docs/provenance.md "Settings"). */
@@ -252,6 +258,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       appCallbackDays: read.int('RETENTION_APP_CALLBACK_DAYS', 90, 0, 36500),
       submissionEventDays: read.int('RETENTION_SUBMISSION_EVENT_DAYS', 90, 0, 36500),
       intervalMinutes: read.int('RETENTION_INTERVAL_MINUTES', 60, 1, 10080),
+      engineHours: read.int('RETENTION_ENGINE_HOURS', 168, 0, 87600),
     },
     appReviewDefault: read.oneOf('APP_REVIEW_DEFAULT', ['off', 'required'], 'off'),
     appSignatures: read.oneOf('APP_SIGNATURES', ['off', 'optional', 'required'], 'off'),

@@ -3,6 +3,7 @@
 // (retention.ts) applies them to the database; tests read them row by row.
 
 export const DAY_MS = 86_400_000;
+export const HOUR_MS = 3_600_000;
 
 /**
  * Settled sessions and their webhook events are kept this many days beyond RETENTION_APP_CALLBACK_DAYS:
@@ -69,6 +70,14 @@ export function orphanCutoff(now: Date): Date {
 export function submissionEventCutoff(now: Date, submissionEventDays: number): Date | null {
   if (submissionEventDays === 0) return null;
   return daysBefore(now, Math.max(submissionEventDays, SUBMISSION_EVENT_FLOOR_DAYS));
+}
+
+/**
+ * The engine's ended workflows that completed before this instant may be deleted (RETENTION_ENGINE_HOURS:
+ * "more than the setting ago", so one that ended exactly that long ago stays). null: 0, kept forever.
+ */
+export function engineCutoff(now: Date, engineHours: number): Date | null {
+  return engineHours === 0 ? null : new Date(now.getTime() - engineHours * HOUR_MS);
 }
 
 /**

@@ -6,8 +6,10 @@
 // it, the resumer reading it) is left for the next pass instead of waited on. Every cut-off of a pass is
 // computed from the one `now` the pass is given (the worker reads it from the database's clock, which also
 // wrote the rows' timestamps), so a pass is one consistent cut whatever the workers' clocks say.
-// It stands above the layers whose rows it sweeps (vendor sessions, collections) and reads their tables
-// through their front doors; the worker starts it (src/cli/start.ts).
+// Then the engine's own tables: ended workflows of ended runs older than RETENTION_ENGINE_HOURS, deleted
+// through the engine's API (engine-workflows.ts). It stands above the layers whose rows it sweeps (vendor
+// sessions, collections, runs) and reads their tables through their front doors; the worker starts it
+// (src/cli/start.ts).
 import { type SQL, sql } from 'drizzle-orm';
 import type { AnyPgColumn, AnyPgTable } from 'drizzle-orm/pg-core';
 import type { Logger } from 'pino';
@@ -19,10 +21,17 @@ import { tenants } from '../tenants/tables.ts';
 import { appCallbacks, appWebhookEvents } from '../vendor-sessions/index.ts';
 import { type Background, schedulePasses, type Timer } from '../worker/schedule.ts';
 import {
+  deleteDueWorkflows,
+  ENGINE_TARGET,
+  type EngineWorkflows,
+  launchedEngine,
+} from './engine-workflows.ts';
+import {
   afterBatch,
   type BatchLimits,
   callbackCutoff,
   DEFAULT_LIMITS,
+  engineCutoff,
   firstPassDelayMs,
   intervalMsOf,
   orphanCutoff,
@@ -135,9 +144,9 @@ export const RETENTION_TARGETS: readonly RetentionTarget[] = [
   dropOffEvents,
 ];
 
-/** A target of one tenant: what the log line names for a capped or failed pair. */
+/** A target of one tenant (null: the engine's workflows, which are no tenant's): what the log line names for a capped or failed pair. */
 export interface Pair {
-  tenantId: string;
+  tenantId: string | null;
   target: string;
 }
 
@@ -161,6 +170,11 @@ export interface PassOptions {
   now: Date;
   limits?: BatchLimits;
   targets?: readonly RetentionTarget[];
+  /**
+   * The engine's workflows, swept after the tenants' rows: its API and RETENTION_ENGINE_HOURS (0 keeps
+   * them forever). Absent: the engine's tables are left alone (a pass with no engine in its process).
+   */
+  engine?: { workflows: EngineWorkflows; hours: number };
 }
 
 /**
@@ -209,9 +223,35 @@ export async function sweepRetention(options: PassOptions): Promise<PassResult> 
       }
     }
   }
+  if (options.engine) await sweepEngine(database, options.engine, now, limits, result, logger);
   countRetentionDeleted(Object.values(result.deleted).reduce((sum, rows) => sum + rows, 0));
   logger.info({ retention: { ...result, durationMs: Date.now() - started } }, 'retention pass');
   return result;
+}
+
+/** The engine's workflows due for deletion, batch after batch, as a pair of no tenant. */
+async function sweepEngine(
+  database: Database,
+  engine: NonNullable<PassOptions['engine']>,
+  now: Date,
+  limits: BatchLimits,
+  result: PassResult,
+  logger: Logger,
+): Promise<void> {
+  const cutoff = engineCutoff(now, engine.hours);
+  if (cutoff === null) return;
+  result.deleted[ENGINE_TARGET] = 0;
+  try {
+    const { rows, capped } = await drainPair(
+      (size) => deleteDueWorkflows(database.db, engine.workflows, cutoff, size),
+      limits,
+    );
+    result.deleted[ENGINE_TARGET] = rows;
+    if (capped) result.capped.push({ tenantId: null, target: ENGINE_TARGET });
+  } catch (error) {
+    result.failed.push({ tenantId: null, target: ENGINE_TARGET });
+    logger.warn({ err: error, target: ENGINE_TARGET }, 'a retention batch failed');
+  }
 }
 
 async function tenantIds(db: Queryable): Promise<string[]> {
@@ -222,7 +262,9 @@ async function tenantIds(db: Queryable): Promise<string[]> {
 export interface RetentionSweepOptions {
   database: Database;
   logger: Logger;
-  settings: RetentionSettings & { intervalMinutes: number };
+  settings: RetentionSettings & { intervalMinutes: number; engineHours: number };
+  /** The engine whose workflows are swept; default the worker's launched DBOS; null: none swept. */
+  engine?: EngineWorkflows | null;
   /** The pass's now; default the database's clock (the one that stamped the rows). */
   clock?: () => Promise<Date>;
   timer?: Timer;
@@ -235,6 +277,8 @@ export interface RetentionSweepOptions {
 export function startRetentionSweep(options: RetentionSweepOptions): Background {
   const { database, logger, settings } = options;
   const clock = options.clock ?? (() => readDatabaseNow(database.db));
+  const workflows = options.engine === undefined ? launchedEngine : options.engine;
+  const engine = workflows ? { workflows, hours: settings.engineHours } : null;
   return schedulePasses({
     firstDelayMs: firstPassDelayMs((options.random ?? Math.random)()),
     intervalMs: intervalMsOf(settings.intervalMinutes),
@@ -245,6 +289,7 @@ export function startRetentionSweep(options: RetentionSweepOptions): Background 
         settings,
         now: await clock(),
         ...(options.limits ? { limits: options.limits } : {}),
+        ...(engine ? { engine } : {}),
       }),
     onError: (error) => logger.error({ err: error }, 'the retention pass failed'),
     ...(options.timer ? { timer: options.timer } : {}),

@@ -21,9 +21,9 @@ export { runRoutes } from './routes.ts';
 export { runsBackground } from './background.ts';
 export { type RunsRuntime, registerRunWorkflows } from './workflows.ts';
 
-// What other layers read of a run (collections, outbound webhooks), never its tables.
+// What other layers read of a run (collections, outbound webhooks, retention), never its tables.
 
-export { runSubjectOf, runWaitingOnSession } from './run-reads.ts';
+export { runOfWorkflowEnded, runSubjectOf, runWaitingOnSession } from './run-reads.ts';
 
 // A definition as others name it.
 

@@ -1,7 +1,8 @@
 // What other layers read of a tenant's run, so that none of them queries the runs' tables: a submission
-// is made for a run's subject, a run's deliveries are listed only while the tenant has it, and the
-// hand-off looks at a run's sessions only while the run waits on one.
-import { and, eq, sql } from 'drizzle-orm';
+// is made for a run's subject, a run's deliveries are listed only while the tenant has it, the hand-off
+// looks at a run's sessions only while the run waits on one, and the retention sweep deletes the engine's
+// workflows of a run once the run has ended.
+import { and, eq, type SQL, sql } from 'drizzle-orm';
 import type { Queryable } from '../db/pool.ts';
 import { workflowRuns } from './tables.ts';
 
@@ -29,3 +30,17 @@ export const runWaitingOnSession = (db: Queryable, tenantId: string, runId: stri
         eq(workflowRuns.status, 'waiting_callback'),
       ),
     );
+
+/** A uuid, then the end or `:` and whatever follows: the id of a run's workflow (workflows.ts names them). */
+const RUN_WORKFLOW_ID = '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(:|$)';
+
+/**
+ * A condition on an engine workflow's id (`workflowId`, a column of the reader's query): the workflow is
+ * one of a run's — its own (the run's id), a call_app child (`<runId>:<stepId>`) or a continuation
+ * (`<runId>:<sessionId>`) — and that run has ended (completed, failed or cancelled): nothing moves it any
+ * more, so nothing reads its workflows.
+ */
+export const runOfWorkflowEnded = (workflowId: SQL) => sql`exists (
+  select from ${workflowRuns} r
+  where r.id = (case when ${workflowId} ~ ${RUN_WORKFLOW_ID} then left(${workflowId}, 36)::uuid end)
+    and r.status in ('completed', 'failed', 'cancelled'))`;

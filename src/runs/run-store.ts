@@ -6,10 +6,10 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { Actor, AuditEntry } from '../audit/trail.ts';
 import { recordAudit } from '../audit/trail.ts';
-import type { Database, Queryable, Tx } from '../db/pool.ts';
+import type { Database, Tx } from '../db/pool.ts';
 import { recordRunDuration } from '../telemetry/index.ts';
 import type { RunError, RunStatus, StepStatus, WorkflowBody, WorkflowStep } from './model.ts';
-import { definitionVersions, workflowRunSteps, workflowRuns } from './tables.ts';
+import { workflowRunSteps, workflowRuns } from './tables.ts';
 
 /** Who the audit trail names for what a run does on its own. */
 export const RUNS_ACTOR: Actor = { type: 'system', id: 'workflow-runs', name: null };
@@ -25,28 +25,6 @@ export interface LoadedRun {
   steps: WorkflowStep[];
   /** The workflow moving the run now when not the run's own (a continuation after a wait). */
   workflowId: string | null;
-}
-
-/** The run with its definition's steps, in the caller's transaction when it has one. */
-export async function loadRunIn(db: Queryable, runId: string): Promise<LoadedRun | null> {
-  const [row] = await db
-    .select({ run: workflowRuns, body: definitionVersions.body })
-    .from(workflowRuns)
-    .innerJoin(definitionVersions, eq(definitionVersions.id, workflowRuns.definitionVersionId))
-    .where(eq(workflowRuns.id, runId));
-  if (!row) return null;
-  const { run } = row;
-  return {
-    id: run.id,
-    tenantId: run.tenantId,
-    workflowKey: run.workflowKey,
-    version: run.version,
-    subjectId: run.subjectId,
-    status: run.status,
-    context: run.context,
-    steps: (row.body as WorkflowBody).steps,
-    workflowId: run.workflowId,
-  };
 }
 
 const open = (runId: string, stepId: string, from: StepStatus[]) =>

@@ -2,19 +2,20 @@
 // memory for the wait: the step's pending answer opens the session, moves the run to waiting_callback and
 // writes <outputKey>ExternalId in the transaction of its invocation record, and the workflow ends. When
 // the session settles (webhook, timeout, forced removal, orphaning), a continuation workflow takes it
-// here, in one transaction, and runs the rest of the steps. A cancelled run takes no continuation.
+// here, in one statement, and runs the rest of the steps. A cancelled run takes no continuation.
 import { and, eq, sql } from 'drizzle-orm';
 import type { AttemptOptions } from '../calls/index.ts';
-import type { Database, Queryable } from '../db/pool.ts';
+import type { Database } from '../db/pool.ts';
 import {
-  lockSettledSession,
-  markResumed,
   openStepSession,
   type SessionStepEnd,
   stepEndOf,
+  type TakenSessionRow,
+  takenSession,
+  takenSessionOf,
 } from '../vendor-sessions/index.ts';
-import type { CallAppStep } from './model.ts';
-import { type LoadedRun, loadRunIn } from './run-store.ts';
+import type { CallAppStep, WorkflowBody } from './model.ts';
+import type { LoadedRun } from './run-store.ts';
 import { workflowRuns } from './tables.ts';
 
 /** The key of the run context the session's external id is written under. */
@@ -56,11 +57,28 @@ export interface TakenRun {
   end: SessionStepEnd;
 }
 
+/** What the take's statement reads: the session, and the run with its definition's steps as they stood. */
+interface TakeRow extends TakenSessionRow, Record<string, unknown> {
+  run_id: string | null;
+  tenant_id: string;
+  workflow_key: string;
+  version: number;
+  subject_id: string;
+  run_status: string;
+  context: Record<string, unknown>;
+  workflow_id: string | null;
+  body: WorkflowBody;
+  moved: boolean;
+}
+
 /**
- * The continuation `workflowId` takes the settled session's run (one transaction, the session's row
- * locked): the run moves from waiting_callback to running under this workflow. Taken again by the same
- * workflow (its DBOS step run again after a crash) it answers the same. Null: nothing to continue (the
- * run was cancelled or ended, or the session is not its step's).
+ * The continuation `workflowId` takes the settled session's run, in one statement (no checkpoint of its
+ * own, like the run's row writes: run-store.ts): the session's row locked and marked resumed, and the run
+ * moved from waiting_callback to running under this workflow — only while the session's step is the one
+ * it waits at (still running), so a continuation run again after a crash never moves a run that went on
+ * to wait at a later step's session. Taken again by the same workflow it answers the run as it stands
+ * now, which its idempotent writes then leave as they are. Null: nothing to continue (the session is still
+ * pending or not the run's, the run was cancelled or ended, or another continuation moves it).
  */
 export async function takeSettledSession(
   database: Database,
@@ -68,30 +86,37 @@ export async function takeSettledSession(
   sessionId: string,
   workflowId: string,
 ): Promise<TakenRun | null> {
-  return database.db.transaction(async (tx) => {
-    const session = await lockSettledSession(tx, runId, sessionId);
-    if (!session) return null;
-    const run = await loadRunIn(tx, runId);
-    const index = run?.steps.findIndex((s) => s.id === session.stepId) ?? -1;
-    const step = run?.steps[index];
-    const ours = run?.status === 'running' && run.workflowId === workflowId;
-    if (!run || step?.type !== 'call_app' || (run.status !== 'waiting_callback' && !ours)) {
-      await markResumed(tx, sessionId);
-      return null;
-    }
-    // A cancel committing meanwhile wins: the run is not moved, nothing continues.
-    const moved = ours || (await moveOn(tx, runId, workflowId));
-    await markResumed(tx, sessionId);
-    if (!moved) return null;
-    return { run: { ...run, status: 'running', workflowId }, index, step, end: stepEndOf(session) };
-  });
-}
-
-async function moveOn(db: Queryable, runId: string, workflowId: string): Promise<boolean> {
-  const moved = await db
-    .update(workflowRuns)
-    .set({ status: 'running', workflowId, updatedAt: new Date() })
-    .where(and(eq(workflowRuns.id, runId), eq(workflowRuns.status, 'waiting_callback')))
-    .returning({ id: workflowRuns.id });
-  return moved.length > 0;
+  const { rows } = await database.db.execute<TakeRow>(sql`
+    with ${takenSession(runId, sessionId)}, moved as (
+      update workflow_runs as r set status = 'running', workflow_id = ${workflowId}, updated_at = now()
+      from taken_session as s
+      where r.id = ${runId} and r.status = 'waiting_callback' and exists (
+        select from workflow_run_steps as t
+        where t.run_id = r.id and t.step_id = s.step_id and t.status = 'running' and t.type = 'call_app')
+      returning r.id
+    )
+    select s.*, r.id as run_id, r.tenant_id, r.workflow_key, r.version, r.subject_id, r.status as run_status,
+      r.context, r.workflow_id, v.body, exists (select from moved) as moved
+    from taken_session as s
+    left join workflow_runs as r on r.id = ${runId}
+    left join definition_versions as v on v.id = r.definition_version_id`);
+  const row = rows[0];
+  if (!row?.run_id) return null;
+  const steps = row.body.steps;
+  const index = steps.findIndex((s) => s.id === row.step_id);
+  const step = steps[index];
+  const ours = row.run_status === 'running' && row.workflow_id === workflowId;
+  if (step?.type !== 'call_app' || !(row.moved || ours)) return null;
+  const run: LoadedRun = {
+    id: row.run_id,
+    tenantId: row.tenant_id,
+    workflowKey: row.workflow_key,
+    version: Number(row.version),
+    subjectId: row.subject_id,
+    status: 'running',
+    context: row.context,
+    steps,
+    workflowId,
+  };
+  return { run, index, step, end: stepEndOf(takenSessionOf(row)) };
 }

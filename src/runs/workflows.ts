@@ -144,7 +144,8 @@ async function runSteps(runId: string): Promise<void> {
 
 /**
  * A run's continuation once its vendor session settled (docs/runs.md "Waiting on a vendor session"): it takes the run, ends
- * the waiting step with the session's outcome and runs the steps after it. Ends the run `internal` like
+ * the waiting step with the session's outcome and runs the steps after it, with no checkpoint before the
+ * next step's attempt (the take and the step's end are idempotent row writes). Ends the run `internal` like
  * the run's own workflow when anything but the engine's errors escapes.
  */
 async function resumeWorkflow(runId: string, sessionId: string): Promise<void> {
@@ -152,10 +153,8 @@ async function resumeWorkflow(runId: string, sessionId: string): Promise<void> {
   const workflowId = resumeWorkflowId(runId, sessionId);
   await inRunTrace(database, RESUME_WORKFLOW, runId, workflowId, async () => {
     try {
-      const taken = await DBOS.runStep(
-        () => whileDatabaseDown(() => takeSettledSession(database, runId, sessionId, workflowId)),
-        { name: 'take' },
-      );
+      // No DBOS step: the take is idempotent (waits.ts), so a recovered continuation takes again.
+      const taken = await rowWork(() => takeSettledSession(database, runId, sessionId, workflowId));
       if (!taken) return;
       const { run, index, step, end } = taken;
       const settled = await inActivity({ 'service.step_id': step.id }, () =>

@@ -11,7 +11,7 @@
 // AppCallbackFailed, the audit action app.callback.received. Here: a session (`SessionRow`), opened
 // (session-store.ts openSession, step-sessions.ts openStepSession), settled by a webhook (webhook.ts, the
 // numbered pipeline), timed out (timeOutDueSessions), taken by its run's continuation
-// (lockSettledSession, stepEndOf) and resumed (resumer.ts).
+// (takenSession, stepEndOf) and resumed (resumer.ts).
 //
 // Left with their owners, since each writes or reads its owner's rows in the same statement: the run's
 // side of a wait (runs/waits.ts moves the run to waiting_callback and back) and the hand-off's choice of
@@ -34,7 +34,14 @@ export { type ResumerDeps, startResumer } from './resumer.ts';
 
 // A run's step waiting on its session: opened for a pending answer, taken once settled, its step's end.
 
-export { lockSettledSession, openStepSession, type SessionStepEnd, stepEndOf } from './step-sessions.ts';
+export {
+  openStepSession,
+  type SessionStepEnd,
+  stepEndOf,
+  type TakenSessionRow,
+  takenSession,
+  takenSessionOf,
+} from './step-sessions.ts';
 
 // The hand-off: the applicant's session exported through the module, as a webhook's is.
 
@@ -54,7 +61,6 @@ export {
   type SessionRow,
   type SessionStart,
   type SettledSession,
-  sessionByExternalId,
   settleSession,
   timeOutDueSessions,
 } from './session-store.ts';

@@ -1,7 +1,8 @@
 // The resumer (docs/runs.md "Waiting on a vendor session"): what makes every waiting run end. Each worker, every second:
 // sessions whose run's wait is over time out (a conditional UPDATE, skipping rows another worker holds),
 // and every settled session whose run has not moved on gets its continuation started — idempotent by
-// workflow id, so the webhook that settled it, a second worker and this pass start it once. A
+// workflow id, so the webhook that settled it, a second worker and this pass start it once; a session
+// whose continuation is already enqueued or running is left to it. A
 // continuation that ended without taking its run (cancelled in the engine, out of recovery attempts)
 // leaves the run stranded: it ends failed `internal` here. Idle, a pass is two indexed queries.
 import { sql } from 'drizzle-orm';
@@ -66,15 +67,24 @@ interface SettledSession {
   continuation: string | null;
 }
 
-/** Settled sessions no continuation has taken, with their continuation's status (app_callbacks_unresumed_idx). */
+/**
+ * Settled sessions no continuation has taken, with their continuation's status (app_callbacks_unresumed_idx):
+ * none started yet, or one that ended. A continuation enqueued or running (the webhook's wake, a pass before
+ * this one) is on its way: starting it again would only repeat its enqueue.
+ */
 async function settledSessions(database: Database): Promise<SettledSession[]> {
   const c = appCallbacks;
+  const ended = sql.join(
+    [...ENDED_WORKFLOW].map((status) => sql`${status}`),
+    sql`, `,
+  );
   const result = await database.db.execute<{ id: string; run_id: string; status: string | null }>(sql`
     select c.id, c.workflow_run_id as run_id, w.status
     from ${c} c
     left join ${sql.identifier(ENGINE_SCHEMA)}.workflow_status w
       on w.workflow_uuid = c.workflow_run_id::text || ':' || c.id::text
     where c.status <> 'pending' and c.resumed_at is null and c.workflow_run_id is not null
+      and (w.status is null or w.status in (${ended}))
     limit ${BATCH}`);
   return result.rows.map((row) => ({ id: row.id, runId: row.run_id, continuation: row.status }));
 }

@@ -65,19 +65,6 @@ export async function openSession(db: Queryable, start: SessionStart): Promise<S
   return own ? { kind: 'opened', session: own } : { kind: 'taken' };
 }
 
-/** The install's session of that external id, or null. */
-export async function sessionByExternalId(
-  db: Queryable,
-  installId: string,
-  externalId: string,
-): Promise<SessionRow | null> {
-  const [row] = await db
-    .select()
-    .from(appCallbacks)
-    .where(and(eq(appCallbacks.installId, installId), eq(appCallbacks.externalId, externalId)));
-  return row ?? null;
-}
-
 export interface SessionEnd {
   status: Exclude<CallbackStatus, 'pending'>;
   /** A completed session's output (the step's output); storable JSON (invocations.ts storable). */

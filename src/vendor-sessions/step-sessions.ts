@@ -2,7 +2,7 @@
 // session"): opened for the step's pending answer, taken once settled, and the end it gives its step.
 // The run's side (moving the run to waiting_callback and back) is runs/waits.ts: it writes the run's row,
 // which sits above vendor sessions, in the same transaction as these.
-import { and, eq } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import type { AttemptError, PendingStart } from '../calls/index.ts';
 import type { Queryable } from '../db/pool.ts';
 import type { AnyCode } from '../http/error-codes.ts';
@@ -54,19 +54,46 @@ export async function openStepSession(
   return { session: opening.session };
 }
 
-/** The run's settled session, its row locked for the transaction; null: none, or still pending. */
-export async function lockSettledSession(
-  tx: Queryable,
-  runId: string,
-  sessionId: string,
-): Promise<SessionRow | null> {
-  const [session] = await tx
-    .select()
-    .from(appCallbacks)
-    .where(and(eq(appCallbacks.id, sessionId), eq(appCallbacks.workflowRunId, runId)))
-    .for('update');
-  return !session || session.status === 'pending' ? null : session;
+/**
+ * The session's side of a continuation's take, as common table expressions of the run's one statement
+ * (runs/waits.ts takeSettledSession): `taken_session`, the run's settled session (none while pending) with
+ * its row locked, and its mark `resumed_at`, set once. The run's side joins `taken_session`.
+ */
+export function takenSession(runId: string, sessionId: string): SQL {
+  const c = appCallbacks;
+  return sql`taken_session as (
+      select ${c.id} as id, ${c.stepId} as step_id, ${c.status} as status, ${c.output} as output,
+        ${c.error} as error, ${c.installName} as install_name, ${c.action} as action
+      from ${c}
+      where ${c.id} = ${sessionId} and ${c.workflowRunId} = ${runId} and ${c.status} <> 'pending'
+      for update
+    ), resumed_session as (
+      update ${c} set resumed_at = now()
+      where ${c.id} = (select id from taken_session) and ${c.resumedAt} is null
+    )`;
 }
+
+/** A row of `taken_session`, read back as the session a step ends with. */
+export interface TakenSessionRow {
+  id: string;
+  step_id: string;
+  status: SessionRow['status'];
+  output: unknown;
+  error: string | null;
+  install_name: string;
+  action: string;
+}
+
+/** The settled session a take read, as stepEndOf reads it. */
+export const takenSessionOf = (row: TakenSessionRow) => ({
+  id: row.id,
+  stepId: row.step_id,
+  status: row.status,
+  output: row.output,
+  error: row.error,
+  installName: row.install_name,
+  action: row.action,
+});
 
 /** What a settled session ends its step with. */
 export type SessionStepEnd =

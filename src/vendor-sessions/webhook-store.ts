@@ -1,8 +1,8 @@
 // A vendor webhook's reads and its one write (docs/callbacks.md "Vendor webhooks"): the install with the
-// version it runs, the version a session started on with its block, and the event's transaction — the
+// version it runs, the session with the version it started on and its block, and the event's transaction — the
 // session's first-wins settle, the event row (an install receives each event id once) and, for the
 // delivery that settled it, the audit record, all committed together or not at all.
-import { eq, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { type Actor, recordAudit } from '../audit/trail.ts';
 import { storable } from '../calls/index.ts';
 import { blocksOfVersionRow } from '../catalogue/blocks.ts';
@@ -29,16 +29,21 @@ export async function installAndRunningVersion(
   return row ?? null;
 }
 
-/** The version a session started on, and whether a block covers it now (one query), or null. */
-export async function sessionVersion(
+/**
+ * The install's session of that external id, the version it started on and whether a block covers that
+ * version now (one query), or null when no session of the install has the id.
+ */
+export async function sessionAndVersion(
   db: Queryable,
-  versionId: string,
-): Promise<{ version: VersionRow; blocked: boolean } | null> {
+  installId: string,
+  externalId: string,
+): Promise<{ session: SessionRow; version: VersionRow | null; blocked: boolean } | null> {
   const block = db.select({ id: appBlocks.id }).from(appBlocks).where(blocksOfVersionRow()).limit(1);
   const [row] = await db
-    .select({ version: appVersions, blocked: sql<boolean>`exists (${block})` })
-    .from(appVersions)
-    .where(eq(appVersions.id, versionId));
+    .select({ session: appCallbacks, version: appVersions, blocked: sql<boolean>`exists (${block})` })
+    .from(appCallbacks)
+    .leftJoin(appVersions, eq(appVersions.id, appCallbacks.versionId))
+    .where(and(eq(appCallbacks.installId, installId), eq(appCallbacks.externalId, externalId)));
   return row ?? null;
 }
 

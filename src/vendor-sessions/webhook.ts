@@ -19,10 +19,10 @@ import type { VersionRow } from '../installs/index.ts';
 import { webhookExternalId } from '../module/index.ts';
 import { recordCallbackWait } from '../telemetry/index.ts';
 import { isUuid } from '../uuid.ts';
-import { type SessionRow, sessionByExternalId } from './session-store.ts';
+import type { SessionRow } from './session-store.ts';
 import { type Delivery, runHandleWebhook, type WebhookCallDeps, webhookFailed } from './webhook-call.ts';
 import { DUPLICATE, IGNORED, recordedAnswer, verdictOf, type WebhookAnswer } from './webhook-rules.ts';
-import { installAndRunningVersion, recordEvent, SessionGone, sessionVersion } from './webhook-store.ts';
+import { installAndRunningVersion, recordEvent, SessionGone, sessionAndVersion } from './webhook-store.ts';
 
 /**
  * Starts the continuation of a run whose session a webhook settled (RunsEngine.resume in the api). Its
@@ -49,9 +49,11 @@ export async function receiveWebhook(
 ): Promise<WebhookAnswer> {
   const db = deps.database.db;
   // 1. A URL that names no install id at all names no install either.
-  const found = isUuid(received.installId) ? await installAndRunningVersion(db, received.installId) : null;
-  if (!found) throw unknownInstall();
-  const { install, running } = found;
+  const installed = isUuid(received.installId)
+    ? await installAndRunningVersion(db, received.installId)
+    : null;
+  if (!installed) throw unknownInstall();
+  const { install, running } = installed;
 
   // 2.
   const externalId = webhookExternalId(running.manifest, install.config, received);
@@ -63,13 +65,12 @@ export async function receiveWebhook(
   }
 
   // 3. An id PostgreSQL cannot store is no session's id (and is not sent to it).
-  const session = isUnstorable(externalId) ? null : await sessionByExternalId(db, install.id, externalId);
-  if (!session) throw noSession();
-  const started = await sessionVersion(db, session.versionId);
-  if (!started) throw new Error(`session ${session.id} names version ${session.versionId}, which is gone`);
+  const found = isUnstorable(externalId) ? null : await sessionAndVersion(db, install.id, externalId);
+  if (!found) throw noSession();
+  const { session, version } = found;
+  if (!version) throw new Error(`session ${session.id} names version ${session.versionId}, which is gone`);
   // The vendor is told the module is blocked, never why or which module.
-  if (started.blocked) throw new ApiError('app_blocked', 'this app is blocked by the operator');
-  const version = started.version;
+  if (found.blocked) throw new ApiError('app_blocked', 'this app is blocked by the operator');
 
   // 4.
   const answer = await runHandleWebhook(deps, { install, running, session, version }, received);

@@ -25,6 +25,8 @@ async function selfCheckWorkflow(queue: string): Promise<string> {
   return DBOS.runStep(() => selfCheckStep(queue), { name: 'self-check-step' });
 }
 let selfCheck: ((queue: string) => Promise<string>) | null = null;
+/** The self-check workflow's name: once ended, nothing reads it (the retention sweep deletes it). */
+export const SELF_CHECK_WORKFLOW = 'platform.selfCheck';
 
 export interface EngineOptions {
   databaseUrl: string;
@@ -66,7 +68,7 @@ export async function launchEngine(options: EngineOptions): Promise<void> {
         log.error({ err: metadata?.error instanceof Error ? metadata.error : entry }, 'dbos'),
     },
   });
-  selfCheck ??= DBOS.registerWorkflow(selfCheckWorkflow, { name: 'platform.selfCheck' });
+  selfCheck ??= DBOS.registerWorkflow(selfCheckWorkflow, { name: SELF_CHECK_WORKFLOW });
   const safetyMs = options.queueSafetyPollMs ?? DEFAULT_QUEUE_SAFETY_POLL_MS;
   // Gated from the first tick: until the listener holds, every tick still polls (queue-wake.ts).
   queueWake = safetyMs > 0 ? installQueueWake({ safetyMs, logger: log }) : null;

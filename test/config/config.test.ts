@@ -59,7 +59,12 @@ describe('loadConfig defaults', () => {
     expect(config.allowPrivateNetworks).toBe(false);
     expect(config.webhookAllowPrivateNetworks).toBe(false);
     expect(config.webhookSender).toEqual({ window: 64, perTenant: 16, perEndpoint: 8 });
-    expect(config.retention).toEqual({ appCallbackDays: 90, submissionEventDays: 90, intervalMinutes: 60 });
+    expect(config.retention).toEqual({
+      appCallbackDays: 90,
+      submissionEventDays: 90,
+      intervalMinutes: 60,
+      engineHours: 168,
+    });
     expect(config.runnerConcurrency).toBe(8);
     expect(config.logLevel).toBe('info');
     expect(config.logFormat).toBeNull();
@@ -171,6 +176,7 @@ describe('loadConfig with settings', () => {
         RETENTION_APP_CALLBACK_DAYS: '30',
         RETENTION_SUBMISSION_EVENT_DAYS: '0',
         RETENTION_INTERVAL_MINUTES: '15',
+        RETENTION_ENGINE_HOURS: '24',
         APP_REVIEW_DEFAULT: 'required',
         APP_SIGNATURES: 'optional',
         RELEASE_INDEX: 'release.json',
@@ -245,7 +251,7 @@ describe('loadConfig with settings', () => {
       },
       circuit: { failureThreshold: 7, openSeconds: 120 },
       cacheBudget: { entries: 64, totalBytes: 524288 },
-      retention: { appCallbackDays: 30, submissionEventDays: 0, intervalMinutes: 15 },
+      retention: { appCallbackDays: 30, submissionEventDays: 0, intervalMinutes: 15, engineHours: 24 },
       appReviewDefault: 'required',
       appSignatures: 'optional',
       provenance: { signers: [], trustedRoots: null, tufCache: '/var/lib/platform/tuf-cache' },
@@ -333,6 +339,10 @@ describe('loadConfig with settings', () => {
       CWD,
     );
     expect([low.rateLimitPerMinute, low.retention.intervalMinutes, low.port]).toEqual([0, 1, 0]);
+    // 0 keeps the engine's ended workflows forever; 87600 hours is ten years.
+    const engine = (hours: string) =>
+      loadConfig({ RETENTION_ENGINE_HOURS: hours }, CWD).retention.engineHours;
+    expect([engine('0'), engine('1'), engine('87600')]).toEqual([0, 1, 87600]);
     const high = loadConfig(
       { RETENTION_APP_CALLBACK_DAYS: '36500', APP_RUNNER_CONCURRENCY: '256', PORT: '65535' },
       CWD,
@@ -470,6 +480,9 @@ describe('loadConfig refusals', () => {
     ['RETENTION_APP_CALLBACK_DAYS', '36501'],
     ['RETENTION_SUBMISSION_EVENT_DAYS', '-1'],
     ['RETENTION_INTERVAL_MINUTES', '0'],
+    ['RETENTION_ENGINE_HOURS', '-1'],
+    ['RETENTION_ENGINE_HOURS', '87601'],
+    ['RETENTION_ENGINE_HOURS', '7d'],
     ['APP_RUNNER_CONCURRENCY', '0'],
     ['LOG_LEVEL', 'loud'],
     ['LOG_FORMAT', 'colourful'],
@@ -504,6 +517,9 @@ describe('loadConfig refusals', () => {
   it('names the range and the value refused for integers', () => {
     expect(refusal({ PORT: 'abc' }).problems).toEqual([
       'PORT: expected an integer from 0 to 65535, got "abc"',
+    ]);
+    expect(refusal({ RETENTION_ENGINE_HOURS: '87601' }).problems).toEqual([
+      'RETENTION_ENGINE_HOURS: expected an integer from 0 to 87600, got "87601"',
     ]);
     expect(refusal({ LOG_LEVEL: 'loud' }).problems[0]).toContain(
       'fatal, error, warn, info, debug, trace, silent',

@@ -10,6 +10,7 @@ import {
   type BatchVerdict,
   callbackCutoff,
   DEFAULT_LIMITS,
+  engineCutoff,
   firstPassDelayMs,
   intervalMsOf,
   MAX_BATCHES,
@@ -28,6 +29,18 @@ describe('callbackCutoff: settled sessions and webhook events go once older than
     { days: 0, cutoff: null, why: '0 keeps them forever' },
   ])('$days days: $why', ({ days, cutoff }) => {
     expect(callbackCutoff(NOW, days)).toEqual(cutoff);
+  });
+});
+
+describe('engineCutoff: the engine’s ended workflows go once ended more than the setting ago', () => {
+  const hoursAgo = (hours: number) => new Date(NOW.getTime() - hours * 3_600_000);
+  it.each<{ hours: number; cutoff: Date | null; why: string }>([
+    { hours: 168, cutoff: hoursAgo(168), why: 'the default: seven days' },
+    { hours: 1, cutoff: hoursAgo(1), why: 'the shortest setting' },
+    { hours: 87600, cutoff: hoursAgo(87600), why: 'the longest setting: ten years' },
+    { hours: 0, cutoff: null, why: '0 keeps them forever' },
+  ])('$hours hours: $why', ({ hours, cutoff }) => {
+    expect(engineCutoff(NOW, hours)).toEqual(cutoff);
   });
 });
 

@@ -315,7 +315,9 @@ describe('startRetentionSweep', () => {
     const sweep = startRetentionSweep({
       database: platform.database,
       logger,
-      settings: { ...SETTINGS, intervalMinutes: 15 },
+      settings: { ...SETTINGS, intervalMinutes: 15, engineHours: 168 },
+      // No engine in this process: its tables are swept in engine-retention.test.ts.
+      engine: null,
       clock: async () => NOW,
       timer,
       random: () => 0,
