@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import { signedWebhook } from '../packages/app-testing/src/index.ts';
 import type { Database } from '../src/db/pool.ts';
 import { startMeter, type Usage } from './usage.ts';
@@ -295,20 +295,7 @@ export async function copyWaitingRuns(
       ['dbos.workflow_status', 't.workflow_uuid = m.template::text', `'workflow_uuid', m.run::text`],
       ['dbos.operation_outputs', 't.workflow_uuid = m.template::text', `'workflow_uuid', m.run::text`],
     ];
-    await database.db.transaction(async (tx) => {
-      for (const [table, join, replaced] of copies) {
-        await tx.execute(
-          sql
-            .raw(`insert into ${table} select r.* from ${table} t join `)
-            .append(map)
-            .append(
-              sql.raw(
-                ` m on ${join} cross join lateral jsonb_populate_record(null::${table}, to_jsonb(t) || jsonb_build_object(${replaced})) r`,
-              ),
-            ),
-        );
-      }
-    });
+    await insertCopies(database, map, copies);
   }
   return externals;
 }
@@ -338,19 +325,31 @@ export async function copyEndedRuns(database: Database, templates: string[], cou
         ],
       ),
     ];
-    await database.db.transaction(async (tx) => {
-      for (const [table, join, replaced] of copies) {
-        await tx.execute(
-          sql
-            .raw(`insert into ${table} select r.* from ${table} t join `)
-            .append(map)
-            .append(
-              sql.raw(
-                ` m on ${join} cross join lateral jsonb_populate_record(null::${table}, to_jsonb(t) || jsonb_build_object(${replaced})) r`,
-              ),
-            ),
-        );
-      }
-    });
+    await insertCopies(database, map, copies);
   }
+}
+
+/**
+ * For each `[table, join, replaced]`: the rows of `table` that `join` matches to the map `m` (template →
+ * copy), inserted again with the fields `replaced` names set from the map. One transaction.
+ */
+async function insertCopies(
+  database: Database,
+  map: SQL,
+  copies: [table: string, join: string, replaced: string][],
+) {
+  await database.db.transaction(async (tx) => {
+    for (const [table, join, replaced] of copies) {
+      await tx.execute(
+        sql
+          .raw(`insert into ${table} select r.* from ${table} t join `)
+          .append(map)
+          .append(
+            sql.raw(
+              ` m on ${join} cross join lateral jsonb_populate_record(null::${table}, to_jsonb(t) || jsonb_build_object(${replaced})) r`,
+            ),
+          ),
+      );
+    }
+  });
 }

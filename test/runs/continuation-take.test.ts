@@ -9,13 +9,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, openDatabase } from '../../src/db/pool.ts';
 import type { WorkflowStep } from '../../src/runs/model.ts';
 import { stepsOfRun } from '../../src/runs/run-store.ts';
-import { definitions, definitionVersions, workflowRunSteps, workflowRuns } from '../../src/runs/tables.ts';
+import { workflowRunSteps, workflowRuns } from '../../src/runs/tables.ts';
 import { takeSettledSession } from '../../src/runs/waits.ts';
 import { resumeWorkflowId } from '../../src/runs/workflows.ts';
 import { ensureTenant } from '../../src/tenants/service.ts';
 import { appCallbacks, type CallbackStatus } from '../../src/vendor-sessions/tables.ts';
 import { createTestDatabase } from '../support/database.ts';
 import { insertSession } from '../vendor-sessions/rows.ts';
+import { publishDefinitionRows } from './definitions.ts';
 
 let database: Database;
 let tenantId: string;
@@ -30,23 +31,9 @@ const STEPS = [
 beforeAll(async () => {
   database = openDatabase(await createTestDatabase());
   tenantId = (await ensureTenant(database.db, 'continuation-take')).tenant.id;
-  const [definition] = await database.db
-    .insert(definitions)
-    .values({ tenantId, kind: 'workflow', key: 'two-waits', createdBy: 'user:test' })
-    .returning();
-  definitionId = definition?.id as string;
-  const [version] = await database.db
-    .insert(definitionVersions)
-    .values({
-      definitionId,
-      tenantId,
-      version: 1,
-      status: 'published',
-      body: { steps: STEPS },
-      createdBy: 'user:test',
-    })
-    .returning();
-  versionId = version?.id as string;
+  ({ definitionId, versionId } = await publishDefinitionRows(database, tenantId, 'workflow', 'two-waits', {
+    steps: STEPS,
+  }));
 });
 afterAll(() => database?.close());
 

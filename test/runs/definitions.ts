@@ -10,20 +10,25 @@ export async function publishDefinitionRows(
   kind: DefinitionKind,
   key: string,
   body: DefinitionBody,
-): Promise<void> {
+): Promise<{ definitionId: string; versionId: string }> {
   const [definition] = await database.db
     .insert(definitions)
     .values({ tenantId, kind, key, createdBy: 'user:test' })
     .returning();
   if (!definition) throw new Error('no definition');
-  await database.db.insert(definitionVersions).values({
-    definitionId: definition.id,
-    tenantId,
-    version: 1,
-    status: 'published',
-    body,
-    createdBy: 'user:test',
-    publishedAt: new Date(),
-    publishedBy: 'user:test',
-  });
+  const [version] = await database.db
+    .insert(definitionVersions)
+    .values({
+      definitionId: definition.id,
+      tenantId,
+      version: 1,
+      status: 'published',
+      body,
+      createdBy: 'user:test',
+      publishedAt: new Date(),
+      publishedBy: 'user:test',
+    })
+    .returning({ id: definitionVersions.id });
+  if (!version) throw new Error('no version');
+  return { definitionId: definition.id, versionId: version.id };
 }

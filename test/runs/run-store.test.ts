@@ -9,9 +9,10 @@ import { auditEvents } from '../../src/audit/tables.ts';
 import { type Database, openDatabase } from '../../src/db/pool.ts';
 import type { RunError, WorkflowStep } from '../../src/runs/model.ts';
 import { completeStep, endRun, openRun, stepsOfRun } from '../../src/runs/run-store.ts';
-import { definitions, definitionVersions, workflowRunSteps, workflowRuns } from '../../src/runs/tables.ts';
+import { workflowRunSteps, workflowRuns } from '../../src/runs/tables.ts';
 import { ensureTenant } from '../../src/tenants/service.ts';
 import { createTestDatabase } from '../support/database.ts';
+import { publishDefinitionRows } from './definitions.ts';
 
 let database: Database;
 let tenantId: string;
@@ -32,23 +33,9 @@ const STEPS: WorkflowStep[] = [
 beforeAll(async () => {
   database = openDatabase(await createTestDatabase());
   tenantId = (await ensureTenant(database.db, 'run-store')).tenant.id;
-  const [definition] = await database.db
-    .insert(definitions)
-    .values({ tenantId, kind: 'workflow', key: 'three', createdBy: 'user:test' })
-    .returning();
-  definitionId = definition?.id as string;
-  const [version] = await database.db
-    .insert(definitionVersions)
-    .values({
-      definitionId,
-      tenantId,
-      version: 1,
-      status: 'published',
-      body: { steps: STEPS },
-      createdBy: 'user:test',
-    })
-    .returning();
-  versionId = version?.id as string;
+  ({ definitionId, versionId } = await publishDefinitionRows(database, tenantId, 'workflow', 'three', {
+    steps: STEPS,
+  }));
 });
 afterAll(() => database?.close());
 
