@@ -9,7 +9,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { freePort } from './free-port.ts';
+import { baseEnv, freePorts } from './child-env.ts';
 
 const exec = promisify(execFile);
 const BIN = path.resolve(import.meta.dirname, '../../bin/platform.js');
@@ -18,21 +18,7 @@ const LIMIT_MS = 180_000;
 /** Starts `platform start --role all` on a fresh DATA_DIR under `dir`, waits for its block, Ctrl-C. */
 export async function makeDataDirTemplate(dir: string): Promise<string> {
   const dataDir = path.join(dir, 'data');
-  const ports: Record<string, string> = {};
-  for (const name of [
-    'PORT',
-    'API_INTERNAL_PORT',
-    'RUNNER_PORT',
-    'EMBEDDED_POSTGRES_PORT',
-    'WORKER_HEALTH_PORT',
-  ]) {
-    ports[name] = String(await freePort());
-  }
-  const env: Record<string, string> = { LOG_LEVEL: 'warn', DATA_DIR: dataDir, ...ports };
-  for (const key of ['PATH', 'HOME', 'TMPDIR', 'LANG']) {
-    const value = process.env[key];
-    if (value !== undefined) env[key] = value;
-  }
+  const env = baseEnv({ ...(await freePorts()), DATA_DIR: dataDir });
   const child = spawn(process.execPath, [BIN, 'start', '--role', 'all'], { env, detached: true });
   child.stdin.end();
   let stdout = '';

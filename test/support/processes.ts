@@ -10,12 +10,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, inject } from 'vitest';
+import type { Env } from './child-env.ts';
 import { copyDataDirTemplate } from './data-dir-template.ts';
-import { freePort } from './free-port.ts';
 import { pgCtl } from './pg-ctl.ts';
 import { timed } from './profile.ts';
 
 export { pgCtl };
+export { baseEnv, type Env, freePorts, type Ports } from './child-env.ts';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 /** The `platform` command (`npx platform`). */
@@ -24,8 +25,6 @@ export const BIN = path.join(ROOT, 'bin', 'platform.js');
 export const APP_BIN = path.join(ROOT, 'bin', 'app.js');
 /** The `ops` command (`npx ops`). */
 export const OPS_BIN = path.join(ROOT, 'bin', 'ops.js');
-
-export type Env = Record<string, string>;
 
 export interface Result {
   code: number | null;
@@ -140,43 +139,6 @@ export async function removeTempDirs(): Promise<void> {
 
 // ---------------------------------------------------------------------------------------------------
 // Running the command.
-
-export interface Ports {
-  PORT: string;
-  API_INTERNAL_PORT: string;
-  RUNNER_PORT: string;
-  EMBEDDED_POSTGRES_PORT: string;
-  WORKER_HEALTH_PORT: string;
-}
-
-export async function freePorts(): Promise<Ports> {
-  const ports = new Set<number>();
-  while (ports.size < 5) ports.add(await freePort());
-  const [api, internal, runner, postgres, worker] = [...ports].map(String) as [
-    string,
-    string,
-    string,
-    string,
-    string,
-  ];
-  return {
-    PORT: api,
-    API_INTERNAL_PORT: internal,
-    RUNNER_PORT: runner,
-    EMBEDDED_POSTGRES_PORT: postgres,
-    WORKER_HEALTH_PORT: worker,
-  };
-}
-
-/** A clean environment: nothing of the test runner's (NODE_ENV=test, DATABASE_URL, ...) leaks in. */
-export function baseEnv(extra: Env): Env {
-  const env: Env = { LOG_LEVEL: 'warn' };
-  for (const key of ['PATH', 'HOME', 'TMPDIR', 'LANG']) {
-    const value = process.env[key];
-    if (value !== undefined) env[key] = value;
-  }
-  return { ...env, ...extra };
-}
 
 export function collect(child: ChildProcess): {
   exited: Promise<Result>;
