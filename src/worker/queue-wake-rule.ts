@@ -1,7 +1,7 @@
 // When the queue gate lets DBOS's poll of a queue reach the database (docs/runs.md, "Queue dispatch").
 
 export interface QueueView {
-  /** The listener is LISTENing: without it every tick polls, as DBOS alone would. */
+  /** The listener is LISTENing: without it every tick polls, as DBOS alone would (the database there). */
   listening: boolean;
   /** A notification named this queue since the last real poll. */
   notified: boolean;
@@ -13,10 +13,25 @@ export interface QueueView {
   /** Milliseconds since the last real poll, and the safety interval. */
   sinceLastPoll: number;
   safetyMs: number;
+  /** Real polls in a row that failed (the database away): each doubles the wait before the next. */
+  failedPolls: number;
 }
 
-/** A real poll when something may be startable; a missed notice costs at most safetyMs of latency. */
+/** DBOS's cadence: the first retry after a failed poll waits twice this. */
+const TICK_MS = 20;
+
+/** How long after a failed poll the next one waits: doubling from the tick, at most the safety interval. */
+export function retryAfterMs(failedPolls: number, safetyMs: number): number {
+  return Math.min(safetyMs, TICK_MS * 2 ** Math.min(failedPolls, 20));
+}
+
+/**
+ * A real poll when something may be startable; a missed notice costs at most safetyMs of latency. After
+ * failed polls, none until the retry wait has passed: a database away is asked about once per safety
+ * interval, and its error logged as often, rather than at every tick.
+ */
 export function shouldPoll(view: QueueView): boolean {
+  if (view.failedPolls > 0) return view.sinceLastPoll >= retryAfterMs(view.failedPolls, view.safetyMs);
   return (
     !view.listening ||
     view.notified ||

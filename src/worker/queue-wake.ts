@@ -13,6 +13,7 @@ import { shouldPoll } from './queue-wake-rule.ts';
 interface Executor {
   systemDatabase: { countRunningWorkflowsForQueue(queue: string): number };
   dispatchDequeuedWorkflows(ids: string[], ownerXid: string): Promise<void>;
+  logger: { warn(message: unknown, ...rest: unknown[]): void };
 }
 type PollQueue = (exec: Executor, queue: { name: string }) => Promise<boolean>;
 interface Runner {
@@ -24,7 +25,11 @@ interface QueueState {
   lastClaimed: number;
   running: number;
   lastPollAt: number;
+  failedPolls: number;
 }
+
+/** How DBOS's pollQueue logs a poll that failed for any reason but contention (which it backs off itself). */
+const POLL_FAILED = 'Error getting startable workflows';
 
 export interface QueueWakeStats {
   /** Ticks that reached the database, and ticks answered without it. */
@@ -40,6 +45,20 @@ export interface QueueWake {
   stop(): Promise<void>;
 }
 
+/** The executor's logger, calling `onFailure` when DBOS warns of a failed poll. */
+function noticingFailure(logger: Executor['logger'], onFailure: () => void): Executor['logger'] {
+  return new Proxy(logger, {
+    get(target, property) {
+      const value = Reflect.get(target, property, target);
+      if (property !== 'warn') return typeof value === 'function' ? value.bind(target) : value;
+      return (message: unknown, ...rest: unknown[]) => {
+        if (typeof message === 'string' && message.startsWith(POLL_FAILED)) onFailure();
+        return target.warn(message, ...rest);
+      };
+    },
+  });
+}
+
 /** Installs the gate; call before DBOS.launch, and start the listener once the trigger exists. */
 export function installQueueWake(options: { safetyMs: number; logger: Logger }) {
   const runner = wfQueueRunner as unknown as Runner;
@@ -50,7 +69,7 @@ export function installQueueWake(options: { safetyMs: number; logger: Logger }) 
   const stateOf = (name: string) => {
     let state = states.get(name);
     if (!state) {
-      state = { notified: true, lastClaimed: 0, running: 0, lastPollAt: 0 };
+      state = { notified: true, lastClaimed: 0, running: 0, lastPollAt: 0, failedPolls: 0 };
       states.set(name, state);
     }
     return state;
@@ -67,6 +86,7 @@ export function installQueueWake(options: { safetyMs: number; logger: Logger }) 
       runningBefore: state.running,
       sinceLastPoll: Date.now() - state.lastPollAt,
       safetyMs: options.safetyMs,
+      failedPolls: state.failedPolls,
     });
     state.running = runningNow;
     if (!poll) {
@@ -78,6 +98,7 @@ export function installQueueWake(options: { safetyMs: number; logger: Logger }) 
     state.notified = false;
     state.lastPollAt = Date.now();
     let claimed = 0;
+    let failed = false;
     const counting = new Proxy(exec, {
       get(target, property) {
         if (property === 'dispatchDequeuedWorkflows') {
@@ -86,6 +107,11 @@ export function installQueueWake(options: { safetyMs: number; logger: Logger }) 
             return target.dispatchDequeuedWorkflows(ids, ownerXid);
           };
         }
+        // DBOS catches a failed poll and only logs it: its warning is how the gate learns of it.
+        if (property === 'logger')
+          return noticingFailure(target.logger, () => {
+            failed = true;
+          });
         const value = Reflect.get(target, property, target);
         return typeof value === 'function' ? value.bind(target) : value;
       },
@@ -93,6 +119,7 @@ export function installQueueWake(options: { safetyMs: number; logger: Logger }) 
     try {
       return await original.call(this, counting, queue);
     } finally {
+      state.failedPolls = failed ? state.failedPolls + 1 : 0;
       state.lastClaimed = claimed;
       state.running = exec.systemDatabase.countRunningWorkflowsForQueue(queue.name);
     }

@@ -41,8 +41,35 @@ function oneLine(result: Result): string {
   return result.stderr;
 }
 
-async function tenantsMe(api: string, token: string): Promise<{ status: number; body: unknown }> {
-  const response = await fetch(`${api}/tenants/me`, { headers: { authorization: `Bearer ${token}` } });
+/** The platform's stderr without the engine's queue-poll warnings, which repeat while the database is away. */
+function printed(running: Running): string {
+  const lines = running.stderr().split('\n');
+  return lines
+    .filter((line) => !line.includes('startable workflows'))
+    .slice(-40)
+    .join('\n');
+}
+
+/**
+ * GET /tenants/me. A refused connection means the platform stopped listening: the error says whether
+ * `npm start` is still running and what the platform printed, so that a failure names its cause.
+ */
+async function tenantsMe(
+  api: string,
+  token: string,
+  running: Running,
+): Promise<{ status: number; body: unknown }> {
+  let response: Response;
+  try {
+    response = await fetch(`${api}/tenants/me`, { headers: { authorization: `Bearer ${token}` } });
+  } catch (error) {
+    const { exitCode, signalCode } = running.child;
+    const state =
+      exitCode === null && signalCode === null ? 'still running' : `exited (${signalCode ?? exitCode})`;
+    throw new Error(
+      `GET ${api}/tenants/me failed (${String((error as Error).cause ?? error)}); npm start ${state}; it printed:\n${printed(running)}`,
+    );
+  }
   return { status: response.status, body: await response.json() };
 }
 
@@ -111,7 +138,7 @@ describe('npm start', () => {
       const printed = await run([], baseEnv({}), { shell: command });
       expect(printed.code, printed.stderr).toBe(0);
       const token = printed.stdout.trim();
-      expect(await tenantsMe(api, token)).toMatchObject({ status: 200, body: { name: 'acme' } });
+      expect(await tenantsMe(api, token, running)).toMatchObject({ status: 200, body: { name: 'acme' } });
 
       // A second start on the same DATA_DIR (its ports held by the first) refuses at once, in one line
       // naming DATA_DIR rather than the ports, and stops nothing.
@@ -124,11 +151,11 @@ describe('npm start', () => {
       const migrated = await run(['migrate'], baseEnv({ DATA_DIR: dataDir }));
       expect(migrated.code, migrated.stderr).toBe(0);
       expect(migrated.stdout).toBe('migrations applied\n');
-      expect(await tenantsMe(api, token)).toMatchObject({ status: 200, body: { name: 'acme' } });
+      expect(await tenantsMe(api, token, running)).toMatchObject({ status: 200, body: { name: 'acme' } });
 
       // The database goes away: 503 with the error body, not 500; back once it returns.
       expect(await pgCtl(dataDir, ['stop', '-m', 'fast', '-w'])).toBe(0);
-      const down = await tenantsMe(api, token);
+      const down = await tenantsMe(api, token, running);
       expect(down).toMatchObject({
         status: 503,
         body: { error: { code: 'service_unavailable', message: expect.stringContaining('database') } },
@@ -136,7 +163,7 @@ describe('npm start', () => {
       const flags = `-p ${postgresPort} -c listen_addresses=127.0.0.1`;
       const log = path.join(dataDir, 'postgres', 'server.log');
       expect(await pgCtl(dataDir, ['start', '-w', '-l', log, '-o', flags])).toBe(0);
-      expect(await tenantsMe(api, token)).toMatchObject({ status: 200, body: { name: 'acme' } });
+      expect(await tenantsMe(api, token, running)).toMatchObject({ status: 200, body: { name: 'acme' } });
 
       await stopAndCheck(running, 'SIGTERM', env, dataDir, postgresPort);
     },

@@ -2,7 +2,8 @@
 // PostgreSQL runs through a TCP relay this test holds (a network fault, not a stand-in for the
 // database). While the relay refuses and drops connections the report is 503 with the database
 // unreachable and every queue still running; once it relays again, 200. DBOS is a process-wide
-// singleton: this file launches it once (vitest gives each file its own process).
+// singleton: this file launches it once (vitest gives each file its own process). While the database is
+// away, the queue gate backs off its polls (src/worker/queue-wake-rule.ts).
 import net from 'node:net';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -101,6 +102,23 @@ it('answers 503 with the database unreachable while it is away, and 200 once it 
       temporal: { engine: 'dbos', database: 'unreachable' },
     },
   });
+  relay.restore();
+  await expect.poll(async () => (await healthz()).status, { timeout: 30_000, interval: 100 }).toBe(200);
+}, 90_000);
+
+it('asks a database that is away less and less often: most ticks of its queues are skipped', async () => {
+  const wake = worker.queueWake;
+  if (!wake) throw new Error('the worker runs without its queue gate');
+  relay.cut();
+  const before = wake.stats();
+  // Without the gate's retry wait every tick would poll (the listener is gone with the database) and
+  // none would be skipped: the poll below would time out.
+  await expect
+    .poll(() => wake.stats().skipped - before.skipped, { timeout: 30_000, interval: 50 })
+    .toBeGreaterThanOrEqual(200);
+  const during = wake.stats();
+  // Per queue: failed polls 40, 80, 160, 320 and 640 ms apart, then one a second; a tick is 20 ms.
+  expect(during.polls - before.polls).toBeLessThan((during.skipped - before.skipped) / 4);
   relay.restore();
   await expect.poll(async () => (await healthz()).status, { timeout: 30_000, interval: 100 }).toBe(200);
 }, 90_000);
