@@ -1,4 +1,5 @@
 // When the queue gate lets DBOS's poll of a queue reach the database (docs/runs.md, "Queue dispatch").
+import { outageDelay } from '../db/outage.ts';
 
 export interface QueueView {
   /** The listener is LISTENing: without it every tick polls, as DBOS alone would (the database there). */
@@ -17,12 +18,9 @@ export interface QueueView {
   failedPolls: number;
 }
 
-/** DBOS's cadence: the first retry after a failed poll waits twice this. */
-const TICK_MS = 20;
-
-/** How long after a failed poll the next one waits: doubling from the tick, at most the safety interval. */
+/** How long after a failed poll the next one waits: two ticks (40 ms), doubling to the safety interval. */
 export function retryAfterMs(failedPolls: number, safetyMs: number): number {
-  return Math.min(safetyMs, TICK_MS * 2 ** Math.min(failedPolls, 20));
+  return outageDelay(failedPolls, { firstDelayMs: 40, maxDelayMs: safetyMs });
 }
 
 /**
