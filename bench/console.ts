@@ -16,6 +16,7 @@ import { bin, startPlatformCommand } from './platform-command.ts';
 
 const run = promisify(execFile);
 const TIMES = Number(process.env.BENCH_TIMES ?? 15);
+// The full browser, as a user's page loads are timed (the tests use the headless build: docs/console.md).
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const HOME_GOAL_MS = 1500;
 const SCRIPT_BUDGET_KIB = 250;
