@@ -24,8 +24,11 @@ program
       .default('all'),
   )
   .action(async (options: { role: Role }) => {
+    const config = await settings();
+    const { refuseToStart } = await import('./cli/start-checks.ts');
+    await refuseToStart(config, options.role);
     const { start } = await import('./cli/start.ts');
-    await start(await settings(), options.role);
+    await start(config, options.role);
   });
 
 // The runner child of `start --role all` (src/cli/runner-child.ts starts it; not for use by hand).

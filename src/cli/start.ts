@@ -5,8 +5,7 @@ import { startApi } from '../api/index.ts';
 import { type LocalKeys, withLocalSecrets } from '../auth/local-keys.ts';
 import { localVerifier, remoteVerifier } from '../auth/tokens.ts';
 import { attemptDepsOf } from '../calls/index.ts';
-import { type Config, localRunnerUrl, missingProductionSettings, type Role } from '../config.ts';
-import { DataDirInUse, lockHolder } from '../db/data-dir-lock.ts';
+import { type Config, localRunnerUrl, type Role } from '../config.ts';
 import { type Database, openDatabase } from '../db/pool.ts';
 import { createLogger } from '../logging.ts';
 import { startOutboundWebhooks } from '../outbound-webhooks/index.ts';
@@ -18,7 +17,7 @@ import { ENGINE_SCHEMA, startWorker, TASK_QUEUES } from '../worker/index.ts';
 import { together } from '../worker/schedule.ts';
 import { recordRunningApi } from './api-url.ts';
 import { type DatabaseHandle, openPlatformDatabase } from './database.ts';
-import { listenersOf, takenListeners, takenPortsMessage } from './ports.ts';
+import { takenPortsMessage } from './ports.ts';
 import { startRunnerChild } from './runner-child.ts';
 import { afterSignal, NO_STOP, type StopLevel, type StopState } from './stop-signals.ts';
 
@@ -29,10 +28,8 @@ interface Stop {
   outlivesProcess?: boolean;
 }
 
+/** Starts the role's parts; the command has run refuseToStart (start-checks.ts) before loading this module. */
 export async function start(baseConfig: Config, role: Role): Promise<void> {
-  const missing = missingProductionSettings(baseConfig, role);
-  if (missing.length > 0) throw new Error(`settings required in production: ${missing.join(', ')}`);
-  await refuseTakenPorts(baseConfig, role);
   const { config, keys } = await withLocalSecrets(baseConfig);
   const logger = createLogger({
     service: `apps-platform-${role}`,
@@ -286,18 +283,6 @@ function workerRuns(config: Config, databaseUrl: string, logger: Logger) {
       await database.close();
     },
   };
-}
-
-/**
- * Every port of the role that another program holds, named in one line before anything starts. A second
- * start in the same DATA_DIR is told that instead: its ports are taken by the platform already running there.
- */
-async function refuseTakenPorts(config: Config, role: Role): Promise<void> {
-  const taken = await takenListeners(listenersOf(config, role));
-  if (taken.length === 0) return;
-  const holder = config.mode === 'embedded' ? await lockHolder(config.dataDir) : null;
-  if (holder !== null) throw new DataDirInUse(config.dataDir, holder);
-  throw new Error(takenPortsMessage(taken));
 }
 
 /** A listener's port taken between the check and the listen, as one line naming the setting that chose it. */
