@@ -1,6 +1,7 @@
 // Where the platform's database is: DATABASE_URL in production, else embedded PostgreSQL under DATA_DIR.
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
+import { lockHolder } from '../db/data-dir-lock.ts';
 import { ensureDatabase, runningServerUrl, startEmbeddedPostgres } from '../db/embedded.ts';
 import { applyMigrations } from '../db/migrate.ts';
 import { databaseAnswers } from '../db/probe.ts';
@@ -65,12 +66,20 @@ function noticeOnStderr(line: string): void {
   process.stderr.write(`${line}\n`);
 }
 
-/** The running embedded server's URLs, from the pid file PostgreSQL keeps in DATA_DIR, if it answers. */
+/**
+ * The running embedded server's URLs, from the pid file PostgreSQL keeps in DATA_DIR, if it answers. While a
+ * platform holds DATA_DIR the server is its own: a slow answer (a busy machine, the connection's password
+ * exchange) is waited for, never taken for no server, which would try to start one and be refused the lock.
+ */
 async function runningEmbeddedUrl(config: Config): Promise<((database: string) => string) | null> {
   const url = await runningServerUrl(config.dataDir);
   if (url === null) return null;
-  return (await databaseAnswers(url('postgres'), 1000)) ? url : null;
+  const held = (await lockHolder(config.dataDir)) !== null;
+  return (await databaseAnswers(url('postgres'), held ? HELD_ANSWER_MS : 1000)) ? url : null;
 }
+
+/** How long a command waits for the database of a platform running in DATA_DIR to answer. */
+const HELD_ANSWER_MS = 30_000;
 
 async function startEmbedded(
   config: Config,
