@@ -42,7 +42,7 @@ function oneLine(result: Result): string {
 }
 
 /** The platform's stderr without the engine's queue-poll warnings, which repeat while the database is away. */
-function printed(running: Running): string {
+function platformOutput(running: Running): string {
   const lines = running.stderr().split('\n');
   return lines
     .filter((line) => !line.includes('startable workflows'))
@@ -67,7 +67,7 @@ async function tenantsMe(
     const state =
       exitCode === null && signalCode === null ? 'still running' : `exited (${signalCode ?? exitCode})`;
     throw new Error(
-      `GET ${api}/tenants/me failed (${String((error as Error).cause ?? error)}); npm start ${state}; it printed:\n${printed(running)}`,
+      `GET ${api}/tenants/me failed (${String((error as Error).cause ?? error)}); npm start ${state}; it printed:\n${platformOutput(running)}`,
     );
   }
   return { status: response.status, body: await response.json() };
