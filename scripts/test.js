@@ -24,7 +24,8 @@ function run(command, args, { quiet = false } = {}) {
   });
 }
 
-// npm's own script runner, so the type check is exactly `npm run typecheck` (tsc from node_modules/.bin).
+// npm's own script runner, so the type check is exactly `npm run typecheck` (TypeScript 7's native tsc,
+// package typescript-native; TypeScript 5.9 stays for openapi-typescript, which builds on its JavaScript API).
 const typecheck = npm
   ? run('nice', ['-n', '19', process.execPath, npm, 'run', '--silent', 'typecheck'], { quiet: true })
   : run('nice', ['-n', '19', 'npm', 'run', '--silent', 'typecheck'], { quiet: true });
