@@ -5,6 +5,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import net from 'node:net';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { createLocalJWKSet, decodeJwt, type JWK, jwtVerify } from 'jose';
 import pg from 'pg';
@@ -151,7 +152,8 @@ describe('platform start --role all (embedded PostgreSQL)', () => {
         concurrency: 8,
         cachedModules: 0,
         warmPlugins: 0,
-        threads: 8,
+        // One sandbox thread per core at start (8 at most, APP_RUNNER_CONCURRENCY); more as calls need them.
+        threads: Math.min(8, availableParallelism()),
         threadsReplaced: 0,
         warmPreparing: 0,
         warmBarred: 0,

@@ -43,6 +43,7 @@ beforeAll(async () => {
     APP_RUNNER_TENANT_CONCURRENCY: String(THREADS),
     APP_RUNNER_WARM_PLUGINS: '0',
   });
+  await growPoolToMost();
 }, 120_000);
 afterAll(async () => {
   await runner?.close();
@@ -70,6 +71,20 @@ async function invoke(
     timeoutMs: options.timeoutMs ?? 10_000,
   });
   return { status: response.status, body: await response.json() } as Answered;
+}
+
+/**
+ * THREADS calls at once, each holding its thread until its deadline: the pool grows to its most (it starts
+ * with as many threads as the machine has cores), as a busy runner's has, so the OS threads and memory
+ * measured below are those of THREADS threads throughout.
+ */
+async function growPoolToMost() {
+  const sleeping = await runner.store(sleeper(20), 16);
+  const ended = await Promise.all(
+    Array.from({ length: THREADS }, () => invoke(sleeping, { timeoutMs: 300 })),
+  );
+  expect(ended.map((answer) => answer.status)).toEqual(Array(THREADS).fill(504));
+  await waitForRunner(runner.url, (health) => health.threads === THREADS && health.inFlight === 0);
 }
 
 /** Waits until the runner process has at most `count` OS threads; bounded, so a thread left behind fails. */

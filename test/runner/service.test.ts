@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,6 +20,7 @@ import {
   type TestRunner,
   waitForRunner,
 } from '../support/runner.ts';
+import { sleeper } from './hostile-modules.ts';
 
 let platform: TestPlatform;
 let runner: TestRunner;
@@ -332,6 +334,49 @@ describe('health', () => {
     expect(cached).not.toContain(`${blocked}.wasm`); // never fetched
     expect(body.warmPlugins).toBeGreaterThan(0);
     expect((await fetch(`${runner.url}/health/ready`)).status).toBe(200);
+  });
+});
+
+describe('sandbox threads', () => {
+  it('starts one per core (APP_RUNNER_CONCURRENCY at most), another when a call finds none idle, never more', async () => {
+    const own = await startTestRunner(platform, {
+      APP_RUNNER_CONCURRENCY: '3',
+      APP_RUNNER_TENANT_CONCURRENCY: '3',
+      APP_RUNNER_WARM_PLUGINS: '0',
+    });
+    try {
+      const atStart = Math.min(3, availableParallelism());
+      expect(await waitForRunner(own.url, (health) => health.inFlight === 0)).toMatchObject({
+        threads: atStart,
+      });
+      // Calls that hold their thread (a sleep far past their deadline), each of another tenant.
+      const sleeping = await own.store(sleeper(20), 16);
+      const sleep = () =>
+        own.post('/v1/invoke', {
+          module: { sha256: sleeping },
+          call: { id: randomUUID(), tenantId: randomUUID() },
+          action: 'attack',
+          config: {},
+          secrets: {},
+          hosts: [],
+          input: {},
+          timeoutMs: 3_000,
+        });
+      const held = [sleep(), sleep(), sleep()];
+      // Each on a thread of its own: the pool grew to three.
+      await waitForRunner(own.url, (health) => health.inFlight === 3 && health.threads === 3);
+      const fourth = await sleep();
+      expect(fourth.status).toBe(429);
+      expect((await fourth.json()).error.code).toBe('busy');
+      for (const answered of await Promise.all(held)) expect(answered.status).toBe(504);
+      // The three ended at their deadline and were replaced: the pool keeps what it grew to.
+      expect(await waitForRunner(own.url, (health) => health.inFlight === 0)).toMatchObject({
+        threads: 3,
+        threadsReplaced: 3,
+      });
+    } finally {
+      await own.close();
+    }
   });
 });
 

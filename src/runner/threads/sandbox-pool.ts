@@ -1,13 +1,16 @@
-// The runner's sandbox threads: APP_RUNNER_CONCURRENCY long-lived threads, each running one call at a
-// time on an instance made for that call, or on a warm instance prepared ahead in that thread (start
-// code run with every host function refusing) and claimed by that call alone. The choices (which
-// thread, whom to warm, what gives way) are sandbox-pool-rules.ts's; here they are applied.
+// The runner's sandbox threads: up to APP_RUNNER_CONCURRENCY long-lived threads, each running one call at
+// a time on an instance made for that call, or on a warm instance prepared ahead in that thread (start
+// code run with every host function refusing) and claimed by that call alone. As many threads as the
+// machine has cores start with the pool, the others when a call finds none idle: each costs about 100 ms
+// of CPU to start, and those beyond the cores serve calls waiting on their host requests. The choices
+// (which thread, whom to warm, what gives way) are sandbox-pool-rules.ts's; here they are applied.
 //
 // Sharing between tenants: a warm-up counts against the tenant whose call last asked for the module,
 // so a tenant at its concurrency gets none on top of its calls; nothing is warmed while a call waits
 // for a thread, and a preparation still running 50 ms after a call began to wait ends for it. A task
 // that has used 50 ms of CPU has its thread lowered to nice 19 until it ends (thread-priority.ts), so
 // loops and heavy start code yield the CPU to everyone's short calls; such a call is reported long.
+import { availableParallelism } from 'node:os';
 import { START_LIMIT_MS } from '../../config/start-limit.ts';
 import type { ThreadModule } from './protocol.ts';
 import {
@@ -29,7 +32,10 @@ export { WARM_PER_MODULE };
 const BARRED_REMEMBERED = 4096;
 
 export interface SandboxPoolOptions {
+  /** Threads at most: one per call in flight. */
   threads: number;
+  /** Threads started with the pool (at most `threads`); unset: as many as the machine's cores. */
+  threadsAtStart?: number;
   /** Warm instances in all; 0: every call makes its instance. */
   warmCapacity: number;
   warmIdleMs: number;
@@ -90,7 +96,8 @@ export class SandboxPool {
 
   constructor(private readonly options: SandboxPoolOptions) {
     this.startLimitMs = options.startLimitMs ?? START_LIMIT_MS;
-    for (let i = 0; i < options.threads; i++) this.#spawn();
+    const atStart = Math.min(options.threads, options.threadsAtStart ?? availableParallelism());
+    for (let i = 0; i < atStart; i++) this.#spawn();
     this.#sweeper = setInterval(() => this.#sweepIdle(), Math.min(options.warmIdleMs, 10_000));
     this.#sweeper.unref();
   }
@@ -129,7 +136,7 @@ export class SandboxPool {
     if (!call.transient) this.#used(module, tenantId);
     this.#countBusy(tenantId, 1);
     try {
-      const idle = this.#idleThread(module.sha256);
+      const idle = this.#idleThread(module.sha256) ?? this.#grow();
       if (idle) return await this.#dispatch(idle, module, call, asked);
       // A thread handed over starts the call at once, before anything else (a warm-up) could take it.
       const running = await new Promise<Promise<Ran>>((resolve, reject) => {
@@ -197,6 +204,11 @@ export class SandboxPool {
     renice(tid, SANDBOX_NICENESS);
     this.#slots.set(thread, { thread, tid, low: false, task: null });
     return thread;
+  }
+
+  /** A new thread for a call that found none idle, while the pool has fewer than its most; else null. */
+  #grow(): SandboxThread | null {
+    return this.#closed || this.#slots.size >= this.options.threads ? null : this.#spawn();
   }
 
   #views(): { threads: SandboxThread[]; views: ThreadView[] } {
