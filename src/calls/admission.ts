@@ -16,7 +16,7 @@ import {
   requiredSecrets,
   type VersionRow,
 } from '../installs/index.ts';
-import { type ActionDeclaration, createSchemaAjv, type JsonSchema, unmappableKeys } from '../module/index.ts';
+import { type ActionDeclaration, compiledSchema, type JsonSchema, unmappableKeys } from '../module/index.ts';
 
 export interface Admitted {
   install: InstallRow;
@@ -34,18 +34,9 @@ export interface AdmissionOptions {
   secretStoreKey: Buffer | null;
 }
 
-const validators = new Map<string, ValidateFunction>();
 /** Compiled schemas by version and action: a version is immutable, so its schemas never change. */
-function compiled(versionId: string, part: string, schema: JsonSchema): ValidateFunction {
-  const key = `${versionId}:${part}`;
-  let validate = validators.get(key);
-  if (!validate) {
-    validate = createSchemaAjv({ allErrors: true }).compile(schema);
-    if (validators.size >= 2000) validators.clear();
-    validators.set(key, validate);
-  }
-  return validate;
-}
+const compiled = (versionId: string, part: string, schema: JsonSchema): ValidateFunction =>
+  compiledSchema(`${versionId}:${part}`, schema, { allErrors: true });
 
 const notConfigured = (message: string, missingSecrets: string[]) =>
   new ApiError('install_not_configured', message, { missingSecrets });

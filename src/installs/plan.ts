@@ -7,7 +7,7 @@ import { assertProvenanceAllows, type SignatureMode } from '../catalogue/provena
 import { appVersions } from '../catalogue/tables.ts';
 import type { Tx } from '../db/pool.ts';
 import { ApiError, validationError } from '../http/errors.ts';
-import { createSchemaAjv, type Manifest } from '../module/index.ts';
+import { compiledSchema, type Manifest } from '../module/index.ts';
 import { addedHosts, type HostRuleOptions, installHosts } from './hosts.ts';
 import { schemaIssues, withRuleIssues } from './schema-issues.ts';
 import { checkSecretReferences, checkSecretVariables, requiredSecrets } from './secrets/secrets-rules.ts';
@@ -66,7 +66,11 @@ export function configIssues(
   config: Record<string, unknown>,
   hostRules: HostRuleOptions,
 ) {
-  const validate = createSchemaAjv({ allErrors: true, verbose: true }).compile(manifest.configSchema);
+  const schema = manifest.configSchema;
+  const validate = compiledSchema(`config:${JSON.stringify(schema)}`, schema, {
+    allErrors: true,
+    verbose: true,
+  });
   const variables = checkSecretVariables(manifest, config);
   if (!validate(config)) {
     return { issues: withRuleIssues(schemaIssues(validate.errors ?? []), variables), hosts: [] as string[] };

@@ -22,7 +22,7 @@ export { ACTION_NAME, nameProblem, pointerTokens, SECRET_NAME, versionProblem } 
 // The JSON Schemas of a manifest, and the input keys that no input mapping can reach.
 
 export { unmappableKeys } from './mappable.ts';
-export { createSchemaAjv } from './schemas.ts';
+export { compiledSchema, createSchemaAjv } from './schemas.ts';
 
 // Where a vendor webhook's external id is read before any module code runs.
 

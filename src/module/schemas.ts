@@ -1,5 +1,6 @@
 // The JSON Schemas a manifest carries (configSchema, each action's input and output): that they compile,
 // and that config fields the platform reads for itself have no default. Pure.
+import type { ValidateFunction } from 'ajv';
 import { Ajv2020, type Options } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type { JsonSchema } from './manifest-types.ts';
@@ -15,6 +16,27 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
  */
 export function createSchemaAjv(options: Options = {}): Ajv2020 {
   return addFormats(new Ajv2020({ strict: false, logger: false, ...options }));
+}
+
+/** Validators compiled from manifest schemas, by what they read and how (compiledSchema). */
+const validators = new Map<string, ValidateFunction>();
+/** The most validators kept; past it the cache starts over. */
+const VALIDATORS_KEPT = 2000;
+
+/**
+ * The validator of a manifest's schema, compiled once per process for `key` (what names the schema: a
+ * version's id and part, or the schema's own text; a version never changes) and `options`, each in an Ajv
+ * of its own (as schemaProblem's), so one schema's $id never meets another's. Compiling costs 10 to 100 ms
+ * of CPU; installs, config changes and calls read the same few schemas again and again.
+ */
+export function compiledSchema(key: string, schema: JsonSchema, options: Options): ValidateFunction {
+  const cacheKey = `${JSON.stringify(options)}\n${key}`;
+  const known = validators.get(cacheKey);
+  if (known) return known;
+  const validate = createSchemaAjv(options).compile(schema);
+  if (validators.size >= VALIDATORS_KEPT) validators.clear();
+  validators.set(cacheKey, validate);
+  return validate;
 }
 
 // Checks schemas against the 2020-12 meta-schema. validateSchema reads a schema as data and registers
