@@ -23,7 +23,7 @@ import { loopingStartModule, probeModule } from './isolation-modules.ts';
 
 let platform: TestPlatform;
 let vendor: Vendor;
-/** Four threads, two calls a tenant, no warm instances: inspections and ended threads. */
+/** Four threads, two calls a tenant, no warm instances, a 1 s start limit: inspections and ended threads. */
 let limits: TestRunner;
 /** Three threads, two calls a tenant, warm instances: warm-ups against a tenant's concurrency. */
 let warming: TestRunner;
@@ -35,7 +35,14 @@ beforeAll(async () => {
   platform = await startTestPlatform({ APP_RUNNER_TOKEN: RUNNER_TOKEN });
   const tenantsOfTwo = { APP_RUNNER_TENANT_CONCURRENCY: '2' };
   [limits, warming, starting] = await Promise.all([
-    startTestRunner(platform, { ...tenantsOfTwo, APP_RUNNER_CONCURRENCY: '4', APP_RUNNER_WARM_PLUGINS: '0' }),
+    // Start code and manifest exports limited to 1 s, not 5 (APP_RUNNER_START_LIMIT_MS): the stuck
+    // inspections below end sooner.
+    startTestRunner(platform, {
+      ...tenantsOfTwo,
+      APP_RUNNER_CONCURRENCY: '4',
+      APP_RUNNER_WARM_PLUGINS: '0',
+      APP_RUNNER_START_LIMIT_MS: '1000',
+    }),
     startTestRunner(
       platform,
       { ...tenantsOfTwo, APP_RUNNER_CONCURRENCY: '3', APP_RUNNER_WARM_PLUGINS: '8' },
@@ -94,7 +101,7 @@ describe('upload inspections', () => {
   it("count against the uploading tenant: one tenant's stuck manifests make only that tenant busy", async () => {
     const [stuck, echo] = await Promise.all([buildFixture('stuck'), buildFixture('echo')]);
     const [uploader, other] = [randomUUID(), randomUUID()];
-    // The api's client names the tenant; its manifest export loops until the 5 s limit.
+    // The api's client names the tenant; its manifest export loops until the start limit (1 s here).
     const client = createRunnerClient({ baseUrl: limits.url, token: RUNNER_TOKEN });
     try {
       const stuckOnes = [client.inspect(stuck, uploader), client.inspect(stuck, uploader)];
