@@ -12,13 +12,13 @@
 // platform answered. One line per event is printed through `print`.
 import { randomBytes } from 'node:crypto';
 import {
-  CONTROL_PREFIX,
-  signedWebhook,
   startVendorDouble,
   type VendorAnswer,
   type VendorDoubleOptions,
   type VendorRequest,
-} from '../../packages/app-testing/src/index.ts';
+} from '../../packages/app-testing/src/vendor-double.ts';
+import { CONTROL_PREFIX } from '../../packages/app-testing/src/vendor-outage.ts';
+import { signedWebhook } from '../../packages/app-testing/src/webhooks.ts';
 
 export const SIGNATURE_HEADER = 'x-idv-signature';
 export const DECIDE_ROUTE = `${CONTROL_PREFIX}sessions/:id/decide`;

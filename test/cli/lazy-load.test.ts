@@ -85,6 +85,13 @@ describe('what a command loads', () => {
       expect(packages, heavy).not.toContain(heavy);
   });
 
+  it('app vendor-double --help: the double, not the test harness behind the package it comes from', async () => {
+    const { code, packages } = await packagesOf(APP_BIN, ['vendor-double', '--help']);
+    expect(code).toBe(0);
+    for (const heavy of ['esbuild', 'ajv', 'fastify', '@extism/extism', 'pg', 'tsx'])
+      expect(packages, heavy).not.toContain(heavy);
+  });
+
   it('platform token refused for its options: nothing beyond what checking them takes', async () => {
     const { code, packages } = await packagesOf(BIN, [
       'token',
