@@ -32,10 +32,8 @@ export { WARM_PER_MODULE };
 const BARRED_REMEMBERED = 4096;
 
 export interface SandboxPoolOptions {
-  /** Threads at most: one per call in flight. */
+  /** Threads at most, one per call in flight; as many as the machine has cores (no more) start with the pool. */
   threads: number;
-  /** Threads started with the pool (at most `threads`); unset: as many as the machine's cores. */
-  threadsAtStart?: number;
   /** Warm instances in all; 0: every call makes its instance. */
   warmCapacity: number;
   warmIdleMs: number;
@@ -96,7 +94,7 @@ export class SandboxPool {
 
   constructor(private readonly options: SandboxPoolOptions) {
     this.startLimitMs = options.startLimitMs ?? START_LIMIT_MS;
-    const atStart = Math.min(options.threads, options.threadsAtStart ?? availableParallelism());
+    const atStart = Math.min(options.threads, availableParallelism());
     for (let i = 0; i < atStart; i++) this.#spawn();
     this.#sweeper = setInterval(() => this.#sweepIdle(), Math.min(options.warmIdleMs, 10_000));
     this.#sweeper.unref();
