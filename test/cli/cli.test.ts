@@ -5,12 +5,12 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import net from 'node:net';
-import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { createLocalJWKSet, decodeJwt, type JWK, jwtVerify } from 'jose';
 import pg from 'pg';
 import { afterAll, afterEach, describe, expect, inject, it } from 'vitest';
 import { LOCAL_AUDIENCE, LOCAL_ISSUER } from '../../src/auth/local-keys.ts';
+import { threadsAtStart } from '../../src/runner/threads/sandbox-pool.ts';
 import { freePort } from '../support/free-port.ts';
 import {
   BIN,
@@ -153,7 +153,7 @@ describe('platform start --role all (embedded PostgreSQL)', () => {
         cachedModules: 0,
         warmPlugins: 0,
         // One sandbox thread per core at start (8 at most, APP_RUNNER_CONCURRENCY); more as calls need them.
-        threads: Math.min(8, availableParallelism()),
+        threads: threadsAtStart(8),
         threadsReplaced: 0,
         warmPreparing: 0,
         warmBarred: 0,

@@ -4,10 +4,10 @@
 // in a process of its own. Whatever they do, the runner answers each call with one of the module's
 // outcomes, never an internal error, and stays whole: alive, ready, every thread in place.
 import { randomUUID } from 'node:crypto';
-import { availableParallelism } from 'node:os';
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { HOST_FUNCTIONS } from '../../src/module/imports.ts';
+import { threadsAtStart } from '../../src/runner/threads/sandbox-pool.ts';
 import { wat } from '../module/wat.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { RUNNER_TOKEN, type RunnerProcess, startRunnerProcess, waitForRunner } from '../support/runner.ts';
@@ -175,6 +175,8 @@ it('answers every call of modules calling every import with random arguments, an
   expect(ready.status).toBe(200);
   // Every thread a call ended was replaced: at least as many as the pool started with (one per core, THREADS
   // at most; calls side by side may have grown it).
-  const atStart = Math.min(THREADS, availableParallelism());
-  await waitForRunner(runner.url, (health) => health.threads >= atStart && health.inFlight === 0);
+  await waitForRunner(
+    runner.url,
+    (health) => health.threads >= threadsAtStart(THREADS) && health.inFlight === 0,
+  );
 }, 300_000);

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
-import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +8,7 @@ import { appBlocks, appVersions } from '../../src/catalogue/tables.ts';
 import { appInstalls } from '../../src/installs/tables.ts';
 import { MAX_TABLE_ENTRIES } from '../../src/module/instance-size.ts';
 import { capMemory } from '../../src/module/wasm.ts';
+import { threadsAtStart } from '../../src/runner/threads/sandbox-pool.ts';
 import { appCallbacks } from '../../src/vendor-sessions/tables.ts';
 import { withTableLimits } from '../module/wat.ts';
 import { buildFixture } from '../support/assemblyscript.ts';
@@ -345,9 +345,8 @@ describe('sandbox threads', () => {
       APP_RUNNER_WARM_PLUGINS: '0',
     });
     try {
-      const atStart = Math.min(3, availableParallelism());
       expect(await waitForRunner(own.url, (health) => health.inFlight === 0)).toMatchObject({
-        threads: atStart,
+        threads: threadsAtStart(3),
       });
       // Calls that hold their thread (a sleep far past their deadline), each of another tenant.
       const sleeping = await own.store(sleeper(20), 16);

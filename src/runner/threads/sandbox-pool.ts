@@ -31,8 +31,11 @@ export { WARM_PER_MODULE };
 /** Modules barred from warming that the pool remembers; the oldest is forgotten beyond. */
 const BARRED_REMEMBERED = 4096;
 
+/** The threads a pool of at most `most` starts with: one per core, the others when calls need them. */
+export const threadsAtStart = (most: number): number => Math.min(most, availableParallelism());
+
 export interface SandboxPoolOptions {
-  /** Threads at most, one per call in flight; as many as the machine has cores (no more) start with the pool. */
+  /** Threads at most, one per call in flight; threadsAtStart(threads) start with the pool. */
   threads: number;
   /** Warm instances in all; 0: every call makes its instance. */
   warmCapacity: number;
@@ -94,8 +97,7 @@ export class SandboxPool {
 
   constructor(private readonly options: SandboxPoolOptions) {
     this.startLimitMs = options.startLimitMs ?? START_LIMIT_MS;
-    const atStart = Math.min(options.threads, availableParallelism());
-    for (let i = 0; i < atStart; i++) this.#spawn();
+    for (let i = 0; i < threadsAtStart(options.threads); i++) this.#spawn();
     this.#sweeper = setInterval(() => this.#sweepIdle(), Math.min(options.warmIdleMs, 10_000));
     this.#sweeper.unref();
   }
