@@ -10,7 +10,10 @@ export const isUniqueViolation = (error: unknown) => pgErrorCode(error) === '235
 /** Connection-level failures: no server, a dropped connection, a server shutting down or starting up. */
 const UNAVAILABLE_NETWORK = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH']);
 const UNAVAILABLE_SQLSTATE = /^(08...|57P0[123]|53300)$/;
-const UNAVAILABLE_MESSAGE = /^(Connection terminated|timeout exceeded when trying to connect)/;
+// pg's own words: a connection ended, the pool could not get one, or a statement sent on a client whose
+// connection failed earlier (a transaction's next statement after PostgreSQL stopped).
+const UNAVAILABLE_MESSAGE =
+  /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error)/;
 
 /**
  * Whether a failure means the database (or the service a request reached) does not answer now, rather

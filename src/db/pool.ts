@@ -29,8 +29,12 @@ export function openDatabase(
     max: options.max ?? 10,
     application_name: options.applicationName ?? 'apps-platform',
   });
-  // An idle client losing its server must not crash the process; the next query reports it.
+  // A client losing its server must not crash the process: pg emits 'error' on the client, and pg-pool
+  // listens only while the client is idle. A client checked out for a transaction (between two of its
+  // statements when PostgreSQL stops, say) had no listener: the uncaught error ended the platform. The
+  // transaction's next statement reports the loss, and the pool drops the client on release.
   pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', () => {}));
   const db = drizzle(pool, { schema });
   // Every transaction of the platform goes through here: one span each (docs/telemetry.md "Traces").
   const transaction = db.transaction.bind(db);

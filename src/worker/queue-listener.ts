@@ -46,9 +46,9 @@ export function startQueueListener(databaseUrl: string, events: ListenerEvents, 
   let backoff = 100;
   let retry: NodeJS.Timeout | null = null;
 
-  const lost = (reason: unknown) => {
-    if (client === null) return;
-    const old = client;
+  // Only the current connection's loss counts: an old one's late 'end' must not end its successor.
+  const lost = (old: pg.Client, reason: unknown) => {
+    if (client !== old) return;
     client = null;
     events.onListening(false);
     old.removeAllListeners('notification');
@@ -66,8 +66,8 @@ export function startQueueListener(databaseUrl: string, events: ListenerEvents, 
       application_name: 'apps-platform-queue-wake',
     });
     client = next;
-    next.on('error', (error) => lost(error));
-    next.on('end', () => lost(new Error('connection ended')));
+    next.on('error', (error) => lost(next, error));
+    next.on('end', () => lost(next, new Error('connection ended')));
     next.on('notification', (message) => {
       if (message.channel === QUEUE_WAKE_CHANNEL && message.payload) events.onNotice(message.payload);
     });
@@ -78,7 +78,7 @@ export function startQueueListener(databaseUrl: string, events: ListenerEvents, 
       backoff = 100;
       events.onListening(true);
     } catch (error) {
-      if (client === next) lost(error);
+      lost(next, error);
     }
   };
 

@@ -15,6 +15,7 @@ import {
   dataDirs,
   type Env,
   expectNoPostgres,
+  fetchFrom,
   freePorts,
   groupLeftovers,
   pgCtl,
@@ -41,35 +42,15 @@ function oneLine(result: Result): string {
   return result.stderr;
 }
 
-/** The platform's stderr without the engine's queue-poll warnings, which repeat while the database is away. */
-function platformOutput(running: Running): string {
-  const lines = running.stderr().split('\n');
-  return lines
-    .filter((line) => !line.includes('startable workflows'))
-    .slice(-40)
-    .join('\n');
-}
-
-/**
- * GET /tenants/me. A refused connection means the platform stopped listening: the error says whether
- * `npm start` is still running and what the platform printed, so that a failure names its cause.
- */
+/** GET /tenants/me from the platform `npm start` runs. */
 async function tenantsMe(
   api: string,
   token: string,
   running: Running,
 ): Promise<{ status: number; body: unknown }> {
-  let response: Response;
-  try {
-    response = await fetch(`${api}/tenants/me`, { headers: { authorization: `Bearer ${token}` } });
-  } catch (error) {
-    const { exitCode, signalCode } = running.child;
-    const state =
-      exitCode === null && signalCode === null ? 'still running' : `exited (${signalCode ?? exitCode})`;
-    throw new Error(
-      `GET ${api}/tenants/me failed (${String((error as Error).cause ?? error)}); npm start ${state}; it printed:\n${platformOutput(running)}`,
-    );
-  }
+  const response = await fetchFrom(running, `${api}/tenants/me`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
   return { status: response.status, body: await response.json() };
 }
 

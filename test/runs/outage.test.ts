@@ -12,8 +12,10 @@ import { startVendorDouble, type VendorDouble } from '../../packages/app-testing
 import {
   baseEnv,
   cleanUpProcesses,
+  fetchFrom,
   freePorts,
   pgCtl,
+  type Running,
   removeTempDirs,
   run,
   startedDataDir,
@@ -32,6 +34,7 @@ let dataDir: string;
 let postgresPort: string;
 let api: string;
 let token: string;
+let platform: Running;
 /** The vendor's held requests, by the run's marker: answering one releases it. */
 const held = new Map<string, () => void>();
 /** Markers whose request the vendor answered. */
@@ -62,7 +65,7 @@ beforeAll(async () => {
     APP_RUNNER_TENANT_CONCURRENCY: '16',
     API_RATE_LIMIT_PER_MINUTE: '0',
   });
-  await startPlatform(['--role', 'all'], env);
+  platform = await startPlatform(['--role', 'all'], env);
   api = `http://127.0.0.1:${ports.PORT}`;
   const minted = await run(['token', '--tenant', 'outage', '--role', 'admin'], env);
   expect(minted.code, minted.stderr).toBe(0);
@@ -76,7 +79,7 @@ afterAll(async () => {
 });
 
 async function call<T>(route: string, method = 'GET', json?: unknown): Promise<T> {
-  const response = await fetch(`${api}${route}`, {
+  const response = await fetchFrom(platform, `${api}${route}`, {
     method,
     headers: { authorization: `Bearer ${token}`, ...(json ? { 'content-type': 'application/json' } : {}) },
     ...(json ? { body: JSON.stringify(json) } : {}),

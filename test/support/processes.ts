@@ -271,6 +271,32 @@ export function signal(
   process.kill(group ? -(child.pid as number) : (child.pid as number), name);
 }
 
+/** The platform's last 40 lines on stderr, without the engine's queue-poll warnings that repeat while the database is away. */
+export function platformOutput(running: Running): string {
+  const lines = running.stderr().split('\n');
+  return lines
+    .filter((line) => !line.includes('startable workflows'))
+    .slice(-40)
+    .join('\n');
+}
+
+/**
+ * fetch() from a platform this test started. A refused connection means the platform stopped listening:
+ * the error says whether its process still runs and what it printed, so that a failure names its cause.
+ */
+export async function fetchFrom(running: Running, url: string, init?: RequestInit): Promise<Response> {
+  try {
+    return await fetch(url, init);
+  } catch (error) {
+    const { exitCode, signalCode } = running.child;
+    const state =
+      exitCode === null && signalCode === null ? 'still running' : `exited (${signalCode ?? exitCode})`;
+    throw new Error(
+      `${init?.method ?? 'GET'} ${url} failed (${String((error as Error).cause ?? error)}); the platform ${state}; it printed:\n${platformOutput(running)}`,
+    );
+  }
+}
+
 export interface VendorProcess {
   child: ChildProcess;
   stdout: () => string;
