@@ -8,7 +8,7 @@ import { createHash, createHmac, pbkdf2Sync, randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
+import { openClient } from './client.ts';
 import type { Owner } from './embedded-setup.ts';
 
 /** The cluster's superuser, the role the platform connects as in embedded mode (docs/operations.md). */
@@ -28,7 +28,7 @@ export function scramVerifier(password: string, salt: Buffer = randomBytes(16), 
 
 /** Whether the server on the port lets the superuser in with the password (false: it refuses that password). */
 export async function passwordAccepted(port: number, password: string): Promise<boolean> {
-  const client = new pg.Client({
+  const client = openClient({
     host: '127.0.0.1',
     port,
     user: DATABASE_USER,
@@ -36,7 +36,6 @@ export async function passwordAccepted(port: number, password: string): Promise<
     database: 'postgres',
     connectionTimeoutMillis: 30_000,
   });
-  client.on('error', () => {});
   try {
     await client.connect();
     return true;

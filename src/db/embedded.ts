@@ -11,8 +11,8 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import pg from 'pg';
 import { readOrCreateDatabasePassword, storedDatabasePassword } from '../auth/local-keys.ts';
+import { openClient } from './client.ts';
 import { type DataDirLock, lockDataDir } from './data-dir-lock.ts';
 import {
   DATABASE_USER,
@@ -240,7 +240,7 @@ export async function runningServerUrl(dataDir: string): Promise<((database: str
 
 /** Creates the database when missing (embedded servers only: a production database is provisioned). */
 export async function ensureDatabase(adminUrl: string, name: string): Promise<void> {
-  const client = new pg.Client({ connectionString: adminUrl });
+  const client = openClient({ connectionString: adminUrl });
   await client.connect();
   try {
     const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);

@@ -4,13 +4,13 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
-import pg from 'pg';
+import { openClient } from './client.ts';
 
 export const MIGRATIONS_FOLDER = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
 const MIGRATION_LOCK_KEY = 7_240_001;
 
 export async function applyMigrations(url: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url, application_name: 'apps-platform-migrate' });
+  const client = openClient({ connectionString: url, application_name: 'apps-platform-migrate' });
   await client.connect();
   try {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
@@ -34,7 +34,7 @@ async function newestMigrationMillis(): Promise<number> {
  * database rather than migrate it: migrating is the platform's start-up, or `platform migrate`).
  */
 export async function schemaBehind(url: string): Promise<boolean> {
-  const client = new pg.Client({ connectionString: url, application_name: 'apps-platform-schema-check' });
+  const client = openClient({ connectionString: url, application_name: 'apps-platform-schema-check' });
   try {
     await client.connect();
   } catch (error) {

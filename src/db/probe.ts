@@ -1,10 +1,9 @@
 // Whether a database answers now: the worker's health and `platform token` ask before relying on it.
-import pg from 'pg';
+import { openClient } from './client.ts';
 
 /** Opens a short connection (not from a pool) so a dead server shows at once. */
 export async function databaseAnswers(url: string, timeoutMs = 2000): Promise<boolean> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: timeoutMs });
-  client.on('error', () => {});
+  const client = openClient({ connectionString: url, connectionTimeoutMillis: timeoutMs });
   try {
     await client.connect();
     await client.query('SELECT 1');

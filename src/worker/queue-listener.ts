@@ -2,6 +2,7 @@
 // (docs/operations.md). A lost connection reconnects with backoff; the gate polls meanwhile.
 import pg from 'pg';
 import type { Logger } from 'pino';
+import { openClient } from '../db/client.ts';
 
 export const QUEUE_WAKE_CHANNEL = 'platform_queue_wake';
 
@@ -11,7 +12,7 @@ export const QUEUE_WAKE_CHANNEL = 'platform_queue_wake';
  * creates its schema then), idempotently and under a lock, since workers start side by side.
  */
 export async function ensureEnqueueTrigger(databaseUrl: string, schema: string): Promise<void> {
-  const client = new pg.Client({ connectionString: databaseUrl });
+  const client = openClient({ connectionString: databaseUrl });
   await client.connect();
   try {
     await client.query('BEGIN');
