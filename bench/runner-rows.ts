@@ -6,7 +6,7 @@
 // runner's CPU went during the attack, by thread group. The goals are issue 43 item 6's.
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { type Agent, request } from 'undici';
+import { Agent, request } from 'undici';
 import { type Attack, type KnownModules, prepareAttacks, startAttacker } from './runner-attacks.ts';
 import { quantile, sleep } from './runner-load.ts';
 import { fmt, goal } from './runner-report.ts';
@@ -82,6 +82,30 @@ async function settled(runner: RunnerChild, threads: number) {
     await sleep(200);
     if (processTicks(runner.pid) - ticks <= 2) return;
   }
+}
+
+/**
+ * Grows the runner's pool to its most (a pool starts with the machine's cores and grows when a call finds
+ * no thread idle, never shrinking): bursts of echo calls, one tenant each, until it counts `threads`. The
+ * quiet rows then see the pool an attack leaves behind, so threads back means no thread leaked.
+ */
+async function fillPool(runner: RunnerChild, token: string, echo: string, threads: number) {
+  // A connection per call of a burst: the callers' agent holds fewer.
+  const agent = new Agent({ connections: threads });
+  for (let burst = 0; burst < 50 && (await health(runner.url)).threads < threads; burst++) {
+    await Promise.all(
+      Array.from({ length: threads }, async () => {
+        const response = await request(`${runner.url}/v1/invoke`, {
+          method: 'POST',
+          dispatcher: agent,
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+          body: echoBody(echo, randomUUID()),
+        });
+        await response.body.dump();
+      }),
+    );
+  }
+  await agent.close();
 }
 
 export async function neighbourRow(
@@ -311,6 +335,7 @@ export async function measureNeighbour(
   settings: NeighbourSettings,
   attacks: Attack[],
 ): Promise<NeighbourPair[]> {
+  await fillPool(runner, token, echo, settings.threads);
   const row = (attack: Attack | null) => neighbourRow(runner, agent, token, echo, settings, attack);
   const pairs: NeighbourPair[] = [];
   for (const attack of attacks) {
