@@ -1,10 +1,19 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 
-/** Constant-time comparison of a presented secret with the expected one (hashing evens out lengths). */
+const sha256 = (text: string) => createHash('sha256').update(text).digest();
+
+/**
+ * A constant-time check of presented secrets against the expected one (hashing evens out lengths); the
+ * expected one is hashed once, not at every request.
+ */
+export function secretMatcher(expected: string): (presented: string) => boolean {
+  const hashed = sha256(expected);
+  return (presented) => timingSafeEqual(sha256(presented), hashed);
+}
+
+/** Constant-time comparison of a presented secret with the expected one. */
 export function sameSecret(presented: string, expected: string): boolean {
-  const a = createHash('sha256').update(presented).digest();
-  const b = createHash('sha256').update(expected).digest();
-  return timingSafeEqual(a, b);
+  return secretMatcher(expected)(presented);
 }
 
 /** The token of an `Authorization: Bearer <token>` header, or null. */

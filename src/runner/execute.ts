@@ -84,6 +84,12 @@ export function newCallState(
   };
 }
 
+/**
+ * Why a call's host work stops when the call ends: one reason for every call, where abort() without one
+ * made a DOMException (and its stack) per call.
+ */
+const CALL_ENDED = new Error('the call ended');
+
 export async function executeExport(deps: ExecuteDeps, request: ExportRequest): Promise<ExecutedExport> {
   const started = Date.now();
   const module = await deps.modules.get(request.sha256);
@@ -124,7 +130,7 @@ export async function executeExport(deps: ExecuteDeps, request: ExportRequest): 
     });
   } finally {
     // Host work still under way for this call (a request past the deadline) stops; its answer is dropped.
-    ended.abort();
+    ended.abort(CALL_ENDED);
   }
   const { result, warm } = ran;
   const details = { usage: state.usage };

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyBaseLogger, FastifyError, FastifyReply } from 'fastify';
 import { Type } from 'typebox';
-import { bearerOf, sameSecret } from '../auth/shared-secret.ts';
+import { bearerOf, secretMatcher } from '../auth/shared-secret.ts';
 import { ApiError, issuesFromAjv, sendError } from '../http/errors.ts';
 import { errors } from '../http/responses.ts';
 import { createServer } from '../http/server.ts';
@@ -135,9 +135,10 @@ function exportRoutes(options: RunnerOptions, parts: RunnerParts): FastifyPlugin
         sendError(translated as FastifyError, request, reply);
       },
     );
+    const isRunnerToken = secretMatcher(options.runnerToken);
     app.addHook('onRequest', async (request) => {
       const token = bearerOf(request.headers.authorization);
-      if (!token || !sameSecret(token, options.runnerToken)) {
+      if (!token || !isRunnerToken(token)) {
         throw new ApiError('unauthorized', 'the runner bearer token is missing or wrong');
       }
     });
