@@ -163,15 +163,24 @@ async function startShared(): Promise<Base> {
   await copyDataDirTemplate(inject('dataDirTemplate'), dataDir);
   const ports = await freePorts();
   const env = baseEnv({ ...ports, DATA_DIR: dataDir, ...SHARED_SETTINGS });
-  const [platform, browser] = await Promise.all([
-    startUntrackedPlatform(['--role', 'all'], env),
-    launchChromium(),
-  ]);
-  await recordSharedPlatform(inject('sharedPlatforms'), {
-    pid: platform.child.pid as number,
-    dataDir,
-    dir,
+  // Recorded as soon as it runs, so that the run's teardown stops it even when Chromium fails to start
+  // (a machine without chromium-headless-shell left every worker's platform running).
+  const started = startUntrackedPlatform(['--role', 'all'], env).then(async (platform) => {
+    await recordSharedPlatform(inject('sharedPlatforms'), {
+      pid: platform.child.pid as number,
+      dataDir,
+      dir,
+    });
+    return platform;
   });
+  const [platformStart, browserStart] = await Promise.allSettled([started, launchChromium()]);
+  if (platformStart.status === 'rejected' || browserStart.status === 'rejected') {
+    if (browserStart.status === 'fulfilled') await browserStart.value.close();
+    throw platformStart.status === 'rejected'
+      ? platformStart.reason
+      : (browserStart as PromiseRejectedResult).reason;
+  }
+  const [platform, browser] = [platformStart.value, browserStart.value];
   return {
     api: apiOf(platform, ports.PORT),
     banner: platform.stdout,
