@@ -7,7 +7,10 @@ import os from 'node:os';
 import { isSpanContextValid, TraceFlags, trace } from '@opentelemetry/api';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import type { PrettyOptions } from 'pino-pretty';
+import { withoutQueryParameters } from './error-text.ts';
 import { PLATFORM_VERSION } from './version.ts';
+
+export { withoutQueryParameters };
 
 export const CENSORED_KEYS = [
   'authorization',
@@ -120,17 +123,6 @@ export function traceFields(): { trace_id?: string; span_id?: string } {
   const span = trace.getActiveSpan()?.spanContext();
   if (!span || !isSpanContextValid(span) || (span.traceFlags & TraceFlags.SAMPLED) === 0) return {};
   return { trace_id: span.traceId, span_id: span.spanId };
-}
-
-/**
- * Text without Drizzle's query parameters: its query errors read `Failed query: <sql>\nparams: <values>`,
- * and the values (a run's whole context, a vendor's output) run to the end of the message. Text that
- * quotes such a message (DBOS's retry lines, a stack) is cut there too: where the values end cannot be
- * told, so what follows them goes with them.
- */
-export function withoutQueryParameters(text: string): string {
-  const at = text.indexOf('\nparams: ');
-  return at < 0 ? text : text.slice(0, at);
 }
 
 /** An error's fields that name codes and schema objects, never row data (pg's detail and where quote rows). */

@@ -5,6 +5,7 @@ import { API_URL_HELP, findApiUrl } from './cli/api-url.ts';
 import { exitUsage, UsageError } from './cli/usage.ts';
 import { ConfigError } from './config/reader.ts';
 import type { Role } from './config.ts';
+import { fatalErrorText } from './error-text.ts';
 import { PLATFORM_VERSION } from './version.ts';
 
 const program = new Command('platform')
@@ -138,6 +139,6 @@ program.parseAsync().catch((error: unknown) => {
     process.stderr.write(`platform: ${error.message}\n`);
     process.exit(2);
   }
-  process.stderr.write(`platform: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.stderr.write(`platform: ${fatalErrorText(error)}\n`);
   process.exit(1);
 });

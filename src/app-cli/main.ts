@@ -3,6 +3,7 @@
 import { Command } from 'commander';
 import { addLazyCommands } from '../cli/lazy-commands.ts';
 import { exitUsage, UsageError } from '../cli/usage.ts';
+import { fatalErrorText } from '../error-text.ts';
 import { PLATFORM_VERSION } from '../version.ts';
 import { APP_COMMANDS, type AppCommandName } from './commands.ts';
 
@@ -25,7 +26,7 @@ try {
   await addLazyCommands(program, APP_COMMANDS, argv, async (name) => (await LOADERS[name]())(program));
   await program.parseAsync();
 } catch (error) {
-  process.stderr.write(`app: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.stderr.write(`app: ${fatalErrorText(error)}\n`);
   // A usage error (AppUsageError among them) exits 2; a command that ran and failed, 1.
   process.exit(error instanceof UsageError ? 2 : 1);
 }

@@ -6,7 +6,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, eq, isNull, sql } from 'drizzle-orm';
 import { recordAudit } from '../audit/trail.ts';
 import type { Database, Tx } from '../db/pool.ts';
 import { inspectModuleBytes, type Manifest, parseManifest, sha256Hex } from '../module/index.ts';
@@ -106,6 +106,10 @@ export async function reconcileRelease(
   const report: ReconcileReport = { published: [], adopted: [], withdrawn: [], skipped: [] };
   for (const module of release) await storage.put(module.bytes);
   await database.db.transaction(async (tx) => {
+    // Processes starting together take turns: the row locks below hold only versions that exist, so two
+    // starts both found a new release version missing and both inserted it (one failed on the unique
+    // index and its process exited). The second reads after the first has committed.
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended('release-catalogue', 0))`);
     const platform = await tx.select().from(appVersions).where(isNull(appVersions.tenantId)).for('update');
     const carried = new Set(release.map((m) => label(m.manifest)));
     for (const module of release) {

@@ -126,6 +126,18 @@ describe('release catalogue reconciliation', () => {
     });
   });
 
+  it('publishes a new version once when processes starting together reconcile at the same time', async () => {
+    const release = [await releaseModule('racing-app', '1.0.0'), await releaseModule('racing-app', '1.1.0')];
+    // Eight starts at once, each on a connection of its own: none fails on the unique index.
+    const reports = await Promise.all(Array.from({ length: 8 }, () => reconcile(release)));
+    expect(reports.map((r) => r.published.length).sort()).toEqual([0, 0, 0, 0, 0, 0, 0, 2]);
+    const rows = (await platformRows()).filter((r) => r.name === 'racing-app');
+    expect(rows.map((r) => [r.version, r.status]).sort()).toEqual([
+      ['1.0.0', 'published'],
+      ['1.1.0', 'published'],
+    ]);
+  });
+
   it('adopts an operator version with the same manifest, and skips one with another manifest', async () => {
     const same = await releaseModule('operator-app', '1.0.0');
     const other = await releaseModule('operator-app', '1.0.0', 'other.vendor.test');
