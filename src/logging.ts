@@ -10,8 +10,6 @@ import type { PrettyOptions } from 'pino-pretty';
 import { withoutQueryParameters } from './error-text.ts';
 import { PLATFORM_VERSION } from './version.ts';
 
-export { withoutQueryParameters };
-
 export const CENSORED_KEYS = [
   'authorization',
   'token',

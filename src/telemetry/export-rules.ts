@@ -3,7 +3,7 @@
 // (a span's status, an exception event) are cut before a query's parameters, as log lines are: Drizzle
 // quotes them after `params:`. Pure.
 import type { Attributes, SpanStatus } from '@opentelemetry/api';
-import { withoutQueryParameters } from '../logging.ts';
+import { withoutQueryParameters } from '../error-text.ts';
 
 /** The SQL text's attribute under the old and the stable database conventions. */
 export const STATEMENT_KEYS: readonly string[] = ['db.statement', 'db.query.text'];

@@ -3,7 +3,8 @@
 import os from 'node:os';
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import type { Logger } from 'pino';
-import { errorForLog, withoutQueryParameters } from '../logging.ts';
+import { withoutQueryParameters } from '../error-text.ts';
+import { errorForLog } from '../logging.ts';
 import { PLATFORM_VERSION } from '../version.ts';
 import { ensureEnqueueTrigger } from './queue-listener.ts';
 import { installQueueWake, type QueueWake } from './queue-wake.ts';
