@@ -16,6 +16,7 @@ const FLOORS: readonly (readonly string[])[] = [
     'net',
     'unsafe-characters.ts',
     'version.ts',
+    'error-text.ts',
     'module',
     'crypto',
     'atomic-file.ts',
