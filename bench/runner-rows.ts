@@ -84,6 +84,18 @@ async function settled(runner: RunnerChild, threads: number) {
   }
 }
 
+/** One echo call of `tenantId` through the runner's API; its status once the answer is read. */
+async function invokeEcho(runner: RunnerChild, agent: Agent, token: string, echo: string, tenantId: string) {
+  const response = await request(`${runner.url}/v1/invoke`, {
+    method: 'POST',
+    dispatcher: agent,
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: echoBody(echo, tenantId),
+  });
+  await response.body.dump();
+  return response.statusCode;
+}
+
 /**
  * Grows the runner's pool to its most (a pool starts with the machine's cores and grows when a call finds
  * no thread idle, never shrinking): bursts of echo calls, one tenant each, until it counts `threads`. The
@@ -95,13 +107,7 @@ async function fillPool(runner: RunnerChild, token: string, echo: string, thread
   for (let burst = 0; burst < 50 && (await health(runner.url)).threads < threads; burst++) {
     await Promise.all(
       Array.from({ length: threads }, async () => {
-        const response = await request(`${runner.url}/v1/invoke`, {
-          method: 'POST',
-          dispatcher: agent,
-          headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-          body: echoBody(echo, randomUUID()),
-        });
-        await response.body.dump();
+        await invokeEcho(runner, agent, token, echo, randomUUID());
       }),
     );
   }
@@ -144,17 +150,11 @@ export async function neighbourRow(
     Array.from({ length: settings.neighbourCallers }, async () => {
       while (performance.now() < endAt) {
         const t = performance.now();
-        const response = await request(`${runner.url}/v1/invoke`, {
-          method: 'POST',
-          dispatcher: agent,
-          headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-          body: echoBody(echo, neighbour),
-        });
-        await response.body.dump();
+        const status = await invokeEcho(runner, agent, token, echo, neighbour);
         const ms = performance.now() - t;
         worstMs = Math.max(worstMs, ms);
-        if (response.statusCode === 200) latencies.push(ms);
-        else failures.set(response.statusCode, (failures.get(response.statusCode) ?? 0) + 1);
+        if (status === 200) latencies.push(ms);
+        else failures.set(status, (failures.get(status) ?? 0) + 1);
       }
     }),
   );

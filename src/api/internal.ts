@@ -3,7 +3,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { verifyCallToken } from '../auth/call-token.ts';
-import { bearerOf, sameSecret } from '../auth/shared-secret.ts';
+import { bearerOf, secretMatcher } from '../auth/shared-secret.ts';
 import type { DocumentSource } from '../documents/index.ts';
 import { ApiError, notFound, unauthorized } from '../http/errors.ts';
 import { errors } from '../http/responses.ts';
@@ -19,6 +19,7 @@ export interface InternalDeps {
 const NOT_SERVED = 'no published module of that hash, or blocked';
 
 export function internalRoutes(deps: InternalDeps): FastifyPluginAsyncTypebox {
+  const isRunnerToken = secretMatcher(deps.runnerToken);
   return async (app) => {
     app.get(
       '/internal/app-modules/:sha256',
@@ -31,7 +32,7 @@ export function internalRoutes(deps: InternalDeps): FastifyPluginAsyncTypebox {
       },
       async (request, reply) => {
         const token = bearerOf(request.headers.authorization);
-        if (!token || !sameSecret(token, deps.runnerToken)) {
+        if (!token || !isRunnerToken(token)) {
           throw new ApiError('unauthorized', 'the runner bearer token is missing or wrong');
         }
         const { sha256 } = request.params;

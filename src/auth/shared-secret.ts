@@ -11,11 +11,6 @@ export function secretMatcher(expected: string): (presented: string) => boolean 
   return (presented) => timingSafeEqual(sha256(presented), hashed);
 }
 
-/** Constant-time comparison of a presented secret with the expected one. */
-export function sameSecret(presented: string, expected: string): boolean {
-  return secretMatcher(expected)(presented);
-}
-
 /** The token of an `Authorization: Bearer <token>` header, or null. */
 export function bearerOf(header: string | undefined): string | null {
   const match = header ? /^Bearer\s+(\S+)$/i.exec(header) : null;
