@@ -121,7 +121,12 @@ export class Redactor {
   /** Values registered here, in order, for the other side of the call (see takeNew). */
   readonly #journal: RedactionEntry[] = [];
   #shipped = 0;
-  /** Spelling → label, for every value registered; the first label given to a spelling wins. */
+  /**
+   * Values registered and not spelled yet: spelled when a matcher is next built, so a side of a call that
+   * never redacts (the main thread of a call that sends no request) never spells the call's tag and secrets.
+   */
+  readonly #unspelled: RedactionEntry[] = [];
+  /** Spelling → label, for every value spelled; the first label given to a spelling wins. */
   readonly #all = new Map<string, string>();
   /** The same without cached values: what a vendor's answer is redacted of before the module reads it. */
   readonly #secrets = new Map<string, string>();
@@ -154,17 +159,24 @@ export class Redactor {
     // Values, not spellings: a value may be another's spelling (its lower case) and still needs its own.
     if (value.length < MIN_REDACTED_LENGTH || this.#values.has(value)) return false;
     this.#values.add(value);
-    for (const spelling of spellingsOf(value)) {
-      if (spelling.length < MIN_REDACTED_LENGTH) continue;
-      if (!this.#all.has(spelling)) this.#all.set(spelling, label);
-      if (!cached && !this.#secrets.has(spelling)) this.#secrets.set(spelling, label);
-    }
+    this.#unspelled.push([value, label, cached]);
     this.#allMatcher = null;
     if (!cached) {
       this.#secretsMatcher = null;
       this.#bytesMatcher = null;
     }
     return true;
+  }
+
+  /** Spells the values registered since the last matcher was built, in the order they came. */
+  #spell(): void {
+    for (const [value, label, cached] of this.#unspelled.splice(0)) {
+      for (const spelling of spellingsOf(value)) {
+        if (spelling.length < MIN_REDACTED_LENGTH) continue;
+        if (!this.#all.has(spelling)) this.#all.set(spelling, label);
+        if (!cached && !this.#secrets.has(spelling)) this.#secrets.set(spelling, label);
+      }
+    }
   }
 
   secret(name: string, value: string): void {
@@ -186,7 +198,10 @@ export class Redactor {
 
   /** Replaces every registered value in any of its spellings, longest first. */
   apply(text: string): string {
-    this.#allMatcher ??= new Matcher(this.#all);
+    if (!this.#allMatcher) {
+      this.#spell();
+      this.#allMatcher = new Matcher(this.#all);
+    }
     return this.#allMatcher.apply(text);
   }
 
@@ -195,7 +210,10 @@ export class Redactor {
    * before the module reads it (the module never had a secret, but uses the cached values it keeps).
    */
   applySecrets(text: string): string {
-    this.#secretsMatcher ??= new Matcher(this.#secrets);
+    if (!this.#secretsMatcher) {
+      this.#spell();
+      this.#secretsMatcher = new Matcher(this.#secrets);
+    }
     return this.#secretsMatcher.apply(text);
   }
 
@@ -204,7 +222,10 @@ export class Redactor {
    * its UTF-8 bytes, and as Latin-1 bytes where it has them (how a header value travels).
    */
   applySecretsToBytes(bytes: Buffer): Buffer {
-    this.#bytesMatcher ??= new Matcher(byteSpellings(this.#secrets));
+    if (!this.#bytesMatcher) {
+      this.#spell();
+      this.#bytesMatcher = new Matcher(byteSpellings(this.#secrets));
+    }
     const text = bytes.toString('latin1');
     const out = this.#bytesMatcher.apply(text);
     return out === text ? bytes : Buffer.from(out, 'latin1');

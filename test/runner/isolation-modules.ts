@@ -165,3 +165,53 @@ export function loopingStartModule(kind: 'start' | '_initialize'): Uint8Array {
       kind === 'start' ? `(func $forever ${loop}) (start $forever)` : `(func (export "_initialize") ${loop})`,
   });
 }
+
+/**
+ * A module that answers its envelope byte for byte: {"status":"ok","output":ENVELOPE}, the input copied
+ * from the kernel's input block into the output block as it is, never decoded. What the runner hands a
+ * module is then read back exactly, whatever its letters and its size.
+ */
+export function envelopeEcho(): Uint8Array {
+  const prefix = '{"status":"ok","output":';
+  const texts = new Texts(0);
+  const head = texts.add(prefix);
+  const text = `
+(module
+  (import "extism:host/env" "input_length" (func $input_length (result i64)))
+  (import "extism:host/env" "input_load_u8" (func $input_load_u8 (param i64) (result i32)))
+  (import "extism:host/env" "alloc" (func $alloc (param i64) (result i64)))
+  (import "extism:host/env" "store_u8" (func $store_u8 (param i64 i32)))
+  (import "extism:host/env" "output_set" (func $output_set (param i64 i64)))
+  (memory (export "memory") 1)
+
+  (func $copy_text (param $block i64) (param $p i32) (param $n i32) (local $i i32)
+    (block $done
+      (loop $copy
+        (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
+        (call $store_u8 (i64.add (local.get $block) (i64.extend_i32_u (local.get $i)))
+          (i32.load8_u (i32.add (local.get $p) (local.get $i))))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $copy))))
+
+  (func (export "manifest") (result i32) (i32.const 0))
+
+  (func (export "invoke") (result i32) (local $n i64) (local $block i64) (local $i i64)
+    (local.set $n (call $input_length))
+    (local.set $block (call $alloc (i64.add (local.get $n) (i64.const ${prefix.length + 1}))))
+    (call $copy_text (local.get $block) ${head})
+    (block $done
+      (loop $copy
+        (br_if $done (i64.ge_u (local.get $i) (local.get $n)))
+        (call $store_u8 (i64.add (local.get $block) (i64.add (i64.const ${prefix.length}) (local.get $i)))
+          (call $input_load_u8 (local.get $i)))
+        (local.set $i (i64.add (local.get $i) (i64.const 1)))
+        (br $copy)))
+    (call $store_u8 (i64.add (local.get $block) (i64.add (i64.const ${prefix.length}) (local.get $n)))
+      (i32.const 125))
+    (call $output_set (local.get $block) (i64.add (local.get $n) (i64.const ${prefix.length + 1})))
+    (i32.const 0))
+
+  ${texts.data}
+)`;
+  return wat(text);
+}

@@ -96,6 +96,34 @@ describe('Redactor.apply', () => {
     expect(r.applySecrets('cached-token-123 sk-live-0123456789')).toBe('cached-token-123 [secret:API_KEY]');
     expect(r.apply('cached-token-123 sk-live-0123456789')).toBe('[cache:token] [secret:API_KEY]');
   });
+
+  it('spells a value registered after a redaction at the next one, for each kind of redaction', () => {
+    // Values are spelled when a matcher is next needed: what came since the last must not be missed.
+    const r = new Redactor();
+    r.secret('API_KEY', 'sk-live-0123456789');
+    expect(r.apply('derived-credential-xyz')).toBe('derived-credential-xyz');
+    expect(r.applySecrets('derived-credential-xyz')).toBe('derived-credential-xyz');
+    r.derived('bearer', 'derived-credential-xyz');
+    expect(r.applySecrets(`"${hex('derived-credential-xyz')}"`)).toBe('"[auth:bearer]"');
+    expect(r.applySecretsToBytes(Buffer.from('x derived-credential-xyz')).toString()).toBe('x [auth:bearer]');
+    r.cached('token', 'cached-token-123');
+    // A cached value added after the secrets' matcher was built: that matcher still leaves it alone.
+    expect(r.applySecrets('cached-token-123 DERIVED-CREDENTIAL-XYZ')).toBe('cached-token-123 [auth:bearer]');
+    expect(r.apply('cached-token-123 sk-live-0123456789')).toBe('[cache:token] [secret:API_KEY]');
+  });
+
+  it('gives a spelling the label of the value registered first, however late the values are spelled', () => {
+    // The second value is the first one's hex spelling: whichever came first labels that text.
+    const value = 'shared-value-0001';
+    const labelled = (first: [string, string], second: [string, string]) => {
+      const r = new Redactor();
+      r.secret(...first);
+      r.secret(...second);
+      return r.apply(hex(value));
+    };
+    expect(labelled(['VALUE', value], ['HEX', hex(value)])).toBe('[secret:VALUE]');
+    expect(labelled(['HEX', hex(value)], ['VALUE', value])).toBe('[secret:HEX]');
+  });
 });
 
 describe('Redactor.applyDeep', () => {

@@ -21,6 +21,7 @@ import {
   waitForRunner,
 } from '../support/runner.ts';
 import { sleeper } from './hostile-modules.ts';
+import { envelopeEcho } from './isolation-modules.ts';
 
 let platform: TestPlatform;
 let runner: TestRunner;
@@ -75,6 +76,15 @@ describe('POST /v1/invoke', () => {
     expect(body.usage).toEqual({ httpRequests: 0, reusedConnections: 0, documentReads: 0, logLines: 0 });
     expect(body.logs).toEqual([]);
     expect(body.cacheChanges).toEqual([]);
+  });
+
+  it('hands the module its input byte for byte, short or past 100 KiB, letters of every width included', async () => {
+    const byteEcho = await runner.store(envelopeEcho());
+    for (const repeat of [10, 8_000]) {
+      const input = { text: 'Zoë € 𝄞 漢'.repeat(repeat) };
+      const body = await (await invoke(byteEcho, { input })).json();
+      expect(body.answer.output.input).toEqual(input);
+    }
   });
 
   it('draws a new 22-character base64url tag for every call', async () => {
