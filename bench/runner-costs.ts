@@ -6,6 +6,7 @@ import { request } from 'undici';
 import { HOST_FUNCTIONS } from '../src/module/index.ts';
 import {
   drawSecretTag,
+  executeExport,
   HOST_REQUEST_BYTES,
   type HostBridge,
   instantiate,
@@ -16,7 +17,7 @@ import {
   SandboxPool,
   tagConfig,
 } from '../src/runner/index.ts';
-import { type invokeBody, quantile, type Row, sleep } from './runner-load.ts';
+import { cpuMeter, type invokeBody, quantile, type Row, sleep } from './runner-load.ts';
 import { costOf, fmt, printCost } from './runner-report.ts';
 
 /** The envelope the runner hands the module for that body (docs/module-contract.md), built the same way. */
@@ -110,6 +111,68 @@ export async function measureFreshInProcess(at: InProcess, idleMs = 0): Promise<
   const name =
     idleMs > 0 ? `in-process, fresh instance, ${idleMs} ms idle` : 'in-process, fresh instance a call';
   return inProcessRow(name, latencies);
+}
+
+/**
+ * The runner's own path of a call without its HTTP: executeExport (the call's state, envelope, redactor,
+ * dispatch and the thread's answer) on a sandbox pool of the default runner's settings, `callers` at once.
+ * Against the HTTP rows it shows what Node's HTTP on both sides costs; its main-thread CPU a call moves
+ * less from run to run than the HTTP rows' (they share the main thread with the bench's own callers).
+ */
+export async function measurePoolWithoutHttp(
+  at: InProcess & { sha256: string },
+  body: ReturnType<typeof invokeBody>,
+  callers: number,
+  calls: number,
+): Promise<Row> {
+  const pool = new SandboxPool({ threads: 8, warmCapacity: 8, warmIdleMs: 60_000, tenantConcurrency: 8 });
+  const module = { sha256: at.sha256, module: at.module, maxPages: at.maxPages };
+  const deps = {
+    modules: { get: async () => module },
+    sandbox: pool,
+    apiInternalUrl: 'http://127.0.0.1:9',
+    bind: () => REFUSING_BINDING,
+  };
+  const once = async () => {
+    const started = performance.now();
+    await executeExport(deps, {
+      sha256: at.sha256,
+      exportName: 'invoke',
+      call: body.call,
+      config: body.config,
+      secrets: body.secrets,
+      hosts: body.hosts,
+      cache: [],
+      documents: null,
+      timeoutMs: body.timeoutMs,
+      fields: { action: body.action, idempotencyKey: body.idempotencyKey, input: body.input },
+    });
+    return performance.now() - started;
+  };
+  const loop = async (total: number, into: number[]) => {
+    let left = total;
+    await Promise.all(
+      Array.from({ length: callers }, async () => {
+        while (left-- > 0) into.push(await once());
+      }),
+    );
+  };
+  try {
+    await loop(at.warmUp * callers, []);
+    const latencies: number[] = [];
+    const cpu = cpuMeter();
+    const started = performance.now();
+    await loop(calls, latencies);
+    const seconds = (performance.now() - started) / 1000;
+    return {
+      ...inProcessRow(`${callers} callers, no HTTP (executeExport)`, latencies),
+      runner: '8/8/8',
+      perSecond: calls / seconds,
+      cpu: cpu(),
+    };
+  } finally {
+    await pool.close();
+  }
 }
 
 /** The module with a custom section naming `i` appended: new bytes, so no compiled code to reuse. */

@@ -150,13 +150,16 @@ export function printCost(cost: Cost) {
  * dispatch and host functions, and the bench's own callers, which share the process) and the other
  * threads (the sandbox threads' instances and exports, V8's GC helpers, libuv's pool).
  */
-export function printBreakdown(row: Row) {
+export function printBreakdown(
+  row: Row,
+  mainThread = "runner HTTP, JSON, validation, redaction, dispatch; the bench's callers too",
+) {
   const calls = row.latencies.length;
   if (!row.cpu || calls === 0) return;
   const per = (ms: number) => fmt(ms / calls, 3);
   console.log(
     `CPU a call in "${row.name}": ${per(row.cpu.allMs)} ms in all = main thread ${per(row.cpu.mainMs)} ms ` +
-      `(runner HTTP, JSON, validation, redaction, dispatch; the bench's callers too) + other threads ` +
+      `(${mainThread}) + other threads ` +
       `${per(row.cpu.allMs - row.cpu.mainMs)} ms (sandbox threads: instance and export; GC helpers)`,
   );
 }

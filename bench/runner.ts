@@ -19,7 +19,13 @@ import { openDatabase } from '../src/db/pool.ts';
 import { capMemory } from '../src/module/index.ts';
 import { startRunnerFromConfig } from '../src/runner/index.ts';
 import { insertVersionRow } from '../test/support/runner.ts';
-import { envelopeOf, measureFloor, measureFreshInProcess, printCosts } from './runner-costs.ts';
+import {
+  envelopeOf,
+  measureFloor,
+  measureFreshInProcess,
+  measurePoolWithoutHttp,
+  printCosts,
+} from './runner-costs.ts';
 import { buildInChild } from './runner-fixtures.ts';
 import {
   closedLoop,
@@ -286,6 +292,13 @@ async function main() {
     );
     const noWarmLoad = await loadRow(`${CALLERS} callers, no warm pool`, noWarmRunner, noWarmSend);
     await noWarmRunner.close();
+    // The same calls without HTTP: the runner's own path on a pool of the healthy row's settings.
+    const withoutHttp = await measurePoolWithoutHttp(
+      { ...inProcess, sha256: shas.echo },
+      invokeBody(shas.echo, TENANT),
+      CALLERS,
+      THROUGHPUT_CALLS,
+    );
 
     // Cold: a runner warmed on echo (its threads and its own code run), then one first call of each
     // variant: fetched from the api, verified, written to its cache, compiled, sent to a thread, run.
@@ -338,6 +351,7 @@ async function main() {
       cold,
       healthy,
       noWarmLoad,
+      withoutHttp,
       everyTenth,
       withLooper,
     ];
@@ -383,6 +397,7 @@ async function main() {
     console.log('');
     printBreakdown(healthy);
     printBreakdown(noWarmLoad);
+    printBreakdown(withoutHttp, "the call's state, envelope, redactor and dispatch; no HTTP");
     const p50 = (row: Row) => quantile(row.latencies, 0.5);
     // Like for like: each warm row against the in-process row timed the same way (idle, or back to back).
     const overIdle = p50(warm) - p50(freshIdle);
