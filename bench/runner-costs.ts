@@ -113,18 +113,25 @@ export async function measureFreshInProcess(at: InProcess, idleMs = 0): Promise<
   return inProcessRow(name, latencies);
 }
 
+/** What measureWithoutHttp answers: the load row, and one call at a time after idling and back to back. */
+export interface WithoutHttp {
+  load: Row;
+  afterIdle: Row;
+  backToBack: Row;
+}
+
 /**
  * The runner's own path of a call without its HTTP: executeExport (the call's state, envelope, redactor,
- * dispatch and the thread's answer) on a sandbox pool of the default runner's settings, `callers` at once.
- * Against the HTTP rows it shows what Node's HTTP on both sides costs; its main-thread CPU a call moves
- * less from run to run than the HTTP rows' (they share the main thread with the bench's own callers).
+ * dispatch and the thread's answer) on a sandbox pool of the default runner's settings, warm. Against the
+ * HTTP rows it shows what Node's HTTP on both sides costs: `callers` at once (its main-thread CPU a call
+ * moves less from run to run than the HTTP rows', which share the main thread with the bench's callers),
+ * and one call at a time after `idleMs` of idling and back to back.
  */
-export async function measurePoolWithoutHttp(
+export async function measureWithoutHttp(
   at: InProcess & { sha256: string },
   body: ReturnType<typeof invokeBody>,
-  callers: number,
-  calls: number,
-): Promise<Row> {
+  load: { callers: number; calls: number; idleMs: number },
+): Promise<WithoutHttp> {
   const pool = new SandboxPool({ threads: 8, warmCapacity: 8, warmIdleMs: 60_000, tenantConcurrency: 8 });
   const module = { sha256: at.sha256, module: at.module, maxPages: at.maxPages };
   const deps = {
@@ -133,9 +140,8 @@ export async function measurePoolWithoutHttp(
     apiInternalUrl: 'http://127.0.0.1:9',
     bind: () => REFUSING_BINDING,
   };
-  const once = async () => {
-    const started = performance.now();
-    await executeExport(deps, {
+  const call = () =>
+    executeExport(deps, {
       sha256: at.sha256,
       exportName: 'invoke',
       call: body.call,
@@ -147,28 +153,40 @@ export async function measurePoolWithoutHttp(
       timeoutMs: body.timeoutMs,
       fields: { action: body.action, idempotencyKey: body.idempotencyKey, input: body.input },
     });
-    return performance.now() - started;
-  };
   const loop = async (total: number, into: number[]) => {
     let left = total;
     await Promise.all(
-      Array.from({ length: callers }, async () => {
-        while (left-- > 0) into.push(await once());
+      Array.from({ length: load.callers }, async () => {
+        while (left-- > 0) {
+          const started = performance.now();
+          await call();
+          into.push(performance.now() - started);
+        }
       }),
     );
   };
   try {
-    await loop(at.warmUp * callers, []);
+    await loop(at.warmUp * load.callers, []);
     const latencies: number[] = [];
     const cpu = cpuMeter();
     const started = performance.now();
-    await loop(calls, latencies);
+    await loop(load.calls, latencies);
     const seconds = (performance.now() - started) / 1000;
+    const used = cpu();
+    const once = async () => {
+      await call();
+    };
+    const afterIdle = await timed(at.calls, at.warmUp, once, load.idleMs);
+    const backToBack = await timed(at.calls, at.warmUp, once);
     return {
-      ...inProcessRow(`${callers} callers, no HTTP (executeExport)`, latencies),
-      runner: '8/8/8',
-      perSecond: calls / seconds,
-      cpu: cpu(),
+      load: {
+        ...inProcessRow(`${load.callers} callers, no HTTP (executeExport)`, latencies),
+        runner: '8/8/8',
+        perSecond: load.calls / seconds,
+        cpu: used,
+      },
+      afterIdle: { ...inProcessRow(`warm, no HTTP, ${load.idleMs} ms idle`, afterIdle), runner: '8/8/8' },
+      backToBack: { ...inProcessRow('warm, no HTTP, back to back', backToBack), runner: '8/8/8' },
     };
   } finally {
     await pool.close();
