@@ -3,7 +3,7 @@
 // counted), or traps or runs out its deadline as its attack says; test/runner/sandbox.test.ts runs them
 // through the real runner.
 import { wat } from '../module/wat.ts';
-import { ANSWER_FUNCTIONS, Texts } from './wat-answers.ts';
+import { ANSWER_FUNCTIONS, ANSWER_IMPORTS, Texts } from './wat-answers.ts';
 
 /** Linear memory: WASI scratch, the answer being built (wat-answers.ts), then the static texts. */
 export const SCRATCH = 0x1000;
@@ -53,12 +53,8 @@ export function hostileModule(build: (text: (value: string) => string) => Hostil
   return wat(
     `
 (module
-  (import "extism:host/env" "alloc" (func $alloc (param i64) (result i64)))
+  ${ANSWER_IMPORTS}
   (import "extism:host/env" "free" (func $free (param i64)))
-  (import "extism:host/env" "store_u8" (func $store_u8 (param i64 i32)))
-  (import "extism:host/env" "load_u8" (func $load_u8 (param i64) (result i32)))
-  (import "extism:host/env" "length" (func $length (param i64) (result i64)))
-  (import "extism:host/env" "output_set" (func $output_set (param i64 i64)))
   ${imports}
   (memory (export "${memoryExport}") ${Math.ceil(texts.next / PAGE) + 1})
   (global $n (mut i32) (i32.const 0))

@@ -2,7 +2,12 @@
 // talk to the host through the Extism kernel only (extism:host/env: the input, blocks, the output) and
 // the platform's http_request, so every byte they answer is built here, in the module.
 import { appModule, wat } from '../module/wat.ts';
-import { ANSWER_FUNCTIONS, Texts } from './wat-answers.ts';
+import { ANSWER_FUNCTIONS, ANSWER_IMPORTS, Texts } from './wat-answers.ts';
+
+/** The kernel's functions that read the call's input. */
+const INPUT_IMPORTS = `
+  (import "extism:host/env" "input_length" (func $input_length (result i64)))
+  (import "extism:host/env" "input_load_u8" (func $input_load_u8 (param i64) (result i32)))`;
 
 /** What the probe writes into its mutable global and into linear memory once it has read them. */
 export const GLOBAL_MARK = 7001;
@@ -43,13 +48,8 @@ export function probeModule(): Uint8Array {
   const inputKey = '"input":';
   const text = `
 (module
-  (import "extism:host/env" "input_length" (func $input_length (result i64)))
-  (import "extism:host/env" "input_load_u8" (func $input_load_u8 (param i64) (result i32)))
-  (import "extism:host/env" "alloc" (func $alloc (param i64) (result i64)))
-  (import "extism:host/env" "store_u8" (func $store_u8 (param i64 i32)))
-  (import "extism:host/env" "load_u8" (func $load_u8 (param i64) (result i32)))
-  (import "extism:host/env" "length" (func $length (param i64) (result i64)))
-  (import "extism:host/env" "output_set" (func $output_set (param i64 i64)))
+  ${INPUT_IMPORTS}
+  ${ANSWER_IMPORTS}
   (import "extism:host/user" "http_request" (func $http_request (param i64) (result i64)))
   (memory (export "memory") 1)
   (global $mark (mut i32) (i32.const 0))
@@ -168,47 +168,37 @@ export function loopingStartModule(kind: 'start' | '_initialize'): Uint8Array {
 
 /**
  * A module that answers its envelope byte for byte: {"status":"ok","output":ENVELOPE}, the input copied
- * from the kernel's input block into the output block as it is, never decoded. What the runner hands a
- * module is then read back exactly, whatever its letters and its size.
+ * from the kernel's input block into memory behind the prefix as it is, never decoded, and handed back
+ * as one block. What the runner hands a module is then read back exactly, whatever its letters and size.
  */
 export function envelopeEcho(): Uint8Array {
   const prefix = '{"status":"ok","output":';
   const texts = new Texts(0);
-  const head = texts.add(prefix);
+  texts.add(prefix);
   const text = `
 (module
-  (import "extism:host/env" "input_length" (func $input_length (result i64)))
-  (import "extism:host/env" "input_load_u8" (func $input_load_u8 (param i64) (result i32)))
-  (import "extism:host/env" "alloc" (func $alloc (param i64) (result i64)))
-  (import "extism:host/env" "store_u8" (func $store_u8 (param i64 i32)))
-  (import "extism:host/env" "output_set" (func $output_set (param i64 i64)))
+  ${INPUT_IMPORTS}
+  ${ANSWER_IMPORTS}
   (memory (export "memory") 1)
+  (global $out_len (mut i32) (i32.const 0))
 
-  (func $copy_text (param $block i64) (param $p i32) (param $n i32) (local $i i32)
-    (block $done
-      (loop $copy
-        (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
-        (call $store_u8 (i64.add (local.get $block) (i64.extend_i32_u (local.get $i)))
-          (i32.load8_u (i32.add (local.get $p) (local.get $i))))
-        (local.set $i (i32.add (local.get $i) (i32.const 1)))
-        (br $copy))))
+  ${ANSWER_FUNCTIONS}
 
   (func (export "manifest") (result i32) (i32.const 0))
 
-  (func (export "invoke") (result i32) (local $n i64) (local $block i64) (local $i i64)
-    (local.set $n (call $input_length))
-    (local.set $block (call $alloc (i64.add (local.get $n) (i64.const ${prefix.length + 1}))))
-    (call $copy_text (local.get $block) ${head})
+  (func (export "invoke") (result i32) (local $n i32) (local $i i32) (local $end i32)
+    (local.set $n (i32.wrap_i64 (call $input_length)))
+    (local.set $end (i32.add (i32.const ${prefix.length + 1}) (local.get $n)))
+    (if (i32.eq (memory.grow (i32.div_u (local.get $end) (i32.const 65536))) (i32.const -1)) (then unreachable))
     (block $done
       (loop $copy
-        (br_if $done (i64.ge_u (local.get $i) (local.get $n)))
-        (call $store_u8 (i64.add (local.get $block) (i64.add (i64.const ${prefix.length}) (local.get $i)))
-          (call $input_load_u8 (local.get $i)))
-        (local.set $i (i64.add (local.get $i) (i64.const 1)))
+        (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
+        (i32.store8 (i32.add (i32.const ${prefix.length}) (local.get $i))
+          (call $input_load_u8 (i64.extend_i32_u (local.get $i))))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
         (br $copy)))
-    (call $store_u8 (i64.add (local.get $block) (i64.add (i64.const ${prefix.length}) (local.get $n)))
-      (i32.const 125))
-    (call $output_set (local.get $block) (i64.add (local.get $n) (i64.const ${prefix.length + 1})))
+    (i32.store8 (i32.add (i32.const ${prefix.length}) (local.get $n)) (i32.const 125))
+    (call $output_set (call $block_of (i32.const 0) (local.get $end)) (i64.extend_i32_u (local.get $end)))
     (i32.const 0))
 
   ${texts.data}

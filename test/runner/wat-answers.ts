@@ -39,11 +39,18 @@ export class Texts {
   }
 }
 
+/** The kernel's functions ANSWER_FUNCTIONS call, imported under their own names. */
+export const ANSWER_IMPORTS = `
+  (import "extism:host/env" "alloc" (func $alloc (param i64) (result i64)))
+  (import "extism:host/env" "store_u8" (func $store_u8 (param i64 i32)))
+  (import "extism:host/env" "load_u8" (func $load_u8 (param i64) (result i32)))
+  (import "extism:host/env" "length" (func $length (param i64) (result i64)))
+  (import "extism:host/env" "output_set" (func $output_set (param i64 i64)))`;
+
 /**
  * $put_byte, $put (bytes of memory), $put_num (a number's digits), $put_block (a kernel block),
- * $block_of (memory into a new kernel block) and $finish (the answer as the output). They need the
- * kernel's alloc, store_u8, load_u8, length and output_set imported under those names, and the globals
- * $out_len (mut i32).
+ * $block_of (memory into a new kernel block) and $finish (the answer as the output). They need
+ * ANSWER_IMPORTS, and the global $out_len (mut i32).
  */
 export const ANSWER_FUNCTIONS = `
   (func $put_byte (param $b i32)
