@@ -197,7 +197,9 @@ describe('Installs', () => {
 
       await timeout.fill('120');
       await config.getByRole('button', { name: 'Save config' }).click();
-      await config.getByText('Saved.').waitFor();
+      // Exactly: the earlier refusal's "The install was not saved." holds "saved." too, and may still
+      // show while this save is under way (the GET then read the install before the save).
+      await config.getByText('Saved.', { exact: true }).waitFor();
       const view = await ok(stack.call(admin, 'GET', '/app-installs/idv'));
       expect(view.config).toEqual({ baseUrl: `http://${idvHost}`, callbackTimeoutSeconds: 120 });
       await page.close();
