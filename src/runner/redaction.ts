@@ -168,8 +168,11 @@ export class Redactor {
     return true;
   }
 
-  /** Spells the values registered since the last matcher was built, in the order they came. */
-  #spell(): void {
+  /**
+   * One of the spelling maps, once the values registered since the last matcher was built are spelled
+   * into both, in the order they came.
+   */
+  #spelled(spellings: Map<string, string>): Map<string, string> {
     for (const [value, label, cached] of this.#unspelled.splice(0)) {
       for (const spelling of spellingsOf(value)) {
         if (spelling.length < MIN_REDACTED_LENGTH) continue;
@@ -177,6 +180,7 @@ export class Redactor {
         if (!cached && !this.#secrets.has(spelling)) this.#secrets.set(spelling, label);
       }
     }
+    return spellings;
   }
 
   secret(name: string, value: string): void {
@@ -198,10 +202,7 @@ export class Redactor {
 
   /** Replaces every registered value in any of its spellings, longest first. */
   apply(text: string): string {
-    if (!this.#allMatcher) {
-      this.#spell();
-      this.#allMatcher = new Matcher(this.#all);
-    }
+    this.#allMatcher ??= new Matcher(this.#spelled(this.#all));
     return this.#allMatcher.apply(text);
   }
 
@@ -210,10 +211,7 @@ export class Redactor {
    * before the module reads it (the module never had a secret, but uses the cached values it keeps).
    */
   applySecrets(text: string): string {
-    if (!this.#secretsMatcher) {
-      this.#spell();
-      this.#secretsMatcher = new Matcher(this.#secrets);
-    }
+    this.#secretsMatcher ??= new Matcher(this.#spelled(this.#secrets));
     return this.#secretsMatcher.apply(text);
   }
 
@@ -222,10 +220,7 @@ export class Redactor {
    * its UTF-8 bytes, and as Latin-1 bytes where it has them (how a header value travels).
    */
   applySecretsToBytes(bytes: Buffer): Buffer {
-    if (!this.#bytesMatcher) {
-      this.#spell();
-      this.#bytesMatcher = new Matcher(byteSpellings(this.#secrets));
-    }
+    this.#bytesMatcher ??= new Matcher(byteSpellings(this.#spelled(this.#secrets)));
     const text = bytes.toString('latin1');
     const out = this.#bytesMatcher.apply(text);
     return out === text ? bytes : Buffer.from(out, 'latin1');
