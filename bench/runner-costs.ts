@@ -120,9 +120,13 @@ export interface WithoutHttp {
   backToBack: Row;
 }
 
+/** The pool of the rows without HTTP: the healthy row's threads and warm instances, its one tenant all 8. */
+const POOL_WITHOUT_HTTP = { threads: 8, warmCapacity: 8, warmIdleMs: 60_000, tenantConcurrency: 8 };
+const POOL_WITHOUT_HTTP_SETTINGS = '8/8/8';
+
 /**
  * The runner's own path of a call without its HTTP: executeExport (the call's state, envelope, redactor,
- * dispatch and the thread's answer) on a sandbox pool of the default runner's settings, warm. Against the
+ * dispatch and the thread's answer) on a sandbox pool, warm (POOL_WITHOUT_HTTP). Against the
  * HTTP rows it shows what Node's HTTP on both sides costs: `callers` at once (its main-thread CPU a call
  * moves less from run to run than the HTTP rows', which share the main thread with the bench's callers),
  * and one call at a time after `idleMs` of idling and back to back.
@@ -132,7 +136,7 @@ export async function measureWithoutHttp(
   body: ReturnType<typeof invokeBody>,
   load: { callers: number; calls: number; idleMs: number },
 ): Promise<WithoutHttp> {
-  const pool = new SandboxPool({ threads: 8, warmCapacity: 8, warmIdleMs: 60_000, tenantConcurrency: 8 });
+  const pool = new SandboxPool(POOL_WITHOUT_HTTP);
   const module = { sha256: at.sha256, module: at.module, maxPages: at.maxPages };
   const deps = {
     modules: { get: async () => module },
@@ -178,15 +182,18 @@ export async function measureWithoutHttp(
     };
     const afterIdle = await timed(at.calls, at.warmUp, once, load.idleMs);
     const backToBack = await timed(at.calls, at.warmUp, once);
+    const row = (name: string, latencies: number[]) => ({
+      ...inProcessRow(name, latencies),
+      runner: POOL_WITHOUT_HTTP_SETTINGS,
+    });
     return {
       load: {
-        ...inProcessRow(`${load.callers} callers, no HTTP (executeExport)`, latencies),
-        runner: '8/8/8',
+        ...row(`${load.callers} callers, no HTTP (executeExport)`, latencies),
         perSecond: load.calls / seconds,
         cpu: used,
       },
-      afterIdle: { ...inProcessRow(`warm, no HTTP, ${load.idleMs} ms idle`, afterIdle), runner: '8/8/8' },
-      backToBack: { ...inProcessRow('warm, no HTTP, back to back', backToBack), runner: '8/8/8' },
+      afterIdle: row(`warm, no HTTP, ${load.idleMs} ms idle`, afterIdle),
+      backToBack: row('warm, no HTTP, back to back', backToBack),
     };
   } finally {
     await pool.close();

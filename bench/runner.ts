@@ -292,7 +292,7 @@ async function main() {
     );
     const noWarmLoad = await loadRow(`${CALLERS} callers, no warm pool`, noWarmRunner, noWarmSend);
     await noWarmRunner.close();
-    // The same calls without HTTP: the runner's own path on a pool of the healthy row's settings.
+    // The same calls without HTTP: the runner's own path on a pool of the healthy row's threads.
     const withoutHttp = await measureWithoutHttp(
       { ...inProcess, sha256: shas.echo },
       invokeBody(shas.echo, TENANT),
