@@ -47,23 +47,25 @@ export async function recordAudit(db: Queryable, entry: AuditEntry): Promise<num
 }
 
 /**
- * The record's insert, not yet sent (a writer that sends it with another write in one statement:
- * calls/test-call-write.ts). `publicId`: the record's public id when the writer chooses it (a version 7
- * UUID, as the column's default makes), so a try after a lost commit can find the record there.
+ * The record's columns. `publicId`: the record's public id when the writer chooses it (a version 7 UUID,
+ * as the column's default makes), so a try after a lost commit can find the record there.
  */
+export const auditValues = (entry: AuditEntry & { publicId?: string }) => ({
+  ...(entry.publicId ? { publicId: entry.publicId } : {}),
+  tenantId: entry.tenantId,
+  action: entry.action,
+  actorType: entry.actor.type,
+  actorId: entry.actor.id,
+  actorName: entry.actor.name,
+  resourceType: entry.resource.type,
+  resourceId: entry.resource.id,
+  data: entry.data ?? {},
+  requestId: entry.requestId ?? null,
+});
+
+/** The record's insert, not yet sent. */
 export const auditInsert = (db: Pick<Queryable, 'insert'>, entry: AuditEntry & { publicId?: string }) =>
-  db.insert(auditEvents).values({
-    ...(entry.publicId ? { publicId: entry.publicId } : {}),
-    tenantId: entry.tenantId,
-    action: entry.action,
-    actorType: entry.actor.type,
-    actorId: entry.actor.id,
-    actorName: entry.actor.name,
-    resourceType: entry.resource.type,
-    resourceId: entry.resource.id,
-    data: entry.data ?? {},
-    requestId: entry.requestId ?? null,
-  });
+  db.insert(auditEvents).values(auditValues(entry));
 
 export interface AuditQuery {
   tenantId: string;

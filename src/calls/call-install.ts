@@ -5,6 +5,7 @@
 // and is recorded nowhere (there is no install to record it under).
 import { and, eq, inArray, or, sql } from 'drizzle-orm';
 import { blocksOfVersionRow } from '../catalogue/blocks.ts';
+import { versionColumnsWithoutManifest, withManifest } from '../catalogue/manifests.ts';
 import { appBlocks, appVersions } from '../catalogue/tables.ts';
 import type { Db } from '../db/pool.ts';
 import { preparedOn } from '../db/prepared.ts';
@@ -82,7 +83,8 @@ export async function resolveCall(
   const query = options.currentName ? installByCurrentName(db) : installByNameOrAlias(db);
   const [row] = await query.execute({ tenantId, name });
   if (!row) throw options.currentName ? await unknownInstallOf(db, tenantId, name) : unknownInstall(name);
-  const { install, version, blockReason, circuit, now, limits, quotas, cache } = row;
+  const { install, blockReason, circuit, now, limits, quotas, cache } = row;
+  const version = await withManifest(db, row.version);
   return {
     install,
     version,
@@ -98,8 +100,8 @@ const tenantId = sql.placeholder('tenantId');
 const name = sql.placeholder('name');
 
 /**
- * The call's reads in one query, its parameters the tenant and the name: the install with its version,
- * a block covering that version, its circuit with the database's now, its limits, the tenant's quotas
+ * The call's reads in one query, its parameters the tenant and the name: the install with its version
+ * (its manifest kept by the process: catalogue/manifests.ts), a block covering that version, its circuit with the database's now, its limits, the tenant's quotas
  * and the install's stored cached values.
  */
 const resolveQuery = (db: Db, currentName: boolean) => {
@@ -111,7 +113,7 @@ const resolveQuery = (db: Db, currentName: boolean) => {
   return db
     .select({
       install: appInstalls,
-      version: appVersions,
+      version: versionColumnsWithoutManifest,
       blockReason: sql<string | null>`(${block})`,
       circuit: appInstallCircuits,
       now: dbNow,

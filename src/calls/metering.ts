@@ -3,6 +3,7 @@
 // check and the limits record need.
 import { type AnyColumn, and, eq, gt, gte, lt, ne, type SQL, sql } from 'drizzle-orm';
 import type { Queryable } from '../db/pool.ts';
+import type { Bindable } from '../db/prepared.ts';
 import { type BudgetPeriod, type MeteringRecords, readLimits } from '../installs/index.ts';
 import {
   actionPrice,
@@ -72,13 +73,13 @@ export async function meteredRow(db: Queryable, call: MeteredCall, now: Date = n
   };
 }
 
-type MeteredRow = Awaited<ReturnType<typeof meteredRow>>;
+export type MeteredRow = Awaited<ReturnType<typeof meteredRow>>;
 
 /**
  * The upsert of `calls` calls into the row's day: 1, or an expression (record-write.ts counts the record
  * its statement wrote, so a record written before meters nothing again). Not yet sent.
  */
-export function meteringUpsert(db: Pick<Queryable, 'insert'>, row: MeteredRow, calls: 1 | SQL) {
+export function meteringUpsert(db: Pick<Queryable, 'insert'>, row: Bindable<MeteredRow>, calls: 1 | SQL) {
   return db
     .insert(appMetering)
     .values({

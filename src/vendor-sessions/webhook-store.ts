@@ -6,6 +6,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import { type Actor, recordAudit } from '../audit/trail.ts';
 import { storable } from '../calls/index.ts';
 import { blocksOfVersionRow } from '../catalogue/blocks.ts';
+import { versionColumnsWithoutManifest, withManifest } from '../catalogue/manifests.ts';
 import { appBlocks, appVersions } from '../catalogue/tables.ts';
 import type { Database, Queryable, Tx } from '../db/pool.ts';
 import { appInstalls, type InstallRow, type VersionRow } from '../installs/index.ts';
@@ -22,11 +23,11 @@ export async function installAndRunningVersion(
   installId: string,
 ): Promise<{ install: InstallRow; running: VersionRow } | null> {
   const [row] = await db
-    .select({ install: appInstalls, running: appVersions })
+    .select({ install: appInstalls, running: versionColumnsWithoutManifest })
     .from(appInstalls)
     .innerJoin(appVersions, eq(appVersions.id, appInstalls.versionId))
     .where(eq(appInstalls.id, installId));
-  return row ?? null;
+  return row ? { install: row.install, running: await withManifest(db, row.running) } : null;
 }
 
 /**
@@ -40,11 +41,17 @@ export async function sessionAndVersion(
 ): Promise<{ session: SessionRow; version: VersionRow | null; blocked: boolean } | null> {
   const block = db.select({ id: appBlocks.id }).from(appBlocks).where(blocksOfVersionRow()).limit(1);
   const [row] = await db
-    .select({ session: appCallbacks, version: appVersions, blocked: sql<boolean>`exists (${block})` })
+    .select({
+      session: appCallbacks,
+      version: versionColumnsWithoutManifest,
+      blocked: sql<boolean>`exists (${block})`,
+    })
     .from(appCallbacks)
     .leftJoin(appVersions, eq(appVersions.id, appCallbacks.versionId))
     .where(and(eq(appCallbacks.installId, installId), eq(appCallbacks.externalId, externalId)));
-  return row ?? null;
+  if (!row) return null;
+  const version = row.version ? await withManifest(db, row.version) : null;
+  return { session: row.session, version, blocked: row.blocked };
 }
 
 export type Recorded =

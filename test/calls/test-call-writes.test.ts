@@ -1,5 +1,5 @@
 // What a test call reads and writes (docs/calls.md "Test call"): the install with its cached values in
-// the call's one query (resolveCall), and the app.tested record with its metering in one statement —
+// the call's one query (resolveCall), its version's manifest kept by the process, and the app.tested record with its metering in one statement —
 // neither without the other, and not twice when a try after a lost commit writes again. Through the real
 // api, runner and database; a failing insert is a trigger of the test's own.
 import { and, eq, sql } from 'drizzle-orm';
@@ -10,6 +10,8 @@ import { auditEvents } from '../../src/audit/tables.ts';
 import { resolveCall } from '../../src/calls/call-install.ts';
 import { appMetering } from '../../src/calls/tables.ts';
 import { writeAudited } from '../../src/calls/test-call-write.ts';
+import { withManifest } from '../../src/catalogue/manifests.ts';
+import { appVersions } from '../../src/catalogue/tables.ts';
 import { liveCacheOf, readLiveCache } from '../../src/installs/cache/cache.ts';
 import { isUuid, uuidV7 } from '../../src/uuid.ts';
 import { type CataloguePlatform, startCataloguePlatform } from '../catalogue/support.ts';
@@ -104,6 +106,8 @@ describe('a test call’s statements', () => {
     expect(reading).toHaveLength(1);
     expect(reading[0]).toContain('"app_versions"');
     expect(reading[0]).toContain('"app_install_limits"');
+    // The version's manifest is the one the process kept (catalogue/manifests.ts): never read again.
+    expect(sent.filter((text) => text.includes('"manifest"'))).toEqual([]);
     const writing = sent.filter((text) => /insert into "(audit_events|app_metering)"/.test(text));
     expect(writing).toHaveLength(1);
     expect(writing[0]).toContain('insert into "audit_events"');
@@ -127,6 +131,32 @@ describe('a test call’s statements', () => {
     const opened = await liveCacheOf(db(), key, resolved.install, resolved.cache);
     expect(opened).toEqual(await readLiveCache(db(), key, { id: installId, tenantId }));
     expect(opened.entries).toEqual([expect.objectContaining({ name: 'last', value: 'kept-value-2' })]);
+  });
+});
+
+describe('a version’s manifest', () => {
+  it('is read once a process, then kept frozen and shared by every call of the version', async () => {
+    const other = await published(platform, admin, buildFixture('echo'));
+    tallying = [];
+    const first = await withManifest(db(), { id: other.id });
+    const second = await withManifest(db(), { id: other.id });
+    const sent = tallying;
+    tallying = null;
+
+    expect(sent.filter((text) => text.includes('"manifest"'))).toHaveLength(1);
+    const [stored] = await db()
+      .select({ manifest: appVersions.manifest })
+      .from(appVersions)
+      .where(eq(appVersions.id, other.id));
+    expect(first.manifest).toEqual(stored?.manifest);
+    expect(second.manifest).toBe(first.manifest);
+    // Shared, so frozen all the way down: a caller's change would be every later call's.
+    expect(Object.isFrozen(first.manifest)).toBe(true);
+    expect(Object.isFrozen(first.manifest.actions)).toBe(true);
+    expect(Object.isFrozen(first.manifest.actions[0])).toBe(true);
+    expect(() => {
+      (first.manifest.actions as unknown[]).push({ name: 'added' });
+    }).toThrow(TypeError);
   });
 });
 
