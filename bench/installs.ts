@@ -19,7 +19,7 @@ import pino from 'pino';
 import { startEchoVendor } from '../src/app-cli/vendor-double.ts';
 import { openDatabase } from '../src/db/pool.ts';
 import { createRunnerClient } from '../src/runner/index.ts';
-import { BENCH_RUNNER_TOKEN, benchAdmin, startBenchStack, withBenchDatabase } from './support.ts';
+import { BENCH_RUNNER_TOKEN, benchAdmin, benchApi, startBenchStack, withBenchDatabase } from './support.ts';
 import { countStatements, statementsSent } from './usage.ts';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 300);
@@ -127,18 +127,7 @@ async function main() {
     closers.unshift(() => vendor.close());
 
     const { tenantId, token } = await benchAdmin(database, local.signingKey);
-    const auth = { authorization: `Bearer ${token}` };
-    const call = async (method: string, route: string, body?: unknown): Promise<Json> => {
-      const response = await fetch(`${api.url}${route}`, {
-        method,
-        headers: body === undefined ? auth : { ...auth, 'content-type': 'application/json' },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      const text = await response.text();
-      if (response.status !== 200 && response.status !== 201)
-        throw new Error(`${method} ${route}: ${response.status} ${text.slice(0, 300)}`);
-      return JSON.parse(text);
-    };
+    const call = benchApi(closers, api.url, token, CONCURRENCY);
 
     // README.md "Try an app": the release version, install (disabled), the secret, enable.
     const versions = await call('GET', '/apps/http-connector/versions');

@@ -33,7 +33,7 @@ import { definitions, definitionVersions, workflowRuns } from '../src/runs/table
 import { startWorker } from '../src/worker/index.ts';
 import { bareWorkflow, registerBareWorkflow } from './bare-workflow.ts';
 import { printRunsReport, type Row } from './runs-report.ts';
-import { BENCH_RUNNER_TOKEN, benchAdmin, startBenchStack, withBenchDatabase } from './support.ts';
+import { BENCH_RUNNER_TOKEN, benchAdmin, benchApi, startBenchStack, withBenchDatabase } from './support.ts';
 import { freePortPair, telemetrySwitch } from './telemetry-switch.ts';
 import { countStatements, postmasterOf, startMeter, statementTally, type Usage } from './usage.ts';
 
@@ -113,18 +113,7 @@ async function main() {
     closers.unshift(() => vendor.close());
 
     const { tenantId, token } = await benchAdmin(database, local.signingKey);
-    const auth = { authorization: `Bearer ${token}` };
-    const call = async (method: string, route: string, body?: unknown): Promise<Json> => {
-      const response = await fetch(`${api.url}${route}`, {
-        method,
-        headers: body === undefined ? auth : { ...auth, 'content-type': 'application/json' },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      const text = await response.text();
-      if (response.status >= 300)
-        throw new Error(`${method} ${route}: ${response.status} ${text.slice(0, 300)}`);
-      return JSON.parse(text);
-    };
+    const call = benchApi(closers, api.url, token, IN_FLIGHT);
     const version = (await call('GET', '/apps/http-connector/versions')).items[0];
     await call('POST', '/app-installs', {
       name: 'vendor',

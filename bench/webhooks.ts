@@ -39,7 +39,7 @@ import { BATCH_SIZE } from '../src/retention/retention-rules.ts';
 import { createRunnerClient } from '../src/runner/index.ts';
 import { sweepStrandedRuns } from '../src/runs/sweep.ts';
 import { ENGINE_SCHEMA } from '../src/worker/engine.ts';
-import { BENCH_RUNNER_TOKEN, benchAdmin, startBenchStack, withBenchDatabase } from './support.ts';
+import { BENCH_RUNNER_TOKEN, benchAdmin, benchApi, startBenchStack, withBenchDatabase } from './support.ts';
 import { countStatements, postmasterOf, statementsSent, statementTally, tallyStatements } from './usage.ts';
 import { printReport, type Row, type Tally } from './webhooks-report.ts';
 import {
@@ -119,17 +119,7 @@ async function main() {
     const memory = { fresh: worker.memory().rss, waiting: 0, many: 0, restarted: 0, peak: 0 };
 
     const { token } = await benchAdmin(database, local.signingKey);
-    const call = async (method: string, route: string, body?: unknown): Promise<Json> => {
-      const response = await fetch(`${api.url}${route}`, {
-        method,
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      const text = await response.text();
-      if (response.status >= 300)
-        throw new Error(`${method} ${route}: ${response.status} ${text.slice(0, 300)}`);
-      return JSON.parse(text);
-    };
+    const call = benchApi(closers, api.url, token, IN_FLIGHT);
     const version = (await call('GET', '/apps/http-connector/versions')).items[0];
     const installConfig = { baseUrl: vendor.url, webhook: WEBHOOK_CONFIG };
     const install = await call('POST', '/app-installs', {
