@@ -4,16 +4,16 @@
 // valid, and every required secret opened. A refusal throws its API error; nothing has been sent,
 // metered or recorded.
 import type { ValidateFunction } from 'ajv';
-import { eq } from 'drizzle-orm';
 import { appBlocked, findBlock } from '../catalogue/blocks.ts';
 import type { Queryable } from '../db/pool.ts';
 import { ApiError, issuesUnder, validationError } from '../http/errors.ts';
 import {
-  appInstallSecrets,
   childPointer,
   type InstallRow,
   open,
+  readStoredSecrets,
   requiredSecrets,
+  type StoredSecret,
   type VersionRow,
 } from '../installs/index.ts';
 import { type ActionDeclaration, compiledSchema, type JsonSchema, unmappableKeys } from '../module/index.ts';
@@ -48,12 +48,14 @@ export async function admit(
   /**
    * blockReason: as read with the install (null: none); absent, read here. inputMapping: the mapping a
    * step's or rule's input was built with (absent for a test call, whose input is all literal).
+   * secrets: the install's sealed secrets as read with it; absent, read here (when any is required).
    */
   call: {
     action: string;
     input: unknown;
     inputMapping?: Record<string, string>;
     blockReason?: string | null;
+    secrets?: readonly StoredSecret[];
   },
   options: AdmissionOptions,
 ): Promise<Admitted> {
@@ -61,7 +63,7 @@ export async function admit(
     throw notConfigured(`install ${install.name} is disabled`, []);
   }
   // Read beside the block check, awaited in the order of the refusals: blocked, action, input, secrets.
-  const opening = openRequiredSecrets(db, install, version, options.secretStoreKey);
+  const opening = openRequiredSecrets(db, install, version, options.secretStoreKey, call.secrets);
   opening.catch(() => {}); // a refusal before it is awaited must not leave it unhandled
   const blockReason = call.blockReason !== undefined ? call.blockReason : await blockReasonOf(db, version);
   if (blockReason !== null) throw appBlocked(version.sha256, blockReason);
@@ -122,6 +124,8 @@ export async function openRequiredSecrets(
   install: InstallRow,
   version: VersionRow,
   key: Buffer | null,
+  /** The install's sealed secrets as read with it (resolveCall, a vendor webhook's); absent: read here. */
+  stored?: readonly StoredSecret[],
 ): Promise<Record<string, string>> {
   const required = requiredSecrets(version.manifest, install.config);
   if (required.length === 0) return {};
@@ -131,10 +135,7 @@ export async function openRequiredSecrets(
       'this deployment has no secret store key (SECRET_STORE_KEY)',
     );
   }
-  const rows = await db
-    .select({ name: appInstallSecrets.name, sealed: appInstallSecrets.sealed })
-    .from(appInstallSecrets)
-    .where(eq(appInstallSecrets.installId, install.id));
+  const rows = stored ?? (await readStoredSecrets(db, install.id));
   const secrets: Record<string, string> = {};
   const missing: string[] = [];
   for (const name of required) {

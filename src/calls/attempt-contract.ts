@@ -3,7 +3,14 @@
 
 import type { Actor, AuditEntry } from '../audit/trail.ts';
 import type { Tx } from '../db/pool.ts';
-import type { CircuitCount, CircuitRead, InstallRow, StoredCache, VersionRow } from '../installs/index.ts';
+import type {
+  CircuitCount,
+  CircuitRead,
+  InstallRow,
+  StoredCache,
+  StoredSecret,
+  VersionRow,
+} from '../installs/index.ts';
 import type { LogLine, Usage } from '../runner/index.ts';
 import type { InvocationContext } from './invocations.ts';
 import type { AttemptError, AttemptResult } from './outcome.ts';
@@ -38,6 +45,8 @@ export interface AttemptCall {
   limits?: QuotasAndLimits;
   /** The install's cache generation and stored values as read with it (resolveCall); absent: step 5 reads them. */
   cache?: StoredCache;
+  /** The install's sealed secrets as read with it (resolveCall); absent: admission reads them. */
+  secrets?: readonly StoredSecret[];
 }
 
 export interface AttemptOptions {

@@ -20,6 +20,9 @@ import {
   limitsOfRow,
   readsDocuments,
   type StoredCache,
+  type StoredSecret,
+  storedSecretsJson,
+  storedSecretsOf,
   storedValuesJson,
   storedValuesOf,
   unknownInstall,
@@ -65,6 +68,8 @@ export interface ResolvedCall {
   limits: QuotasAndLimits;
   /** The install's cache generation and stored values, which step 5 then need not read. */
   cache: StoredCache;
+  /** The install's sealed secrets, which admission then need not read. */
+  secrets: StoredSecret[];
 }
 
 /**
@@ -83,7 +88,7 @@ export async function resolveCall(
   const query = options.currentName ? installByCurrentName(db) : installByNameOrAlias(db);
   const [row] = await query.execute({ tenantId, name });
   if (!row) throw options.currentName ? await unknownInstallOf(db, tenantId, name) : unknownInstall(name);
-  const { install, blockReason, circuit, now, limits, quotas, cache } = row;
+  const { install, blockReason, circuit, now, limits, quotas, cache, secrets } = row;
   const version = await withManifest(db, row.version);
   return {
     install,
@@ -93,6 +98,7 @@ export async function resolveCall(
     circuit: { row: circuit, now },
     limits: { quotas, limits: limitsOfRow(limits) },
     cache: { generation: install.cacheGeneration, values: storedValuesOf(cache) },
+    secrets: storedSecretsOf(secrets),
   };
 }
 
@@ -120,6 +126,7 @@ const resolveQuery = (db: Db, currentName: boolean) => {
       limits: appInstallLimits,
       quotas: tenantQuotasJson(tenantId),
       cache: storedValuesJson,
+      secrets: storedSecretsJson,
     })
     .from(appInstalls)
     .innerJoin(appVersions, eq(appVersions.id, appInstalls.versionId))
@@ -148,7 +155,7 @@ const installByCurrentName = preparedOn((db) => resolveQuery(db, true));
 /** One attempt of a call whose install is resolved. */
 export function callResolved(
   deps: AttemptDeps,
-  { install, version, blockReason, circuit, limits, cache }: ResolvedCall,
+  { install, version, blockReason, circuit, limits, cache, secrets }: ResolvedCall,
   call: InstallCall,
 ): Promise<AttemptOutcome> {
   return runAttempt(
@@ -170,6 +177,7 @@ export function callResolved(
       circuit,
       limits,
       cache,
+      secrets,
     },
     {
       requireEnabled: true,

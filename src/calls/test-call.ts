@@ -30,9 +30,9 @@ export async function testInstall(
   name: string,
   body: TestCallBody,
 ): Promise<AttemptOutcome> {
-  // The install, its version, a block covering it, the tenant's quotas, its limits and its cached values
-  // in one query.
-  const { install, version, blockReason, limits, cache } = await resolveCall(
+  // The install, its version, a block covering it, the tenant's quotas, its limits, its cached values and
+  // its sealed secrets in one query.
+  const { install, version, blockReason, limits, cache, secrets } = await resolveCall(
     ctx.database.db,
     ctx.principal.tenantId,
     name,
@@ -55,6 +55,7 @@ export async function testInstall(
       blockReason,
       limits,
       cache,
+      secrets,
     },
     {
       requireEnabled: false,

@@ -116,6 +116,12 @@ export {
 } from './limits/limits-store.ts';
 export { open } from './secrets/seal.ts';
 export { requiredSecrets } from './secrets/secrets-rules.ts';
+export {
+  readStoredSecrets,
+  type StoredSecret,
+  storedSecretsJson,
+  storedSecretsOf,
+} from './secrets/stored-secrets.ts';
 
 // The ports browsers refuse (the hand-off's page rule refuses them as config URLs do).
 

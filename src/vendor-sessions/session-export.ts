@@ -10,7 +10,10 @@ import type { Database, Queryable } from '../db/pool.ts';
 import { ApiError } from '../http/errors.ts';
 import {
   type InstallRow,
+  liveCacheOf,
   readLiveCache,
+  type StoredCache,
+  type StoredSecret,
   storeCacheChanges,
   type VersionRow,
   webhookUrl,
@@ -36,6 +39,8 @@ export interface SessionExport {
   secrets: Record<string, string>;
   /** What the export counts as: a webhook delivery or a hand-off. */
   counter: 'webhooks' | 'handoffs';
+  /** The install's cache generation and stored values as read with it (a webhook's); absent: read here. */
+  cache?: StoredCache;
 }
 
 /** Sends the export's request (the caller adds its own part and chooses how to send it). */
@@ -49,7 +54,12 @@ export async function callSessionExport(
 ): Promise<RunnerResult<RunnerAnswer>> {
   const { install, version } = target;
   const key = deps.secretStoreKey;
-  const cache = key ? await readLiveCache(deps.database.db, key, install) : null;
+  const db = deps.database.db;
+  const cache = !key
+    ? null
+    : target.cache
+      ? await liveCacheOf(db, key, install, target.cache)
+      : await readLiveCache(db, key, install);
   const sent = await send({
     module: { sha256: version.sha256 },
     call: {
@@ -65,7 +75,7 @@ export async function callSessionExport(
   if (sent.ok || mayHaveRun(sent.code)) {
     const { tenantId, id: installId, name: installName, appName } = install;
     const row = { tenantId, installId, installName, appName, action: target.action };
-    await meterApart(deps.database.db, row, target.counter);
+    await meterApart(db, row, target.counter);
   }
   // Whatever the module answered, what it changed in the cache is stored (as after a call).
   if (sent.ok && key && cache && sent.value.cacheChanges.length > 0) {
@@ -96,15 +106,19 @@ export function secretsRefusalOf(error: unknown): SecretsRefusal | null {
   return null;
 }
 
-/** The export's required secrets under the session's version, or why they cannot be opened. */
+/**
+ * The export's required secrets under the session's version, or why they cannot be opened. `stored`: the
+ * install's sealed secrets as read with it (a webhook's); absent: read here.
+ */
 export async function openExportSecrets(
   db: Queryable,
   install: InstallRow,
   version: VersionRow,
   key: Buffer | null,
+  stored?: readonly StoredSecret[],
 ): Promise<{ ok: true; secrets: Record<string, string> } | ({ ok: false } & SecretsRefusal)> {
   try {
-    return { ok: true, secrets: await openRequiredSecrets(db, install, version, key) };
+    return { ok: true, secrets: await openRequiredSecrets(db, install, version, key, stored) };
   } catch (error) {
     const refusal = secretsRefusalOf(error);
     if (!refusal) throw error;

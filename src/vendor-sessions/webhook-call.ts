@@ -6,6 +6,7 @@ import type { InstallRow, VersionRow } from '../installs/index.ts';
 import type { RunnerClient, RunnerFailureResult } from '../runner/index.ts';
 import { callSessionExport, openExportSecrets } from './session-export.ts';
 import type { SessionRow } from './session-store.ts';
+import type { StoredWithInstall } from './webhook-store.ts';
 
 /** How long a delivery waits for a runner to take it (busy, not_sent) before answering 502. */
 export const WEBHOOK_CAPACITY_WAIT_MS = 10_000;
@@ -33,10 +34,14 @@ export interface Delivery {
   body: Buffer;
 }
 
-/** What handle_webhook is run for: the install, the version it runs, the session and its version. */
+/**
+ * What handle_webhook is run for: the install, the version it runs, its secrets and cache as read with it,
+ * the session and its version.
+ */
 export interface WebhookTarget {
   install: InstallRow;
   running: VersionRow;
+  stored: StoredWithInstall;
   session: SessionRow;
   /** The version the session started on: its module handles the webhook. */
   version: VersionRow;
@@ -51,10 +56,16 @@ export async function runHandleWebhook(
   target: WebhookTarget,
   delivery: Delivery,
 ): Promise<unknown> {
-  const { install, version, session } = target;
+  const { install, version, session, stored } = target;
   const runner = deps.runner;
   if (!runner) throw webhookFailed('apps_unavailable');
-  const opened = await openExportSecrets(deps.database.db, install, version, deps.secretStoreKey);
+  const opened = await openExportSecrets(
+    deps.database.db,
+    install,
+    version,
+    deps.secretStoreKey,
+    stored.secrets,
+  );
   if (!opened.ok) throw webhookFailed(opened.reason, opened.details);
   const { secrets } = opened;
   const request = {
@@ -65,7 +76,7 @@ export async function runHandleWebhook(
   };
   const sent = await callSessionExport(
     deps,
-    { install, version, action: session.action, secrets, counter: 'webhooks' },
+    { install, version, action: session.action, secrets, cache: stored.cache, counter: 'webhooks' },
     (base) => sendWhileBusy(deps, runner, install.tenantId, { ...base, request }),
   );
   if (!sent.ok) throw webhookFailed(sent.code);

@@ -9,7 +9,17 @@ import { blocksOfVersionRow } from '../catalogue/blocks.ts';
 import { versionColumnsWithoutManifest, withManifest } from '../catalogue/manifests.ts';
 import { appBlocks, appVersions } from '../catalogue/tables.ts';
 import type { Database, Queryable, Tx } from '../db/pool.ts';
-import { appInstalls, type InstallRow, type VersionRow } from '../installs/index.ts';
+import {
+  appInstalls,
+  type InstallRow,
+  type StoredCache,
+  type StoredSecret,
+  storedSecretsJson,
+  storedSecretsOf,
+  storedValuesJson,
+  storedValuesOf,
+  type VersionRow,
+} from '../installs/index.ts';
 import { type SessionRow, settleSession } from './session-store.ts';
 import { appCallbacks, appWebhookEvents, type CallbackStatus, type WebhookEventOutcome } from './tables.ts';
 import { eventOutcome, type ModuleEvent } from './webhook-rules.ts';
@@ -17,17 +27,40 @@ import { eventOutcome, type ModuleEvent } from './webhook-rules.ts';
 /** Who the audit trail names for a vendor's delivery: the vendor, through the platform's webhook route. */
 export const VENDOR_WEBHOOK_ACTOR: Actor = { type: 'system', id: 'vendor-webhook', name: 'vendor webhook' };
 
-/** The install of that id (any tenant: the webhook URL names it) with the version it runs now, or null. */
+/** What a delivery reads with the install: its sealed secrets and its cache, which it then need not read. */
+export interface StoredWithInstall {
+  secrets: StoredSecret[];
+  cache: StoredCache;
+}
+
+/**
+ * The install of that id (any tenant: the webhook URL names it) with the version it runs now, its sealed
+ * secrets and its cached values, in one query; or null.
+ */
 export async function installAndRunningVersion(
   db: Queryable,
   installId: string,
-): Promise<{ install: InstallRow; running: VersionRow } | null> {
+): Promise<{ install: InstallRow; running: VersionRow; stored: StoredWithInstall } | null> {
   const [row] = await db
-    .select({ install: appInstalls, running: versionColumnsWithoutManifest })
+    .select({
+      install: appInstalls,
+      running: versionColumnsWithoutManifest,
+      secrets: storedSecretsJson,
+      cache: storedValuesJson,
+    })
     .from(appInstalls)
     .innerJoin(appVersions, eq(appVersions.id, appInstalls.versionId))
     .where(eq(appInstalls.id, installId));
-  return row ? { install: row.install, running: await withManifest(db, row.running) } : null;
+  if (!row) return null;
+  const { install, secrets, cache } = row;
+  return {
+    install,
+    running: await withManifest(db, row.running),
+    stored: {
+      secrets: storedSecretsOf(secrets),
+      cache: { generation: install.cacheGeneration, values: storedValuesOf(cache) },
+    },
+  };
 }
 
 /**

@@ -53,7 +53,7 @@ export async function receiveWebhook(
     ? await installAndRunningVersion(db, received.installId)
     : null;
   if (!installed) throw unknownInstall();
-  const { install, running } = installed;
+  const { install, running, stored } = installed;
 
   // 2.
   const externalId = webhookExternalId(running.manifest, install.config, received);
@@ -73,7 +73,7 @@ export async function receiveWebhook(
   if (found.blocked) throw new ApiError('app_blocked', 'this app is blocked by the operator');
 
   // 4.
-  const answer = await runHandleWebhook(deps, { install, running, session, version }, received);
+  const answer = await runHandleWebhook(deps, { install, running, stored, session, version }, received);
   const verdict = verdictOf(answer, externalId, outputCheck(version, session));
   const log = context.log.child({ installId: install.id, callbackId: session.id });
   if (verdict.kind === 'ignored') return IGNORED;

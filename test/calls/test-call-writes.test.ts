@@ -3,7 +3,6 @@
 // neither without the other, and not twice when a try after a lost commit writes again. Through the real
 // api, runner and database; a failing insert is a trigger of the test's own.
 import { and, eq, sql } from 'drizzle-orm';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startVendorDouble, type VendorDouble } from '../../packages/app-testing/src/index.ts';
 import { auditEvents } from '../../src/audit/tables.ts';
@@ -17,16 +16,7 @@ import { isUuid, uuidV7 } from '../../src/uuid.ts';
 import { type CataloguePlatform, startCataloguePlatform } from '../catalogue/support.ts';
 import { errorOf, ok, published, SECRET_KEY_HEX } from '../installs/support.ts';
 import { buildFixture } from '../support/assemblyscript.ts';
-
-// The statements every pg client of this process sends, while `tallying`: the platform runs in it.
-let tallying: string[] | null = null;
-const clientQuery = pg.Client.prototype.query;
-pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-  const [first] = args;
-  const text = typeof first === 'string' ? first : ((first as { text?: string } | null)?.text ?? '');
-  tallying?.push(text);
-  return (clientQuery as (...a: unknown[]) => unknown).apply(this, args);
-} as typeof clientQuery;
+import { statementsWhile } from '../support/statements.ts';
 
 const key = Buffer.from(SECRET_KEY_HEX, 'hex');
 let platform: CataloguePlatform;
@@ -51,7 +41,6 @@ beforeAll(async () => {
     as $$ begin raise exception 'refused by the test'; end $$`);
 }, 120_000);
 afterAll(async () => {
-  pg.Client.prototype.query = clientQuery;
   await vendor?.close();
   await platform?.close();
 });
@@ -97,15 +86,15 @@ describe('a test call’s statements', () => {
     await install('counted');
     // A value in the cache, so the read has one to hand over.
     await ok(await test('counted', { action: 'remember', input: { value: 'kept-value-1' } }));
-    tallying = [];
-    await ok(await test('counted', LOOKUP));
-    const sent = tallying;
-    tallying = null;
+    const { sent } = await statementsWhile(async () => ok(await test('counted', LOOKUP)));
 
     const reading = sent.filter((text) => text.includes('"app_install_cache"'));
     expect(reading).toHaveLength(1);
     expect(reading[0]).toContain('"app_versions"');
     expect(reading[0]).toContain('"app_install_limits"');
+    // The sealed secrets come with it: no statement of their own.
+    expect(reading[0]).toContain('"app_install_secrets"');
+    expect(sent.filter((text) => text.includes('"app_install_secrets"'))).toHaveLength(1);
     // The version's manifest is the one the process kept (catalogue/manifests.ts): never read again.
     expect(sent.filter((text) => text.includes('"manifest"'))).toEqual([]);
     const writing = sent.filter((text) => /insert into "(audit_events|app_metering)"/.test(text));
@@ -137,11 +126,11 @@ describe('a test call’s statements', () => {
 describe('a version’s manifest', () => {
   it('is read once a process, then kept frozen and shared by every call of the version', async () => {
     const other = await published(platform, admin, buildFixture('echo'));
-    tallying = [];
-    const first = await withManifest(db(), { id: other.id });
-    const second = await withManifest(db(), { id: other.id });
-    const sent = tallying;
-    tallying = null;
+    const { value, sent } = await statementsWhile(
+      async () =>
+        [await withManifest(db(), { id: other.id }), await withManifest(db(), { id: other.id })] as const,
+    );
+    const [first, second] = value;
 
     expect(sent.filter((text) => text.includes('"manifest"'))).toHaveLength(1);
     const [stored] = await db()

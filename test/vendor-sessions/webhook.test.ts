@@ -9,6 +9,7 @@ import type { CataloguePlatform } from '../catalogue/support.ts';
 import { expectError } from '../http/expect.ts';
 import { ok } from '../installs/support.ts';
 import { buildFixture } from '../support/assemblyscript.ts';
+import { statementsWhile } from '../support/statements.ts';
 import {
   deliver,
   eventAnswer,
@@ -85,6 +86,19 @@ describe('an event for a pending session', () => {
     expect(JSON.stringify(state.audits)).not.toMatch(/approved|Ada Lovelace/);
     expect(wokenFor(session.id)).toEqual([{ runId: session.workflowRunId, sessionId: session.id }]);
     expect(await webhooksMetered(platform, installId)).toBe(metered + 1);
+  });
+
+  it('reads the install with its secrets and cached values in one query, the manifests kept', async () => {
+    const session = await open();
+    const { sent } = await statementsWhile(async () =>
+      ok(await send(session.externalId, eventAnswer(session.externalId, 'evt-reads', 'completed')), 202),
+    );
+    const withInstall = sent.filter((text) => text.includes('"app_install_secrets"'));
+    expect(withInstall).toHaveLength(1);
+    expect(withInstall[0]).toContain('"app_install_cache"');
+    expect(sent.filter((text) => text.includes('"app_install_cache"'))).toHaveLength(1);
+    // Both versions' manifests (the install's and the session's) are the ones the process kept.
+    expect(sent.filter((text) => text.includes('"manifest"'))).toEqual([]);
   });
 
   it('fails it with the vendor’s error text: 202 received, status failed', async () => {

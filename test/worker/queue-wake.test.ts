@@ -1,8 +1,8 @@
 // Queue dispatch on notice (docs/runs.md, "Queue dispatch"): with the safety poll ten minutes out, a run
 // enqueued starts through the NOTIFY alone, and an idle worker sends no dequeue statement between polls.
-import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createTestDatabase } from '../support/database.ts';
+import { watchStatements } from '../support/statements.ts';
 import { startProbeWorker } from './queue-wake-support.ts';
 
 let probe: Awaited<ReturnType<typeof startProbeWorker>>;
@@ -11,13 +11,9 @@ let probe: Awaited<ReturnType<typeof startProbeWorker>>;
 // the claim's SELECT … FOR UPDATE and the apps queue's partition scan (DBOS's deadline sweep, once a
 // second, also locks rows, but claims none and is no poll).
 let dequeues = 0;
-const clientQuery = pg.Client.prototype.query;
-pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-  const [first] = args;
-  const text = typeof first === 'string' ? first : ((first as { text?: string } | null)?.text ?? '');
+const unwatch = watchStatements((text) => {
   if (/ORDER BY priority ASC, created_at ASC|WITH RECURSIVE partitions/.test(text)) dequeues++;
-  return (clientQuery as (...a: unknown[]) => unknown).apply(this, args);
-} as typeof clientQuery;
+});
 
 beforeAll(async () => {
   probe = await startProbeWorker(await createTestDatabase(), 10 * 60_000);
@@ -25,7 +21,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await probe?.close();
-  pg.Client.prototype.query = clientQuery;
+  unwatch();
 });
 
 it('starts a run enqueued through the notice, the safety poll being ten minutes away', async () => {

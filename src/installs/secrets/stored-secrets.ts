@@ -1,0 +1,31 @@
+// An install's sealed secrets read along with the install, in the query a call or a vendor webhook sends
+// anyway (calls/call-install.ts resolveCall, vendor-sessions/webhook-store.ts), as its cached values are
+// (cache.ts storedValuesJson): a statement less for every call of an install with secrets and two less for
+// a vendor's webhook (issue 48). Still sealed: only admission opens them, and only those the version
+// requires.
+import { eq, sql } from 'drizzle-orm';
+import type { Queryable } from '../../db/pool.ts';
+import { appInstallSecrets, appInstalls } from '../tables.ts';
+
+/** A secret as stored, still sealed. */
+export interface StoredSecret {
+  name: string;
+  sealed: Buffer;
+}
+
+/** The install's sealed secrets as one JSON value (sealed bytes in base64): a subquery beside the install. */
+export const storedSecretsJson = sql<
+  { name: string; sealed: string }[]
+>`(select coalesce(json_agg(json_build_object('name', ${appInstallSecrets.name}, 'sealed', encode(${appInstallSecrets.sealed}, 'base64'))), '[]'::json) from ${appInstallSecrets} where ${appInstallSecrets.installId} = ${appInstalls.id} and ${appInstallSecrets.tenantId} = ${appInstalls.tenantId})`;
+
+/** storedSecretsJson's answer as stored secrets. Pure. */
+export const storedSecretsOf = (json: { name: string; sealed: string }[]): StoredSecret[] =>
+  json.map((secret) => ({ name: secret.name, sealed: Buffer.from(secret.sealed, 'base64') }));
+
+/** The install's sealed secrets, read on their own (a caller that did not read them with the install). */
+export function readStoredSecrets(db: Queryable, installId: string): Promise<StoredSecret[]> {
+  return db
+    .select({ name: appInstallSecrets.name, sealed: appInstallSecrets.sealed })
+    .from(appInstallSecrets)
+    .where(eq(appInstallSecrets.installId, installId));
+}
