@@ -2,8 +2,8 @@
 // used, summed per install, UTC day, action and currency in app_metering, and the readers the quota
 // check and the limits record need.
 import { type AnyColumn, and, eq, gt, gte, lt, ne, type SQL, sql } from 'drizzle-orm';
-import type { Queryable } from '../db/pool.ts';
-import type { Bindable } from '../db/prepared.ts';
+import type { Db, Queryable } from '../db/pool.ts';
+import { type Bindable, preparedOn } from '../db/prepared.ts';
 import { type BudgetPeriod, type MeteringRecords, readLimits } from '../installs/index.ts';
 import {
   actionPrice,
@@ -116,20 +116,25 @@ export interface MeteredApart {
  * can never use up a tenant's calls.
  */
 export async function meterApart(
-  db: Queryable,
+  db: Db,
   row: MeteredApart,
   counter: 'webhooks' | 'handoffs',
   now: Date = new Date(),
 ): Promise<void> {
-  await db
+  await meteredApart[counter](db).execute({ ...row, day: dayKey(now) });
+}
+
+/** The upsert of one delivery or hand-off, prepared once per pool and counter (db/prepared.ts). */
+const apartUpsert = (db: Db, counter: 'webhooks' | 'handoffs') =>
+  db
     .insert(appMetering)
     .values({
-      tenantId: row.tenantId,
-      installId: row.installId,
-      installName: row.installName,
-      appName: row.appName,
-      action: row.action,
-      day: dayKey(now),
+      tenantId: sql.placeholder('tenantId'),
+      installId: sql.placeholder('installId'),
+      installName: sql.placeholder('installName'),
+      appName: sql.placeholder('appName'),
+      action: sql.placeholder('action'),
+      day: sql.placeholder('day'),
       currency: '',
       [counter]: 1,
     })
@@ -140,8 +145,13 @@ export async function meterApart(
         appName: sql`excluded.app_name`,
         [counter]: sql`${appMetering[counter]} + 1`,
       },
-    });
-}
+    })
+    .prepare(`meter_${counter}`);
+
+const meteredApart = {
+  webhooks: preparedOn((db) => apartUpsert(db, 'webhooks')),
+  handoffs: preparedOn((db) => apartUpsert(db, 'handoffs')),
+};
 
 /**
  * Names every metering row of a removed install as the install was last named (called in the removal's
