@@ -32,12 +32,13 @@ export interface ReportContext {
   tally: Map<string, number> | null;
 }
 
-/** Issue 32's goals. */
+/** Issue 32's goals, and issue 48's where it set its own (it raised the ratio and counted statements anew). */
 const GOALS = {
   runsPerSecond: 200,
-  /** Of the bare DBOS workflow's runs a second. */
-  runsOfBare: 0.7,
-  statementsPerRun: 15,
+  /** Of the bare DBOS workflow's runs a second, in the same run (issue 48; issue 32 asked 0.7). */
+  runsOfBare: 0.8,
+  /** Issue 48's (issue 32 asked 15); the commits are issue 32's. */
+  statementsPerRun: 18,
   commitsPerRun: 8,
   /** Issue 48's goal for test calls (issue 32 asked 400). */
   testCallsPerSecond: 300,
