@@ -63,6 +63,20 @@ export const auditValues = (entry: AuditEntry & { publicId?: string }) => ({
   requestId: entry.requestId ?? null,
 });
 
+/** The columns auditValues gives a record its writer chose the id of: a prepared insert's placeholders. */
+export const AUDIT_COLUMNS: Record<keyof ReturnType<typeof auditValues>, true> = {
+  publicId: true,
+  tenantId: true,
+  action: true,
+  actorType: true,
+  actorId: true,
+  actorName: true,
+  resourceType: true,
+  resourceId: true,
+  data: true,
+  requestId: true,
+};
+
 /** The record's insert, not yet sent. */
 export const auditInsert = (db: Pick<Queryable, 'insert'>, entry: AuditEntry & { publicId?: string }) =>
   db.insert(auditEvents).values(auditValues(entry));

@@ -118,36 +118,68 @@ export async function recordInvocation(db: Queryable, write: InvocationWrite): P
   return row?.id ?? null;
 }
 
+/** The record's columns. */
+export function invocationValues(write: InvocationWrite) {
+  const { install, version, context } = write;
+  return {
+    ...(write.id ? { id: write.id } : {}),
+    tenantId: install.tenantId,
+    installId: install.id,
+    installName: install.name,
+    calledAs: write.calledAs === install.name ? null : write.calledAs,
+    versionId: version.id,
+    appName: install.appName,
+    version: version.version,
+    action: write.action,
+    workflowRunId: context.workflowRunId,
+    stepId: context.stepId,
+    ruleSetKey: context.ruleSetKey,
+    ruleKey: context.ruleKey,
+    subjectId: write.subjectId,
+    idempotencyKey: write.idempotencyKey,
+    attempt: context.attempt,
+    input: storable(write.input ?? null),
+    output: write.output === undefined ? null : storable(write.output),
+    status: write.status,
+    error: write.error ? (storable(write.error) as Record<string, unknown>) : null,
+    durationMs: write.durationMs,
+    usage: { ...write.usage },
+    fallbackOf: context.fallbackOf,
+  };
+}
+
+/** The columns invocationValues gives a record whose id is chosen: a prepared insert's placeholders. */
+export const INVOCATION_COLUMNS: Record<keyof ReturnType<typeof invocationValues>, true> = {
+  id: true,
+  tenantId: true,
+  installId: true,
+  installName: true,
+  calledAs: true,
+  versionId: true,
+  appName: true,
+  version: true,
+  action: true,
+  workflowRunId: true,
+  stepId: true,
+  ruleSetKey: true,
+  ruleKey: true,
+  subjectId: true,
+  idempotencyKey: true,
+  attempt: true,
+  input: true,
+  output: true,
+  status: true,
+  error: true,
+  durationMs: true,
+  usage: true,
+  fallbackOf: true,
+};
+
 /** The record's insert, not yet sent: a record given its id is written once (a try again writes nothing). */
 export function invocationInsert(db: Queryable, write: InvocationWrite) {
-  const { install, version, context } = write;
   return db
     .insert(appInvocations)
-    .values({
-      ...(write.id ? { id: write.id } : {}),
-      tenantId: install.tenantId,
-      installId: install.id,
-      installName: install.name,
-      calledAs: write.calledAs === install.name ? null : write.calledAs,
-      versionId: version.id,
-      appName: install.appName,
-      version: version.version,
-      action: write.action,
-      workflowRunId: context.workflowRunId,
-      stepId: context.stepId,
-      ruleSetKey: context.ruleSetKey,
-      ruleKey: context.ruleKey,
-      subjectId: write.subjectId,
-      idempotencyKey: write.idempotencyKey,
-      attempt: context.attempt,
-      input: storable(write.input ?? null),
-      output: write.output === undefined ? null : storable(write.output),
-      status: write.status,
-      error: write.error ? (storable(write.error) as Record<string, unknown>) : null,
-      durationMs: write.durationMs,
-      usage: { ...write.usage },
-      fallbackOf: context.fallbackOf,
-    })
+    .values(invocationValues(write))
     .onConflictDoNothing({ target: appInvocations.id });
 }
 

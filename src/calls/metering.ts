@@ -3,7 +3,7 @@
 // check and the limits record need.
 import { type AnyColumn, and, eq, gt, gte, lt, ne, type SQL, sql } from 'drizzle-orm';
 import type { Db, Queryable } from '../db/pool.ts';
-import { type Bindable, preparedOn } from '../db/prepared.ts';
+import { type Bindable, bound, placeholders, preparedOn } from '../db/prepared.ts';
 import { type BudgetPeriod, type MeteringRecords, readLimits } from '../installs/index.ts';
 import {
   actionPrice,
@@ -99,6 +99,37 @@ export function meteringUpsert(db: Pick<Queryable, 'insert'>, row: Bindable<Mete
       },
     });
 }
+
+/** The columns of a metered row (meteredRow): the placeholders of a prepared upsert. */
+const METERED_COLUMNS: Record<keyof MeteredRow, true> = {
+  tenantId: true,
+  installId: true,
+  installName: true,
+  appName: true,
+  action: true,
+  day: true,
+  currency: true,
+  httpRequests: true,
+  spendMicros: true,
+};
+
+/**
+ * A record's insert and its metering as one statement, prepared once per pool under `name` (issue 48: built
+ * on every call before, and planned each time). The insert (given, with RETURNING) is a CTE of the
+ * metering's upsert, which counts the rows the CTE wrote: the two commit together, and a try after a lost
+ * commit (the record already there) meters nothing again. Sent with the record's values (`bound`) and
+ * `meteredValues`; answers `written`, the records it wrote.
+ */
+export function preparedWithMetering(db: Db, name: string, insert: SQL) {
+  const recorded = db.$with('recorded', {}).as(insert);
+  const written = sql<number>`(select count(*) from recorded)::int`;
+  return meteringUpsert(db.with(recorded), placeholders('metered', METERED_COLUMNS), written)
+    .returning({ written })
+    .prepare(name);
+}
+
+/** The metered row as preparedWithMetering's values. */
+export const meteredValues = (row: MeteredRow) => bound('metered', row, appMetering);
 
 /** An install's action a vendor webhook or a hand-off was for (the session's action). */
 export interface MeteredApart {

@@ -4,12 +4,11 @@
 // try after a lost commit (the record already there under the public id chosen before the first try)
 // neither audits nor meters again. The statement is prepared once per pool (db/prepared.ts): building it
 // was a twentieth of a test call's CPU.
-import { sql } from 'drizzle-orm';
 import { auditEvents } from '../audit/tables.ts';
-import { type AuditEntry, auditInsert, auditValues } from '../audit/trail.ts';
+import { AUDIT_COLUMNS, type AuditEntry, auditInsert, auditValues } from '../audit/trail.ts';
 import type { Db } from '../db/pool.ts';
 import { bound, placeholders, preparedOn } from '../db/prepared.ts';
-import { type MeteredCall, type MeteredRow, meteredRow, meteringUpsert } from './metering.ts';
+import { type MeteredCall, meteredRow, meteredValues, preparedWithMetering } from './metering.ts';
 
 type AuditedEntry = AuditEntry & { publicId: string };
 
@@ -28,45 +27,21 @@ export async function writeAudited(
     return row !== undefined;
   }
   const [row] = await auditedAndMetered(db).execute({
-    ...bound('audit', auditValues(entry)),
-    ...bound('metered', await meteredRow(db, metered)),
+    ...bound('record', auditValues(entry), auditEvents),
+    ...meteredValues(await meteredRow(db, metered)),
   });
   return (row?.written ?? 0) > 0;
 }
 
-const AUDIT_COLUMNS: Record<keyof ReturnType<typeof auditValues> | 'publicId', true> = {
-  publicId: true,
-  tenantId: true,
-  action: true,
-  actorType: true,
-  actorId: true,
-  actorName: true,
-  resourceType: true,
-  resourceId: true,
-  data: true,
-  requestId: true,
-};
-
-const METERED_COLUMNS: Record<keyof MeteredRow, true> = {
-  tenantId: true,
-  installId: true,
-  installName: true,
-  appName: true,
-  action: true,
-  day: true,
-  currency: true,
-  httpRequests: true,
-  spendMicros: true,
-};
-
-const auditedAndMetered = preparedOn((db) => {
-  const insert = db
-    .insert(auditEvents)
-    .values(placeholders('audit', AUDIT_COLUMNS))
-    .onConflictDoNothing({ target: auditEvents.publicId });
-  const audited = db.$with('audited', {}).as(insert.returning({ id: auditEvents.id }).getSQL());
-  const written = sql<number>`(select count(*) from audited)::int`;
-  return meteringUpsert(db.with(audited), placeholders('metered', METERED_COLUMNS), written)
-    .returning({ written })
-    .prepare('test_call_write');
-});
+const auditedAndMetered = preparedOn((db) =>
+  preparedWithMetering(
+    db,
+    'test_call_write',
+    db
+      .insert(auditEvents)
+      .values(placeholders('record', AUDIT_COLUMNS))
+      .onConflictDoNothing({ target: auditEvents.publicId })
+      .returning({ id: auditEvents.id })
+      .getSQL(),
+  ),
+);

@@ -7,6 +7,7 @@ import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { Actor, AuditEntry } from '../audit/trail.ts';
 import { recordAudit } from '../audit/trail.ts';
 import type { Database, Tx } from '../db/pool.ts';
+import { executeNamed } from '../db/prepared.ts';
 import { recordRunDuration } from '../telemetry/index.ts';
 import type { RunError, RunStatus, StepStatus, WorkflowBody, WorkflowStep } from './model.ts';
 import { workflowRunSteps, workflowRuns } from './tables.ts';
@@ -62,7 +63,10 @@ export async function openRun(
   now: Date,
   appsOn: boolean,
 ): Promise<{ run: LoadedRun; firstStartedAt: number | null } | null> {
-  const { rows } = await database.db.execute<OpenedRow>(sql`
+  const { rows } = await executeNamed<OpenedRow>(
+    database,
+    'open_run',
+    sql`
     with started as (
       update workflow_run_steps as s
       set status = 'running', started_at = ${now.toISOString()}::timestamptz, ${firstAttempt(appsOn)}
@@ -76,7 +80,8 @@ export async function openRun(
     from workflow_runs as r
     join definition_versions as v on v.id = r.definition_version_id
     left join workflow_run_steps as f on f.run_id = r.id and f.position = 0
-    where r.id = ${runId}`);
+    where r.id = ${runId}`,
+  );
   const row = rows[0];
   if (!row) return null;
   const run: LoadedRun = {
@@ -200,7 +205,10 @@ export async function endRun(
   const context = end.status === 'completed' && end.last ? JSON.stringify(end.last.context) : null;
   const errorJson = failed ? JSON.stringify(failed.error) : null;
   const audit = auditEntryOfEnd(run, failed);
-  const { rows } = await database.db.execute<{ created_at: string | Date }>(sql`
+  const { rows } = await executeNamed<{ created_at: string | Date }>(
+    database,
+    'end_run',
+    sql`
     with step_end as (
       update workflow_run_steps
       set status = ${failed ? 'failed' : 'completed'}, error = ${errorJson}::jsonb, completed_at = ${now}
@@ -222,7 +230,8 @@ export async function endRun(
         ${audit.resource.type}, ${audit.resource.id}, ${JSON.stringify(audit.data)}::jsonb
       from ended
     )
-    select created_at from ended`);
+    select created_at from ended`,
+  );
   const createdAt = epochMs(rows[0]?.created_at);
   if (createdAt !== null) recordRunDuration(Date.now() - createdAt);
 }

@@ -13,8 +13,9 @@ import {
   type InvocationView,
   recordInvocation,
 } from '../../src/calls/invocations.ts';
+import { writeRecord } from '../../src/calls/record-write.ts';
 import { appInvocations, appMetering } from '../../src/calls/tables.ts';
-import { appBlocks } from '../../src/catalogue/tables.ts';
+import { appBlocks, appVersions } from '../../src/catalogue/tables.ts';
 import { ApiError } from '../../src/http/errors.ts';
 import { createRunnerClient, type RunnerClient } from '../../src/runner/client.ts';
 import { noUsage } from '../../src/runner/host/call-state.ts';
@@ -218,6 +219,67 @@ describe('recording an attempt', () => {
     const records = await recordsOf(installId);
     expect(records.map((r) => [r.id, r.status, r.input])).toEqual([
       [outcome.invocationId, 'success', { thingId: 't-2' }],
+    ]);
+  });
+
+  it('writes a record and its metering in one prepared statement: JSON of any shape kept, a null stays NULL', async () => {
+    const installId = await install('shapes');
+    const [version] = await platform.database.db
+      .select({ id: appVersions.id, version: appVersions.version })
+      .from(appVersions)
+      .where(eq(appVersions.id, versionId));
+    if (!version) throw new Error('no version');
+    const metered = {
+      tenantId,
+      installId,
+      installName: 'shapes',
+      appName: 'vendor-app',
+      action: 'lookup',
+      httpRequests: 1,
+      charged: true,
+      price: { currency: null, priceMicros: 0 },
+    };
+    const write = (id: string, input: unknown, output: unknown) => ({
+      id,
+      install: { id: installId, tenantId, name: 'shapes', appName: 'vendor-app' },
+      calledAs: 'shapes',
+      version,
+      action: 'lookup',
+      subjectId: null,
+      idempotencyKey: null,
+      input,
+      output,
+      context: step(),
+      status: 'success' as const,
+      error: null,
+      durationMs: 3,
+      usage: noUsage(),
+    });
+    const [arrayId, textId] = [randomUUID(), randomUUID()];
+    expect(await writeRecord(platform.database.db, write(arrayId, ['a', 1], 'plain text'), metered)).toBe(
+      true,
+    );
+    expect(await writeRecord(platform.database.db, write(textId, 'just text', null), metered)).toBe(true);
+    // A try after a lost commit: nothing written, nothing metered again.
+    expect(await writeRecord(platform.database.db, write(textId, 'just text', null), metered)).toBe(false);
+
+    const { rows } = await platform.database.pool.query(
+      `select id, jsonb_typeof(input) as input_type, input, jsonb_typeof(output) as output_type, output,
+         output is null as output_null, error is null as error_null
+       from app_invocations where install_id = $1 order by created_at, id`,
+      [installId],
+    );
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    expect(byId.get(arrayId)).toMatchObject({
+      input_type: 'array',
+      input: ['a', 1],
+      output_type: 'string',
+      output: 'plain text',
+      error_null: true,
+    });
+    expect(byId.get(textId)).toMatchObject({ input_type: 'string', input: 'just text', output_null: true });
+    expect(await meteringOf(installId)).toEqual([
+      expect.objectContaining({ action: 'lookup', calls: 2, httpRequests: 2 }),
     ]);
   });
 
