@@ -5,7 +5,7 @@
 // passes for a Db) gets one built for it alone, correct but saving nothing.
 import { type Column, getTableColumns, type SQL, sql, type Table } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
-import type pg from 'pg';
+import pg from 'pg';
 import type { Database, Db } from './pool.ts';
 
 /** `build(db)` made once per handle: the same prepared query for every call on that pool. */
@@ -43,13 +43,24 @@ export function placeholders<K extends string>(group: string, keys: Record<K, tr
  * null as SQL's NULL.
  */
 export function bound(group: string, row: object, table: Table): Record<string, unknown> {
-  const columns: Record<string, Column> = getTableColumns(table);
+  const columns = columnsOf(table);
   return Object.fromEntries(
     Object.entries(row).map(([key, value]) => [
       `${group}.${key}`,
       value === null || value === undefined ? null : (columns[key]?.mapToDriverValue(value) ?? value),
     ]),
   );
+}
+
+// getTableColumns copies a table's columns on every call: kept once a table.
+const columnsByTable = new WeakMap<Table, Record<string, Column>>();
+function columnsOf(table: Table): Record<string, Column> {
+  let columns = columnsByTable.get(table);
+  if (!columns) {
+    columns = getTableColumns(table);
+    columnsByTable.set(table, columns);
+  }
+  return columns;
 }
 
 const dialect = new PgDialect();
@@ -66,5 +77,25 @@ export function executeNamed<R extends pg.QueryResultRow>(
   query: SQL,
 ): Promise<pg.QueryResult<R>> {
   const { sql: text, params } = dialect.sqlToQuery(query);
-  return database.pool.query<R>({ name, text, values: params });
+  return database.pool.query<R>({ name, text, values: params, types: RAW_TIMES });
 }
+
+// Rows read as Drizzle's own raw queries read them (drizzle-orm/node-postgres), so a statement moved to
+// executeNamed answers the same values: dates, times and intervals (and their arrays) as PostgreSQL's text.
+const TIMES_AS_TEXT = new Set([
+  pg.types.builtins.TIMESTAMPTZ,
+  pg.types.builtins.TIMESTAMP,
+  pg.types.builtins.DATE,
+  pg.types.builtins.INTERVAL,
+  1115, // timestamp[]
+  1182, // date[]
+  1185, // timestamptz[]
+  1187, // interval[]
+  1231, // numeric[]
+]);
+const RAW_TIMES = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    TIMES_AS_TEXT.has(oid)
+      ? (value: string) => value
+      : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig['getTypeParser'],
+};

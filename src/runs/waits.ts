@@ -6,6 +6,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { AttemptOptions } from '../calls/index.ts';
 import type { Database } from '../db/pool.ts';
+import { executeNamed } from '../db/prepared.ts';
 import {
   openStepSession,
   type SessionStepEnd,
@@ -86,7 +87,10 @@ export async function takeSettledSession(
   sessionId: string,
   workflowId: string,
 ): Promise<TakenRun | null> {
-  const { rows } = await database.db.execute<TakeRow>(sql`
+  const { rows } = await executeNamed<TakeRow>(
+    database,
+    'take_settled_session',
+    sql`
     with ${takenSession(runId, sessionId)}, moved as (
       update workflow_runs as r set status = 'running', workflow_id = ${workflowId}, updated_at = now()
       from taken_session as s
@@ -99,7 +103,8 @@ export async function takeSettledSession(
       r.context, r.workflow_id, v.body, exists (select from moved) as moved
     from taken_session as s
     left join workflow_runs as r on r.id = ${runId}
-    left join definition_versions as v on v.id = r.definition_version_id`);
+    left join definition_versions as v on v.id = r.definition_version_id`,
+  );
   const row = rows[0];
   if (!row?.run_id) return null;
   const steps = row.body.steps;
