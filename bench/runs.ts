@@ -32,6 +32,7 @@ import { registerRunWorkflows } from '../src/runs/index.ts';
 import { definitions, definitionVersions, workflowRuns } from '../src/runs/tables.ts';
 import { startWorker } from '../src/worker/index.ts';
 import { bareWorkflow, registerBareWorkflow } from './bare-workflow.ts';
+import { PG_STATEMENTS, printPgStatements, resetPgStatements } from './pg-statements.ts';
 import { printRunsReport, type Row } from './runs-report.ts';
 import { BENCH_RUNNER_TOKEN, benchAdmin, benchApi, startBenchStack, withBenchDatabase } from './support.ts';
 import { freePortPair, telemetrySwitch } from './telemetry-switch.ts';
@@ -46,7 +47,8 @@ const ONLY = new Set(
   (process.env.BENCH_ONLY ?? 'runner,bare,test,runs,evaluate,fallback,telemetry').split(','),
 );
 const POLLER = 'bench-poller';
-// BENCH_SQL=1 also tallies the statements by text (the last row's), printed per operation.
+// BENCH_SQL=1 also tallies the statements by text (the last row's), printed per operation; BENCH_PGSS=1
+// prints PostgreSQL's own time by statement over the last row's last stretch (pg-statements.ts).
 const TALLY = process.env.BENCH_SQL === '1';
 countStatements(POLLER, TALLY);
 const INPUT = { method: 'GET', path: '/hello' };
@@ -348,6 +350,8 @@ async function main() {
         // The row's stretch on the clock of a --cpu-prof profile (µs), to read the profile of that stretch.
         if (process.env.BENCH_MARKS === '1')
           console.log(`mark ${row.key} start ${process.hrtime.bigint() / 1000n}`);
+        const lastStretch = round === ROUNDS - 1 && row === rows.at(-1);
+        if (PG_STATEMENTS && lastStretch) await resetPgStatements(pollerDb.pool);
         const stop = await meter();
         const started = performance.now();
         await inFlight(row.once, count, row.latencies);
@@ -356,6 +360,7 @@ async function main() {
         if (process.env.BENCH_MARKS === '1')
           console.log(`mark ${row.key} end ${process.hrtime.bigint() / 1000n}`);
         for (const k of Object.keys(used) as (keyof Usage)[]) row.usage[k] += used[k];
+        if (PG_STATEMENTS && lastStretch) await printPgStatements(pollerDb.pool, row.name, count);
         if (row.telemetry) await switcher.off();
       }
     }

@@ -17,6 +17,7 @@ import type { Database } from '../src/db/pool.ts';
 import { startRunnerFromConfig } from '../src/runner/index.ts';
 import { ensureTenant } from '../src/tenants/service.ts';
 import { freePort } from '../test/support/free-port.ts';
+import { pgStatementsSettings } from './pg-statements.ts';
 
 export const BENCH_RUNNER_TOKEN = 'bench-runner-token';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -34,7 +35,11 @@ export interface BenchDatabase {
 export async function withBenchDatabase(prefix: string, run: (bench: BenchDatabase) => Promise<void>) {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), prefix));
   await fs.chmod(dir, 0o755); // PostgreSQL runs as its own user and must reach its directory
-  const server = await startEmbeddedPostgres({ dataDir: dir, port: await freePort() });
+  const server = await startEmbeddedPostgres({
+    dataDir: dir,
+    port: await freePort(),
+    settings: pgStatementsSettings(),
+  });
   const closers: BenchDatabase['closers'] = [];
   try {
     await ensureDatabase(server.url('postgres'), 'bench');
