@@ -9,7 +9,7 @@ import { DBOS, DBOSClient } from '@dbos-inc/dbos-sdk';
 import { sql } from 'drizzle-orm';
 import type { Database } from '../src/db/pool.ts';
 import { PLATFORM_VERSION } from '../src/version.ts';
-import { ENGINE_SCHEMA, withIdleTransactionTimeout } from '../src/worker/engine.ts';
+import { ENGINE_SCHEMA, enginePool, withIdleTransactionTimeout } from '../src/worker/engine.ts';
 
 const BARE_WORKFLOW = 'bench.bare';
 
@@ -44,8 +44,11 @@ export async function bareWorkflow(database: Database, poller: Database, url: st
   await database.db.execute(
     sql`create table if not exists bench_bare (id uuid primary key, status text not null)`,
   );
+  // On the pool the api's engine client uses (runs/engine-client.ts), so the floor enqueues alike.
+  const pool = enginePool(url, 4);
   const client = await DBOSClient.create({
     systemDatabaseUrl: withIdleTransactionTimeout(url),
+    systemDatabasePool: pool,
     systemDatabaseSchemaName: ENGINE_SCHEMA,
     systemDatabasePoolSize: 4,
   });
@@ -65,6 +68,9 @@ export async function bareWorkflow(database: Database, poller: Database, url: st
       );
       return new Map(rows.map((row) => [row.id, row.status]));
     },
-    close: () => client.destroy(),
+    async close() {
+      await client.destroy();
+      await pool.end();
+    },
   };
 }

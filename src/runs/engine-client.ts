@@ -4,9 +4,10 @@
 // this platform version so only a worker of the same version dequeues it. Each start, resume and cancel is
 // a client span of the request's trace (docs/telemetry.md "Traces").
 import { DBOSClient } from '@dbos-inc/dbos-sdk';
+import type pg from 'pg';
 import { inSpan, SpanKind } from '../telemetry/index.ts';
 import { PLATFORM_VERSION } from '../version.ts';
-import { ENGINE_SCHEMA, withIdleTransactionTimeout } from '../worker/engine.ts';
+import { ENGINE_SCHEMA, enginePool, withIdleTransactionTimeout } from '../worker/engine.ts';
 import { RESUME_WORKFLOW, RUN_WORKFLOW, resumeWorkflowId } from './workflows.ts';
 
 export interface RunsEngine {
@@ -23,9 +24,12 @@ export interface RunsEngine {
 
 export function dbosRunsEngine(databaseUrl: string): RunsEngine {
   let client: Promise<DBOSClient> | null = null;
+  let pool: pg.Pool | null = null;
   const clientOf = () => {
+    pool ??= enginePool(databaseUrl, 4);
     client ??= DBOSClient.create({
       systemDatabaseUrl: withIdleTransactionTimeout(databaseUrl),
+      systemDatabasePool: pool,
       systemDatabaseSchemaName: ENGINE_SCHEMA,
       systemDatabasePoolSize: 4,
     }).catch((error: unknown) => {
@@ -66,6 +70,9 @@ export function dbosRunsEngine(databaseUrl: string): RunsEngine {
       }),
     async close() {
       if (client) await (await client.catch(() => null))?.destroy();
+      // The pool is ours, not the client's (systemDatabasePool): destroy leaves it open.
+      await pool?.end();
+      pool = null;
     },
   };
 }

@@ -2,7 +2,9 @@
 // DBOS is a process-wide singleton: workflows register before launch, and one launch serves every queue.
 import os from 'node:os';
 import { DBOS } from '@dbos-inc/dbos-sdk';
+import type pg from 'pg';
 import type { Logger } from 'pino';
+import { preparingPool } from '../db/preparing-pool.ts';
 import { withoutQueryParameters } from '../error-text.ts';
 import { errorForLog } from '../logging.ts';
 import { PLATFORM_VERSION } from '../version.ts';
@@ -47,12 +49,26 @@ export interface EngineOptions {
 
 export const DEFAULT_QUEUE_SAFETY_POLL_MS = 2_000;
 let queueWake: (QueueWake & { listen(url: string): void }) | null = null;
+let pool: pg.Pool | null = null;
+
+/**
+ * The engine's connections: DBOS's statements sent as named prepared statements (db/preparing-pool.ts),
+ * its idle transactions bounded by the URL (withIdleTransactionTimeout). Its owner ends it.
+ */
+export const enginePool = (databaseUrl: string, max: number): pg.Pool =>
+  preparingPool({
+    connectionString: withIdleTransactionTimeout(databaseUrl),
+    max,
+    application_name: 'apps-platform-engine',
+  });
 
 export async function launchEngine(options: EngineOptions): Promise<void> {
   const log = options.logger.child({ component: 'dbos' });
+  pool = enginePool(options.databaseUrl, 24);
   DBOS.setConfig({
     name: 'apps-platform',
     systemDatabaseUrl: withIdleTransactionTimeout(options.databaseUrl),
+    systemDatabasePool: pool,
     systemDatabaseSchemaName: ENGINE_SCHEMA,
     systemDatabasePoolSize: 24,
     applicationVersion: PLATFORM_VERSION,
@@ -155,4 +171,7 @@ export async function shutdownEngine(): Promise<void> {
   await DBOS.shutdown();
   await queueWake?.stop();
   queueWake = null;
+  // The pool is ours, not DBOS's (systemDatabasePool): DBOS leaves it open.
+  await pool?.end();
+  pool = null;
 }
