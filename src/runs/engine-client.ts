@@ -8,10 +8,12 @@ import type pg from 'pg';
 import { inSpan, SpanKind } from '../telemetry/index.ts';
 import { PLATFORM_VERSION } from '../version.ts';
 import { ENGINE_SCHEMA, enginePool, withIdleTransactionTimeout } from '../worker/engine.ts';
+import type { RunTraceHead } from './run-trace.ts';
 import { RESUME_WORKFLOW, RUN_WORKFLOW, resumeWorkflowId } from './workflows.ts';
 
 export interface RunsEngine {
-  start(runId: string): Promise<void>;
+  /** `head`: what the worker's spans of the run need (run-trace.ts), carried in the workflow's input. */
+  start(runId: string, head: RunTraceHead): Promise<void>;
   /**
    * Starts the continuation of a run whose vendor session settled (docs/runs.md "Waiting on a vendor session"): idempotent,
    * its workflow id names the run and the session, so two deliveries or the resumer start it once.
@@ -39,7 +41,7 @@ export function dbosRunsEngine(databaseUrl: string): RunsEngine {
     return client;
   };
   return {
-    start: (runId) =>
+    start: (runId, head) =>
       clientSpan('start', RUN_WORKFLOW, runId, runId, async () => {
         await (await clientOf()).enqueue(
           {
@@ -49,6 +51,7 @@ export function dbosRunsEngine(databaseUrl: string): RunsEngine {
             appVersion: PLATFORM_VERSION,
           },
           runId,
+          head,
         );
       }),
     resume: (runId, sessionId) =>

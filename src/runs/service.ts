@@ -154,7 +154,7 @@ async function startVersion(
     completedAt: null,
   }));
   try {
-    await ctx.engine.start(run.id);
+    await ctx.engine.start(run.id, { traceParent, tenantId: ctx.tenantId, key: body.workflow });
   } catch (error) {
     const failure: RunError = { code: 'internal', message: 'the run could not be started' };
     await db.transaction(async (tx) => {

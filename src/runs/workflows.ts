@@ -28,7 +28,7 @@ import { evaluateRuleSet } from './evaluation.ts';
 import { readPath } from './input-mapping.ts';
 import type { DecideStep, WorkflowStep } from './model.ts';
 import { failureOf, isEngineStop } from './run-failure.ts';
-import { inRunTrace } from './run-trace.ts';
+import { inRunTrace, type RunTraceHead } from './run-trace.ts';
 
 export { STEP_DEADLINE_MS } from './call-app-step.ts';
 
@@ -102,7 +102,9 @@ export function registerRunWorkflows(given: RunsRuntime): void {
   if (callAppChild) return;
   callAppChild = DBOS.registerWorkflow(callAppWorkflow, { name: CALL_APP_WORKFLOW });
   // Counted in service.workflow.run.active while they execute here.
-  DBOS.registerWorkflow((runId: string) => activeRun(() => runWorkflow(runId)), { name: RUN_WORKFLOW });
+  DBOS.registerWorkflow((runId: string, head?: RunTraceHead) => activeRun(() => runWorkflow(runId, head)), {
+    name: RUN_WORKFLOW,
+  });
   resumeRegistered = DBOS.registerWorkflow(
     (runId: string, sessionId: string) => activeRun(() => resumeWorkflow(runId, sessionId)),
     { name: RESUME_WORKFLOW },
@@ -120,17 +122,24 @@ const rowWork = <T>(work: () => Promise<T>): Promise<T> => whileDatabaseDown(wor
  * The run's workflow: its steps, and, when anything but the engine's own errors escapes them, the run's
  * end `internal` (a run is never left running by its workflow).
  */
-async function runWorkflow(runId: string): Promise<void> {
-  await inRunTrace(deps().database, RUN_WORKFLOW, runId, runId, async () => {
-    try {
-      await runSteps(runId);
-    } catch (error) {
-      if (isEngineStop(error)) throw error;
-      deps().logger.error({ err: error, runId }, 'run workflow failed');
-      const failure = failureOf(error);
-      await rowWork(() => failOpenRun(deps().database, runId, failure));
-    }
-  });
+async function runWorkflow(runId: string, head?: RunTraceHead): Promise<void> {
+  await inRunTrace(
+    deps().database,
+    RUN_WORKFLOW,
+    runId,
+    runId,
+    async () => {
+      try {
+        await runSteps(runId);
+      } catch (error) {
+        if (isEngineStop(error)) throw error;
+        deps().logger.error({ err: error, runId }, 'run workflow failed');
+        const failure = failureOf(error);
+        await rowWork(() => failOpenRun(deps().database, runId, failure));
+      }
+    },
+    head,
+  );
 }
 
 async function runSteps(runId: string): Promise<void> {

@@ -101,7 +101,7 @@ async function newRun(status: 'running' | 'waiting_callback'): Promise<string> {
 
 /** Starts the run's workflow as the api does and waits for it to end: the run ends with it when running. */
 async function runWorkflowOf(runId: string): Promise<void> {
-  await engine.start(runId);
+  await engine.start(runId, { traceParent: null, tenantId, key: 'decide' });
   await DBOS.retrieveWorkflow(runId).getResult({ pollingIntervalMs: RESULT_POLLING_MS });
 }
 

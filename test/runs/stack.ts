@@ -181,11 +181,17 @@ export async function settledRun(stack: RunsStack, id: string, token?: string, l
  * then reads the run once: a run with long waits is not polled through the api (whose rate limit a
  * minute of polls would reach).
  */
-export async function finishedRun(stack: RunsStack, workflow: string, context: Record<string, unknown> = {}) {
+export async function finishedRun(
+  stack: RunsStack,
+  workflow: string,
+  context: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
+) {
   const started = await ok<RunAnswer>(
     await stack.platform.fetch('/workflow-runs', {
       method: 'POST',
       json: { workflow, subjectId: 'subject-1', context },
+      headers,
     }),
     201,
   );

@@ -11,8 +11,15 @@ import { createLogger } from '../../src/logging.ts';
 import { workflowRuns } from '../../src/runs/tables.ts';
 import { inActivity, startTelemetry, type Telemetry } from '../../src/telemetry/index.ts';
 import { ok } from '../installs/support.ts';
-import { installConnector, publishDefinition, type RunsStack, startRunsStack } from '../runs/stack.ts';
+import {
+  finishedRun,
+  installConnector,
+  publishDefinition,
+  type RunsStack,
+  startRunsStack,
+} from '../runs/stack.ts';
 import { until } from '../runs/worker-process.ts';
+import { statementsWhile } from '../support/statements.ts';
 
 const memory = new InMemorySpanExporter();
 let telemetry: Telemetry | null;
@@ -165,6 +172,32 @@ describe('a run’s link to its trace', () => {
     );
     telemetrySettings.traceUrlTemplate = null;
     expect(await read(id, ['ops:read'])).not.toHaveProperty('traceUrl');
+  });
+});
+
+describe('a run’s workflow in its request’s trace', () => {
+  it('joins the trace of the request that started it, told by the workflow’s input, not read from the run', async () => {
+    await publishDefinition(stack, tenantId, 'workflow', 'traced', {
+      steps: [{ id: 'decide', type: 'decide', branches: [], otherwise: 'approve' }],
+    });
+    memory.reset();
+    const traceId = randomUUID().replaceAll('-', '');
+    const { sent, value: run } = await statementsWhile(() =>
+      finishedRun(stack, 'traced', {}, { traceparent: `00-${traceId}-2222222222222222-01` }),
+    );
+    expect(run.status).toBe('completed');
+    const workflow = await ended(
+      'workflow.run runs.workflow',
+      (s) => s.attributes['service.run_id'] === run.id,
+    );
+    expect(workflow.spanContext().traceId).toBe(traceId);
+    expect(workflow.attributes).toMatchObject({
+      'service.run_id': run.id,
+      'service.tenant_id': tenantId,
+      'service.definition.key': 'traced',
+    });
+    // The read a continuation still makes for its trace (run-trace.ts) was not made for the run's own.
+    expect(sent.filter((text) => text.startsWith('select "trace_parent"'))).toEqual([]);
   });
 });
 
