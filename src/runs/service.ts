@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { and, desc, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import type { Database, Tx } from '../db/pool.ts';
+import { bound, placeholders, preparedOn } from '../db/prepared.ts';
 import { ApiError } from '../http/errors.ts';
 import { countCapped, type Page } from '../http/paging.ts';
 import { type TimeBounds, withinBounds } from '../http/time-bounds.ts';
@@ -124,7 +125,7 @@ async function startVersion(
   const traceParent = currentTraceParent();
   // The answer is the rows as written (running, steps pending): read again, they would cost two more
   // queries a run and show whatever the worker did meanwhile.
-  const runValues = {
+  const runValues: RunValues = {
     id: randomUUID(),
     tenantId: ctx.tenantId,
     definitionId: version.definitionId,
@@ -174,21 +175,46 @@ async function startVersion(
   return viewOf(ctx, run, stepRows);
 }
 
-type RunValues = typeof workflowRuns.$inferInsert & { id: string };
+/** The columns a start writes; the others keep their defaults (running, now). */
+const RUN_COLUMNS = {
+  id: true,
+  tenantId: true,
+  definitionId: true,
+  definitionVersionId: true,
+  workflowKey: true,
+  version: true,
+  subjectId: true,
+  context: true,
+  createdBy: true,
+  traceParent: true,
+} as const;
+type RunValues = Pick<typeof workflowRuns.$inferInsert & { id: string }, keyof typeof RUN_COLUMNS>;
 type StepValues = typeof workflowRunSteps.$inferInsert;
 
-/** The run and its steps in one statement (the steps' insert a CTE of the run's). */
+/** The run and its steps in one statement (the steps' insert a CTE of the run's), prepared once per pool. */
 async function insertRun(db: Database['db'], run: RunValues, steps: StepValues[]): Promise<RunRow> {
-  const insert =
-    steps.length > 0
-      ? db
-          .with(db.$with('steps', {}).as(db.insert(workflowRunSteps).values(steps).getSQL()))
-          .insert(workflowRuns)
-      : db.insert(workflowRuns);
-  const [row] = await insert.values(run).returning();
+  const stepRows = steps.map((step) => ({ step_id: step.stepId, position: step.position, type: step.type }));
+  const [row] = await runWithSteps(db).execute({
+    ...bound('run', run, workflowRuns),
+    steps: JSON.stringify(stepRows),
+  });
   if (!row) throw new Error('run insert returned no row');
   return row;
 }
+
+// The steps go as one JSON parameter, so one statement serves a definition of any number of steps.
+const runWithSteps = preparedOn((db) => {
+  const steps = db.$with('steps', {}).as(sql`
+    insert into workflow_run_steps (run_id, step_id, position, type)
+    select ${sql.placeholder('run.id')}::uuid, s.step_id, s.position, s.type
+    from jsonb_to_recordset(${sql.placeholder('steps')}::jsonb) as s(step_id text, position int, type text)`);
+  return db
+    .with(steps)
+    .insert(workflowRuns)
+    .values(placeholders('run', RUN_COLUMNS))
+    .returning()
+    .prepare('insert_run');
+});
 
 /** The run and its steps, and the Idempotency-Key claimed for it, in one transaction (KeyTaken: held). */
 function insertRunClaimingKey(
