@@ -21,10 +21,8 @@ import {
   readsDocuments,
   type StoredCache,
   type StoredSecret,
-  storedSecretsJson,
-  storedSecretsOf,
-  storedValuesJson,
-  storedValuesOf,
+  storedWithInstallColumns,
+  storedWithInstallOf,
   unknownInstall,
   unknownInstallOf,
   type VersionRow,
@@ -88,8 +86,9 @@ export async function resolveCall(
   const query = options.currentName ? installByCurrentName(db) : installByNameOrAlias(db);
   const [row] = await query.execute({ tenantId, name });
   if (!row) throw options.currentName ? await unknownInstallOf(db, tenantId, name) : unknownInstall(name);
-  const { install, blockReason, circuit, now, limits, quotas, cache, secrets } = row;
+  const { install, blockReason, circuit, now, limits, quotas } = row;
   const version = await withManifest(db, row.version);
+  const { cache, secrets } = storedWithInstallOf(install, row);
   return {
     install,
     version,
@@ -97,8 +96,8 @@ export async function resolveCall(
     blockReason,
     circuit: { row: circuit, now },
     limits: { quotas, limits: limitsOfRow(limits) },
-    cache: { generation: install.cacheGeneration, values: storedValuesOf(cache) },
-    secrets: storedSecretsOf(secrets),
+    cache,
+    secrets,
   };
 }
 
@@ -125,8 +124,7 @@ const resolveQuery = (db: Db, currentName: boolean) => {
       now: dbNow,
       limits: appInstallLimits,
       quotas: tenantQuotasJson(tenantId),
-      cache: storedValuesJson,
-      secrets: storedSecretsJson,
+      ...storedWithInstallColumns,
     })
     .from(appInstalls)
     .innerJoin(appVersions, eq(appVersions.id, appInstalls.versionId))

@@ -119,8 +119,9 @@ export { requiredSecrets } from './secrets/secrets-rules.ts';
 export {
   readStoredSecrets,
   type StoredSecret,
-  storedSecretsJson,
-  storedSecretsOf,
+  type StoredWithInstall,
+  storedWithInstallColumns,
+  storedWithInstallOf,
 } from './secrets/stored-secrets.ts';
 
 // The ports browsers refuse (the hand-off's page rule refuses them as config URLs do).

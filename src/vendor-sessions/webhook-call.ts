@@ -2,11 +2,10 @@ import type { AttemptSlots } from '../calls/index.ts';
 import { capacityWaitMs, runnerTook } from '../calls/index.ts';
 import type { Database } from '../db/pool.ts';
 import { ApiError } from '../http/errors.ts';
-import type { InstallRow, VersionRow } from '../installs/index.ts';
+import type { InstallRow, StoredWithInstall, VersionRow } from '../installs/index.ts';
 import type { RunnerClient, RunnerFailureResult } from '../runner/index.ts';
 import { callSessionExport, openExportSecrets } from './session-export.ts';
 import type { SessionRow } from './session-store.ts';
-import type { StoredWithInstall } from './webhook-store.ts';
 
 /** How long a delivery waits for a runner to take it (busy, not_sent) before answering 502. */
 export const WEBHOOK_CAPACITY_WAIT_MS = 10_000;

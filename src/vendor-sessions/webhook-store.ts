@@ -13,12 +13,9 @@ import { preparedOn } from '../db/prepared.ts';
 import {
   appInstalls,
   type InstallRow,
-  type StoredCache,
-  type StoredSecret,
-  storedSecretsJson,
-  storedSecretsOf,
-  storedValuesJson,
-  storedValuesOf,
+  type StoredWithInstall,
+  storedWithInstallColumns,
+  storedWithInstallOf,
   type VersionRow,
 } from '../installs/index.ts';
 import { type SessionRow, settleSession } from './session-store.ts';
@@ -27,12 +24,6 @@ import { eventOutcome, type ModuleEvent } from './webhook-rules.ts';
 
 /** Who the audit trail names for a vendor's delivery: the vendor, through the platform's webhook route. */
 export const VENDOR_WEBHOOK_ACTOR: Actor = { type: 'system', id: 'vendor-webhook', name: 'vendor webhook' };
-
-/** What a delivery reads with the install: its sealed secrets and its cache, which it then need not read. */
-export interface StoredWithInstall {
-  secrets: StoredSecret[];
-  cache: StoredCache;
-}
 
 /**
  * The install of that id (any tenant: the webhook URL names it) with the version it runs now, its sealed
@@ -44,14 +35,10 @@ export async function installAndRunningVersion(
 ): Promise<{ install: InstallRow; running: VersionRow; stored: StoredWithInstall } | null> {
   const [row] = await installById(db).execute({ installId });
   if (!row) return null;
-  const { install, secrets, cache } = row;
   return {
-    install,
+    install: row.install,
     running: await withManifest(db, row.running),
-    stored: {
-      secrets: storedSecretsOf(secrets),
-      cache: { generation: install.cacheGeneration, values: storedValuesOf(cache) },
-    },
+    stored: storedWithInstallOf(row.install, row),
   };
 }
 
@@ -62,8 +49,7 @@ const installById = preparedOn((db) =>
     .select({
       install: appInstalls,
       running: versionColumnsWithoutManifest,
-      secrets: storedSecretsJson,
-      cache: storedValuesJson,
+      ...storedWithInstallColumns,
     })
     .from(appInstalls)
     .innerJoin(appVersions, eq(appVersions.id, appInstalls.versionId))

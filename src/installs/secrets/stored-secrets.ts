@@ -1,10 +1,11 @@
-// An install's sealed secrets read along with the install, in the query a call or a vendor webhook sends
-// anyway (calls/call-install.ts resolveCall, vendor-sessions/webhook-store.ts), as its cached values are
+// An install's sealed secrets (and its cached values: StoredWithInstall) read along with the install, in
+// the query a call or a vendor webhook sends anyway (calls/call-install.ts resolveCall, vendor-sessions/webhook-store.ts), as its cached values are
 // (cache.ts storedValuesJson): a statement less for every call of an install with secrets and two less for
 // a vendor's webhook (issue 48). Still sealed: only admission opens them, and only those the version
 // requires.
 import { eq, sql } from 'drizzle-orm';
 import type { Queryable } from '../../db/pool.ts';
+import { type StoredCache, storedValuesJson, storedValuesOf } from '../cache/cache.ts';
 import { appInstallSecrets, appInstalls } from '../tables.ts';
 
 /** A secret as stored, still sealed. */
@@ -29,3 +30,24 @@ export function readStoredSecrets(db: Queryable, installId: string): Promise<Sto
     .from(appInstallSecrets)
     .where(eq(appInstallSecrets.installId, installId));
 }
+
+/** What a call reads along with its install: its sealed secrets and its cached values, one snapshot. */
+export interface StoredWithInstall {
+  secrets: StoredSecret[];
+  cache: StoredCache;
+}
+
+/** The subqueries a select of `app_installs` takes along for StoredWithInstall (storedWithInstallOf reads them). */
+export const storedWithInstallColumns = { secrets: storedSecretsJson, cache: storedValuesJson };
+
+/** The answer of storedWithInstallColumns, the install's cache generation read with it. Pure. */
+export const storedWithInstallOf = (
+  install: { cacheGeneration: number },
+  row: {
+    secrets: { name: string; sealed: string }[];
+    cache: { name: string; sealed: string; expiresAt: string }[];
+  },
+): StoredWithInstall => ({
+  secrets: storedSecretsOf(row.secrets),
+  cache: { generation: install.cacheGeneration, values: storedValuesOf(row.cache) },
+});
