@@ -81,7 +81,8 @@ export function executeNamed<R extends pg.QueryResultRow>(
 }
 
 // Rows read as Drizzle's own raw queries read them (drizzle-orm/node-postgres), so a statement moved to
-// executeNamed answers the same values: dates, times and intervals (and their arrays) as PostgreSQL's text.
+// executeNamed answers the same values: dates, times and intervals (and their arrays) as PostgreSQL's text,
+// and numeric arrays too, as Drizzle leaves them.
 const TIMES_AS_TEXT = new Set([
   pg.types.builtins.TIMESTAMPTZ,
   pg.types.builtins.TIMESTAMP,
