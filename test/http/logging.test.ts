@@ -316,7 +316,7 @@ describe('api log lines', () => {
       err: {
         type: 'DrizzleQueryError',
         message: expect.stringMatching(
-          /^Failed query: with "steps" as \(insert into "workflow_run_steps" .*\) insert into "workflow_runs"/,
+          /^Failed query: with "steps" as \(\s*insert into workflow_run_steps [\s\S]*\) insert into "workflow_runs"/,
         ),
         cause: { code: 'P0001', message: 'refused for the test' },
       },
