@@ -88,7 +88,7 @@ describe('an event for a pending session', () => {
     expect(await webhooksMetered(platform, installId)).toBe(metered + 1);
   });
 
-  it('reads the install with its secrets and cached values in one query, the manifests kept', async () => {
+  it('reads the install with its secrets and cached values in one query, and meters in the event’s transaction', async () => {
     const session = await open();
     const { sent } = await statementsWhile(async () =>
       ok(await send(session.externalId, eventAnswer(session.externalId, 'evt-reads', 'completed')), 202),
@@ -99,6 +99,17 @@ describe('an event for a pending session', () => {
     expect(sent.filter((text) => text.includes('"app_install_cache"'))).toHaveLength(1);
     // Both versions' manifests (the install's and the session's) are the ones the process kept.
     expect(sent.filter((text) => text.includes('"manifest"'))).toEqual([]);
+    // The delivery is metered in its event's transaction: one transaction wrote both rows.
+    expect(sent.filter((text) => text.includes('"app_metering"'))).toHaveLength(1);
+    const xmin = async (table: string, where: string, value: string) =>
+      (
+        await platform.database.pool.query(`select xmin::text as x from ${table} where ${where} = $1`, [
+          value,
+        ])
+      ).rows[0]?.x;
+    expect(await xmin('app_metering', 'install_id', installId)).toBe(
+      await xmin('app_webhook_events', 'event_id', 'evt-reads'),
+    );
   });
 
   it('fails it with the vendor’s error text: 202 received, status failed', async () => {
@@ -205,6 +216,7 @@ describe('an event the session cannot take', () => {
 
   it('is a duplicate when the install received its event id before, for any of its sessions', async () => {
     const session = await open();
+    const metered = await webhooksMetered(platform, installId);
     const pending = eventAnswer(session.externalId, 'evt-dup', 'pending', {});
     await ok(await send(session.externalId, pending), 202);
     expect(await ok(await send(session.externalId, pending), 200)).toEqual({
@@ -231,17 +243,24 @@ describe('an event the session cannot take', () => {
     }
     expect((await sessionState(platform, session.id)).events).toHaveLength(1);
     expect((await sessionState(platform, other.id)).events).toEqual([]);
+    // Four deliveries the module ran on: the first metered with its event, the duplicates apart.
+    expect(await webhooksMetered(platform, installId)).toBe(metered + 4);
   });
 });
 
 describe('a delivery that records nothing', () => {
-  /** Sends, expects the answer, and that the session did not move and has no event. */
+  /**
+   * Sends, expects the answer, that the session did not move and has no event, and that the delivery was
+   * metered once all the same (the module ran on it).
+   */
   async function untouched(response: Promise<Response>, sessionId: string) {
     const before = await sessionState(platform, sessionId);
+    const metered = await webhooksMetered(platform, installId);
     const answered = await response;
     expect(await sessionState(platform, sessionId)).toEqual(before);
     expect(before.events).toEqual([]);
     expect(wokenFor(sessionId)).toEqual([]);
+    expect(await webhooksMetered(platform, installId)).toBe(metered + 1);
     return answered;
   }
 
