@@ -40,4 +40,4 @@ export { installMeteringRecords } from './metering.ts';
 // Vendor sessions: a webhook's or a hand-off's export, admitted, checked and metered as calls are.
 
 export { openRequiredSecrets, outputCheckOf } from './admission.ts';
-export { type MeteredApart, meterApart } from './metering.ts';
+export { meterApart } from './metering.ts';

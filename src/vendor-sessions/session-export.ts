@@ -5,7 +5,7 @@
 // it: no document token, circuit, quota or record; the session's own version runs (it finishes on the
 // version that started it); and a call the module ran on, or may have, is metered apart from calls.
 import { randomUUID } from 'node:crypto';
-import { type MeteredApart, mayHaveRun, meterApart, openRequiredSecrets } from '../calls/index.ts';
+import { mayHaveRun, meterApart, openRequiredSecrets } from '../calls/index.ts';
 import type { Database, Queryable } from '../db/pool.ts';
 import { ApiError } from '../http/errors.ts';
 import {
@@ -37,10 +37,7 @@ export interface SessionExport {
   action: string;
   /** The required secrets, opened by the caller (openExportSecrets; each answers a refusal with its code). */
   secrets: Record<string, string>;
-  /**
-   * What the export counts as: a hand-off, metered apart once the runner answered; or a webhook delivery,
-   * which its caller meters with what the answer leads to (webhook.ts: in the event's transaction).
-   */
+  /** What the export counts as: a webhook delivery or a hand-off. */
   counter: 'webhooks' | 'handoffs';
   /** The install's cache generation and stored values as read with it (a webhook's); absent: read here. */
   cache?: StoredCache;
@@ -49,19 +46,7 @@ export interface SessionExport {
 /** Sends the export's request (the caller adds its own part and chooses how to send it). */
 export type SendExport = (base: RunnerExportRequest) => Promise<RunnerResult<RunnerAnswer>>;
 
-/** Whether the module ran on the export, or may have: what is metered. */
-export const ranOn = (sent: RunnerResult<RunnerAnswer>): boolean => sent.ok || mayHaveRun(sent.code);
-
-/** The metering row of an export of the install's session of that action. */
-export const apartOf = (install: InstallRow, action: string): MeteredApart => ({
-  tenantId: install.tenantId,
-  installId: install.id,
-  installName: install.name,
-  appName: install.appName,
-  action,
-});
-
-/** The runner's result of the export, its cache changes stored (and a hand-off metered). */
+/** The runner's result of the export, metered and its cache changes stored. */
 export async function callSessionExport(
   deps: SessionExportDeps,
   target: SessionExport,
@@ -87,8 +72,11 @@ export async function callSessionExport(
     hosts: install.hosts,
     cache: cache?.entries ?? null,
   });
-  if (target.counter === 'handoffs' && ranOn(sent))
-    await meterApart(db, apartOf(install, target.action), 'handoffs');
+  if (sent.ok || mayHaveRun(sent.code)) {
+    const { tenantId, id: installId, name: installName, appName } = install;
+    const row = { tenantId, installId, installName, appName, action: target.action };
+    await meterApart(db, row, target.counter);
+  }
   // Whatever the module answered, what it changed in the cache is stored (as after a call).
   if (sent.ok && key && cache && sent.value.cacheChanges.length > 0) {
     await storeCacheChanges(deps.database, key, install, cache, sent.value.cacheChanges, deps.cacheBudget);

@@ -1,10 +1,10 @@
 import type { AttemptSlots } from '../calls/index.ts';
-import { capacityWaitMs, meterApart, runnerTook } from '../calls/index.ts';
+import { capacityWaitMs, runnerTook } from '../calls/index.ts';
 import type { Database } from '../db/pool.ts';
 import { ApiError } from '../http/errors.ts';
 import type { InstallRow, StoredWithInstall, VersionRow } from '../installs/index.ts';
 import type { RunnerClient, RunnerFailureResult } from '../runner/index.ts';
-import { apartOf, callSessionExport, openExportSecrets, ranOn } from './session-export.ts';
+import { callSessionExport, openExportSecrets } from './session-export.ts';
 import type { SessionRow } from './session-store.ts';
 
 /** How long a delivery waits for a runner to take it (busy, not_sent) before answering 502. */
@@ -48,8 +48,7 @@ export interface WebhookTarget {
 
 /**
  * The module's checked answer, or 502 app_webhook_failed naming the runner's failure, or the secrets the
- * module needs and cannot have (missing_secrets, secret_store_unavailable: session-export.ts). An answer
- * is not metered yet: the caller meters it with what it leads to (webhook.ts).
+ * module needs and cannot have (missing_secrets, secret_store_unavailable: session-export.ts).
  */
 export async function runHandleWebhook(
   deps: WebhookCallDeps,
@@ -79,11 +78,7 @@ export async function runHandleWebhook(
     { install, version, action: session.action, secrets, cache: stored.cache, counter: 'webhooks' },
     (base) => sendWhileBusy(deps, runner, install.tenantId, { ...base, request }),
   );
-  if (!sent.ok) {
-    // No event comes of it to meter with: metered apart, when the module ran or may have.
-    if (ranOn(sent)) await meterApart(deps.database.db, apartOf(install, session.action), 'webhooks');
-    throw webhookFailed(sent.code);
-  }
+  if (!sent.ok) throw webhookFailed(sent.code);
   return sent.value.answer;
 }
 

@@ -4,7 +4,7 @@
 // delivery that settled it, the audit record, all committed together or not at all.
 import { and, eq, sql } from 'drizzle-orm';
 import { type Actor, recordAudit } from '../audit/trail.ts';
-import { type MeteredApart, meterApart, storable } from '../calls/index.ts';
+import { storable } from '../calls/index.ts';
 import { blocksOfVersionRow } from '../catalogue/blocks.ts';
 import { versionColumnsWithoutManifest, withManifest } from '../catalogue/manifests.ts';
 import { appBlocks, appVersions } from '../catalogue/tables.ts';
@@ -111,16 +111,14 @@ class DuplicateEvent extends Error {}
  * wins: a rival waits on the row's lock, then finds it settled); a pending event only reads the
  * session's status under a share lock (so it waits for a settle in flight and sees its result); then
  * the event row goes in, and a conflict on (install, event id) rolls everything back — a duplicate
- * neither settles nor records anything. The delivery that settled it audits it, and every recorded
- * delivery is metered in the same transaction (the module ran on it); one the transaction did not record
- * (a duplicate, a session deleted meanwhile, a failure) is metered apart, as the module ran all the same.
+ * neither settles nor records anything. The delivery that settled the session audits it.
  */
 export async function recordEvent(
   database: Database,
   install: InstallRow,
   session: SessionRow,
   event: ModuleEvent,
-  delivery: { requestId: string; metering: MeteredApart },
+  requestId: string,
 ): Promise<Recorded> {
   try {
     return await database.db.transaction(async (tx) => {
@@ -140,18 +138,11 @@ export async function recordEvent(
         .onConflictDoNothing({ target: [appWebhookEvents.installId, appWebhookEvents.eventId] })
         .returning({ id: appWebhookEvents.id });
       if (inserted.length === 0) throw new DuplicateEvent();
-      if (settled) await auditReceived(tx, install, session, event, delivery.requestId);
-      await meterApart(tx, delivery.metering, 'webhooks');
+      if (settled) await auditReceived(tx, install, session, event, requestId);
       return { kind: 'recorded' as const, outcome, status, won: settled !== null };
     });
   } catch (error) {
-    if (error instanceof DuplicateEvent || error instanceof SessionGone) {
-      await meterApart(database.db, delivery.metering, 'webhooks');
-      if (error instanceof DuplicateEvent) return { kind: 'duplicate' };
-      throw error;
-    }
-    // The database failed the transaction: metered if it answers now; the failure is what is reported.
-    await meterApart(database.db, delivery.metering, 'webhooks').catch(() => {});
+    if (error instanceof DuplicateEvent) return { kind: 'duplicate' };
     throw error;
   }
 }

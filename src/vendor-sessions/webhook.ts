@@ -12,14 +12,13 @@
 //      id rolls back as a duplicate; then the settled session's run is woken (its continuation starts).
 // Nothing of the delivery (body, headers, output, error text) is logged: only ids, codes and the install.
 import type { FastifyBaseLogger } from 'fastify';
-import { meterApart, outputCheckOf } from '../calls/index.ts';
+import { outputCheckOf } from '../calls/index.ts';
 import { ApiError } from '../http/errors.ts';
 import { isUnstorable } from '../http/unstorable-text.ts';
 import type { VersionRow } from '../installs/index.ts';
 import { webhookExternalId } from '../module/index.ts';
 import { recordCallbackWait } from '../telemetry/index.ts';
 import { isUuid } from '../uuid.ts';
-import { apartOf } from './session-export.ts';
 import type { SessionRow } from './session-store.ts';
 import { type Delivery, runHandleWebhook, type WebhookCallDeps, webhookFailed } from './webhook-call.ts';
 import { DUPLICATE, IGNORED, recordedAnswer, verdictOf, type WebhookAnswer } from './webhook-rules.ts';
@@ -77,9 +76,6 @@ export async function receiveWebhook(
   const answer = await runHandleWebhook(deps, { install, running, stored, session, version }, received);
   const verdict = verdictOf(answer, externalId, outputCheck(version, session));
   const log = context.log.child({ installId: install.id, callbackId: session.id });
-  // The module ran: an event is metered in its transaction (5.), anything else apart, now.
-  const metering = apartOf(install, session.action);
-  if (verdict.kind !== 'event') await meterApart(db, metering, 'webhooks');
   if (verdict.kind === 'ignored') return IGNORED;
   if (verdict.kind === 'rejected') {
     log.info({ why: verdict.why }, 'vendor webhook rejected');
@@ -95,10 +91,7 @@ export async function receiveWebhook(
   // 5.
   let recorded: Awaited<ReturnType<typeof recordEvent>>;
   try {
-    recorded = await recordEvent(deps.database, install, session, verdict.event, {
-      requestId: context.requestId,
-      metering,
-    });
+    recorded = await recordEvent(deps.database, install, session, verdict.event, context.requestId);
   } catch (error) {
     if (error instanceof SessionGone) throw noSession();
     throw error;
