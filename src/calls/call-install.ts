@@ -106,8 +106,9 @@ const name = sql.placeholder('name');
 
 /**
  * The call's reads in one query, its parameters the tenant and the name: the install with its version
- * (its manifest kept by the process: catalogue/manifests.ts), a block covering that version, its circuit with the database's now, its limits, the tenant's quotas
- * and the install's stored cached values.
+ * (its manifest kept by the process: catalogue/manifests.ts), a block covering that version, its circuit
+ * with the database's now, its limits, the tenant's quotas, and the install's stored cached values and
+ * sealed secrets.
  */
 const resolveQuery = (db: Db, currentName: boolean) => {
   const aliased = db
