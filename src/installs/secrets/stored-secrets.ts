@@ -1,8 +1,8 @@
-// An install's sealed secrets (and its cached values: StoredWithInstall) read along with the install, in
-// the query a call or a vendor webhook sends anyway (calls/call-install.ts resolveCall, vendor-sessions/webhook-store.ts), as its cached values are
-// (cache.ts storedValuesJson): a statement less for every call of an install with secrets and two less for
-// a vendor's webhook (issue 48). Still sealed: only admission opens them, and only those the version
-// requires.
+// An install's sealed secrets, and its cached values with them (StoredWithInstall), read along with the
+// install in the query a call or a vendor webhook sends anyway (calls/call-install.ts resolveCall,
+// vendor-sessions/webhook-store.ts), as the cached values were already (cache.ts storedValuesJson): a
+// statement less for every call of an install with secrets, two less for a vendor's webhook (issue 48).
+// Still sealed: only admission opens them, and only those the version requires.
 import { eq, sql } from 'drizzle-orm';
 import type { Queryable } from '../../db/pool.ts';
 import { type StoredCache, storedValuesJson, storedValuesOf } from '../cache/cache.ts';
