@@ -53,14 +53,22 @@ let pool: pg.Pool | null = null;
 
 /**
  * The engine's connections: DBOS's statements sent as named prepared statements (db/preparing-pool.ts),
- * its idle transactions bounded by the URL (withIdleTransactionTimeout). Its owner ends it.
+ * its idle transactions bounded by the URL (withIdleTransactionTimeout), a connection waited for as long
+ * as DBOS's own pool waits (connectTimeoutMs). Its owner ends it.
  */
 export const enginePool = (databaseUrl: string, max: number): pg.Pool =>
   preparingPool({
     connectionString: withIdleTransactionTimeout(databaseUrl),
     max,
+    connectionTimeoutMillis: connectTimeoutMs(databaseUrl),
     application_name: 'apps-platform-engine',
   });
+
+/** As DBOS's own pool waits for a connection: the URL's `connect_timeout` (seconds), else 10 s. */
+export function connectTimeoutMs(databaseUrl: string): number {
+  const seconds = Number.parseInt(new URL(databaseUrl).searchParams.get('connect_timeout') ?? '', 10);
+  return Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : 10_000;
+}
 
 export async function launchEngine(options: EngineOptions): Promise<void> {
   const log = options.logger.child({ component: 'dbos' });

@@ -4,6 +4,7 @@
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { preparingPool, statementName } from '../../src/db/preparing-pool.ts';
+import { connectTimeoutMs } from '../../src/worker/engine.ts';
 import { createTestDatabase } from '../support/database.ts';
 
 describe('statementName', () => {
@@ -45,5 +46,16 @@ describe('preparingPool', () => {
     for (let i = 0; i < 3; i++) await pool.query(several, []);
     expect((await pool.query('select count(*)::int as n from t')).rows).toEqual([{ n: 3 }]);
     expect(await preparedOnConnection()).not.toContain(several);
+  });
+});
+
+describe('connectTimeoutMs', () => {
+  it.each([
+    ['postgres://u@h/db', 10_000],
+    ['postgres://u@h/db?connect_timeout=3', 3_000],
+    ['postgres://u@h/db?connect_timeout=0', 10_000],
+    ['postgres://u@h/db?connect_timeout=soon', 10_000],
+  ])('waits for a connection of %s as DBOS’s own pool would: %d ms', (url, ms) => {
+    expect(connectTimeoutMs(url)).toBe(ms);
   });
 });
