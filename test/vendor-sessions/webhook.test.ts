@@ -242,10 +242,10 @@ describe('a delivery that records nothing', () => {
    * Sends, expects the answer, that the session did not move and has no event, and that the delivery was
    * metered once all the same (the module ran on it).
    */
-  async function untouched(response: Promise<Response>, sessionId: string) {
+  async function untouched(sending: () => Promise<Response>, sessionId: string) {
     const before = await sessionState(platform, sessionId);
     const metered = await webhooksMetered(platform, installId);
-    const answered = await response;
+    const answered = await sending();
     expect(await sessionState(platform, sessionId)).toEqual(before);
     expect(before.events).toEqual([]);
     expect(wokenFor(sessionId)).toEqual([]);
@@ -255,18 +255,19 @@ describe('a delivery that records nothing', () => {
 
   it('answers 202 ignored when the module has nothing for the platform', async () => {
     const session = await open();
-    const response = await untouched(send(session.externalId, null), session.id);
+    const response = await untouched(() => send(session.externalId, null), session.id);
     expect(await ok(response, 202)).toEqual({ received: false, ignored: true });
   });
 
   it('answers 401 webhook_rejected to a tampered signature', async () => {
     const session = await open();
-    const tampered = deliver(
-      platform,
-      installId,
-      { session: session.externalId, answer: eventAnswer(session.externalId, 'evt-forged', 'completed') },
-      { secret: 'not-the-vendors-secret' },
-    );
+    const tampered = () =>
+      deliver(
+        platform,
+        installId,
+        { session: session.externalId, answer: eventAnswer(session.externalId, 'evt-forged', 'completed') },
+        { secret: 'not-the-vendors-secret' },
+      );
     const error = await expectError(await untouched(tampered, session.id), 401, 'webhook_rejected');
     expect(error.message).not.toContain('bad signature');
   });
@@ -274,12 +275,16 @@ describe('a delivery that records nothing', () => {
   it('answers 401 when ?externalId= names another session than the signed event (a replay pointed elsewhere)', async () => {
     const signedFor = await open();
     const pointedAt = await open();
-    const replay = deliver(
-      platform,
-      installId,
-      { session: signedFor.externalId, answer: eventAnswer(signedFor.externalId, 'evt-replay', 'completed') },
-      { query: `?externalId=${encodeURIComponent(pointedAt.externalId)}` },
-    );
+    const replay = () =>
+      deliver(
+        platform,
+        installId,
+        {
+          session: signedFor.externalId,
+          answer: eventAnswer(signedFor.externalId, 'evt-replay', 'completed'),
+        },
+        { query: `?externalId=${encodeURIComponent(pointedAt.externalId)}` },
+      );
     await expectError(await untouched(replay, pointedAt.id), 401, 'webhook_rejected');
     expect((await sessionState(platform, signedFor.id)).events).toEqual([]);
   });
@@ -287,7 +292,7 @@ describe('a delivery that records nothing', () => {
   it('answers 401 when the module’s event names another session than the one found', async () => {
     const found = await open();
     const named = await open();
-    const response = send(found.externalId, eventAnswer(named.externalId, 'evt-other', 'completed'));
+    const response = () => send(found.externalId, eventAnswer(named.externalId, 'evt-other', 'completed'));
     await expectError(await untouched(response, found.id), 401, 'webhook_rejected');
     expect((await sessionState(platform, named.id)).events).toEqual([]);
   });
@@ -295,12 +300,13 @@ describe('a delivery that records nothing', () => {
   it('answers 502 app_webhook_failed to an error answer and a trap, metering the delivery', async () => {
     const session = await open();
     const metered = await webhooksMetered(platform, installId);
-    const failing = send(session.externalId, JSON.stringify({ status: 'error', message: 'vendor said Ada' }));
+    const failing = () =>
+      send(session.externalId, JSON.stringify({ status: 'error', message: 'vendor said Ada' }));
     const error = await expectError(await untouched(failing, session.id), 502, 'app_webhook_failed');
     expect(error).toMatchObject({ details: { reason: 'error' } });
     expect(error.message).not.toContain('Ada');
     const trapped = await expectError(
-      await untouched(send(session.externalId, 'trap'), session.id),
+      await untouched(() => send(session.externalId, 'trap'), session.id),
       502,
       'app_webhook_failed',
     );
@@ -314,7 +320,7 @@ describe('a delivery that records nothing', () => {
       output: { decision: 'maybe' },
     });
     const error = await expectError(
-      await untouched(send(session.externalId, broken), session.id),
+      await untouched(() => send(session.externalId, broken), session.id),
       502,
       'app_webhook_failed',
     );
