@@ -22,7 +22,7 @@ import { randomUUID } from 'node:crypto';
 import { signCallToken } from '../auth/call-token.ts';
 import type { Config } from '../config.ts';
 import { OUTAGE_POLICY, type OutagePolicy, whileDatabaseDown } from '../db/outage.ts';
-import type { Database, Queryable, Tx } from '../db/pool.ts';
+import type { Database, Tx } from '../db/pool.ts';
 import { ApiError } from '../http/errors.ts';
 import {
   type CircuitGate,
@@ -31,10 +31,9 @@ import {
   claimTrial,
   countOf,
   type InstallRow,
-  liveCacheOf,
+  liveCacheOrRead,
   moveCircuit,
   readGate,
-  readLiveCache,
   readsDocuments,
   settingsInForce,
   storeCacheChanges,
@@ -147,7 +146,7 @@ async function attemptPipeline(
       { actor: options.actor, requestId: options.requestId ?? null },
       call.limits,
     ),
-    key ? cacheOf(deps.database.db, key, call) : null,
+    key ? liveCacheOrRead(deps.database.db, key, call.install, call.cache) : null,
   ]);
   // Checked again after the reads of steps 1 to 3, before a trial is claimed: they took time too.
   const timeoutMs = timeFor(install, admitted.action, call.deadline, now());
@@ -284,10 +283,6 @@ async function attemptPipeline(
     ...(sessionId ? { sessionId } : {}),
   };
 }
-
-/** Step 5's cached values: those read with the install (resolveCall), opened; else read now. */
-const cacheOf = (db: Queryable, key: Buffer, call: AttemptCall) =>
-  call.cache ? liveCacheOf(db, key, call.install, call.cache) : readLiveCache(db, key, call.install);
 
 /** A pending answer the caller opens a vendor session for (in the transaction of its record). */
 const opensSession = (options: AttemptOptions, result: AttemptResult) =>

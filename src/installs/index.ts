@@ -80,6 +80,7 @@ export type { Callers, DefinitionRef, InstallCallers, Rewritten, Skipped, Usage 
 
 export {
   liveCacheOf,
+  liveCacheOrRead,
   readLiveCache,
   type StoredCache,
   storeCacheChanges,

@@ -10,8 +10,7 @@ import type { Database, Queryable } from '../db/pool.ts';
 import { ApiError } from '../http/errors.ts';
 import {
   type InstallRow,
-  liveCacheOf,
-  readLiveCache,
+  liveCacheOrRead,
   type StoredCache,
   type StoredSecret,
   storeCacheChanges,
@@ -55,11 +54,7 @@ export async function callSessionExport(
   const { install, version } = target;
   const key = deps.secretStoreKey;
   const db = deps.database.db;
-  const cache = !key
-    ? null
-    : target.cache
-      ? await liveCacheOf(db, key, install, target.cache)
-      : await readLiveCache(db, key, install);
+  const cache = key ? await liveCacheOrRead(db, key, install, target.cache) : null;
   const sent = await send({
     module: { sha256: version.sha256 },
     call: {

@@ -126,6 +126,13 @@ export async function readLiveCache(
 }
 
 /**
+ * The live values of an install: those read with it (`stored`: a call's resolveCall, a vendor webhook's
+ * install read), opened; else read now.
+ */
+export const liveCacheOrRead = (db: Queryable, key: Buffer, install: CacheInstall, stored?: StoredCache) =>
+  stored ? liveCacheOf(db, key, install, stored) : readLiveCache(db, key, install);
+
+/**
  * The live values among those read, opened with `key`. A value that no longer opens (another key,
  * tampered bytes) is left out and removed; an expired one is left out and removed. A removal names the
  * exact row it saw (its bytes or its expiry), so a value rewritten meanwhile stays.
