@@ -50,7 +50,6 @@ export async function bareWorkflow(database: Database, poller: Database, url: st
     systemDatabaseUrl: withIdleTransactionTimeout(url),
     systemDatabasePool: pool,
     systemDatabaseSchemaName: ENGINE_SCHEMA,
-    systemDatabasePoolSize: 4,
   });
   return {
     async start() {

@@ -33,7 +33,6 @@ export function dbosRunsEngine(databaseUrl: string): RunsEngine {
       systemDatabaseUrl: withIdleTransactionTimeout(databaseUrl),
       systemDatabasePool: pool,
       systemDatabaseSchemaName: ENGINE_SCHEMA,
-      systemDatabasePoolSize: 4,
     }).catch((error: unknown) => {
       client = null;
       throw error;

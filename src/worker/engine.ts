@@ -52,9 +52,10 @@ let queueWake: (QueueWake & { listen(url: string): void }) | null = null;
 let pool: pg.Pool | null = null;
 
 /**
- * The engine's connections: DBOS's statements sent as named prepared statements (db/preparing-pool.ts),
- * its idle transactions bounded by the URL (withIdleTransactionTimeout), a connection waited for as long
- * as DBOS's own pool waits (connectTimeoutMs). Its owner ends it.
+ * The engine's connections, `max` of them (DBOS sizes its polling by it): DBOS's statements sent as named
+ * prepared statements (db/preparing-pool.ts), its idle transactions bounded by the URL
+ * (withIdleTransactionTimeout), a connection waited for as long as DBOS's own pool waits
+ * (connectTimeoutMs). Its owner ends it.
  */
 export const enginePool = (databaseUrl: string, max: number): pg.Pool =>
   preparingPool({
@@ -78,7 +79,6 @@ export async function launchEngine(options: EngineOptions): Promise<void> {
     systemDatabaseUrl: withIdleTransactionTimeout(options.databaseUrl),
     systemDatabasePool: pool,
     systemDatabaseSchemaName: ENGINE_SCHEMA,
-    systemDatabasePoolSize: 24,
     applicationVersion: PLATFORM_VERSION,
     executorID: options.executorId ?? defaultExecutorId(),
     tracingEnabled: options.tracing ?? false,
@@ -97,7 +97,12 @@ export async function launchEngine(options: EngineOptions): Promise<void> {
   const safetyMs = options.queueSafetyPollMs ?? DEFAULT_QUEUE_SAFETY_POLL_MS;
   // Gated from the first tick: until the listener holds, every tick still polls (queue-wake.ts).
   queueWake = safetyMs > 0 ? installQueueWake({ safetyMs, logger: log }) : null;
-  await DBOS.launch();
+  await DBOS.launch().catch(async (error: unknown) => {
+    // The pool is ours (systemDatabasePool): a launch that failed leaves it open.
+    await pool?.end().catch(() => {});
+    pool = null;
+    throw error;
+  });
   const settings = queueSettings(options.appsPerTenant ?? DEFAULT_APPS_PER_TENANT);
   for (const queue of TASK_QUEUES) await DBOS.registerQueue(queue, settings[queue]);
   if (queueWake) {
