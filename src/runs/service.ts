@@ -4,7 +4,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { and, desc, eq, inArray, type SQL, sql } from 'drizzle-orm';
-import type { Database, Tx } from '../db/pool.ts';
+import type { Database, Db, Tx } from '../db/pool.ts';
 import { bound, placeholders, preparedOn } from '../db/prepared.ts';
 import { ApiError } from '../http/errors.ts';
 import { countCapped, type Page } from '../http/paging.ts';
@@ -192,7 +192,7 @@ type RunValues = Pick<typeof workflowRuns.$inferInsert & { id: string }, keyof t
 type StepValues = typeof workflowRunSteps.$inferInsert;
 
 /** The run and its steps in one statement (the steps' insert a CTE of the run's), prepared once per pool. */
-async function insertRun(db: Database['db'], run: RunValues, steps: StepValues[]): Promise<RunRow> {
+async function insertRun(db: Db, run: RunValues, steps: StepValues[]): Promise<RunRow> {
   const stepRows = steps.map((step) => ({ step_id: step.stepId, position: step.position, type: step.type }));
   const [row] = await runWithSteps(db).execute({
     ...bound('run', run, workflowRuns),
@@ -224,10 +224,9 @@ function insertRunClaimingKey(
   key: { key: string; digest: string },
 ): Promise<RunRow> {
   return ctx.database.db.transaction(async (tx) => {
-    const [row] = await tx.insert(workflowRuns).values(run).returning();
-    if (!row) throw new Error('run insert returned no row');
+    // The same statement as a start without a key (a transaction gets it built for itself: prepared.ts).
+    const row = await insertRun(tx, run, steps);
     if (!(await claimKey(tx, ctx.tenantId, key, row.id))) throw new KeyTaken();
-    if (steps.length > 0) await tx.insert(workflowRunSteps).values(steps);
     return row;
   });
 }
