@@ -2,6 +2,7 @@
 // used, summed per install, UTC day, action and currency in app_metering, and the readers the quota
 // check and the limits record need.
 import { type AnyColumn, and, eq, gt, gte, lt, ne, type SQL, sql } from 'drizzle-orm';
+import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import type { Db, Queryable } from '../db/pool.ts';
 import { type Bindable, bound, placeholders, preparedOn } from '../db/prepared.ts';
 import { type BudgetPeriod, type MeteringRecords, readLimits } from '../installs/index.ts';
@@ -114,22 +115,38 @@ const METERED_COLUMNS: Record<keyof MeteredRow, true> = {
 };
 
 /**
- * A record's insert and its metering as one statement, prepared once per pool under `name` (issue 48: built
- * on every call before, and planned each time). The insert (given, with RETURNING) is a CTE of the
- * metering's upsert, which counts the rows the CTE wrote: the two commit together, and a try after a lost
- * commit (the record already there) meters nothing again. Sent with the record's values (`bound`) and
- * `meteredValues`; answers `written`, the records it wrote.
+ * A record and its metering written in one statement, prepared once per pool under `name` (issue 48: built
+ * on every call before, and planned each time): the record's insert into `table` (its `columns`, nothing
+ * written when `key` is taken) is a CTE of the metering's upsert, which counts the records the CTE wrote,
+ * so the two commit together and a try after a lost commit (the record already there) meters nothing
+ * again. The writer answers whether it wrote the record (false: a try before did).
  */
-export function preparedWithMetering(db: Db, name: string, insert: SQL) {
-  const recorded = db.$with('recorded', {}).as(insert);
-  const written = sql<number>`(select count(*) from recorded)::int`;
-  return meteringUpsert(db.with(recorded), placeholders('metered', METERED_COLUMNS), written)
-    .returning({ written })
-    .prepare(name);
+export function recordWithMetering<K extends string>(
+  name: string,
+  table: PgTable,
+  columns: Record<K, true>,
+  key: PgColumn,
+) {
+  const statement = preparedOn((db) => {
+    const insert = db
+      .insert(table)
+      .values(placeholders('record', columns))
+      .onConflictDoNothing({ target: key })
+      .returning({ key });
+    const recorded = db.$with('recorded', {}).as(insert.getSQL());
+    const written = sql<number>`(select count(*) from recorded)::int`;
+    return meteringUpsert(db.with(recorded), placeholders('metered', METERED_COLUMNS), written)
+      .returning({ written })
+      .prepare(name);
+  });
+  return async (db: Db, record: object, metered: MeteredCall): Promise<boolean> => {
+    const [row] = await statement(db).execute({
+      ...bound('record', record, table),
+      ...bound('metered', await meteredRow(db, metered), appMetering),
+    });
+    return (row?.written ?? 0) > 0;
+  };
 }
-
-/** The metered row as preparedWithMetering's values. */
-export const meteredValues = (row: MeteredRow) => bound('metered', row, appMetering);
 
 /** An install's action a vendor webhook or a hand-off was for (the session's action). */
 export interface MeteredApart {

@@ -1,16 +1,15 @@
 // An attempt's record and its metering written in one statement (docs/runs.md "Statements a run sends"):
 // the record's insert is a CTE of the metering's upsert, which counts the calls the CTE wrote, so they
 // commit together, and a try after a lost commit (the record already there) meters nothing again. The
-// statement is prepared once per pool (metering.ts preparedWithMetering).
+// statement is prepared once per pool (metering.ts recordWithMetering).
 import type { Db } from '../db/pool.ts';
-import { bound, placeholders, preparedOn } from '../db/prepared.ts';
 import {
   INVOCATION_COLUMNS,
   type InvocationWrite,
   invocationInsert,
   invocationValues,
 } from './invocations.ts';
-import { type MeteredCall, meteredRow, meteredValues, preparedWithMetering } from './metering.ts';
+import { type MeteredCall, recordWithMetering } from './metering.ts';
 import { appInvocations } from './tables.ts';
 
 /**
@@ -26,22 +25,12 @@ export async function writeRecord(
     const [row] = await invocationInsert(db, write).returning({ id: appInvocations.id });
     return row !== undefined;
   }
-  const [row] = await recordedAndMetered(db).execute({
-    ...bound('record', invocationValues(write), appInvocations),
-    ...meteredValues(await meteredRow(db, metered)),
-  });
-  return (row?.written ?? 0) > 0;
+  return recordedAndMetered(db, invocationValues(write), metered);
 }
 
-const recordedAndMetered = preparedOn((db) =>
-  preparedWithMetering(
-    db,
-    'attempt_record_write',
-    db
-      .insert(appInvocations)
-      .values(placeholders('record', INVOCATION_COLUMNS))
-      .onConflictDoNothing({ target: appInvocations.id })
-      .returning({ id: appInvocations.id })
-      .getSQL(),
-  ),
+const recordedAndMetered = recordWithMetering(
+  'attempt_record_write',
+  appInvocations,
+  INVOCATION_COLUMNS,
+  appInvocations.id,
 );

@@ -2,13 +2,12 @@
 // record-write.ts writes a recorded attempt's: the record's insert is a CTE of the metering's upsert,
 // which counts the records the CTE wrote, so the two commit together — neither without the other — and a
 // try after a lost commit (the record already there under the public id chosen before the first try)
-// neither audits nor meters again. The statement is prepared once per pool (db/prepared.ts): building it
-// was a twentieth of a test call's CPU.
+// neither audits nor meters again. The statement is prepared once per pool (metering.ts recordWithMetering):
+// building it was a twentieth of a test call's CPU.
 import { auditEvents } from '../audit/tables.ts';
 import { AUDIT_COLUMNS, type AuditEntry, auditInsert, auditValues } from '../audit/trail.ts';
 import type { Db } from '../db/pool.ts';
-import { bound, placeholders, preparedOn } from '../db/prepared.ts';
-import { type MeteredCall, meteredRow, meteredValues, preparedWithMetering } from './metering.ts';
+import { type MeteredCall, recordWithMetering } from './metering.ts';
 
 type AuditedEntry = AuditEntry & { publicId: string };
 
@@ -26,22 +25,12 @@ export async function writeAudited(
     const [row] = await insert.returning({ id: auditEvents.id });
     return row !== undefined;
   }
-  const [row] = await auditedAndMetered(db).execute({
-    ...bound('record', auditValues(entry), auditEvents),
-    ...meteredValues(await meteredRow(db, metered)),
-  });
-  return (row?.written ?? 0) > 0;
+  return auditedAndMetered(db, auditValues(entry), metered);
 }
 
-const auditedAndMetered = preparedOn((db) =>
-  preparedWithMetering(
-    db,
-    'test_call_write',
-    db
-      .insert(auditEvents)
-      .values(placeholders('record', AUDIT_COLUMNS))
-      .onConflictDoNothing({ target: auditEvents.publicId })
-      .returning({ id: auditEvents.id })
-      .getSQL(),
-  ),
+const auditedAndMetered = recordWithMetering(
+  'test_call_write',
+  auditEvents,
+  AUDIT_COLUMNS,
+  auditEvents.publicId,
 );
