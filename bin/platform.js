@@ -3,6 +3,4 @@
 // again first whenever a source changed since).
 import { cliEntry } from '../scripts/cli-build.js';
 
-// Before anything imports `pg`: its client is instrumented as it loads (only when telemetry is on).
-await import(await cliEntry('preload'));
 await import(await cliEntry('platform'));

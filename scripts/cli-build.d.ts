@@ -7,7 +7,7 @@ export interface CliProject {
 }
 
 /** Each command's entry module in this repository. */
-export const ENTRIES: Record<'preload' | 'platform' | 'ops' | 'app', string>;
+export const ENTRIES: Record<'platform' | 'ops' | 'app', string>;
 
 /** `[size, mtimeMs]` of each input, or null for one that is absent. */
 export type Stamps = Record<string, [number, number] | null>;

@@ -20,9 +20,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 const ROOT = path.resolve(import.meta.dirname, '..');
 /** Bumped when what a build writes changes shape, so an older build is never taken for a fresh one. */
 const FORMAT = 1;
-/** What each command loads: its entry module (the telemetry preload runs before anything imports `pg`). */
+/** What each command loads: its entry module. */
 export const ENTRIES = {
-  preload: 'src/telemetry/preload.ts',
   platform: 'src/main.ts',
   ops: 'src/ops/main.ts',
   app: 'src/app-cli/main.ts',

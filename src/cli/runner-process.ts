@@ -63,7 +63,7 @@ export async function runRunnerChild(): Promise<void> {
   try {
     telemetry = await startTelemetry(
       { ...config.telemetry, metricsPort: null },
-      { serviceName: 'apps-platform-runner', metrics: false },
+      { serviceName: 'apps-platform-runner', metrics: false, database: false },
     );
     if (telemetry) forwardMetrics((recording) => send({ kind: 'metric', recording }));
     const started = await startRunnerFromConfig(config, logger);

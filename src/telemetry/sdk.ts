@@ -1,7 +1,8 @@
 // The OpenTelemetry SDK of one process (docs/telemetry.md): a tracer provider with the deployment's sampler
 // exporting over OTLP/HTTP, a meter provider read by the Prometheus exposition on METRICS_PORT and pushed
 // over OTLP every 15 s, and PostgreSQL spans. DBOS's workflow spans are not recorded and its step spans
-// get the run's attributes (engine-spans.ts); what leaves is filtered (export-rules.ts). Nothing starts
+// get the run's attributes (engine-spans.ts); what leaves is filtered (export-rules.ts). PostgreSQL's
+// client is instrumented while the SDK runs (pg-instrumentation.ts). Nothing starts
 // when telemetry is off: the API's no-op tracer and meter answer every call.
 import { context, metrics, propagation, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
@@ -46,6 +47,8 @@ export interface TelemetryOptions {
   spanProcessors?: SpanProcessor[];
   /** False: traces only, no exposition and no push (the runner child forwards its metrics instead). */
   metrics?: boolean;
+  /** False: no PostgreSQL client spans (the runner child has no database). */
+  database?: boolean;
 }
 
 /** Starts the SDK for this process, or answers null when telemetry is off. */
@@ -104,12 +107,16 @@ export async function startTelemetry(
   }
   const meterProvider = new MeterProvider({ resource, readers });
   metrics.setGlobalMeterProvider(meterProvider);
+  // Loaded only now: with telemetry off, nothing of the instrumentation is.
+  const pgSpans =
+    (options.database ?? true) ? (await import('./pg-instrumentation.ts')).instrumentPg() : null;
 
   return {
     serviceName,
     metricsUrl: prometheus === null ? null : `http://0.0.0.0:${settings.metricsPort}/metrics`,
     async shutdown() {
       await Promise.allSettled([tracerProvider.shutdown(), meterProvider.shutdown()]);
+      pgSpans?.unpatch();
       setTracing(false);
       trace.disable();
       metrics.disable();

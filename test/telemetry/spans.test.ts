@@ -3,6 +3,7 @@
 // untraced, a rule set's evaluation down to the runner's request, a run's trace link for ops:read holders,
 // DBOS's spans as the engine makes them, what the exporters are handed, and trace ids on log lines.
 import { randomUUID } from 'node:crypto';
+import Module from 'node:module';
 import { Writable } from 'node:stream';
 import { context, SpanStatusCode, trace } from '@opentelemetry/api';
 import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from '@opentelemetry/sdk-trace';
@@ -22,6 +23,8 @@ import { until } from '../runs/worker-process.ts';
 import { statementsWhile } from '../support/statements.ts';
 
 const memory = new InMemorySpanExporter();
+/** `require` as Node made it, before the SDK started (which must not hook it: docs/telemetry.md "Cost"). */
+const nodeRequire = Module.prototype.require;
 let telemetry: Telemetry | null;
 let stack: RunsStack;
 let tenantId: string;
@@ -198,6 +201,28 @@ describe('a run’s workflow in its request’s trace', () => {
     });
     // The read a continuation still makes for its trace (run-trace.ts) was not made for the run's own.
     expect(sent.filter((text) => text.startsWith('select "trace_parent"'))).toEqual([]);
+  });
+});
+
+describe('PostgreSQL’s client spans', () => {
+  it('one span a query inside a trace, a child of it; none for taking the connection; none outside a trace; require left as Node made it', async () => {
+    memory.reset();
+    const pool = stack.platform.database.pool;
+    await pool.query('select 1 as untraced');
+    const outer = trace.getTracer('test').startSpan('outer');
+    await context.with(trace.setSpan(context.active(), outer), () => pool.query('select 2 as traced'));
+    outer.end();
+    const database = () =>
+      spans().filter((span) => span.instrumentationScope.name === '@opentelemetry/instrumentation-pg');
+    // The untraced query ended first: had it a span, that span would be exported by the time this one is.
+    const traced = await until(
+      'the query’s span',
+      async () => database().find((span) => parentOf(span) === outer.spanContext().spanId) ?? null,
+      10_000,
+    );
+    expect(traced.name).toMatch(/^pg\.query:SELECT /);
+    expect(database()).toEqual([traced]);
+    expect(Module.prototype.require).toBe(nodeRequire);
   });
 });
 
