@@ -22,6 +22,11 @@ import { TRACER_NAME } from './names.ts';
 const spans = new WeakMap<FastifyRequest, Span>();
 let duration: { provider: MeterProvider; histogram: Histogram } | null = null;
 
+/** The bucket bounds, in seconds, the semantic conventions advise for `http.server.request.duration`. */
+export const HTTP_DURATION_BUCKETS = [
+  0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10,
+];
+
 /** The request-duration histogram of the meter provider in place (made again if telemetry restarted). */
 function durationHistogram(): Histogram {
   const provider = metrics.getMeterProvider();
@@ -29,6 +34,7 @@ function durationHistogram(): Histogram {
     const histogram = provider.getMeter(TRACER_NAME).createHistogram('http.server.request.duration', {
       unit: 's',
       description: 'Duration of HTTP server requests',
+      advice: { explicitBucketBoundaries: HTTP_DURATION_BUCKETS },
     });
     duration = { provider, histogram };
   }

@@ -28,6 +28,8 @@ export interface OtlpReceiver {
   metricNames(service: string): string[];
   /** The attributes of every data point a service pushed for a metric. */
   metricPoints(service: string, name: string): Record<string, unknown>[];
+  /** The bucket bounds of every data point a service pushed for a histogram. */
+  histogramBounds(service: string, name: string): number[][];
   close(): Promise<void>;
 }
 
@@ -106,9 +108,10 @@ function metricNamesOf(body: string, service: string): string[] {
     );
 }
 
-type OtlpPoints = { dataPoints?: { attributes?: OtlpAttribute[] }[] };
+type OtlpPoint = { attributes?: OtlpAttribute[]; explicitBounds?: number[] };
+type OtlpPoints = { dataPoints?: OtlpPoint[] };
 
-function metricPointsOf(body: string, service: string, name: string): Record<string, unknown>[] {
+function dataPointsOf(body: string, service: string, name: string): OtlpPoint[] {
   const parsed = JSON.parse(body) as {
     resourceMetrics?: (OtlpResource & {
       scopeMetrics?: {
@@ -120,8 +123,7 @@ function metricPointsOf(body: string, service: string, name: string): Record<str
     .filter((resource) => serviceOf(resource) === service)
     .flatMap((resource) => (resource.scopeMetrics ?? []).flatMap((s) => s.metrics ?? []))
     .filter((metric) => metric.name === name)
-    .flatMap((metric) => (metric.histogram ?? metric.sum ?? metric.gauge)?.dataPoints ?? [])
-    .map((point) => attributesOf(point.attributes));
+    .flatMap((metric) => (metric.histogram ?? metric.sum ?? metric.gauge)?.dataPoints ?? []);
 }
 
 export async function startOtlpReceiver(): Promise<OtlpReceiver> {
@@ -149,7 +151,12 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
     bodies,
     spans: () => bodies.traces.flatMap(spansOf),
     metricNames: (service) => [...new Set(bodies.metrics.flatMap((body) => metricNamesOf(body, service)))],
-    metricPoints: (service, name) => bodies.metrics.flatMap((body) => metricPointsOf(body, service, name)),
+    metricPoints: (service, name) =>
+      bodies.metrics.flatMap((body) =>
+        dataPointsOf(body, service, name).map((p) => attributesOf(p.attributes)),
+      ),
+    histogramBounds: (service, name) =>
+      bodies.metrics.flatMap((body) => dataPointsOf(body, service, name).map((p) => p.explicitBounds ?? [])),
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }

@@ -13,6 +13,7 @@ import { type CryptoKey, exportJWK, generateKeyPair } from 'jose';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startVendorDouble, type VendorDouble } from '../../packages/app-testing/src/index.ts';
 import { type Database, openDatabase } from '../../src/db/pool.ts';
+import { HTTP_DURATION_BUCKETS } from '../../src/telemetry/http.ts';
 import { ensureTenant } from '../../src/tenants/service.ts';
 import { signToken } from '../auth/sign.ts';
 import { type Receiver, startReceiver } from '../outbound-webhooks/receiver.ts';
@@ -337,6 +338,10 @@ describe('a run with a call_app step, traced across the api, the worker and the 
         'http.route': '/workflow-runs',
         'http.response.status_code': 201,
       });
+      // In seconds, with the bucket bounds the semantic conventions advise for it (not the SDK's, made for ms).
+      const bounds = otlp.histogramBounds('apps-platform-api', 'http.server.request.duration');
+      expect(bounds.length).toBeGreaterThan(0);
+      for (const bound of bounds) expect(bound).toEqual(HTTP_DURATION_BUCKETS);
       // PostgreSQL's instrumentation makes spans only: its db.client.* metrics are not the platform's.
       expect(otlp.bodies.metrics.join('\n')).not.toContain('db.client.');
       const exported = [...otlp.bodies.traces, ...otlp.bodies.metrics].join('\n');
