@@ -5,6 +5,7 @@
 // statement instead: PostgreSQL parses it once a connection and, when a generic plan is no worse, plans it
 // once. A text seen once (a migration, a one-off read) stays unnamed, and past NAMED_MAX texts every new
 // one does too, so a source of ever-new texts cannot fill the server's memory.
+import { context, ROOT_CONTEXT } from '@opentelemetry/api';
 import pg from 'pg';
 
 /** Distinct texts named at most in a process. DBOS sends a few dozen. */
@@ -44,7 +45,11 @@ class PreparingClient extends pg.Client {
     const [text, values, ...rest] = args;
     const parameterised = typeof text === 'string' && Array.isArray(values) && values.length > 0;
     const name = parameterised ? statementName(text) : null;
-    return name === null ? super.query(...(args as [string])) : super.query({ name, text, values }, ...rest);
+    // Outside any trace: the engine's statements are its own, shown by its workflow and step spans (docs/
+    // telemetry.md "Traces"), and PostgreSQL's instrumentation makes no span without a parent.
+    return context.with(ROOT_CONTEXT, () =>
+      name === null ? super.query(...(args as [string])) : super.query({ name, text, values }, ...rest),
+    );
   }
 }
 

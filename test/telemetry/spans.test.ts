@@ -8,6 +8,7 @@ import { Writable } from 'node:stream';
 import { context, SpanStatusCode, trace } from '@opentelemetry/api';
 import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from '@opentelemetry/sdk-trace';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { preparingPool } from '../../src/db/preparing-pool.ts';
 import { createLogger } from '../../src/logging.ts';
 import { workflowRuns } from '../../src/runs/tables.ts';
 import { inActivity, startTelemetry, type Telemetry } from '../../src/telemetry/index.ts';
@@ -205,13 +206,19 @@ describe('a run’s workflow in its request’s trace', () => {
 });
 
 describe('PostgreSQL’s client spans', () => {
-  it('one span a query inside a trace, a child of it; none for taking the connection; none outside a trace; require left as Node made it', async () => {
+  it('one span a query inside a trace, a child of it; none for taking the connection, outside a trace or from the engine’s pool; require left as Node made it', async () => {
     memory.reset();
     const pool = stack.platform.database.pool;
     await pool.query('select 1 as untraced');
+    // The engine's pool (DBOS's statements) makes none: its workflow and step spans stand for them.
+    const engine = preparingPool({ connectionString: pool.options.connectionString, max: 1 });
     const outer = trace.getTracer('test').startSpan('outer');
-    await context.with(trace.setSpan(context.active(), outer), () => pool.query('select 2 as traced'));
+    await context.with(trace.setSpan(context.active(), outer), async () => {
+      await engine.query('select $1::int as engine', [3]);
+      await pool.query('select 2 as traced');
+    });
     outer.end();
+    await engine.end();
     const database = () =>
       spans().filter((span) => span.instrumentationScope.name === '@opentelemetry/instrumentation-pg');
     // The untraced query ended first: had it a span, that span would be exported by the time this one is.
