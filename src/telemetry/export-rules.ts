@@ -14,7 +14,8 @@ const MESSAGE_KEYS: readonly string[] = ['exception.message', 'exception.stacktr
 /** A span's attributes as exported: without SQL text unless statements are on. */
 export function exportedAttributes(attributes: Attributes, pgStatements: boolean): Attributes {
   if (pgStatements || !STATEMENT_KEYS.some((key) => key in attributes)) return attributes;
-  return Object.fromEntries(Object.entries(attributes).filter(([key]) => !STATEMENT_KEYS.includes(key)));
+  const { 'db.statement': _statement, 'db.query.text': _text, ...rest } = attributes;
+  return rest;
 }
 
 /** A status as exported: its message cut before query parameters. */
