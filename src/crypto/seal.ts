@@ -3,7 +3,7 @@
 // webhook secrets), so a sealed value copied anywhere else no longer opens. Pure apart from the random IV.
 //
 // Format (version 1): 1 byte version | 12-byte random IV | ciphertext | 16-byte GCM tag.
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createSecretKey, type KeyObject, randomBytes } from 'node:crypto';
 
 export const SEAL_VERSION = 1;
 export const KEY_BYTES = 32;
@@ -19,6 +19,21 @@ export const MIN_SEALED_BYTES = 1 + IV_BYTES + TAG_BYTES;
  */
 export type SealBinding = readonly [scope: string, ...parts: string[]];
 
+/**
+ * The key as a KeyObject, made once per key buffer: on Node 24 a cipher given a Buffer key spends about
+ * 10 µs more each time than one given a KeyObject (measured 12.4 against 1.4 µs a decipher), and a call
+ * opens each of its secrets and cached values. A key buffer is never changed once read.
+ */
+const keyObjects = new WeakMap<Buffer, KeyObject>();
+function keyObjectOf(key: Buffer): KeyObject {
+  let made = keyObjects.get(key);
+  if (made === undefined) {
+    made = createSecretKey(key);
+    keyObjects.set(key, made);
+  }
+  return made;
+}
+
 /** The associated data: the format version and the binding, unambiguously (a JSON array of strings). */
 function associatedData(version: number, binding: SealBinding): Buffer {
   const [scope, ...parts] = binding;
@@ -29,7 +44,7 @@ function associatedData(version: number, binding: SealBinding): Buffer {
 export function seal(key: Buffer, aad: SealBinding, plaintext: string): Buffer {
   if (key.length !== KEY_BYTES) throw new RangeError(`a sealing key has ${KEY_BYTES} bytes`);
   const iv = randomBytes(IV_BYTES);
-  const cipher = createCipheriv(ALGORITHM, key, iv, { authTagLength: TAG_BYTES });
+  const cipher = createCipheriv(ALGORITHM, keyObjectOf(key), iv, { authTagLength: TAG_BYTES });
   cipher.setAAD(associatedData(SEAL_VERSION, aad));
   const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
   return Buffer.concat([Buffer.from([SEAL_VERSION]), iv, ciphertext, cipher.getAuthTag()]);
@@ -47,7 +62,7 @@ export function open(key: Buffer, aad: SealBinding, sealed: Uint8Array): string 
   try {
     const iv = bytes.subarray(1, 1 + IV_BYTES);
     const tag = bytes.subarray(bytes.length - TAG_BYTES);
-    const decipher = createDecipheriv(ALGORITHM, key, iv, { authTagLength: TAG_BYTES });
+    const decipher = createDecipheriv(ALGORITHM, keyObjectOf(key), iv, { authTagLength: TAG_BYTES });
     decipher.setAAD(associatedData(SEAL_VERSION, aad));
     decipher.setAuthTag(tag);
     const plaintext = Buffer.concat([

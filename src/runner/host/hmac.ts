@@ -2,7 +2,7 @@
 //         encoding?: hex|base64 } → { signature }
 // hmac_verify: the same plus { signature } → { valid } (constant time).
 // A key may be a secret placeholder {{secret:NAME:TAG}}; a signature made with a secret is redacted as [auth:hmac].
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, type KeyObject, timingSafeEqual } from 'node:crypto';
 import type { ThreadCallState } from './call-state.ts';
 import { refuse } from './refuse.ts';
 
@@ -11,7 +11,7 @@ const BINARY = new Set(['utf8', 'hex', 'base64']);
 
 interface Parsed {
   algorithm: string;
-  key: Buffer;
+  key: KeyObject;
   fromSecret: boolean;
   message: Buffer;
   encoding: 'hex' | 'base64';
@@ -36,7 +36,9 @@ function parse(state: ThreadCallState, request: unknown): Parsed | ReturnType<ty
   if (typeof filled !== 'string') return filled;
   return {
     algorithm,
-    key: Buffer.from(filled, keyEncoding as BufferEncoding),
+    // A KeyObject: on Node 24 an HMAC keyed with bytes costs about 10 µs more than with a KeyObject, which
+    // takes under 1 µs to make.
+    key: createSecretKey(Buffer.from(filled, keyEncoding as BufferEncoding)),
     fromSecret: filled !== r.key,
     message: Buffer.from(r.message, messageEncoding),
     encoding,
