@@ -28,9 +28,9 @@ export class ExportedSpans implements SpanProcessor {
 }
 
 /**
- * The span as it may be exported: what must not leave taken off, the rest the span's own. A plain object
- * of the exporters' fields, not a proxy of the span: the OTLP transformer reads each of them, on every span
- * (a class, so that no function is made a span).
+ * The span as it may be exported: what must not leave taken off, the rest the span's own. The exporters'
+ * fields copied, not a proxy of the span (the OTLP transformer reads each of them, on every span), in a
+ * class, so that no closure is made for each span.
  */
 class ExportedView implements ReadableSpan {
   readonly name: string;

@@ -2,8 +2,8 @@
 // exporting over OTLP/HTTP, a meter provider read by the Prometheus exposition on METRICS_PORT and pushed
 // over OTLP every 15 s, and PostgreSQL spans. DBOS's workflow spans are not recorded and its step spans
 // get the run's attributes (engine-spans.ts); what leaves is filtered (export-rules.ts). PostgreSQL's
-// client is instrumented while the SDK runs (pg-instrumentation.ts). Nothing starts
-// when telemetry is off: the API's no-op tracer and meter answer every call.
+// client is instrumented while the SDK runs (pg-instrumentation.ts). Nothing starts when telemetry is off:
+// the API's no-op tracer and meter answer every call.
 import { context, metrics, propagation, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
