@@ -119,7 +119,8 @@ const METERED_COLUMNS: Record<keyof MeteredRow, true> = {
  * on every call before, and planned each time): the record's insert into `table` (its `columns`, nothing
  * written when `key` is taken) is a CTE of the metering's upsert, which counts the records the CTE wrote,
  * so the two commit together and a try after a lost commit (the record already there) meters nothing
- * again. The writer answers whether it wrote the record (false: a try before did).
+ * again. Without metering (the module did not run), the record's insert alone. The writer answers whether
+ * it wrote the record (false: a try before did).
  */
 export function recordWithMetering<K extends string>(
   name: string,
@@ -139,7 +140,15 @@ export function recordWithMetering<K extends string>(
       .returning({ written })
       .prepare(name);
   });
-  return async (db: Db, record: object, metered: MeteredCall): Promise<boolean> => {
+  return async (db: Db, record: Record<string, unknown>, metered: MeteredCall | null): Promise<boolean> => {
+    if (!metered) {
+      const inserted = await db
+        .insert(table)
+        .values(record)
+        .onConflictDoNothing({ target: key })
+        .returning({ key });
+      return inserted.length > 0;
+    }
     const [row] = await statement(db).execute({
       ...bound('record', record, table),
       ...bound('metered', await meteredRow(db, metered), appMetering),

@@ -3,12 +3,7 @@
 // commit together, and a try after a lost commit (the record already there) meters nothing again. The
 // statement is prepared once per pool (metering.ts recordWithMetering).
 import type { Db } from '../db/pool.ts';
-import {
-  INVOCATION_COLUMNS,
-  type InvocationWrite,
-  invocationInsert,
-  invocationValues,
-} from './invocations.ts';
+import { INVOCATION_COLUMNS, type InvocationWrite, invocationValues } from './invocations.ts';
 import { type MeteredCall, recordWithMetering } from './metering.ts';
 import { appInvocations } from './tables.ts';
 
@@ -21,10 +16,6 @@ export async function writeRecord(
   write: InvocationWrite & { id: string },
   metered: MeteredCall | null,
 ): Promise<boolean> {
-  if (!metered) {
-    const [row] = await invocationInsert(db, write).returning({ id: appInvocations.id });
-    return row !== undefined;
-  }
   return recordedAndMetered(db, invocationValues(write), metered);
 }
 

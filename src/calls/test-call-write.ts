@@ -5,7 +5,7 @@
 // neither audits nor meters again. The statement is prepared once per pool (metering.ts recordWithMetering):
 // building it was a twentieth of a test call's CPU.
 import { auditEvents } from '../audit/tables.ts';
-import { AUDIT_COLUMNS, type AuditEntry, auditInsert, auditValues } from '../audit/trail.ts';
+import { AUDIT_COLUMNS, type AuditEntry, auditValues } from '../audit/trail.ts';
 import type { Db } from '../db/pool.ts';
 import { type MeteredCall, recordWithMetering } from './metering.ts';
 
@@ -20,11 +20,6 @@ export async function writeAudited(
   entry: AuditedEntry,
   metered: MeteredCall | null,
 ): Promise<boolean> {
-  if (!metered) {
-    const insert = auditInsert(db, entry).onConflictDoNothing({ target: auditEvents.publicId });
-    const [row] = await insert.returning({ id: auditEvents.id });
-    return row !== undefined;
-  }
   return auditedAndMetered(db, auditValues(entry), metered);
 }
 
